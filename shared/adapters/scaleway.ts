@@ -1,0 +1,247 @@
+import { createClient } from '@scaleway/sdk-client';
+import { Instancev1 } from '@scaleway/sdk-instance';
+import { Ipamv1 } from '@scaleway/sdk-ipam';
+import { Lbv1 } from '@scaleway/sdk-lb';
+import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedServer } from '../model';
+import { normalisePool } from '../pool';
+
+type SdkBackend = Lbv1.Backend;
+type SdkLb = Lbv1.Lb;
+type SdkHealthCheck = Lbv1.HealthCheck;
+type SdkServer = Instancev1.Server;
+type Zone = `${string}-${string}-${number}`;
+type Region = `${string}-${string}`;
+
+export interface ScalewaySettings {
+  accessKey: string;
+  secretKey: string;
+  projectId?: string;
+  defaultZone?: string;
+  apiUrl?: string;
+  requestTimeoutMs?: number;
+}
+
+export interface ApiCallCount {
+  reads: number;
+  writes: number;
+  byOperation: Record<string, number>;
+}
+
+/** Everything the reconciler needs from Scaleway, in domain types. Errors are the SDK's own. */
+export interface ScalewayGateway {
+  findLbsByName(zone: string, name: string): Promise<ObservedLb[]>;
+  getLb(zone: string, lbId: string): Promise<ObservedLb>;
+  listBackends(zone: string, lbId: string): Promise<ObservedBackend[]>;
+  listServersByTags(zone: string, tags: readonly string[]): Promise<ObservedServer[]>;
+  listPrivateIpsByNic(region: string, nicIds: readonly string[]): Promise<Map<string, string[]>>;
+  createBackend(zone: string, lbId: string, action: Extract<Action, { kind: 'CreateBackend' }>): Promise<ObservedBackend>;
+  updateBackend(zone: string, action: Extract<Action, { kind: 'UpdateBackend' }>): Promise<void>;
+  updateHealthCheck(zone: string, action: Extract<Action, { kind: 'UpdateHealthCheck' }>): Promise<void>;
+  setBackendServers(zone: string, backendId: string, pool: readonly string[]): Promise<void>;
+  deleteBackend(zone: string, backendId: string): Promise<void>;
+  calls(): ApiCallCount;
+}
+
+const PAGE_SIZE = 100;
+const ID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const LOCALITY_SEGMENT = /\/(zones|regions)\/[a-z0-9-]+/g;
+
+function operationKey(method: string, url: string): string {
+  const path = new URL(url).pathname.replace(LOCALITY_SEGMENT, '/$1/{locality}').replace(ID_SEGMENT, '/{id}');
+  return `${method} ${path}`;
+}
+
+/** Durations: integer ms on the wire (check_delay, timeouts); "0.5s"-style strings elsewhere. */
+export function durationToMs(value: unknown): number | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return Math.round(value);
+  if (typeof value !== 'string' || value.trim() === '') return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text));
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(text);
+  if (!match) return undefined;
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(Number(match[1]) * factor);
+}
+
+function toObservedLb(lb: SdkLb): ObservedLb {
+  return {
+    id: lb.id,
+    name: lb.name,
+    zone: lb.zone,
+    status: lb.status,
+    instanceStatuses: (lb.instances ?? []).map((instance) => instance.status),
+  };
+}
+
+function toObservedHealthCheck(hc: SdkHealthCheck | undefined): ObservedHealthCheck | undefined {
+  if (!hc) return undefined;
+  const { port, checkDelay, checkTimeout, checkMaxRetries, checkSendProxy, ...passthrough } = hc;
+  const checkDelayMs = durationToMs(checkDelay);
+  const checkTimeoutMs = durationToMs(checkTimeout);
+  return {
+    port,
+    ...(checkDelayMs !== undefined && { checkDelayMs }),
+    ...(checkTimeoutMs !== undefined && { checkTimeoutMs }),
+    checkMaxRetries,
+    checkSendProxy,
+    passthrough: Object.fromEntries(Object.entries(passthrough).filter(([, v]) => v !== undefined)),
+  };
+}
+
+export function toObservedBackend(backend: SdkBackend): ObservedBackend {
+  const {
+    id, name, createdAt, forwardProtocol, forwardPort, forwardPortAlgorithm, stickySessions,
+    stickySessionsCookieName, proxyProtocol, healthCheck, pool,
+    lb: _lb, updatedAt: _updatedAt, ...passthrough
+  } = backend;
+  const observedHealthCheck = toObservedHealthCheck(healthCheck);
+  return {
+    id,
+    name,
+    ...(createdAt && { createdAt: createdAt.toISOString() }),
+    forwardProtocol,
+    forwardPort,
+    forwardPortAlgorithm,
+    stickySessions,
+    stickySessionsCookieName: stickySessionsCookieName ?? '',
+    proxyProtocol,
+    ...(observedHealthCheck && { healthCheck: observedHealthCheck }),
+    pool: normalisePool(pool ?? []),
+    passthrough: Object.fromEntries(Object.entries(passthrough).filter(([, v]) => v !== undefined && v !== null)),
+  };
+}
+
+function toObservedServer(server: SdkServer): ObservedServer {
+  const publicIpv4 = (server.publicIps ?? []).filter((ip) => ip.family === 'inet').map((ip) => ip.address);
+  if (publicIpv4.length === 0 && server.publicIp?.family === 'inet') publicIpv4.push(server.publicIp.address);
+  return {
+    id: server.id,
+    name: server.name,
+    state: server.state,
+    publicIpv4,
+    privateNicIds: (server.privateNics ?? []).map((nic) => nic.id),
+  };
+}
+
+// The SDK types durations as strings but the API takes integer milliseconds; send numbers.
+const asWireMs = (ms: number) => ms as unknown as string;
+
+function healthCheckRequest(hc: ObservedHealthCheck) {
+  return {
+    ...hc.passthrough,
+    port: hc.port,
+    checkMaxRetries: hc.checkMaxRetries,
+    checkSendProxy: hc.checkSendProxy,
+    ...(hc.checkDelayMs !== undefined && { checkDelay: asWireMs(hc.checkDelayMs) }),
+    ...(hc.checkTimeoutMs !== undefined && { checkTimeout: asWireMs(hc.checkTimeoutMs) }),
+  };
+}
+
+export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
+  const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
+  const timeoutMs = settings.requestTimeoutMs ?? 10_000;
+  const countingFetch: typeof fetch = (input, init) => {
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const url = input instanceof Request ? input.url : String(input);
+    if (method === 'GET') count.reads += 1;
+    else count.writes += 1;
+    const key = operationKey(method, url);
+    count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
+    const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
+    return fetch(input, { ...init, signal });
+  };
+  const client = createClient({
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    ...(settings.projectId && { defaultProjectId: settings.projectId }),
+    ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
+    ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
+    httpClient: countingFetch,
+    defaultPageSize: PAGE_SIZE,
+  });
+  const lb = new Lbv1.ZonedAPI(client);
+  const instance = new Instancev1.API(client);
+  const ipam = new Ipamv1.API(client);
+
+  return {
+    async findLbsByName(zone, name) {
+      const lbs = await lb.listLbs({ zone: zone as Zone, name, pageSize: PAGE_SIZE }).all();
+      return lbs.filter((candidate) => candidate.name === name).map(toObservedLb);
+    },
+    async getLb(zone, lbId) {
+      return toObservedLb(await lb.getLb({ zone: zone as Zone, lbId }));
+    },
+    async listBackends(zone, lbId) {
+      const backends = await lb.listBackends({ zone: zone as Zone, lbId, pageSize: PAGE_SIZE }).all();
+      return backends.map(toObservedBackend);
+    },
+    async listServersByTags(zone, tags) {
+      const servers = await instance.listServers({ zone: zone as Zone, tags: [...tags], perPage: PAGE_SIZE }).all();
+      return servers.map(toObservedServer);
+    },
+    async listPrivateIpsByNic(region, nicIds) {
+      const byNic = new Map<string, string[]>();
+      if (nicIds.length === 0) return byNic;
+      const ips = await ipam
+        .listIPs({ region: region as Region, resourceIds: [...nicIds], resourceType: 'instance_private_nic', isIpv6: false, pageSize: PAGE_SIZE })
+        .all();
+      for (const ip of ips) {
+        const nic = ip.resource?.id;
+        if (!nic) continue;
+        byNic.set(nic, [...(byNic.get(nic) ?? []), ip.address]);
+      }
+      return byNic;
+    },
+    async createBackend(zone, lbId, action) {
+      const { spec, healthCheck, pool } = action;
+      const created = await lb.createBackend({
+        zone: zone as Zone,
+        lbId,
+        name: spec.name,
+        forwardProtocol: spec.forwardProtocol,
+        forwardPort: spec.forwardPort,
+        forwardPortAlgorithm: spec.forwardPortAlgorithm,
+        stickySessions: spec.stickySessions,
+        stickySessionsCookieName: spec.stickySessionsCookieName ?? '',
+        proxyProtocol: spec.proxyProtocol,
+        healthCheck: healthCheckRequest({
+          port: healthCheck.port,
+          checkDelayMs: healthCheck.checkDelayMs,
+          checkTimeoutMs: healthCheck.checkTimeoutMs,
+          checkMaxRetries: healthCheck.checkMaxRetries,
+          checkSendProxy: false,
+          passthrough: { tcpConfig: {} },
+        }),
+        serverIp: [...pool],
+      });
+      return toObservedBackend(created);
+    },
+    async updateBackend(zone, action) {
+      const { spec, passthrough } = action;
+      await lb.updateBackend({
+        ...(passthrough as Partial<Lbv1.ZonedApiUpdateBackendRequest>),
+        zone: zone as Zone,
+        backendId: action.backendId,
+        name: spec.name,
+        forwardProtocol: spec.forwardProtocol,
+        forwardPort: spec.forwardPort,
+        forwardPortAlgorithm: spec.forwardPortAlgorithm,
+        stickySessions: spec.stickySessions,
+        stickySessionsCookieName: spec.stickySessionsCookieName ?? (passthrough.stickySessionsCookieName as string | undefined) ?? '',
+        proxyProtocol: spec.proxyProtocol,
+      });
+    },
+    async updateHealthCheck(zone, action) {
+      await lb.updateHealthCheck({ zone: zone as Zone, backendId: action.backendId, ...healthCheckRequest(action.healthCheck) });
+    },
+    async setBackendServers(zone, backendId, pool) {
+      await lb.setBackendServers({ zone: zone as Zone, backendId, serverIp: [...pool] });
+    },
+    async deleteBackend(zone, backendId) {
+      await lb.deleteBackend({ zone: zone as Zone, backendId });
+    },
+    calls() {
+      return { reads: count.reads, writes: count.writes, byOperation: { ...count.byOperation } };
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import type { ScalewaySettings } from './adapters/scaleway';
+import { LbSyncError, validationError } from './errors';
+import { toFieldErrors } from './schemas/field-errors';
+import type { Target } from './schemas/target';
+import { parseTargets } from './schemas/target';
+
+export type Env = Record<string, string | undefined>;
+
+/** Reads SCW_X, or LBSYNC_SCW_X where the platform reserves SCW_* (deployed functions). */
+function scw(env: Env, name: string): string | undefined {
+  return nonEmpty(env[`LBSYNC_${name}`]) ?? nonEmpty(env[name]);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function missing(variable: string, fix: string): LbSyncError {
+  return validationError('invalid_config', 'environment', [{ path: variable, message: 'is not set', fix }]);
+}
+
+/** Targets from LBSYNC_TARGETS (JSON array) or the JSON file named by LBSYNC_CONFIG. */
+export function loadTargets(env: Env = process.env): Target[] {
+  const inline = nonEmpty(env.LBSYNC_TARGETS);
+  const file = nonEmpty(env.LBSYNC_CONFIG);
+  if (!inline && !file) {
+    throw missing('LBSYNC_TARGETS', 'set LBSYNC_TARGETS to a JSON array of targets, or LBSYNC_CONFIG to a JSON file holding one');
+  }
+  const [source, text] = inline ? ['LBSYNC_TARGETS', inline] : ['LBSYNC_CONFIG', readConfigFile(file as string)];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw validationError('invalid_config', source, [
+      { path: source, message: `is not valid JSON (${(error as Error).message})`, fix: 'check quotes and commas; the value must be a JSON array' },
+    ]);
+  }
+  // A config file may hold { "targets": [...] } as well as the bare array.
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value) value = (value as { targets: unknown }).targets;
+  return parseTargets(value, source);
+}
+
+function readConfigFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw validationError('invalid_config', 'LBSYNC_CONFIG', [
+      { path: 'LBSYNC_CONFIG', message: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, fix: 'point LBSYNC_CONFIG at a readable JSON file' },
+    ]);
+  }
+}
+
+export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySettings {
+  const accessKey = scw(env, 'SCW_ACCESS_KEY');
+  const secretKey = scw(env, 'SCW_SECRET_KEY');
+  if (!accessKey) throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
+  if (!secretKey) throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
+  const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
+  const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
+  const apiUrl = scw(env, 'SCW_API_URL');
+  return {
+    accessKey,
+    secretKey,
+    ...(projectId && { projectId }),
+    ...(defaultZone && { defaultZone }),
+    ...(apiUrl && { apiUrl }),
+    requestTimeoutMs: runtimeConfigFromEnv(env).requestTimeoutMs,
+  };
+}
+
+const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const runtimeSchema = z.object({
+  LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(2_000),
+  LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(300_000),
+  LBSYNC_MAX_ATTEMPTS: intFromEnv(1, 100).default(8),
+  LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(20_000),
+  LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(15_000),
+  LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
+  QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export interface RuntimeConfig {
+  retry: { baseMs: number; capMs: number; maxAttempts: number };
+  delayMode: 'hold' | 'native';
+  /** Longest an early message is held inside one invocation before it is re-enqueued instead. */
+  maxHoldMs: number;
+  /** Budget for waiting until the LB reports the write applied. */
+  waitBudgetMs: number;
+  requestTimeoutMs: number;
+  logLevel: z.output<typeof runtimeSchema>['LOG_LEVEL'];
+}
+
+export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
+  const present = Object.fromEntries(Object.keys(runtimeSchema.shape).flatMap((k) => (nonEmpty(env[k]) ? [[k, env[k]]] : [])));
+  const parsed = runtimeSchema.safeParse(present, { reportInput: true });
+  if (!parsed.success) throw validationError('invalid_config', 'environment', toFieldErrors(parsed.error));
+  const v = parsed.data;
+  return {
+    retry: { baseMs: v.LBSYNC_RETRY_BASE_MS, capMs: v.LBSYNC_RETRY_CAP_MS, maxAttempts: v.LBSYNC_MAX_ATTEMPTS },
+    delayMode: v.QUEUE_DELAY_MODE,
+    maxHoldMs: v.LBSYNC_MAX_HOLD_MS,
+    waitBudgetMs: v.LBSYNC_WAIT_BUDGET_MS,
+    requestTimeoutMs: v.LBSYNC_REQUEST_TIMEOUT_MS,
+    logLevel: v.LOG_LEVEL,
+  };
+}
+
+export interface QueueEnv {
+  endpoint?: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  reconcileQueueUrl: string;
+  deadLetterQueueUrl: string;
+}
+
+export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
+  const required = {
+    SQS_ACCESS_KEY_ID: 'set SQS_ACCESS_KEY_ID to the Scaleway Queues credential access key',
+    SQS_SECRET_ACCESS_KEY: 'set SQS_SECRET_ACCESS_KEY to the Scaleway Queues credential secret key',
+    RECONCILE_QUEUE_URL: 'set RECONCILE_QUEUE_URL to the reconcile queue URL (printed by the provision command)',
+    DEAD_LETTER_QUEUE_URL: 'set DEAD_LETTER_QUEUE_URL to the dead-letter queue URL (printed by the provision command)',
+  } as const;
+  const errors = Object.entries(required)
+    .filter(([name]) => !nonEmpty(env[name]))
+    .map(([name, fix]) => ({ path: name, message: 'is not set', fix }));
+  if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
+  const endpoint = nonEmpty(env.SQS_ENDPOINT);
+  return {
+    ...(endpoint && { endpoint }),
+    region: nonEmpty(env.SQS_REGION) ?? 'fr-par',
+    accessKeyId: env.SQS_ACCESS_KEY_ID as string,
+    secretAccessKey: env.SQS_SECRET_ACCESS_KEY as string,
+    reconcileQueueUrl: env.RECONCILE_QUEUE_URL as string,
+    deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL as string,
+  };
+}
+
+/** Values that must never reach a log line or a dead-letter record. */
+export function secretValues(env: Env = process.env): string[] {
+  const names = ['SCW_SECRET_KEY', 'LBSYNC_SCW_SECRET_KEY', 'SQS_SECRET_ACCESS_KEY', 'INJECT_TOKEN', 'SCW_ACCESS_KEY', 'LBSYNC_SCW_ACCESS_KEY', 'SQS_ACCESS_KEY_ID'];
+  return names.map((n) => nonEmpty(env[n])).filter((v): v is string => v !== undefined && v.length >= 6);
+}

@@ -1,0 +1,65 @@
+import type { BackendSpec, HealthCheckSpec } from './schemas/target';
+
+export const TRANSIENT_LB_STATUSES = ['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'] as const;
+export const BROKEN_LB_STATUSES = ['stopped', 'error', 'locked'] as const;
+
+/** The load balancer as read from the API. */
+export interface ObservedLb {
+  id: string;
+  name: string;
+  zone: string;
+  status: string;
+  instanceStatuses: string[];
+}
+
+/** The full health check as the API holds it, durations in integer ms. */
+export interface ObservedHealthCheck {
+  port: number;
+  checkDelayMs?: number;
+  checkTimeoutMs?: number;
+  checkMaxRetries: number;
+  checkSendProxy: boolean;
+  /** Protocol-specific config and transient_check_delay, passed back untouched on a full PUT. */
+  passthrough: Record<string, unknown>;
+}
+
+/** A backend as read from the API. */
+export interface ObservedBackend {
+  id: string;
+  name: string;
+  createdAt?: string;
+  forwardProtocol: string;
+  forwardPort: number;
+  forwardPortAlgorithm: string;
+  stickySessions: string;
+  stickySessionsCookieName: string;
+  proxyProtocol: string;
+  healthCheck?: ObservedHealthCheck;
+  pool: string[];
+  /** Fields this tool does not manage (timeouts, failover...), sent back as they are on a full PUT. */
+  passthrough: Record<string, unknown>;
+}
+
+export interface ObservedServer {
+  id: string;
+  name: string;
+  state: string;
+  publicIpv4: string[];
+  privateNicIds: string[];
+}
+
+/** What a target wants for one backend: its spec and the pool computed from the servers. */
+export interface DesiredBackend {
+  spec: BackendSpec;
+  pool: string[];
+}
+
+export type FieldChange = { field: string; from: unknown; to: unknown };
+
+export type Action =
+  | { kind: 'CreateBackend'; backend: string; spec: BackendSpec; healthCheck: Required<HealthCheckSpec>; pool: string[] }
+  | { kind: 'UpdateBackend'; backend: string; backendId: string; spec: BackendSpec; passthrough: Record<string, unknown>; changes: FieldChange[] }
+  | { kind: 'UpdateHealthCheck'; backend: string; backendId: string; healthCheck: ObservedHealthCheck; changes: FieldChange[] }
+  | { kind: 'SetBackendServers'; backend: string; backendId: string; pool: string[]; added: string[]; removed: string[] };
+
+export type ActionKind = Action['kind'];

@@ -1,0 +1,77 @@
+import type { Action, DesiredBackend, FieldChange, ObservedBackend, ObservedHealthCheck } from './model';
+import { normalisePool, poolDiff, samePool } from './pool';
+import type { BackendSpec, HealthCheckSpec } from './schemas/target';
+
+/** The API's own defaults, which kOps meant to send (it sends 0 ms by a units slip). */
+export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
+
+const MANAGED_SPEC_FIELDS = ['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol'] as const;
+const HEALTH_CHECK_FIELDS = ['port', 'checkDelayMs', 'checkTimeoutMs', 'checkMaxRetries'] as const;
+
+export function healthCheckForCreate(spec: BackendSpec): Required<HealthCheckSpec> {
+  return { port: spec.forwardPort, ...DEFAULT_HEALTH_CHECK, ...spec.healthCheck };
+}
+
+function specChanges(spec: BackendSpec, observed: ObservedBackend): FieldChange[] {
+  const changes: FieldChange[] = MANAGED_SPEC_FIELDS.filter((field) => spec[field] !== observed[field]).map((field) => ({
+    field,
+    from: observed[field],
+    to: spec[field],
+  }));
+  if (spec.stickySessionsCookieName !== undefined && spec.stickySessionsCookieName !== observed.stickySessionsCookieName) {
+    changes.push({ field: 'stickySessionsCookieName', from: observed.stickySessionsCookieName, to: spec.stickySessionsCookieName });
+  }
+  return changes;
+}
+
+/** Only the fields the target names are compared; the rest of the observed check is kept. */
+function healthCheckChanges(wanted: HealthCheckSpec, observed: ObservedHealthCheck | undefined): FieldChange[] {
+  return HEALTH_CHECK_FIELDS.filter((field) => wanted[field] !== undefined && wanted[field] !== observed?.[field]).map((field) => ({
+    field: `healthCheck.${field}`,
+    from: observed?.[field],
+    to: wanted[field],
+  }));
+}
+
+function mergedHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | undefined): ObservedHealthCheck {
+  const base: ObservedHealthCheck = observed ?? {
+    ...healthCheckForCreate(spec),
+    checkSendProxy: false,
+    passthrough: { tcpConfig: {} },
+  };
+  const named = Object.fromEntries(Object.entries(spec.healthCheck ?? {}).filter(([, v]) => v !== undefined));
+  return { ...base, ...named };
+}
+
+/** Actions that bring one observed backend (or its absence) to the desired one. Pure. */
+export function planBackend(desired: DesiredBackend, observed: ObservedBackend | undefined): Action[] {
+  const { spec } = desired;
+  const pool = normalisePool(desired.pool);
+  if (!observed) {
+    return [{ kind: 'CreateBackend', backend: spec.name, spec, healthCheck: healthCheckForCreate(spec), pool }];
+  }
+  const actions: Action[] = [];
+  const changes = specChanges(spec, observed);
+  if (changes.length > 0) {
+    actions.push({ kind: 'UpdateBackend', backend: spec.name, backendId: observed.id, spec, passthrough: observed.passthrough, changes });
+  }
+  const hcChanges = healthCheckChanges(spec.healthCheck ?? {}, observed.healthCheck);
+  if (hcChanges.length > 0) {
+    actions.push({
+      kind: 'UpdateHealthCheck',
+      backend: spec.name,
+      backendId: observed.id,
+      healthCheck: mergedHealthCheck(spec, observed.healthCheck),
+      changes: hcChanges,
+    });
+  }
+  if (!samePool(pool, observed.pool)) {
+    actions.push({ kind: 'SetBackendServers', backend: spec.name, backendId: observed.id, pool, ...poolDiff(observed.pool, pool) });
+  }
+  return actions;
+}
+
+/** plan(desired, observed) -> actions, for every backend of a target, in the target's order. Pure. */
+export function plan(desired: readonly DesiredBackend[], observed: ReadonlyMap<string, ObservedBackend>): Action[] {
+  return desired.flatMap((backend) => planBackend(backend, observed.get(backend.spec.name)));
+}

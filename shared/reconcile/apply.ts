@@ -1,0 +1,48 @@
+import type { ScalewayGateway } from '../adapters/scaleway';
+import type { NotFoundMeaning } from '../api-errors';
+import { kopsMessage, wrapApiFailure } from '../api-errors';
+import type { LbSyncError } from '../errors';
+import type { Action, ObservedLb } from '../model';
+
+export interface ApplyOutcome {
+  done: Action[];
+  error?: LbSyncError;
+}
+
+interface Step {
+  message: string;
+  notFound: NotFoundMeaning;
+  run: () => Promise<unknown>;
+}
+
+function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action: Action): Step {
+  switch (action.kind) {
+    case 'CreateBackend':
+      return { message: kopsMessage.createBackend(lb.id), notFound: 'lb_not_found', run: () => gateway.createBackend(zone, lb.id, action) };
+    case 'UpdateBackend':
+      return { message: kopsMessage.updateBackend(lb.id), notFound: 'backend_not_found', run: () => gateway.updateBackend(zone, action) };
+    case 'UpdateHealthCheck':
+      return { message: kopsMessage.updateHealthCheck(lb.id), notFound: 'backend_not_found', run: () => gateway.updateHealthCheck(zone, action) };
+    case 'SetBackendServers':
+      return {
+        message: kopsMessage.setServers(lb.id),
+        notFound: 'backend_not_found',
+        run: () => gateway.setBackendServers(zone, action.backendId, action.pool),
+      };
+  }
+}
+
+/** Performs the actions in order and stops at the first failure, reporting what was done. */
+export async function applyActions(gateway: ScalewayGateway, zone: string, lb: ObservedLb, actions: readonly Action[]): Promise<ApplyOutcome> {
+  const done: Action[] = [];
+  for (const action of actions) {
+    const step = stepFor(gateway, zone, lb, action);
+    try {
+      await step.run();
+    } catch (error) {
+      return { done, error: wrapApiFailure(step.message, error, step.notFound) };
+    }
+    done.push(action);
+  }
+  return { done };
+}

@@ -1,0 +1,104 @@
+import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
+import { desiredBackends } from '../desired';
+import { LbSyncError } from '../errors';
+import type { Action, ObservedLb } from '../model';
+import { plan } from '../plan';
+import type { LbSyncEvent } from '../schemas/event';
+import type { Target } from '../schemas/target';
+import { applyActions } from './apply';
+import type { DiscoveredPool } from './discover';
+import { discoverPool } from './discover';
+import { assertWritable, findLb, observeBackends } from './observe';
+import type { Sleep } from './readiness';
+import { realSleep, waitUntilApplied } from './readiness';
+
+export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
+
+/** What one reconcile did; never thrown, so callers map it to queue operations. */
+export interface ReconcileResult {
+  target: string;
+  eventId?: string;
+  status: ReconcileStatus;
+  dryRun: boolean;
+  lb?: Pick<ObservedLb, 'id' | 'name' | 'status'>;
+  pool?: DiscoveredPool;
+  /** What the planner asked for. */
+  planned: Action[];
+  /** What was written (a prefix of planned when a write failed). */
+  done: Action[];
+  warnings: string[];
+  apiCalls: ApiCallCount;
+  durationMs: number;
+  error?: LbSyncError;
+}
+
+export interface ReconcileOptions {
+  gateway: ScalewayGateway;
+  waitBudgetMs: number;
+  sleep?: Sleep;
+  now?: () => number;
+}
+
+type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun'>>;
+
+function asLbSyncError(error: unknown): LbSyncError {
+  if (error instanceof LbSyncError) return error;
+  return new LbSyncError('unknown_api_error', `unexpected failure: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+}
+
+/**
+ * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
+ * The event only names the target (and may pin the pool); it is never trusted as a description of the world.
+ */
+export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
+  const { gateway } = options;
+  const now = options.now ?? Date.now;
+  const started = now();
+  const dryRun = event.dryRun === true;
+  const result: ReconcileResult = {
+    target: target.name,
+    ...(event.id && { eventId: event.id }),
+    status: 'noop',
+    dryRun,
+    planned: [],
+    done: [],
+    warnings: [],
+    apiCalls: gateway.calls(),
+    durationMs: 0,
+  };
+  const finish = (patch: Partial<ReconcileResult>): ReconcileResult =>
+    Object.assign(result, patch, { apiCalls: gateway.calls(), durationMs: now() - started });
+
+  try {
+    // The LB lookup and server discovery are independent: run them side by side.
+    const poolPromise = discoverPool(gateway, target, event);
+    poolPromise.catch(() => undefined);
+    const lb = await findLb(gateway, target);
+    result.lb = { id: lb.id, name: lb.name, status: lb.status };
+    if (!dryRun) assertWritable(lb);
+    const [observed, pool] = await Promise.all([observeBackends(gateway, target, lb), poolPromise]);
+    result.pool = pool;
+    for (const d of observed.duplicates) {
+      result.warnings.push(`backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.id}; using the oldest (${d.kept}), leaving ${d.others.join(', ')} alone`);
+    }
+    for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
+    if (pool.ips.length === 0 && !target.allowEmptyPool) {
+      throw new LbSyncError(
+        'no_servers',
+        `getting cluster servers for load-balancer's back-end: no server with an address matches tags ${target.servers.tags.join(', ')}; the pool is left as it is`,
+      );
+    }
+    const planned = plan(desiredBackends(target, pool.ips), observed.byName);
+    result.planned = planned;
+    if (planned.length === 0) return finish({ status: 'noop' });
+    if (dryRun) return finish({ status: 'planned' });
+
+    const applied = await applyActions(gateway, target.zone, lb, planned);
+    result.done = applied.done;
+    if (applied.error) return finish({ status: 'failed', error: applied.error });
+    await waitUntilApplied(gateway, target.zone, lb.id, options.waitBudgetMs, options.sleep ?? realSleep, now);
+    return finish({ status: 'applied' });
+  } catch (error) {
+    return finish({ status: 'failed', error: asLbSyncError(error) });
+  }
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { LbSyncError, validationError } from '../errors';
+import { toFieldErrors } from './field-errors';
+import { EVENT_SOURCES, ipSchema, isoDateTimeSchema, targetNameSchema } from './primitives';
+
+export const MAX_EVENT_BYTES = 64 * 1024;
+
+export const eventSchema = z
+  .object({
+    version: z.literal(1, { message: 'must be 1 (the only event version)' }),
+    id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9._:-]+$/, { message: 'must be letters, digits, ".", "_", ":" or "-"' }),
+    source: z.enum(EVENT_SOURCES),
+    target: targetNameSchema,
+    occurredAt: isoDateTimeSchema,
+    serverIps: z.array(ipSchema).max(256).optional().describe('explicit pool; overrides discovery by tags'),
+    dryRun: z.boolean().optional(),
+    attempt: z.number().int().min(0).max(1000).default(0),
+    notBefore: isoDateTimeSchema.optional(),
+  })
+  .strict();
+
+export type LbSyncEvent = z.output<typeof eventSchema>;
+export type LbSyncEventInput = z.input<typeof eventSchema>;
+
+export function newEventId(): string {
+  return `evt-${randomUUID()}`;
+}
+
+/** Validates an already-decoded event; throws invalid_event naming every bad field. */
+export function parseEvent(value: unknown): LbSyncEvent {
+  const parsed = eventSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) throw validationError('invalid_event', 'event', toFieldErrors(parsed.error, 'event'));
+  return parsed.data;
+}
+
+/** Decodes a raw message body (as the queue trigger delivers it) into a valid event. */
+export function decodeEvent(body: string): LbSyncEvent {
+  if (Buffer.byteLength(body, 'utf8') > MAX_EVENT_BYTES) {
+    throw validationError('invalid_event', 'event', [
+      { path: 'event', message: `body is larger than ${MAX_EVENT_BYTES} bytes`, fix: 'send a smaller event' },
+    ]);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    throw new LbSyncError('invalid_event', `event is not valid JSON: ${(error as Error).message}`, {
+      fieldErrors: [{ path: 'event', message: 'is not valid JSON', fix: 'send a JSON object matching event version 1' }],
+    });
+  }
+  return parseEvent(value);
+}
+
+/** Fills what a caller may leave out (id, occurredAt, version) before validation. */
+export function completeEvent(value: unknown, now = new Date()): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const input = value as Record<string, unknown>;
+  return {
+    version: 1,
+    id: newEventId(),
+    occurredAt: now.toISOString(),
+    ...input,
+  };
+}

@@ -1,0 +1,49 @@
+import { isIP } from 'node:net';
+import { z } from 'zod';
+
+// Enum values are exactly Scaleway's (LB API v1).
+export const FORWARD_PROTOCOLS = ['tcp', 'http'] as const;
+export const FORWARD_PORT_ALGORITHMS = ['roundrobin', 'leastconn', 'first'] as const;
+export const STICKY_SESSIONS = ['none', 'cookie', 'table'] as const;
+export const PROXY_PROTOCOLS = [
+  'proxy_protocol_none',
+  'proxy_protocol_v1',
+  'proxy_protocol_v2',
+  'proxy_protocol_v2_ssl',
+  'proxy_protocol_v2_ssl_cn',
+] as const;
+export const IP_SOURCES = ['public', 'ipam-private'] as const;
+export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep'] as const;
+
+export const zoneSchema = z
+  .string()
+  .regex(/^[a-z]{2}-[a-z]{3}-[1-9]$/, { message: 'must be a Scaleway zone like "fr-par-1" (xx-yyy-N)' });
+
+export const portSchema = z
+  .number({ message: 'must be a number' })
+  .int({ message: 'must be a whole number' })
+  .min(1, { message: 'must be between 1 and 65535' })
+  .max(65535, { message: 'must be between 1 and 65535' });
+
+export const ipSchema = z
+  .string()
+  .max(45)
+  .refine((value) => isIP(value) !== 0, { message: 'must be a valid IPv4 or IPv6 address' });
+
+export const uuidSchema = z
+  .string()
+  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { message: 'must be a UUID' });
+
+export const targetNameSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' });
+
+export const durationMsSchema = z
+  .number({ message: 'must be a number of milliseconds' })
+  .int({ message: 'must be a whole number of milliseconds' })
+  .min(0)
+  .max(3_600_000);
+
+export const isoDateTimeSchema = z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time like 2026-11-29T10:00:00Z' });

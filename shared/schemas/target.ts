@@ -1,0 +1,166 @@
+import { z } from 'zod';
+import { validationError } from '../errors';
+import type { FieldError } from './field-errors';
+import { toFieldErrors } from './field-errors';
+import {
+  durationMsSchema,
+  FORWARD_PORT_ALGORITHMS,
+  FORWARD_PROTOCOLS,
+  IP_SOURCES,
+  portSchema,
+  PROXY_PROTOCOLS,
+  STICKY_SESSIONS,
+  targetNameSchema,
+  uuidSchema,
+  zoneSchema,
+} from './primitives';
+
+/** Health-check fields a target names are compared; fields it leaves out are never rewritten. */
+export const healthCheckSchema = z
+  .object({
+    port: portSchema.optional().describe('TCP port probed; defaults to the forward port on create'),
+    checkDelayMs: durationMsSchema.optional().describe('time between two checks, in ms (API default 3000)'),
+    checkTimeoutMs: durationMsSchema.optional().describe('time to wait for an answer, in ms (API default 1000)'),
+    checkMaxRetries: z.number().int().min(0).max(100).optional().describe('failed checks before a server is marked down'),
+  })
+  .strict();
+
+export const backendSchema = z
+  .object({
+    name: z.string().min(1).max(255).describe('backend name, matched exactly'),
+    forwardProtocol: z.enum(FORWARD_PROTOCOLS).default('tcp'),
+    forwardPort: portSchema.describe('port on the servers traffic is sent to'),
+    forwardPortAlgorithm: z.enum(FORWARD_PORT_ALGORITHMS).default('roundrobin'),
+    stickySessions: z.enum(STICKY_SESSIONS).default('none'),
+    stickySessionsCookieName: z.string().max(255).optional().describe('required by the API when stickySessions is "cookie"'),
+    proxyProtocol: z.enum(PROXY_PROTOCOLS).default('proxy_protocol_none'),
+    healthCheck: healthCheckSchema.optional(),
+  })
+  .strict()
+  .refine((b) => b.stickySessions !== 'cookie' || !!b.stickySessionsCookieName, {
+    message: 'stickySessionsCookieName is required when stickySessions is "cookie"',
+    path: ['stickySessionsCookieName'],
+  });
+
+export const loadBalancerRefSchema = z.union([
+  z.object({ name: z.string().min(1).max(255) }).strict(),
+  z.object({ id: uuidSchema }).strict(),
+]);
+
+export const serverSelectorSchema = z
+  .object({
+    tags: z.array(z.string().min(1).max(255)).min(1).max(20).describe('exact Instance tags, all of which a server must carry'),
+    ipSource: z.enum(IP_SOURCES).default('public').describe('public: the routed public IPv4; ipam-private: the private-NIC IPv4 from IPAM'),
+  })
+  .strict();
+
+export const fullTargetSchema = z
+  .object({
+    name: targetNameSchema,
+    zone: zoneSchema,
+    loadBalancer: loadBalancerRefSchema,
+    backends: z.array(backendSchema).min(1).max(20),
+    servers: serverSelectorSchema,
+    allowEmptyPool: z.boolean().default(false).describe('allow writing an empty pool when no server matches'),
+  })
+  .strict()
+  .refine((t) => new Set(t.backends.map((b) => b.name)).size === t.backends.length, {
+    message: 'backend names must be unique within a target',
+    path: ['backends'],
+  });
+
+const clusterNameSchema = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, {
+    message: 'must be a DNS name like "prod.k8s.local"',
+  });
+
+export const kopsTargetSchema = z
+  .object({
+    kops: z
+      .object({
+        cluster: clusterNameSchema,
+        zone: zoneSchema,
+        kopsController: z.boolean().default(false).describe('also sync lb-backend-kops-controller (3988), as kOps does with private or none DNS'),
+      })
+      .strict(),
+  })
+  .strict();
+
+export type Target = z.output<typeof fullTargetSchema>;
+export type BackendSpec = z.output<typeof backendSchema>;
+export type HealthCheckSpec = z.output<typeof healthCheckSchema>;
+export type KopsTargetInput = z.input<typeof kopsTargetSchema>;
+export type TargetInput = z.input<typeof fullTargetSchema> | KopsTargetInput;
+
+const KOPS_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
+
+function kopsBackend(name: string, port: number): BackendSpec {
+  return {
+    name,
+    forwardProtocol: 'tcp',
+    forwardPort: port,
+    forwardPortAlgorithm: 'roundrobin',
+    stickySessions: 'none',
+    proxyProtocol: 'proxy_protocol_none',
+    healthCheck: { port, ...KOPS_HEALTH_CHECK },
+  };
+}
+
+/** kOps' own model: LB api.<cluster>, tcp backends, positive ControlPlane selection. */
+export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
+  const { cluster, zone, kopsController } = input.kops;
+  const backends = [kopsBackend('lb-backend-https', 443)];
+  if (kopsController) backends.push(kopsBackend('lb-backend-kops-controller', 3988));
+  return {
+    name: cluster,
+    zone,
+    loadBalancer: { name: `api.${cluster}` },
+    backends,
+    servers: {
+      tags: [`noprefix=kops.k8s.io/cluster=${cluster}`, 'noprefix=kops.k8s.io/role=ControlPlane'],
+      ipSource: 'public',
+    },
+    allowEmptyPool: false,
+  };
+}
+
+function isKopsShorthand(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Object.prototype.hasOwnProperty.call(value, 'kops');
+}
+
+function parseOne(value: unknown, path: string): { target?: Target; errors: FieldError[] } {
+  if (isKopsShorthand(value)) {
+    const parsed = kopsTargetSchema.safeParse(value, { reportInput: true });
+    return parsed.success ? { target: expandKops(parsed.data), errors: [] } : { errors: toFieldErrors(parsed.error, path) };
+  }
+  const parsed = fullTargetSchema.safeParse(value, { reportInput: true });
+  return parsed.success ? { target: parsed.data, errors: [] } : { errors: toFieldErrors(parsed.error, path) };
+}
+
+/** Validates a list of targets (full form or kOps shorthand); throws invalid_config naming every bad field. */
+export function parseTargets(value: unknown, source = 'targets'): Target[] {
+  if (!Array.isArray(value)) {
+    throw validationError('invalid_config', source, [
+      { path: source, message: 'must be a JSON array of targets', received: typeof value, fix: 'wrap the target objects in [ ... ]' },
+    ]);
+  }
+  const targets: Target[] = [];
+  const errors: FieldError[] = [];
+  value.forEach((item, index) => {
+    const one = parseOne(item, `${source}[${index}]`);
+    errors.push(...one.errors);
+    if (one.target) targets.push(one.target);
+  });
+  const seen = new Set<string>();
+  for (const target of targets) {
+    if (seen.has(target.name)) {
+      errors.push({ path: source, message: `target name "${target.name}" is used twice`, fix: 'give every target a unique name' });
+    }
+    seen.add(target.name);
+  }
+  if (errors.length > 0) throw validationError('invalid_config', source, errors);
+  return targets;
+}

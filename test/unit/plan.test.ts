@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { DesiredBackend, ObservedBackend } from '../../shared/model';
+import { DEFAULT_HEALTH_CHECK, plan, planBackend } from '../../shared/plan';
+import type { BackendSpec } from '../../shared/schemas/target';
+
+const spec: BackendSpec = {
+  name: 'lb-backend-https',
+  forwardProtocol: 'tcp',
+  forwardPort: 443,
+  forwardPortAlgorithm: 'roundrobin',
+  stickySessions: 'none',
+  proxyProtocol: 'proxy_protocol_none',
+  healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+};
+
+function observed(overrides: Partial<ObservedBackend> = {}): ObservedBackend {
+  return {
+    id: 'b-1',
+    name: 'lb-backend-https',
+    forwardProtocol: 'tcp',
+    forwardPort: 443,
+    forwardPortAlgorithm: 'roundrobin',
+    stickySessions: 'none',
+    stickySessionsCookieName: '',
+    proxyProtocol: 'proxy_protocol_none',
+    healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: { tcpConfig: {} } },
+    pool: ['10.0.0.1', '10.0.0.2', '10.0.0.3'],
+    passthrough: { timeoutServer: 300000, onMarkedDownAction: 'on_marked_down_action_none' },
+    ...overrides,
+  };
+}
+
+const desired = (pool: string[], s: BackendSpec = spec): DesiredBackend => ({ spec: s, pool });
+
+describe('planBackend', () => {
+  const cases: { name: string; desired: DesiredBackend; observed: ObservedBackend | undefined; kinds: string[] }[] = [
+    { name: 'in sync', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), observed: observed(), kinds: [] },
+    { name: 'pool order and duplicates do not matter', desired: desired(['10.0.0.3', '10.0.0.1', '10.0.0.2', '10.0.0.1']), observed: observed(), kinds: [] },
+    { name: 'missing backend is created', desired: desired(['10.0.0.1']), observed: undefined, kinds: ['CreateBackend'] },
+    { name: 'one server replaced: one SetBackendServers', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.9']), observed: observed(), kinds: ['SetBackendServers'] },
+    { name: 'algorithm drift: UpdateBackend only', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), observed: observed({ forwardPortAlgorithm: 'leastconn' }), kinds: ['UpdateBackend'] },
+    { name: 'port drift: UpdateBackend', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), observed: observed({ forwardPort: 6443 }), kinds: ['UpdateBackend'] },
+    {
+      name: 'health-check delay drift: UpdateHealthCheck only',
+      desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']),
+      observed: observed({ healthCheck: { port: 443, checkDelayMs: 60000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} } }),
+      kinds: ['UpdateHealthCheck'],
+    },
+    {
+      name: 'everything drifts: update, health check, pool in that order',
+      desired: desired(['10.0.0.7']),
+      observed: observed({ proxyProtocol: 'proxy_protocol_v2', healthCheck: { port: 80, checkMaxRetries: 2, checkSendProxy: false, passthrough: {} } }),
+      kinds: ['UpdateBackend', 'UpdateHealthCheck', 'SetBackendServers'],
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(planBackend(c.desired, c.observed).map((a) => a.kind)).toEqual(c.kinds);
+    });
+  }
+
+  it('does not compare health-check fields the target does not name', () => {
+    const partial: BackendSpec = { ...spec, healthCheck: { checkMaxRetries: 5 } };
+    const kopsMade = observed({ healthCheck: { port: 443, checkDelayMs: 0, checkTimeoutMs: 0, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} } });
+    expect(planBackend(desired(kopsMade.pool, partial), kopsMade)).toEqual([]);
+    const noHealthCheck: BackendSpec = { ...spec, healthCheck: undefined };
+    expect(planBackend(desired(kopsMade.pool, noHealthCheck), kopsMade)).toEqual([]);
+  });
+
+  it('keeps unnamed health-check fields and passthrough config when updating the check', () => {
+    const obs = observed({ healthCheck: { port: 443, checkDelayMs: 60000, checkTimeoutMs: 30000, checkMaxRetries: 2, checkSendProxy: true, passthrough: { transientCheckDelay: '0.5s', tcpConfig: {} } } });
+    const partial: BackendSpec = { ...spec, healthCheck: { checkMaxRetries: 5 } };
+    const [action] = planBackend(desired(obs.pool, partial), obs);
+    expect(action).toMatchObject({
+      kind: 'UpdateHealthCheck',
+      healthCheck: { port: 443, checkDelayMs: 60000, checkTimeoutMs: 30000, checkMaxRetries: 5, checkSendProxy: true, passthrough: { transientCheckDelay: '0.5s', tcpConfig: {} } },
+      changes: [{ field: 'healthCheck.checkMaxRetries', from: 2, to: 5 }],
+    });
+  });
+
+  it('sends the observed unmanaged fields back on the full PUT', () => {
+    const [action] = planBackend(desired(observed().pool), observed({ stickySessions: 'table' }));
+    expect(action).toMatchObject({ kind: 'UpdateBackend', passthrough: { timeoutServer: 300000 }, changes: [{ field: 'stickySessions', from: 'table', to: 'none' }] });
+  });
+
+  it('reports the pool difference and writes the sorted, de-duplicated set', () => {
+    const [action] = planBackend(desired(['10.0.0.10', '10.0.0.2', '10.0.0.1', '10.0.0.2']), observed());
+    expect(action).toMatchObject({ kind: 'SetBackendServers', pool: ['10.0.0.1', '10.0.0.2', '10.0.0.10'], added: ['10.0.0.10'], removed: ['10.0.0.3'] });
+  });
+
+  it('creates with the API default health check on the forward port when none is named', () => {
+    const [action] = planBackend(desired(['10.0.0.1']), undefined);
+    expect(action).toMatchObject({ kind: 'CreateBackend', healthCheck: { port: 443, ...DEFAULT_HEALTH_CHECK } });
+    const [bare] = planBackend(desired(['10.0.0.1'], { ...spec, forwardPort: 8443, healthCheck: undefined }), undefined);
+    expect(bare).toMatchObject({ healthCheck: { port: 8443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } });
+  });
+});
+
+describe('plan', () => {
+  it('plans every backend of a target in order, each against its own observation', () => {
+    const controller: BackendSpec = { ...spec, name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988 } };
+    const actions = plan([desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), desired(['10.0.0.1', '10.0.0.2', '10.0.0.3'], controller)], new Map([['lb-backend-https', observed()]]));
+    expect(actions.map((a) => [a.kind, a.backend])).toEqual([['CreateBackend', 'lb-backend-kops-controller']]);
+  });
+});
