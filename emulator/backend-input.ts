@@ -1,0 +1,293 @@
+/**
+ * Validates CreateBackend / UpdateBackend / UpdateHealthCheck bodies and fills in the
+ * defaults the real API answers with (taken from the recordings).
+ */
+import { isIP } from 'node:net';
+import { readMilliseconds, readProtoDuration } from './durations';
+import { apiErrors, type InvalidArgument } from './errors';
+import type { BackendSettings, HealthCheckFields } from './model';
+
+const PROTOCOLS = ['tcp', 'http'];
+const ALGORITHMS = ['roundrobin', 'leastconn', 'first'];
+const STICKY_SESSIONS = ['none', 'cookie', 'table'];
+const MARKED_DOWN_ACTIONS = ['on_marked_down_action_none', 'shutdown_sessions'];
+const PROXY_PROTOCOLS = [
+  'proxy_protocol_unknown',
+  'proxy_protocol_none',
+  'proxy_protocol_v1',
+  'proxy_protocol_v2',
+  'proxy_protocol_v2_ssl',
+  'proxy_protocol_v2_ssl_cn',
+];
+const HEALTH_CHECK_CONFIGS = [
+  'tcp_config',
+  'http_config',
+  'https_config',
+  'mysql_config',
+  'pgsql_config',
+  'ldap_config',
+  'redis_config',
+];
+
+export const BACKEND_DEFAULTS = {
+  sticky_sessions_cookie_name: '',
+  on_marked_down_action: 'on_marked_down_action_none',
+  proxy_protocol: 'proxy_protocol_none',
+  max_retries: 3,
+  timeout_server: 300_000,
+  timeout_connect: 5_000,
+  timeout_tunnel: 900_000,
+  timeout_queue_ms: 0,
+  check_delay: 3_000,
+  check_timeout: 1_000,
+  transient_check_delay_ms: 500,
+} as const;
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Collects every invalid argument of a body before failing, like the real API. */
+class FieldReader {
+  readonly problems: InvalidArgument[] = [];
+  constructor(
+    private readonly body: JsonObject,
+    private readonly prefix = '',
+  ) {}
+
+  private fail(field: string, reason: InvalidArgument['reason'], help: string): undefined {
+    this.problems.push({ argument_name: this.prefix + field, reason, help_message: help });
+    return undefined;
+  }
+
+  private present(field: string): boolean {
+    return this.body[field] !== undefined && this.body[field] !== null;
+  }
+
+  required(field: string): boolean {
+    if (this.present(field)) return true;
+    this.fail(field, 'required', 'required key not provided');
+    return false;
+  }
+
+  string(field: string, opts: { required?: boolean; nonEmpty?: boolean } = {}): string | undefined {
+    if (!this.present(field)) return opts.required ? (this.required(field), undefined) : undefined;
+    const value = this.body[field];
+    if (typeof value !== 'string') return this.fail(field, 'format', 'expected a string');
+    if (opts.nonEmpty && value.length === 0) return this.fail(field, 'constraint', 'must not be empty');
+    return value;
+  }
+
+  enumValue(field: string, allowed: readonly string[], required: boolean): string | undefined {
+    const value = this.string(field, { required });
+    if (value !== undefined && !allowed.includes(value)) {
+      return this.fail(field, 'constraint', `must be one of: ${allowed.join(', ')}`);
+    }
+    return value;
+  }
+
+  integer(field: string, opts: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
+    if (!this.present(field)) return opts.required ? (this.required(field), undefined) : undefined;
+    const value = this.body[field];
+    if (typeof value !== 'number' || !Number.isInteger(value)) return this.fail(field, 'format', 'expected an integer');
+    if (opts.min !== undefined && value < opts.min) return this.fail(field, 'constraint', `must be >= ${opts.min}`);
+    if (opts.max !== undefined && value > opts.max) return this.fail(field, 'constraint', `must be <= ${opts.max}`);
+    return value;
+  }
+
+  boolean(field: string): boolean | undefined {
+    if (!this.present(field)) return undefined;
+    const value = this.body[field];
+    if (typeof value !== 'boolean') return this.fail(field, 'format', 'expected a boolean');
+    return value;
+  }
+
+  milliseconds(field: string): number | undefined {
+    if (!this.present(field)) return undefined;
+    const ms = readMilliseconds(this.body[field]);
+    if (ms === undefined) return this.fail(field, 'format', 'expected a duration in milliseconds');
+    return ms;
+  }
+
+  protoDuration(field: string): number | undefined {
+    if (!this.present(field)) return undefined;
+    const ms = readProtoDuration(this.body[field]);
+    if (ms === undefined) return this.fail(field, 'format', 'expected a duration string such as "0.5s"');
+    return ms;
+  }
+
+  ipList(field: string): string[] | undefined {
+    if (!this.present(field)) return undefined;
+    const value = this.body[field];
+    if (!Array.isArray(value)) return this.fail(field, 'format', 'expected a list of IP addresses');
+    const ips: string[] = [];
+    value.forEach((item, index) => {
+      if (typeof item !== 'string' || isIP(item) === 0) {
+        this.fail(`${field}.${index}`, 'format', 'expected an IP address');
+      } else if (!ips.includes(item)) {
+        ips.push(item);
+      }
+    });
+    return ips;
+  }
+
+  object(field: string): JsonObject | undefined {
+    if (!this.present(field)) return undefined;
+    const value = this.body[field];
+    if (!isObject(value)) return this.fail(field, 'format', 'expected an object');
+    return value;
+  }
+
+  addProblems(problems: InvalidArgument[]): void {
+    this.problems.push(...problems);
+  }
+
+  throwIfInvalid(): void {
+    if (this.problems.length > 0) throw apiErrors.invalidArguments(this.problems);
+  }
+}
+
+export function requireObjectBody(body: unknown): JsonObject {
+  if (isObject(body)) return body;
+  throw apiErrors.invalidArguments([{ argument_name: 'body', reason: 'format', help_message: 'expected a JSON object' }]);
+}
+
+function readSettings(reader: FieldReader): BackendSettings | undefined {
+  const settings = {
+    name: reader.string('name', { required: true, nonEmpty: true }),
+    forward_protocol: reader.enumValue('forward_protocol', PROTOCOLS, true),
+    forward_port: reader.integer('forward_port', { required: true, min: 1, max: 65535 }),
+    forward_port_algorithm: reader.enumValue('forward_port_algorithm', ALGORITHMS, true),
+    sticky_sessions: reader.enumValue('sticky_sessions', STICKY_SESSIONS, true),
+    sticky_sessions_cookie_name: reader.string('sticky_sessions_cookie_name') ?? BACKEND_DEFAULTS.sticky_sessions_cookie_name,
+    on_marked_down_action:
+      reader.enumValue('on_marked_down_action', MARKED_DOWN_ACTIONS, false) ?? BACKEND_DEFAULTS.on_marked_down_action,
+    proxy_protocol: reader.enumValue('proxy_protocol', PROXY_PROTOCOLS, false) ?? BACKEND_DEFAULTS.proxy_protocol,
+    failover_host: reader.string('failover_host') ?? null,
+    ssl_bridging: reader.boolean('ssl_bridging') ?? false,
+    ignore_ssl_server_verify: reader.boolean('ignore_ssl_server_verify') ?? null,
+    redispatch_attempt_count: reader.integer('redispatch_attempt_count', { min: 0 }) ?? null,
+    max_retries: reader.integer('max_retries', { min: 0 }) ?? BACKEND_DEFAULTS.max_retries,
+    max_connections: reader.integer('max_connections', { min: 0 }) ?? null,
+    send_proxy_v2: reader.boolean('send_proxy_v2') ?? false,
+    timeout_server: reader.milliseconds('timeout_server') ?? BACKEND_DEFAULTS.timeout_server,
+    timeout_connect: reader.milliseconds('timeout_connect') ?? BACKEND_DEFAULTS.timeout_connect,
+    timeout_tunnel: reader.milliseconds('timeout_tunnel') ?? BACKEND_DEFAULTS.timeout_tunnel,
+    timeout_queue_ms: reader.protoDuration('timeout_queue') ?? BACKEND_DEFAULTS.timeout_queue_ms,
+  };
+  if (reader.problems.length > 0) return undefined;
+  return settings as BackendSettings;
+}
+
+function readHealthCheck(reader: FieldReader): HealthCheckFields | undefined {
+  const port = reader.integer('port', { required: true, min: 1, max: 65535 });
+  const checkMaxRetries = reader.integer('check_max_retries', { required: true, min: 0 });
+  const checkSendProxy = reader.boolean('check_send_proxy') ?? false;
+  const checkDelay = reader.milliseconds('check_delay') ?? BACKEND_DEFAULTS.check_delay;
+  const checkTimeout = reader.milliseconds('check_timeout') ?? BACKEND_DEFAULTS.check_timeout;
+  const transientDelay = reader.protoDuration('transient_check_delay') ?? BACKEND_DEFAULTS.transient_check_delay_ms;
+  const configs = HEALTH_CHECK_CONFIGS.flatMap((key) => {
+    const value = reader.object(key);
+    return value === undefined ? [] : [{ key, value }];
+  });
+  if (configs.length > 1) {
+    reader.addProblems([
+      {
+        argument_name: configs.map((c) => c.key).join(','),
+        reason: 'constraint',
+        help_message: 'at most one health check config may be set',
+      },
+    ]);
+  }
+  if (reader.problems.length > 0 || port === undefined || checkMaxRetries === undefined) return undefined;
+  const chosen = configs[0] ?? { key: 'tcp_config', value: {} };
+  return {
+    port,
+    check_delay: checkDelay,
+    check_timeout: checkTimeout,
+    check_max_retries: checkMaxRetries,
+    check_send_proxy: checkSendProxy,
+    transient_check_delay_ms: transientDelay,
+    config: { key: chosen.key, value: withConfigDefaults(chosen.key, chosen.value) },
+  };
+}
+
+function withConfigDefaults(key: string, value: JsonObject): JsonObject {
+  switch (key) {
+    case 'http_config':
+      return { code: null, host_header: '', method: 'GET', uri: '/', ...value };
+    case 'https_config':
+      return { code: null, host_header: '', method: 'GET', sni: '', uri: '/', ...value };
+    case 'mysql_config':
+    case 'pgsql_config':
+      return { user: '', ...value };
+    default:
+      return {};
+  }
+}
+
+export interface CreateBackendInput {
+  settings: BackendSettings;
+  healthCheck: HealthCheckFields;
+  pool: string[];
+}
+
+export function parseCreateBackend(body: unknown): CreateBackendInput {
+  const object = requireObjectBody(body);
+  const reader = new FieldReader(object);
+  const settings = readSettings(reader);
+  const pool = reader.ipList('server_ip') ?? [];
+  let healthCheck: HealthCheckFields | undefined;
+  if (reader.required('health_check')) {
+    const healthCheckBody = reader.object('health_check');
+    if (healthCheckBody) {
+      const nested = new FieldReader(healthCheckBody, 'health_check.');
+      healthCheck = readHealthCheck(nested);
+      reader.addProblems(nested.problems);
+    }
+  }
+  reader.throwIfInvalid();
+  if (!settings || !healthCheck) throw apiErrors.invalidArguments(reader.problems);
+  return { settings, healthCheck, pool };
+}
+
+export function parseUpdateBackend(body: unknown): BackendSettings {
+  const reader = new FieldReader(requireObjectBody(body));
+  const settings = readSettings(reader);
+  reader.throwIfInvalid();
+  if (!settings) throw apiErrors.invalidArguments(reader.problems);
+  return settings;
+}
+
+export function parseHealthCheck(body: unknown): HealthCheckFields {
+  const reader = new FieldReader(requireObjectBody(body));
+  const healthCheck = readHealthCheck(reader);
+  reader.throwIfInvalid();
+  if (!healthCheck) throw apiErrors.invalidArguments(reader.problems);
+  return healthCheck;
+}
+
+export function parseServerIps(body: unknown): string[] {
+  const reader = new FieldReader(requireObjectBody(body));
+  const ips = reader.required('server_ip') ? reader.ipList('server_ip') : undefined;
+  reader.throwIfInvalid();
+  return ips ?? [];
+}
+
+/**
+ * A seeded backend goes through the same validation as CreateBackend; omitted enum fields
+ * take kOps' values and an omitted health check is TCP on the forward port.
+ */
+export function parseSeedBackend(seed: JsonObject): CreateBackendInput {
+  const forwardPort = seed.forward_port;
+  return parseCreateBackend({
+    forward_protocol: 'tcp',
+    forward_port_algorithm: 'roundrobin',
+    sticky_sessions: 'none',
+    health_check: { port: forwardPort, check_max_retries: 5 },
+    ...seed,
+    server_ip: seed.pool ?? seed.server_ip ?? [],
+  });
+}

@@ -1,0 +1,147 @@
+/** The control API under /_emulator/: lets other processes drive the emulator over HTTP (no auth). */
+import { matchRoute, type JsonAnswer, type Route } from './http';
+import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './types';
+import type { EmulatorControls } from './controls';
+
+interface ControlContext {
+  params: Record<string, string>;
+  body: unknown;
+  controls: EmulatorControls;
+}
+
+class ControlError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (typeof body === 'object' && body !== null && !Array.isArray(body)) return body as Record<string, unknown>;
+  throw new ControlError(400, 'expected a JSON object body');
+}
+
+function serverBody(ctx: ControlContext, pathId: string | undefined): SeedServer {
+  const body = objectBody(ctx.body);
+  if (typeof body.name !== 'string' || typeof body.zone !== 'string' || !Array.isArray(body.tags)) {
+    throw new ControlError(400, 'a server needs name, zone and tags');
+  }
+  return { ...(body as unknown as SeedServer), ...(pathId ? { id: pathId } : {}) };
+}
+
+const ok = (body: unknown = { ok: true }): JsonAnswer => ({ status: 200, body });
+
+const controlRoutes: Route<ControlContext>[] = [
+  { method: 'GET', pattern: '/_emulator/health', operation: 'Health', handle: () => ok({ ok: true }) },
+  { method: 'GET', pattern: '/_emulator/calls', operation: 'Calls', handle: (ctx) => ok({ calls: ctx.controls.calls() }) },
+  {
+    method: 'DELETE',
+    pattern: '/_emulator/calls',
+    operation: 'ResetCalls',
+    handle: (ctx) => (ctx.controls.resetCalls(), ok()),
+  },
+  {
+    method: 'GET',
+    pattern: '/_emulator/history',
+    operation: 'History',
+    handle: (ctx) => ok({ history: ctx.controls.history() }),
+  },
+  {
+    method: 'DELETE',
+    pattern: '/_emulator/history',
+    operation: 'ResetHistory',
+    handle: (ctx) => (ctx.controls.resetHistory(), ok()),
+  },
+  { method: 'GET', pattern: '/_emulator/faults', operation: 'Faults', handle: (ctx) => ok({ faults: ctx.controls.faults() }) },
+  {
+    method: 'POST',
+    pattern: '/_emulator/faults',
+    operation: 'AddFaults',
+    handle: (ctx) => {
+      const specs = (Array.isArray(ctx.body) ? ctx.body : [objectBody(ctx.body)]) as FaultSpec[];
+      try {
+        for (const spec of specs) ctx.controls.addFault(spec);
+      } catch (error) {
+        throw new ControlError(400, (error as Error).message);
+      }
+      return ok({ added: specs.length });
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/_emulator/faults',
+    operation: 'ClearFaults',
+    handle: (ctx) => (ctx.controls.clearFaults(), ok()),
+  },
+  {
+    method: 'POST',
+    pattern: '/_emulator/lbs/{lbId}/status',
+    operation: 'SetLbStatus',
+    handle: (ctx) => {
+      const body = objectBody(ctx.body);
+      const status = body.status as LbStatus;
+      if (!LB_STATUSES.includes(status)) throw new ControlError(400, `status must be one of ${LB_STATUSES.join(', ')}`);
+      const forMs = typeof body.forMs === 'number' ? body.forMs : undefined;
+      const lbId = ctx.params.lbId ?? '';
+      if (!ctx.controls.state.lbs.has(lbId)) throw new ControlError(404, `no LB ${lbId}`);
+      ctx.controls.setLbStatus(lbId, status, forMs);
+      return ok();
+    },
+  },
+  {
+    method: 'PUT',
+    pattern: '/_emulator/servers/{serverId}',
+    operation: 'UpsertServer',
+    handle: (ctx) => ok({ id: ctx.controls.upsertServer(serverBody(ctx, ctx.params.serverId)).id }),
+  },
+  {
+    method: 'DELETE',
+    pattern: '/_emulator/servers/{serverId}',
+    operation: 'RemoveServer',
+    handle: (ctx) => {
+      const serverId = ctx.params.serverId ?? '';
+      if (!ctx.controls.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
+      ctx.controls.removeServer(serverId);
+      return ok();
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/_emulator/servers/{serverId}/replace',
+    operation: 'ReplaceServer',
+    handle: (ctx) => {
+      const serverId = ctx.params.serverId ?? '';
+      if (!ctx.controls.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
+      return ok({ id: ctx.controls.replaceServer(serverId, serverBody(ctx, undefined)).id });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/_emulator/seed',
+    operation: 'LoadSeed',
+    handle: (ctx) => {
+      try {
+        ctx.controls.loadSeed(objectBody(ctx.body) as EmulatorSeed);
+      } catch (error) {
+        if (error instanceof ControlError) throw error;
+        throw new ControlError(400, `invalid seed: ${(error as Error).message}`);
+      }
+      return ok();
+    },
+  },
+  { method: 'GET', pattern: '/_emulator/state', operation: 'DumpState', handle: (ctx) => ok(ctx.controls.dumpState()) },
+];
+
+export function handleControl(method: string, path: string, body: unknown, controls: EmulatorControls): JsonAnswer {
+  const match = matchRoute(controlRoutes, method, path);
+  if (match.kind === 'none') return { status: 404, body: { message: `no control route ${method} ${path}` } };
+  if (match.kind === 'wrong-method') return { status: 405, body: { message: `method ${method} not allowed on ${path}` } };
+  try {
+    return match.route.handle({ params: match.params, body, controls });
+  } catch (error) {
+    if (error instanceof ControlError) return { status: error.status, body: { message: error.message } };
+    throw error;
+  }
+}

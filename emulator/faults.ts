@@ -1,0 +1,45 @@
+/** Queued faults, consumed in order by the API requests they match. */
+import type { FaultSpec } from './types';
+
+interface ArmedFault {
+  spec: FaultSpec;
+  remaining: number;
+}
+
+function isUnlimited(count: number | undefined): boolean {
+  return count === Infinity || count === -1;
+}
+
+export class FaultQueue {
+  private armed: ArmedFault[] = [];
+
+  add(spec: FaultSpec): void {
+    const count = spec.count ?? 1;
+    if (!isUnlimited(count) && (!Number.isInteger(count) || count < 1)) {
+      throw new Error(`fault count must be a positive integer, Infinity or -1 (got ${String(spec.count)})`);
+    }
+    this.armed.push({ spec: { ...spec }, remaining: isUnlimited(count) ? Infinity : count });
+  }
+
+  clear(): void {
+    this.armed = [];
+  }
+
+  list(): FaultSpec[] {
+    return this.armed.map(({ spec, remaining }) => ({ ...spec, count: remaining === Infinity ? -1 : remaining }));
+  }
+
+  /** The first fault matching this request, with one use consumed. */
+  take(operation: string, path: string): FaultSpec | undefined {
+    const index = this.armed.findIndex(
+      ({ spec }) =>
+        (spec.operation === undefined || spec.operation === operation) &&
+        (spec.pathIncludes === undefined || path.includes(spec.pathIncludes)),
+    );
+    const found = this.armed[index];
+    if (!found) return undefined;
+    found.remaining -= 1;
+    if (found.remaining <= 0) this.armed.splice(index, 1);
+    return found.spec;
+  }
+}

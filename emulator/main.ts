@@ -1,0 +1,42 @@
+/** CLI: `tsx emulator/main.ts [--port 8090] [--seed file.json] [--instance-pending-ms N] [--latency-ms N] [--no-auth]`. */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { startEmulator, type EmulatorSeed } from './index';
+
+const { values } = parseArgs({
+  options: {
+    port: { type: 'string', default: '8090' },
+    host: { type: 'string', default: '127.0.0.1' },
+    seed: { type: 'string' },
+    'instance-pending-ms': { type: 'string' },
+    'latency-ms': { type: 'string' },
+    'no-auth': { type: 'boolean', default: false },
+  },
+});
+
+function numberOption(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    console.error(`--${name} must be a non-negative integer, got ${raw}`);
+    process.exit(2);
+  }
+  return value;
+}
+
+const seed = values.seed ? (JSON.parse(readFileSync(values.seed, 'utf8')) as EmulatorSeed) : undefined;
+const emulator = await startEmulator({
+  host: values.host,
+  port: numberOption('port', values.port),
+  seed,
+  instancePendingMs: numberOption('instance-pending-ms', values['instance-pending-ms']),
+  latencyMs: numberOption('latency-ms', values['latency-ms']),
+  requireAuth: !values['no-auth'],
+});
+console.log(emulator.url);
+
+const shutdown = (): void => {
+  void emulator.stop().then(() => process.exit(0));
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);

@@ -1,0 +1,117 @@
+/** In-memory records the emulator keeps; rendered to wire JSON by the wire-* modules. */
+import type { LbStatus } from './types';
+
+export interface HealthCheckFields {
+  port: number;
+  check_delay: number | null;
+  check_timeout: number | null;
+  check_max_retries: number;
+  check_send_proxy: boolean;
+  /** Milliseconds; rendered as a protobuf Duration string. */
+  transient_check_delay_ms: number | null;
+  /** Exactly one of tcp_config, http_config, https_config, mysql_config, pgsql_config, ldap_config, redis_config. */
+  config: { key: string; value: Record<string, unknown> };
+}
+
+/** Backend settings written by CreateBackend / UpdateBackend, in the API's field names. */
+export interface BackendSettings {
+  name: string;
+  forward_protocol: string;
+  forward_port: number;
+  forward_port_algorithm: string;
+  sticky_sessions: string;
+  sticky_sessions_cookie_name: string;
+  on_marked_down_action: string;
+  proxy_protocol: string;
+  failover_host: string | null;
+  ssl_bridging: boolean;
+  ignore_ssl_server_verify: boolean | null;
+  redispatch_attempt_count: number | null;
+  max_retries: number | null;
+  max_connections: number | null;
+  send_proxy_v2: boolean;
+  timeout_server: number | null;
+  timeout_connect: number | null;
+  timeout_tunnel: number | null;
+  /** Milliseconds; rendered as a protobuf Duration string. */
+  timeout_queue_ms: number | null;
+}
+
+export interface BackendRecord {
+  id: string;
+  lbId: string;
+  settings: BackendSettings;
+  healthCheck: HealthCheckFields;
+  pool: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface LbRecord {
+  id: string;
+  name: string;
+  description: string;
+  zone: string;
+  projectId: string;
+  organizationId: string;
+  tags: string[];
+  type: string;
+  sslCompatibilityLevel: string;
+  createdAt: string;
+  updatedAt: string;
+  ip: { id: string; address: string };
+  instance: { id: string; createdAt: string };
+  status: LbStatus;
+  /** When set, `status` falls back to 'ready' at this epoch ms (checked lazily on read). */
+  statusRevertsAt: number | null;
+  /** Instances show 'pending' until this epoch ms, after a backend mutation. */
+  instancesPendingUntil: number;
+  instancesUpdatedAt: number;
+}
+
+export interface ServerPublicIp {
+  id: string;
+  address: string;
+  family: 'inet' | 'inet6';
+}
+
+export interface ServerPrivateNic {
+  id: string;
+  privateNetworkId: string;
+  macAddress: string;
+  createdAt: string;
+}
+
+export interface ServerRecord {
+  id: string;
+  name: string;
+  zone: string;
+  tags: string[];
+  state: string;
+  projectId: string;
+  organizationId: string;
+  commercialType: string;
+  macAddress: string;
+  publicIps: ServerPublicIp[];
+  privateNics: ServerPrivateNic[];
+  createdAt: string;
+  modifiedAt: string;
+}
+
+export interface IpamIpRecord {
+  id: string;
+  /** CIDR form, e.g. "10.0.0.2/22" or "51.15.1.2/32". */
+  address: string;
+  isIpv6: boolean;
+  region: string;
+  zone: string | null;
+  projectId: string;
+  source: Record<string, string>;
+  privateNetworkId: string | null;
+  resource: { type: string; id: string; mac_address: string | null; name: string | null } | null;
+  tags: string[];
+  createdAt: string;
+  updatedAt: string;
+  /** Server whose NIC or public IP this address belongs to; removed with it. */
+  ownerServerId: string | null;
+}

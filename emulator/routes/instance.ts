@@ -1,0 +1,67 @@
+/** Instance API: servers (list with exact-tag AND filter, get). */
+import { apiErrors } from '../errors';
+import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
+import type { ServerRecord } from '../model';
+import { renderServer } from '../wire/instance';
+
+const ORDERS = ['creation_date_desc', 'creation_date_asc', 'modification_date_desc', 'modification_date_asc'] as const;
+
+function matchesFilters(server: ServerRecord, ctx: RouteContext): boolean {
+  const { query } = ctx;
+  const tags = readListParam(query, 'tags', true);
+  const ids = readListParam(query, 'servers', true);
+  const name = query.get('name');
+  const state = query.get('state');
+  const project = query.get('project');
+  const organization = query.get('organization');
+  const commercialType = query.get('commercial_type');
+  const privateNetwork = query.get('private_network');
+  const privateNetworks = readListParam(query, 'private_networks', true);
+  const macAddress = query.get('private_nic_mac_address')?.toLowerCase();
+  return (
+    server.zone === ctx.params.zone &&
+    tags.every((tag) => server.tags.includes(tag)) &&
+    (ids.length === 0 || ids.includes(server.id)) &&
+    (!name || server.name.includes(name)) &&
+    (!state || server.state === state) &&
+    (!project || server.projectId === project) &&
+    (!organization || server.organizationId === organization) &&
+    (!commercialType || server.commercialType === commercialType) &&
+    (!privateNetwork || server.privateNics.some((nic) => nic.privateNetworkId === privateNetwork)) &&
+    (privateNetworks.length === 0 || server.privateNics.some((nic) => privateNetworks.includes(nic.privateNetworkId))) &&
+    (!macAddress || server.privateNics.some((nic) => nic.macAddress === macAddress))
+  );
+}
+
+/** The Instance API answers `{"servers":[...]}` and puts the total in X-Total-Count (and a Link header). */
+function listServers(ctx: RouteContext): JsonAnswer {
+  const order = readEnumParam(ctx.query, 'order', ORDERS, 'creation_date_desc');
+  const paging = readPagination(ctx.query, { sizeParam: 'per_page', defaultSize: 50, maxSize: 100 });
+  const matching = [...ctx.state.servers.values()].filter((server) => matchesFilters(server, ctx));
+  const key = order.startsWith('creation') ? (s: ServerRecord) => s.createdAt : (s: ServerRecord) => s.modifiedAt;
+  const sorted = matching.sort(compareBy(key, order.endsWith('_desc')));
+  const lastPage = Math.max(1, Math.ceil(sorted.length / paging.pageSize));
+  const link = (page: number, rel: string): string =>
+    `</instance/v1/zones/${ctx.params.zone}/servers?page=${page}&per_page=${paging.pageSize}>; rel="${rel}"`;
+  const links = [
+    ...(paging.page < lastPage ? [link(paging.page + 1, 'next')] : []),
+    link(lastPage, 'last'),
+  ];
+  return {
+    status: 200,
+    body: { servers: pageOf(sorted, paging).map((server) => renderServer(ctx.state, server)) },
+    headers: { 'X-Total-Count': String(sorted.length), Link: links.join(', ') },
+  };
+}
+
+function getServer(ctx: RouteContext): JsonAnswer {
+  const id = ctx.params.serverId ?? '';
+  const server = ctx.state.servers.get(id);
+  if (!server || server.zone !== ctx.params.zone) throw apiErrors.instanceNotFound('instance_server', id);
+  return { status: 200, body: { server: renderServer(ctx.state, server) } };
+}
+
+export const instanceApiRoutes: Route[] = [
+  { method: 'GET', pattern: '/instance/v1/zones/{zone}/servers', operation: 'ListServers', handle: listServers },
+  { method: 'GET', pattern: '/instance/v1/zones/{zone}/servers/{serverId}', operation: 'GetServer', handle: getServer },
+];

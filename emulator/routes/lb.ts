@@ -1,0 +1,197 @@
+/** LB API: load balancers and their backends (zoned paths, plus the regional variants). */
+import {
+  parseCreateBackend,
+  parseHealthCheck,
+  parseServerIps,
+  parseUpdateBackend,
+} from '../backend-input';
+import { apiErrors } from '../errors';
+import {
+  compareBy,
+  pageOf,
+  readEnumParam,
+  readListParam,
+  readPagination,
+  type JsonAnswer,
+  type Route,
+  type RouteContext,
+} from '../http';
+import type { BackendRecord, LbRecord } from '../model';
+import { regionOfZone } from '../seed';
+import type { EmulatorState } from '../state';
+import { TRANSIENT_LB_STATUSES } from '../types';
+import { renderBackend, renderHealthCheck, renderLb } from '../wire/lb';
+
+const ORDERS = ['created_at_asc', 'created_at_desc', 'name_asc', 'name_desc'] as const;
+const LB_PAGINATION = { sizeParam: 'page_size', defaultSize: 20, maxSize: 100 };
+
+function inLocality(lb: LbRecord, params: Record<string, string>): boolean {
+  if (params.zone !== undefined) return lb.zone === params.zone;
+  return regionOfZone(lb.zone) === params.region;
+}
+
+function findLb(ctx: RouteContext): LbRecord {
+  const lb = ctx.state.lbs.get(ctx.params.lbId ?? '');
+  if (!lb || !inLocality(lb, ctx.params)) throw apiErrors.lbNotFound();
+  return lb;
+}
+
+function findBackend(ctx: RouteContext): { backend: BackendRecord; lb: LbRecord } {
+  const backend = ctx.state.backends.get(ctx.params.backendId ?? '');
+  const lb = backend ? ctx.state.lbs.get(backend.lbId) : undefined;
+  if (!backend || !lb || !inLocality(lb, ctx.params)) throw apiErrors.backendNotFound();
+  return { backend, lb };
+}
+
+/** Backend writes are refused while the LB itself is in a transient or locked state. */
+function assertWritable(state: EmulatorState, lb: LbRecord): void {
+  const status = state.lbStatus(lb);
+  if (status === 'locked') throw apiErrors.locked(lb.id);
+  if (TRANSIENT_LB_STATUSES.includes(status)) throw apiErrors.transientState(lb.id, status);
+}
+
+function sortByOrder<T>(items: T[], order: (typeof ORDERS)[number], name: (t: T) => string, createdAt: (t: T) => string): T[] {
+  const key = order.startsWith('name') ? name : createdAt;
+  return [...items].sort(compareBy(key, order.endsWith('_desc')));
+}
+
+function ok(body: unknown): JsonAnswer {
+  return { status: 200, body };
+}
+
+function notePool(ctx: RouteContext, backend: BackendRecord, deleted = false): void {
+  ctx.notePoolWrite({
+    backendId: backend.id,
+    backendName: backend.settings.name,
+    lbId: backend.lbId,
+    pool: [...backend.pool],
+    ...(deleted ? { deleted: true } : {}),
+  });
+}
+
+function listLbs(ctx: RouteContext): JsonAnswer {
+  const { query, state } = ctx;
+  const name = query.get('name') ?? '';
+  const tags = readListParam(query, 'tags', false);
+  const projectId = query.get('project_id');
+  const organizationId = query.get('organization_id');
+  const order = readEnumParam(query, 'order_by', ORDERS, 'created_at_asc');
+  const paging = readPagination(query, LB_PAGINATION);
+  const matching = [...state.lbs.values()].filter(
+    (lb) =>
+      inLocality(lb, ctx.params) &&
+      lb.name.includes(name) &&
+      (tags.length === 0 || tags.some((tag) => lb.tags.includes(tag))) &&
+      (!projectId || lb.projectId === projectId) &&
+      (!organizationId || lb.organizationId === organizationId),
+  );
+  const sorted = sortByOrder(matching, order, (lb) => lb.name, (lb) => lb.createdAt);
+  const now = Date.now();
+  return ok({ lbs: pageOf(sorted, paging).map((lb) => renderLb(state, lb, now)), total_count: sorted.length });
+}
+
+function listBackends(ctx: RouteContext): JsonAnswer {
+  const lb = findLb(ctx);
+  const name = ctx.query.get('name') ?? '';
+  const order = readEnumParam(ctx.query, 'order_by', ORDERS, 'created_at_asc');
+  const paging = readPagination(ctx.query, LB_PAGINATION);
+  const matching = ctx.state.backendsOf(lb.id).filter((backend) => backend.settings.name.includes(name));
+  const sorted = sortByOrder(matching, order, (b) => b.settings.name, (b) => b.createdAt);
+  const now = Date.now();
+  return ok({
+    backends: pageOf(sorted, paging).map((backend) => renderBackend(ctx.state, backend, now)),
+    total_count: sorted.length,
+  });
+}
+
+function createBackend(ctx: RouteContext): JsonAnswer {
+  const lb = findLb(ctx);
+  const input = parseCreateBackend(ctx.body);
+  assertWritable(ctx.state, lb);
+  const backend = ctx.state.createBackend(lb, input.settings, input.healthCheck, input.pool);
+  notePool(ctx, backend);
+  return ok(renderBackend(ctx.state, backend));
+}
+
+function updateBackend(ctx: RouteContext): JsonAnswer {
+  const { backend, lb } = findBackend(ctx);
+  const settings = parseUpdateBackend(ctx.body);
+  assertWritable(ctx.state, lb);
+  ctx.state.updateBackend(backend, settings);
+  notePool(ctx, backend);
+  return ok(renderBackend(ctx.state, backend));
+}
+
+function deleteBackend(ctx: RouteContext): JsonAnswer {
+  const { backend, lb } = findBackend(ctx);
+  assertWritable(ctx.state, lb);
+  ctx.state.deleteBackend(backend);
+  notePool(ctx, backend, true);
+  return { status: 204 };
+}
+
+function writePool(ctx: RouteContext, nextPool: (current: string[], given: string[]) => string[]): JsonAnswer {
+  const { backend, lb } = findBackend(ctx);
+  const given = parseServerIps(ctx.body);
+  assertWritable(ctx.state, lb);
+  ctx.state.setPool(backend, nextPool(backend.pool, given));
+  notePool(ctx, backend);
+  return ok(renderBackend(ctx.state, backend));
+}
+
+function updateHealthCheck(ctx: RouteContext): JsonAnswer {
+  const { backend, lb } = findBackend(ctx);
+  const healthCheck = parseHealthCheck(ctx.body);
+  assertWritable(ctx.state, lb);
+  ctx.state.setHealthCheck(backend, healthCheck);
+  notePool(ctx, backend);
+  return ok(renderHealthCheck(backend.healthCheck));
+}
+
+function lbRoutes(prefix: string): Route[] {
+  return [
+    { method: 'GET', pattern: `${prefix}/lbs`, operation: 'ListLbs', handle: listLbs },
+    {
+      method: 'GET',
+      pattern: `${prefix}/lbs/{lbId}`,
+      operation: 'GetLb',
+      handle: (ctx) => ok(renderLb(ctx.state, findLb(ctx))),
+    },
+    { method: 'GET', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'ListBackends', handle: listBackends },
+    { method: 'POST', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'CreateBackend', handle: createBackend },
+    {
+      method: 'GET',
+      pattern: `${prefix}/backends/{backendId}`,
+      operation: 'GetBackend',
+      handle: (ctx) => ok(renderBackend(ctx.state, findBackend(ctx).backend)),
+    },
+    { method: 'PUT', pattern: `${prefix}/backends/{backendId}`, operation: 'UpdateBackend', handle: updateBackend },
+    { method: 'DELETE', pattern: `${prefix}/backends/{backendId}`, operation: 'DeleteBackend', handle: deleteBackend },
+    {
+      method: 'PUT',
+      pattern: `${prefix}/backends/{backendId}/servers`,
+      operation: 'SetBackendServers',
+      handle: (ctx) => writePool(ctx, (_current, given) => given),
+    },
+    {
+      method: 'POST',
+      pattern: `${prefix}/backends/{backendId}/servers`,
+      operation: 'AddBackendServers',
+      handle: (ctx) => writePool(ctx, (current, given) => [...current, ...given.filter((ip) => !current.includes(ip))]),
+    },
+    {
+      method: 'DELETE',
+      pattern: `${prefix}/backends/{backendId}/servers`,
+      operation: 'RemoveBackendServers',
+      handle: (ctx) => writePool(ctx, (current, given) => current.filter((ip) => !given.includes(ip))),
+    },
+    {
+      method: 'PUT',
+      pattern: `${prefix}/backends/{backendId}/healthcheck`,
+      operation: 'UpdateHealthCheck',
+      handle: updateHealthCheck,
+    },
+  ];
+}
+
+export const lbApiRoutes: Route[] = [...lbRoutes('/lb/v1/zones/{zone}'), ...lbRoutes('/lb/v1/regions/{region}')];

@@ -1,0 +1,166 @@
+/** The HTTP server: call log, latency, faults, auth, then the API or control routes. */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { handleControl } from './control';
+import type { EmulatorControls } from './controls';
+import { ApiError, apiErrors, defaultFaultBody } from './errors';
+import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
+import { instanceApiRoutes } from './routes/instance';
+import { ipamApiRoutes } from './routes/ipam';
+import { lbApiRoutes } from './routes/lb';
+import type { CallRecord } from './types';
+
+const API_ROUTES: readonly Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...ipamApiRoutes];
+const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
+const CONTROL_PREFIX = '/_emulator/';
+
+export interface ServerSettings {
+  host: string;
+  port: number;
+  latencyMs: number;
+  requireAuth: boolean;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function hasAuthToken(req: IncomingMessage): boolean {
+  const token = req.headers['x-auth-token'];
+  return typeof token === 'string' && token.length > 0;
+}
+
+class RequestPipeline {
+  constructor(
+    private readonly controls: EmulatorControls,
+    private readonly settings: ServerSettings,
+  ) {}
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://emulator.local');
+    const method = req.method ?? 'GET';
+    const bodyText = await readBody(req);
+    if (url.pathname.startsWith(CONTROL_PREFIX)) {
+      sendJson(res, this.control(method, url.pathname, bodyText));
+      return;
+    }
+    await this.api(req, res, method, url, bodyText);
+  }
+
+  private control(method: string, path: string, bodyText: string): JsonAnswer {
+    try {
+      return handleControl(method, path, parseJsonBody(bodyText), this.controls);
+    } catch (error) {
+      if (error instanceof ApiError) return { status: error.status, body: error.body };
+      return { status: 500, body: { message: (error as Error).message } };
+    }
+  }
+
+  private async api(req: IncomingMessage, res: ServerResponse, method: string, url: URL, bodyText: string): Promise<void> {
+    const match = matchRoute(API_ROUTES, method, url.pathname);
+    const operation = match.kind === 'found' ? match.route.operation : 'Unknown';
+    const call = this.controls.callLog.start(
+      operation,
+      method,
+      url.pathname,
+      url.search.replace(/^\?/, ''),
+      WRITE_METHODS.includes(method),
+    );
+    const answer = (result: JsonAnswer): void => {
+      if (!res.destroyed) sendJson(res, result);
+      this.controls.callLog.finish(call, res.destroyed ? 0 : result.status);
+    };
+
+    if (this.settings.latencyMs > 0) await sleep(this.settings.latencyMs);
+
+    const fault = this.controls.faultQueue.take(operation, url.pathname);
+    if (fault?.latencyMs) await sleep(fault.latencyMs);
+    if (fault?.reset) {
+      this.controls.callLog.finish(call, 0);
+      req.socket.resetAndDestroy();
+      return;
+    }
+    if (fault?.hang) {
+      // Never answer: the socket stays open until the client aborts or the emulator stops.
+      res.on('close', () => this.controls.callLog.finish(call, 0));
+      return;
+    }
+    if (fault?.status !== undefined) {
+      answer({ status: fault.status, body: fault.body ?? defaultFaultBody(fault.status), headers: fault.headers });
+      return;
+    }
+
+    answer(this.route(req, method, url, bodyText, match, call));
+  }
+
+  private route(
+    req: IncomingMessage,
+    method: string,
+    url: URL,
+    bodyText: string,
+    match: RouteMatch<RouteContext>,
+    call: CallRecord,
+  ): JsonAnswer {
+    try {
+      if (this.settings.requireAuth && !hasAuthToken(req)) throw apiErrors.deniedAuthentication();
+      if (match.kind === 'none') throw apiErrors.noRoute(method, url.pathname);
+      if (match.kind === 'wrong-method') throw apiErrors.methodNotAllowed(method, url.pathname);
+      return match.route.handle({
+        params: match.params,
+        query: url.searchParams,
+        body: parseJsonBody(bodyText),
+        state: this.controls.state,
+        notePoolWrite: (write) => this.controls.callLog.notePoolWrite(call, write),
+      });
+    } catch (error) {
+      if (error instanceof ApiError) return { status: error.status, body: error.body };
+      console.error('[emulator] handler failed', error);
+      return { status: 500, body: { message: 'internal error', type: 'internal' } };
+    }
+  }
+}
+
+export async function listen(controls: EmulatorControls, settings: ServerSettings): Promise<RunningServer> {
+  const pipeline = new RequestPipeline(controls, settings);
+  const server: Server = createServer((req, res) => {
+    pipeline.handle(req, res).catch((error: unknown) => {
+      console.error('[emulator] request failed', error);
+      if (!res.headersSent && !res.destroyed) sendJson(res, { status: 500, body: { message: 'internal error', type: 'internal' } });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  let stopping: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stop: () => {
+      stopping ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Hung requests and idle keep-alive sockets would otherwise hold close() open.
+        server.closeAllConnections();
+      });
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,170 @@
+/** The emulator's in-memory world: LBs, backends, servers and IPAM addresses. */
+import { randomUUID } from 'node:crypto';
+import type { BackendSettings, BackendRecord, HealthCheckFields, IpamIpRecord, LbRecord, ServerRecord } from './model';
+import {
+  DEFAULT_PROJECT_ID,
+  backendFromSeed,
+  ipamIpFromSeed,
+  lbFromSeed,
+  regionOfZone,
+  serverFromSeed,
+  type Ownership,
+} from './seed';
+import { LB_STATUSES, type EmulatorSeed, type LbStatus, type SeedServer } from './types';
+
+export type InstanceStatus = 'unknown' | 'ready' | 'pending';
+
+export class EmulatorState {
+  readonly lbs = new Map<string, LbRecord>();
+  readonly backends = new Map<string, BackendRecord>();
+  readonly servers = new Map<string, ServerRecord>();
+  readonly ips = new Map<string, IpamIpRecord>();
+  owner: Ownership = { projectId: DEFAULT_PROJECT_ID, organizationId: DEFAULT_PROJECT_ID };
+
+  constructor(readonly instancePendingMs: number) {}
+
+  /** Replaces the whole world with the seed's content. */
+  loadSeed(seed: EmulatorSeed): void {
+    this.lbs.clear();
+    this.backends.clear();
+    this.servers.clear();
+    this.ips.clear();
+    const projectId = seed.projectId ?? DEFAULT_PROJECT_ID;
+    this.owner = { projectId, organizationId: seed.organizationId ?? projectId };
+    // Seeded entities get strictly increasing creation times, so ordering by date is deterministic.
+    const base = Date.now() - 60_000;
+    let tick = 0;
+    const nextTime = (): string => new Date(base + tick++).toISOString();
+    for (const lbSeed of seed.lbs ?? []) {
+      const now = nextTime();
+      if (lbSeed.status !== undefined && !LB_STATUSES.includes(lbSeed.status)) {
+        throw new Error(`seed LB ${lbSeed.name}: unknown status ${lbSeed.status}`);
+      }
+      const lb = lbFromSeed(lbSeed, this.owner, now);
+      this.lbs.set(lb.id, lb);
+      for (const backendSeed of lbSeed.backends ?? []) {
+        const backend = backendFromSeed(backendSeed, lb.id, nextTime());
+        this.backends.set(backend.id, backend);
+      }
+    }
+    for (const serverSeed of seed.servers ?? []) this.upsertServer(serverSeed, nextTime());
+    const defaultRegion = regionOfZone(seed.lbs?.[0]?.zone ?? seed.servers?.[0]?.zone ?? 'fr-par-1');
+    for (const ipSeed of seed.ips ?? []) {
+      const ip = ipamIpFromSeed(ipSeed, this.owner, defaultRegion, nextTime());
+      this.ips.set(ip.id, ip);
+    }
+  }
+
+  // ---- LB status ----
+
+  lbStatus(lb: LbRecord, now = Date.now()): LbStatus {
+    if (lb.statusRevertsAt !== null && now >= lb.statusRevertsAt) {
+      lb.status = 'ready';
+      lb.statusRevertsAt = null;
+      lb.updatedAt = new Date(now).toISOString();
+    }
+    return lb.status;
+  }
+
+  instanceStatus(lb: LbRecord, now = Date.now()): InstanceStatus {
+    const status = this.lbStatus(lb, now);
+    if (status === 'creating') return 'unknown';
+    return now < lb.instancesPendingUntil ? 'pending' : 'ready';
+  }
+
+  instanceUpdatedAt(lb: LbRecord, now = Date.now()): string {
+    const last = now < lb.instancesPendingUntil ? lb.instancesUpdatedAt : Math.max(lb.instancesUpdatedAt, lb.instancesPendingUntil);
+    return new Date(last).toISOString();
+  }
+
+  setLbStatus(lbId: string, status: LbStatus, forMs?: number): void {
+    const lb = this.requireLb(lbId);
+    if (!LB_STATUSES.includes(status)) throw new Error(`unknown LB status ${status}`);
+    lb.status = status;
+    lb.statusRevertsAt = forMs !== undefined && forMs >= 0 ? Date.now() + forMs : null;
+    lb.updatedAt = new Date().toISOString();
+  }
+
+  /** A backend write makes the LB's instances apply new config for a while. */
+  markInstancesPending(lb: LbRecord, now = Date.now()): void {
+    lb.instancesUpdatedAt = now;
+    lb.instancesPendingUntil = now + this.instancePendingMs;
+  }
+
+  requireLb(lbId: string): LbRecord {
+    const lb = this.lbs.get(lbId);
+    if (!lb) throw new Error(`no LB ${lbId}`);
+    return lb;
+  }
+
+  backendsOf(lbId: string): BackendRecord[] {
+    return [...this.backends.values()].filter((backend) => backend.lbId === lbId);
+  }
+
+  // ---- backend mutations (validation and status checks are the caller's job) ----
+
+  createBackend(lb: LbRecord, settings: BackendSettings, healthCheck: HealthCheckFields, pool: string[]): BackendRecord {
+    const now = new Date().toISOString();
+    const backend: BackendRecord = { id: randomUUID(), lbId: lb.id, settings, healthCheck, pool, createdAt: now, updatedAt: now };
+    this.backends.set(backend.id, backend);
+    this.markInstancesPending(lb);
+    return backend;
+  }
+
+  updateBackend(backend: BackendRecord, settings: BackendSettings): void {
+    backend.settings = settings;
+    this.touch(backend);
+  }
+
+  setHealthCheck(backend: BackendRecord, healthCheck: HealthCheckFields): void {
+    backend.healthCheck = healthCheck;
+    this.touch(backend);
+  }
+
+  setPool(backend: BackendRecord, pool: string[]): void {
+    backend.pool = [...new Set(pool)];
+    this.touch(backend);
+  }
+
+  deleteBackend(backend: BackendRecord): void {
+    this.backends.delete(backend.id);
+    const lb = this.lbs.get(backend.lbId);
+    if (lb) this.markInstancesPending(lb);
+  }
+
+  private touch(backend: BackendRecord): void {
+    backend.updatedAt = new Date().toISOString();
+    const lb = this.lbs.get(backend.lbId);
+    if (lb) this.markInstancesPending(lb);
+  }
+
+  // ---- servers ----
+
+  upsertServer(seed: SeedServer, now = new Date().toISOString()): ServerRecord {
+    const existing = seed.id ? this.servers.get(seed.id) : undefined;
+    if (existing) this.removeServer(existing.id);
+    const { server, ips } = serverFromSeed(seed, this.owner, now);
+    if (existing) server.createdAt = existing.createdAt;
+    this.servers.set(server.id, server);
+    for (const ip of ips) this.ips.set(ip.id, ip);
+    return server;
+  }
+
+  removeServer(serverId: string): boolean {
+    const removed = this.servers.delete(serverId);
+    for (const [id, ip] of this.ips) {
+      if (ip.ownerServerId === serverId) this.ips.delete(id);
+    }
+    return removed;
+  }
+
+  /** Simulates a kOps rolling update: the old server goes away, a new one takes its place. */
+  replaceServer(oldServerId: string, next: SeedServer): ServerRecord {
+    this.removeServer(oldServerId);
+    return this.upsertServer(next);
+  }
+
+  ipamIdsOfNic(nicId: string): string[] {
+    return [...this.ips.values()].filter((ip) => ip.resource?.id === nicId).map((ip) => ip.id);
+  }
+}

@@ -1,0 +1,163 @@
+/** Public types of the emulator: seed format, options, handle, call log, faults. */
+
+export type LbStatus =
+  | 'unknown'
+  | 'ready'
+  | 'pending'
+  | 'stopped'
+  | 'error'
+  | 'locked'
+  | 'migrating'
+  | 'to_create'
+  | 'creating'
+  | 'to_delete'
+  | 'deleting';
+
+export const LB_STATUSES: readonly LbStatus[] = [
+  'unknown',
+  'ready',
+  'pending',
+  'stopped',
+  'error',
+  'locked',
+  'migrating',
+  'to_create',
+  'creating',
+  'to_delete',
+  'deleting',
+];
+
+export const TRANSIENT_LB_STATUSES: readonly LbStatus[] = [
+  'pending',
+  'migrating',
+  'to_create',
+  'creating',
+  'to_delete',
+  'deleting',
+];
+
+/**
+ * A backend in a seed uses the API's own wire shape (snake_case). Durations may be given
+ * the way the API accepts them (integer ms, or "0.5s"-style strings for
+ * transient_check_delay / timeout_queue); missing fields take the API's create defaults.
+ */
+export interface SeedBackend {
+  id?: string;
+  name: string;
+  forward_protocol?: 'tcp' | 'http';
+  forward_port: number;
+  forward_port_algorithm?: 'roundrobin' | 'leastconn' | 'first';
+  sticky_sessions?: 'none' | 'cookie' | 'table';
+  sticky_sessions_cookie_name?: string;
+  proxy_protocol?: string;
+  on_marked_down_action?: string;
+  pool?: string[];
+  health_check?: Record<string, unknown>;
+  created_at?: string;
+  updated_at?: string;
+  [field: string]: unknown;
+}
+
+export interface SeedLb {
+  id?: string;
+  name: string;
+  zone: string;
+  status?: LbStatus;
+  tags?: string[];
+  ipAddress?: string;
+  description?: string;
+  /** Commercial type, e.g. "lb-s" (default). */
+  type?: string;
+  createdAt?: string;
+  backends?: SeedBackend[];
+}
+
+export interface SeedPrivateNic {
+  id?: string;
+  privateNetworkId?: string;
+  macAddress?: string;
+  /** IPAM addresses of this NIC in CIDR form, e.g. "10.0.0.2/22". */
+  ipamAddresses: string[];
+}
+
+export interface SeedServer {
+  id?: string;
+  name: string;
+  zone: string;
+  tags: string[];
+  state?: string;
+  /** Routed public IPs (IPv4 or IPv6, without prefix length). */
+  publicIps?: string[];
+  privateNics?: SeedPrivateNic[];
+  commercialType?: string;
+  createdAt?: string;
+}
+
+/** An IPAM address not owned by a seeded server (e.g. a reserved IP); a superset of the brief's format. */
+export interface SeedIpamIp {
+  id?: string;
+  address: string;
+  region?: string;
+  zone?: string | null;
+  projectId?: string;
+  privateNetworkId?: string;
+  subnetId?: string;
+  tags?: string[];
+  resource?: { type: string; id: string; macAddress?: string | null; name?: string | null } | null;
+  createdAt?: string;
+}
+
+export interface EmulatorSeed {
+  projectId?: string;
+  organizationId?: string;
+  lbs?: SeedLb[];
+  servers?: SeedServer[];
+  ips?: SeedIpamIp[];
+}
+
+export interface EmulatorOptions {
+  port?: number;
+  host?: string;
+  seed?: EmulatorSeed;
+  instancePendingMs?: number;
+  latencyMs?: number;
+  requireAuth?: boolean;
+}
+
+export interface CallRecord {
+  seq: number;
+  at: number;
+  operation: string;
+  method: string;
+  path: string;
+  query: string;
+  /** HTTP status answered; 0 while in flight, or when the emulator hung up or reset the connection. */
+  status: number;
+  write: boolean;
+  durationMs: number;
+}
+
+export interface PoolWrite {
+  at: number;
+  seq: number;
+  operation: string;
+  backendId: string;
+  backendName: string;
+  lbId: string;
+  /** Pool after the write; for DeleteBackend, the pool the backend had when it was deleted. */
+  pool: string[];
+  deleted?: boolean;
+}
+
+export interface FaultSpec {
+  operation?: string;
+  pathIncludes?: string;
+  status?: number;
+  body?: unknown;
+  /** How many matching requests this fault applies to; default 1; Infinity or -1 = always. */
+  count?: number;
+  latencyMs?: number;
+  hang?: boolean;
+  reset?: boolean;
+  headers?: Record<string, string>;
+}
