@@ -81,6 +81,7 @@ const runtimeSchema = z.object({
   LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
 });
 
 export interface RuntimeConfig {
@@ -92,6 +93,7 @@ export interface RuntimeConfig {
   waitBudgetMs: number;
   requestTimeoutMs: number;
   logLevel: z.output<typeof runtimeSchema>['LOG_LEVEL'];
+  logFormat: 'json' | 'pretty';
 }
 
 export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
@@ -106,6 +108,7 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     waitBudgetMs: v.LBSYNC_WAIT_BUDGET_MS,
     requestTimeoutMs: v.LBSYNC_REQUEST_TIMEOUT_MS,
     logLevel: v.LOG_LEVEL,
+    logFormat: v.LOG_FORMAT,
   };
 }
 

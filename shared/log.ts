@@ -16,6 +16,8 @@ const REDACT_PATHS = [
 export interface LoggerOptions {
   service: string;
   level?: string;
+  /** json (default, for the platform's log pipeline) or pretty (one readable line per event, for people). */
+  format?: 'json' | 'pretty';
   /** Literal secret values to scrub from any string that reaches the log (belt and braces over paths). */
   secrets?: readonly string[];
   destination?: pino.DestinationStream;
@@ -31,7 +33,8 @@ function scrubber(secrets: readonly string[]) {
 export function createLogger(options: LoggerOptions): Logger {
   const scrub = scrubber(options.secrets ?? []);
   const destination = options.destination ?? pino.destination({ dest: 1, sync: true });
-  const scrubbingDestination: pino.DestinationStream = { write: (line: string) => destination.write(scrub(line)) };
+  const render = options.format === 'pretty' ? prettyLine : (line: string) => line;
+  const scrubbingDestination: pino.DestinationStream = { write: (line: string) => destination.write(render(scrub(line))) };
   return pino(
     {
       level: options.level ?? 'info',
@@ -61,4 +64,25 @@ export function invocationLogger(base: Logger, info: InvocationInfo): Logger {
     ...(info.memorySizeMb !== undefined && { function_memory_size: info.memorySizeMb }),
     ...(info.requestId && { function_request_id: info.requestId }),
   });
+}
+
+const PERSISTENT_KEYS = new Set(['level', 'message', 'timestamp', 'service', 'cold_start', 'function_name', 'function_memory_size', 'function_request_id', 'event_id', 'target', 'attempt']);
+
+/** "20:10:05.123 INFO  reconcile demo.k8s.local evt-1234 #1  plan: ..." for the local stack and CLI. */
+export function prettyLine(line: string): string {
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const time = typeof entry.timestamp === 'string' ? entry.timestamp.slice(11, 23) : '';
+  const level = String(entry.level ?? '').padEnd(5);
+  const who = String(entry.function_name ?? entry.service ?? '').replace(/^lbsync-/, '');
+  const scope = [entry.target, typeof entry.event_id === 'string' ? entry.event_id.slice(0, 12) : undefined, entry.attempt !== undefined ? `#${entry.attempt}` : undefined]
+    .filter((part) => part !== undefined)
+    .join(' ');
+  const extra = Object.entries(entry).filter(([key]) => !PERSISTENT_KEYS.has(key) && !['plan', 'pool', 'warning'].includes(key));
+  const tail = entry.level === 'DEBUG' && extra.length > 0 ? `  ${JSON.stringify(Object.fromEntries(extra))}` : '';
+  return `${time} ${level} ${who.padEnd(9)} ${scope ? `${scope}  ` : ''}${String(entry.message ?? '')}${tail}\n`;
 }

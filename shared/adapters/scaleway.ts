@@ -1,4 +1,4 @@
-import { createClient } from '@scaleway/sdk-client';
+import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
@@ -150,15 +150,17 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
     return fetch(input, { ...init, signal });
   };
-  const client = createClient({
-    accessKey: settings.accessKey,
-    secretKey: settings.secretKey,
-    ...(settings.projectId && { defaultProjectId: settings.projectId }),
-    ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
-    ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
-    httpClient: countingFetch,
-    defaultPageSize: PAGE_SIZE,
-  });
+  const client = createAdvancedClient(
+    withProfile({
+      accessKey: settings.accessKey,
+      secretKey: settings.secretKey,
+      ...(settings.projectId && { defaultProjectId: settings.projectId }),
+      ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
+      ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
+    }),
+    withHTTPClient(countingFetch),
+    withDefaultPageSize(PAGE_SIZE),
+  );
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
   const ipam = new Ipamv1.API(client);

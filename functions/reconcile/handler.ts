@@ -1,0 +1,24 @@
+import { functionShell } from '../../shared/function-shell';
+import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
+import { requestBody } from '../../shared/platform';
+
+/**
+ * Queue trigger: the raw message body arrives as the HTTP body; 2xx deletes the message, >= 300 redelivers it.
+ * A configuration error answers 500: nothing could be handed on, so the platform redelivers (and redrives).
+ */
+export const handle = functionShell(
+  'reconcile',
+  (event, runtime, logger) => {
+    const { reconcileQueueUrl, deadLetterQueueUrl } = runtime.queueEnv();
+    return handleReconcileMessage(requestBody(event), {
+      targets: runtime.targetsByName(),
+      gateway: runtime.gateway,
+      queue: runtime.queue,
+      reconcileQueueUrl,
+      deadLetterQueueUrl,
+      runtime: runtime.config,
+      logger,
+    });
+  },
+  (message) => ({ outcome: 'handoff_failed', error: { code: 'invalid_config', message } }),
+);

@@ -1,0 +1,16 @@
+import { functionShell } from '../../shared/function-shell';
+import { handleSweepRequest } from '../../shared/handlers/sweep-request';
+import { requestBody } from '../../shared/platform';
+
+/** Cron trigger: its JSON args arrive as the body; enqueues one `sweep` event per selected target. */
+export const handle = functionShell(
+  'sweep',
+  (event, runtime, logger) =>
+    handleSweepRequest(requestBody(event), {
+      targets: runtime.targets(),
+      queue: runtime.queue,
+      reconcileQueueUrl: runtime.queueEnv().reconcileQueueUrl,
+      logger,
+    }),
+  (message) => ({ error: 'invalid_config', message }),
+);

@@ -1,0 +1,47 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createRequire } from 'node:module';
+import { serveHandler } from '@scaleway/serverless-functions';
+import type { Handle } from '../shared/function-shell';
+
+export const FUNCTION_NAMES = ['reconcile', 'inject', 'sweep'] as const;
+export type FunctionName = (typeof FUNCTION_NAMES)[number];
+
+export interface ServedFunction {
+  name: FunctionName;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** The handlers, either the built bundles (dist/, what gets deployed) or the TypeScript sources. */
+export async function loadHandlers(from: 'dist' | 'source'): Promise<Record<FunctionName, Handle>> {
+  if (from === 'dist') {
+    const require = createRequire(import.meta.url);
+    const load = (name: FunctionName) => (require(`../dist/${name}/handler.js`) as { handle: Handle }).handle;
+    return { reconcile: load('reconcile'), inject: load('inject'), sweep: load('sweep') };
+  }
+  const [reconcile, inject, sweep] = await Promise.all([
+    import('../functions/reconcile/handler'),
+    import('../functions/inject/handler'),
+    import('../functions/sweep/handler'),
+  ]);
+  return { reconcile: reconcile.handle, inject: inject.handle, sweep: sweep.handle };
+}
+
+/** Serves one handler with Scaleway's own local runtime emulation (@scaleway/serverless-functions). */
+export async function serveFunction(name: FunctionName, handle: Handle, port = 0): Promise<ServedFunction> {
+  const silence = console.log;
+  console.log = (...args: unknown[]) => {
+    if (!(typeof args[0] === 'string' && args[0].startsWith('Server listening at'))) silence(...args);
+  };
+  const app = serveHandler(handle as Parameters<typeof serveHandler>[0], port);
+  try {
+    await app.ready();
+    if (!app.server.listening) await once(app.server, 'listening');
+  } finally {
+    console.log = silence;
+  }
+  const address = app.server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { name, url: `http://${host}:${address.port}`, stop: () => app.close() };
+}

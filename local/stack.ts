@@ -1,0 +1,163 @@
+// The whole system on one machine, no Scaleway account: the emulated Scaleway API, an SQS-compatible
+// queue with its dead-letter queue, the three functions served by Scaleway's local runtime, a trigger
+// bridge playing the queue trigger, and a cron ticker for the sweep.
+import { randomBytes } from 'node:crypto';
+import type { EmulatorHandle, EmulatorSeed } from '../emulator';
+import { startEmulator } from '../emulator';
+import type { EventQueue } from '../shared/adapters/queue';
+import { createEventQueue } from '../shared/adapters/queue';
+import type { DeadLetterRecord } from '../shared/dead-letter';
+import { provisionQueues } from '../shared/queue/provision';
+import type { TargetInput } from '../shared/schemas/target';
+import { startCronTicker } from './cron';
+import type { LocalQueue } from './queue-server';
+import { startLocalQueue } from './queue-server';
+import type { FunctionName, ServedFunction } from './serve-functions';
+import { FUNCTION_NAMES, loadHandlers, serveFunction } from './serve-functions';
+import type { Delivery, TriggerBridge } from './trigger-bridge';
+import { startTriggerBridge } from './trigger-bridge';
+
+export interface LocalStackOptions {
+  seed: EmulatorSeed;
+  targets: TargetInput[];
+  /** dist: the deployable bundles (npm start); source: the TypeScript, for tests. */
+  functionsFrom: 'dist' | 'source';
+  instancePendingMs?: number;
+  /** Extra environment for the functions (retry tuning, LOG_LEVEL...). */
+  env?: Record<string, string>;
+  /** 5-field cron for the sweep; false for none. */
+  sweepCron?: string | false;
+  /** Per-receive visibility timeout of the bridge (the local queue honours it; Scaleway uses the queue's). */
+  visibilityTimeoutSeconds?: number;
+  maxReceiveCount?: number;
+  onDelivery?: (delivery: Delivery) => void;
+}
+
+export interface LocalStack {
+  emulator: EmulatorHandle;
+  queue: LocalQueue;
+  events: EventQueue;
+  reconcileQueueUrl: string;
+  deadLetterQueueUrl: string;
+  functions: Record<FunctionName, ServedFunction>;
+  bridge: TriggerBridge;
+  injectToken: string;
+  /** The environment the functions run with (credentials are local fakes). */
+  env: Record<string, string>;
+  inject(event: unknown, token?: string): Promise<{ status: number; body: unknown }>;
+  sweep(args?: unknown): Promise<{ status: number; body: unknown }>;
+  /** Reads (and removes) what the dead-letter queue holds. */
+  drainDeadLetters(): Promise<DeadLetterRecord[]>;
+  stop(): Promise<void>;
+}
+
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  return { status: response.status, body: parsed };
+}
+
+export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  const started: { stop(): Promise<void> | void }[] = [];
+  try {
+    const emulator = await startEmulator({ seed: options.seed, instancePendingMs: options.instancePendingMs ?? 1_500 });
+    started.push(emulator);
+    const queue = await startLocalQueue();
+    started.push(queue);
+    const events = createEventQueue(queue.settings);
+    const queues = await provisionQueues(events, {
+      reconcileQueueName: 'lbsync-reconcile',
+      deadLetterQueueName: 'lbsync-dead-letter',
+      functionTimeoutSeconds: 30,
+      ...(options.maxReceiveCount !== undefined && { maxReceiveCount: options.maxReceiveCount }),
+    });
+    const injectToken = randomBytes(24).toString('base64url');
+    const env: Record<string, string> = {
+      SCW_ACCESS_KEY: 'SCWLOCALEMULATOR0000',
+      SCW_SECRET_KEY: '00000000-0000-4000-8000-00000000c0de',
+      SCW_DEFAULT_PROJECT_ID: options.seed.projectId ?? '00000000-0000-4000-8000-000000000000',
+      SCW_DEFAULT_ZONE: 'fr-par-1',
+      SCW_API_URL: emulator.url,
+      SQS_ENDPOINT: queue.endpoint,
+      SQS_REGION: queue.region,
+      SQS_ACCESS_KEY_ID: queue.settings.accessKeyId,
+      SQS_SECRET_ACCESS_KEY: queue.settings.secretAccessKey,
+      RECONCILE_QUEUE_URL: queues.reconcileQueueUrl,
+      DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
+      LBSYNC_TARGETS: JSON.stringify(options.targets),
+      INJECT_TOKEN: injectToken,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...options.env,
+    };
+    // The functions run in this process and read their environment on first call, as on the platform.
+    Object.assign(process.env, env);
+    const handlers = await loadHandlers(options.functionsFrom);
+    const functions = {} as Record<FunctionName, ServedFunction>;
+    for (const name of FUNCTION_NAMES) {
+      functions[name] = await serveFunction(name, handlers[name]);
+      started.push(functions[name]);
+    }
+    const bridge = startTriggerBridge({
+      queue: events,
+      queueUrl: queues.reconcileQueueUrl,
+      functionUrl: functions.reconcile.url,
+      maxInFlight: 10,
+      ...(options.visibilityTimeoutSeconds !== undefined && { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+      ...(options.onDelivery && { onDelivery: options.onDelivery }),
+    });
+    started.push(bridge);
+    const sweep = (args: unknown = {}) => postJson(functions.sweep.url, args);
+    if (options.sweepCron) {
+      const ticker = startCronTicker(options.sweepCron, () => void sweep().catch(() => undefined));
+      started.push(ticker);
+    }
+    return {
+      emulator,
+      queue,
+      events,
+      reconcileQueueUrl: queues.reconcileQueueUrl,
+      deadLetterQueueUrl: queues.deadLetterQueueUrl,
+      functions,
+      bridge,
+      injectToken,
+      env,
+      inject: (event, token = injectToken) => postJson(functions.inject.url, event, { Authorization: `Bearer ${token}` }),
+      sweep,
+      async drainDeadLetters() {
+        const records: DeadLetterRecord[] = [];
+        for (;;) {
+          const batch = await events.receive(queues.deadLetterQueueUrl, { maxMessages: 10, waitSeconds: 0 });
+          if (batch.length === 0) return records;
+          for (const message of batch) {
+            records.push(JSON.parse(message.body) as DeadLetterRecord);
+            await events.delete(queues.deadLetterQueueUrl, message.receiptHandle);
+          }
+        }
+      },
+      stop: () => stopAll(started),
+    };
+  } catch (error) {
+    await stopAll(started);
+    throw error;
+  }
+}
+
+async function stopAll(started: { stop(): Promise<void> | void }[]): Promise<void> {
+  for (const part of [...started].reverse()) {
+    try {
+      await part.stop();
+    } catch {
+      // keep stopping the rest
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { backoffDelayMs } from './backoff';
+import type { DeadLetterReason } from './dead-letter';
+import type { LbSyncError } from './errors';
+import type { ReconcileResult } from './reconcile/reconcile-target';
+import type { LbSyncEvent } from './schemas/event';
+
+export type Disposition =
+  | { kind: 'done'; outcome: 'applied' | 'noop' }
+  | { kind: 'retry'; delayMs: number; next: LbSyncEvent; error: LbSyncError }
+  | { kind: 'dead_letter'; reason: DeadLetterReason; error: LbSyncError };
+
+export interface RetryPolicy {
+  baseMs: number;
+  capMs: number;
+  maxAttempts: number;
+}
+
+/** What to do with a reconcile's result: done, re-enqueue with backoff, or dead-letter. Pure. */
+export function dispose(event: LbSyncEvent, result: ReconcileResult, policy: RetryPolicy, now: Date, random: () => number = Math.random): Disposition {
+  if (!result.error) return { kind: 'done', outcome: result.status === 'applied' ? 'applied' : 'noop' };
+  const error = result.error;
+  if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
+  // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
+  const attempt = event.attempt + 1;
+  if (attempt >= policy.maxAttempts) return { kind: 'dead_letter', reason: 'retries_exhausted', error };
+  const delayMs = backoffDelayMs(event.attempt, policy, error.retryAfterMs ?? 0, random);
+  return {
+    kind: 'retry',
+    delayMs,
+    error,
+    next: { ...event, attempt, notBefore: new Date(now.getTime() + delayMs).toISOString() },
+  };
+}

@@ -1,0 +1,95 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { EventQueue } from '../adapters/queue';
+import { LbSyncError } from '../errors';
+import type { Logger } from '../log';
+import type { PlatformEvent, PlatformResponse } from '../platform';
+import { header, jsonResponse, requestBody } from '../platform';
+import { completeEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
+import type { FieldError } from '../schemas/field-errors';
+import type { Target } from '../schemas/target';
+
+export interface InjectDeps {
+  targets: ReadonlyMap<string, Target>;
+  queue: () => EventQueue;
+  reconcileQueueUrl: string;
+  /** Required unless insecure is set (local use only). */
+  token?: string;
+  insecure?: boolean;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** Compares digests so neither length nor content leaks through timing. */
+export function tokenMatches(presented: string, expected: string): boolean {
+  const a = createHash('sha256').update(presented).digest();
+  const b = createHash('sha256').update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+function bearer(event: PlatformEvent): string | undefined {
+  const value = header(event, 'authorization');
+  const match = value ? /^Bearer\s+(.+)$/i.exec(value.trim()) : null;
+  return match?.[1];
+}
+
+const badRequest = (message: string, errors: FieldError[]) => jsonResponse(400, { error: 'invalid_event', message, errors });
+
+/** POST an event: authenticate, validate, enqueue, answer 202 with its id. */
+export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps): Promise<PlatformResponse> {
+  const method = (event.httpMethod ?? 'POST').toUpperCase();
+  if (method !== 'POST') return jsonResponse(405, { error: 'method_not_allowed', message: 'use POST' }, { Allow: 'POST' });
+
+  if (!deps.token && !deps.insecure) {
+    deps.logger.error('INJECT_TOKEN is not set; refusing every request (set LBSYNC_INJECT_INSECURE=true only for local use)');
+    return jsonResponse(503, { error: 'not_configured', message: 'the inject function has no INJECT_TOKEN configured' });
+  }
+  if (deps.token) {
+    const presented = bearer(event);
+    if (!presented || !tokenMatches(presented, deps.token)) {
+      return jsonResponse(401, { error: 'unauthorized', message: 'missing or invalid credentials' }, { 'WWW-Authenticate': 'Bearer' });
+    }
+  }
+
+  const body = requestBody(event);
+  if (Buffer.byteLength(body, 'utf8') > MAX_EVENT_BYTES) {
+    return jsonResponse(413, { error: 'payload_too_large', message: `the body must be at most ${MAX_EVENT_BYTES} bytes` });
+  }
+  const contentType = header(event, 'content-type');
+  if (contentType && !/^application\/json\b/i.test(contentType.trim())) {
+    return jsonResponse(415, { error: 'unsupported_media_type', message: 'send Content-Type: application/json' });
+  }
+
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (error) {
+    return badRequest(`the body is not valid JSON: ${(error as Error).message}`, [
+      { path: 'event', message: 'is not valid JSON', fix: 'send a JSON object matching event version 1' },
+    ]);
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, 'source')) {
+    value = { ...value, source: 'manual' };
+  }
+  let parsed;
+  try {
+    parsed = parseEvent(completeEvent(value, deps.now?.() ?? new Date()));
+  } catch (error) {
+    const e = error as LbSyncError;
+    return badRequest(e.message, e.fieldErrors ?? []);
+  }
+  if (!deps.targets.has(parsed.target)) {
+    const known = [...deps.targets.keys()];
+    return badRequest(`no target named "${parsed.target}"`, [
+      { path: 'event.target', message: 'is not a configured target', received: JSON.stringify(parsed.target), allowed: known, fix: `use one of: ${known.join(', ')}` },
+    ]);
+  }
+
+  try {
+    await deps.queue().send(deps.reconcileQueueUrl, JSON.stringify(parsed));
+  } catch (error) {
+    deps.logger.error({ error: { message: (error as Error).message }, event_id: parsed.id }, 'could not enqueue the injected event');
+    return jsonResponse(503, { error: 'queue_unavailable', message: 'the event could not be enqueued; try again' });
+  }
+  deps.logger.info({ event_id: parsed.id, target: parsed.target, source: parsed.source }, 'event injected');
+  return jsonResponse(202, { eventId: parsed.id, target: parsed.target });
+}

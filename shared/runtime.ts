@@ -1,0 +1,44 @@
+import type { EventQueue } from './adapters/queue';
+import { createEventQueue } from './adapters/queue';
+import type { ScalewayGateway } from './adapters/scaleway';
+import { createScalewayGateway } from './adapters/scaleway';
+import type { Env, QueueEnv, RuntimeConfig } from './config';
+import { loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, scalewaySettingsFromEnv, secretValues } from './config';
+import type { Logger } from './log';
+import { createLogger } from './log';
+import type { Target } from './schemas/target';
+
+/** What a function needs, read once per process from the environment; each part only when first used. */
+export interface FunctionRuntime {
+  readonly logger: Logger;
+  readonly config: RuntimeConfig;
+  targets(): Target[];
+  targetsByName(): ReadonlyMap<string, Target>;
+  queueEnv(): QueueEnv;
+  queue(): EventQueue;
+  gateway(): ScalewayGateway;
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
+export function createFunctionRuntime(service: string, env: Env = process.env): FunctionRuntime {
+  const config = runtimeConfigFromEnv(env);
+  const logger = createLogger({ service, level: config.logLevel, format: config.logFormat, secrets: secretValues(env) });
+  const targets = once(() => loadTargets(env));
+  const targetsByName = once(() => new Map(targets().map((t) => [t.name, t])));
+  const queueEnv = once(() => queueEnvFromEnv(env));
+  const queue = once(() => {
+    const q = queueEnv();
+    return createEventQueue({
+      ...(q.endpoint && { endpoint: q.endpoint }),
+      region: q.region,
+      accessKeyId: q.accessKeyId,
+      secretAccessKey: q.secretAccessKey,
+    });
+  });
+  const scaleway = once(() => scalewaySettingsFromEnv(env));
+  return { logger, config, targets, targetsByName, queueEnv, queue, gateway: () => createScalewayGateway(scaleway()) };
+}

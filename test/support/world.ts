@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import type { ScalewayGateway } from '../../shared/adapters/scaleway';
+import { createScalewayGateway } from '../../shared/adapters/scaleway';
+import type { Target } from '../../shared/schemas/target';
+import { parseTargets } from '../../shared/schemas/target';
+import type { EmulatorHandle, EmulatorSeed } from '../../emulator';
+import { startEmulator } from '../../emulator';
+
+export const DEMO_CLUSTER = 'demo.k8s.local';
+export const DEMO_CONTROL_PLANE_IPS = ['51.15.100.11', '51.15.100.12', '51.15.100.13'];
+export const DEMO_WORKER_IPS = ['51.15.100.21', '51.15.100.22'];
+export const DEMO_LB_ID = 'bd9c66b3-ad3c-4d6d-9a3d-1fa7bc8960a9';
+export const DEMO_CP0_ID = '972a8469-1641-4f82-8b9d-2434e465e150';
+
+export function demoSeed(): EmulatorSeed {
+  return JSON.parse(readFileSync(new URL('../../emulator/seeds/demo.json', import.meta.url), 'utf8')) as EmulatorSeed;
+}
+
+export function demoTarget(overrides: Record<string, unknown> = {}): Target {
+  if (Object.keys(overrides).length === 0) return parseTargets([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }])[0] as Target;
+  const [base] = parseTargets([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]);
+  return parseTargets([{ ...base, ...overrides }])[0] as Target;
+}
+
+export const FAKE_ACCESS_KEY = 'SCWTESTACCESSKEY0001';
+export const FAKE_SECRET_KEY = '11111111-2222-4333-8444-555555555555';
+
+export interface World {
+  emulator: EmulatorHandle;
+  gateway(requestTimeoutMs?: number): ScalewayGateway;
+  /** The emulator's view of a backend (API wire shape). */
+  backends(): Record<string, unknown>[];
+  writes(): string[];
+  stop(): Promise<void>;
+}
+
+export async function startWorld(options: { instancePendingMs?: number; seed?: EmulatorSeed } = {}): Promise<World> {
+  const emulator = await startEmulator({ seed: options.seed ?? demoSeed(), instancePendingMs: options.instancePendingMs ?? 30 });
+  return {
+    emulator,
+    gateway: (requestTimeoutMs = 5_000) =>
+      createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs }),
+    backends: () => {
+      const state = emulator.dumpState() as { lbs: { backends: Record<string, unknown>[] }[] };
+      return state.lbs.flatMap((lb) => lb.backends);
+    },
+    writes: () => emulator.calls().filter((c) => c.write).map((c) => c.operation),
+    stop: () => emulator.stop(),
+  };
+}
