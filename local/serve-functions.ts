@@ -28,19 +28,24 @@ export async function loadHandlers(from: 'dist' | 'source'): Promise<Record<Func
   return { reconcile: reconcile.handle, inject: inject.handle, sweep: sweep.handle };
 }
 
+let listeningNoticeMuted = false;
+
+/** serveHandler prints "Server listening at ..." for each function; our own banner says it once, better. */
+function muteListeningNotice(): void {
+  if (listeningNoticeMuted) return;
+  listeningNoticeMuted = true;
+  const log = console.log.bind(console);
+  console.log = (...args: unknown[]) => {
+    if (!(typeof args[0] === 'string' && args[0].startsWith('Server listening at'))) log(...args);
+  };
+}
+
 /** Serves one handler with Scaleway's own local runtime emulation (@scaleway/serverless-functions). */
 export async function serveFunction(name: FunctionName, handle: Handle, port = 0): Promise<ServedFunction> {
-  const silence = console.log;
-  console.log = (...args: unknown[]) => {
-    if (!(typeof args[0] === 'string' && args[0].startsWith('Server listening at'))) silence(...args);
-  };
+  muteListeningNotice();
   const app = serveHandler(handle as Parameters<typeof serveHandler>[0], port);
-  try {
-    await app.ready();
-    if (!app.server.listening) await once(app.server, 'listening');
-  } finally {
-    console.log = silence;
-  }
+  await app.ready();
+  if (!app.server.listening) await once(app.server, 'listening');
   const address = app.server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return { name, url: `http://${host}:${address.port}`, stop: () => app.close() };

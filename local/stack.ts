@@ -68,6 +68,8 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
 }
 
 export async function startLocalStack(options: LocalStackOptions): Promise<LocalStack> {
+  // The AWS SDK warns about Node 20 once per process; deployed functions run node22.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const started: { stop(): Promise<void> | void }[] = [];
   try {
     const emulator = await startEmulator({ seed: options.seed, instancePendingMs: options.instancePendingMs ?? 1_500 });

@@ -22,7 +22,7 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
       runtime ??= createFunctionRuntime(`lbsync-${name}`);
       const id = requestId(event);
       const logger = invocationLogger(runtime.logger, {
-        functionName: context.functionName ?? name,
+        functionName: context.functionName || name,
         coldStart: wasCold,
         ...(context.memoryLimitInMb !== undefined && { memorySizeMb: context.memoryLimitInMb }),
         ...(id && { requestId: id }),

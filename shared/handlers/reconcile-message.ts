@@ -98,7 +98,12 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       }
     }
 
-    const result = await reconcileTarget(target, event, { gateway: deps.gateway(), waitBudgetMs: deps.runtime.waitBudgetMs, sleep });
+    const result = await reconcileTarget(target, event, {
+      gateway: deps.gateway(),
+      waitBudgetMs: deps.runtime.waitBudgetMs,
+      sleep,
+      onPlanned: (actions, pool) => logPlan(log, actions, pool.ips),
+    });
     logResult(log, result);
     const disposition = dispose(event, result, deps.runtime.retry, now(), deps.random);
     const common = {
@@ -144,13 +149,17 @@ function describeAction(action: Action): string {
   }
 }
 
+function logPlan(log: Logger, actions: readonly Action[], pool: readonly string[]): void {
+  if (actions.length === 0) log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
+  else log.info({ plan: actions.map(describeAction) }, `plan: ${actions.map(describeAction).join('; ')}`);
+}
+
 function logResult(log: Logger, result: ReconcileResult): void {
   for (const warning of result.warnings) log.warn({ warning }, warning);
-  if (result.planned.length > 0) log.info({ plan: result.planned.map(describeAction) }, `plan: ${result.planned.map(describeAction).join('; ')}`);
-  else if (!result.error) log.info({ pool: result.pool?.ips }, 'plan: in sync, nothing to do');
-  log.info(
+  // A failure is told once, by the retry or dead-letter line that follows; here only the figures.
+  log[result.error ? 'debug' : 'info'](
     { status: result.status, done: result.done.map((a) => a.kind), apiCalls: result.apiCalls, durationMs: result.durationMs, ...(result.error && { error: errorSummary(result.error) }) },
-    `reconcile ${result.status}${result.error ? `: ${result.error.message}` : ''}`,
+    `reconcile ${result.status}: ${result.done.length} write(s), ${result.apiCalls.reads} read(s), ${result.durationMs} ms`,
   );
 }
 

@@ -8,7 +8,7 @@ export type Sleep = (ms: number) => Promise<void>;
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const FIRST_POLL_MS = 250;
-const MAX_POLL_MS = 2_000;
+const MAX_POLL_MS = 1_000;
 
 /**
  * Polls GetLb until the LB and all its instances are ready again, within budgetMs.
@@ -36,7 +36,7 @@ export async function waitUntilApplied(
     const remaining = deadline - now();
     if (remaining <= 0) break;
     await sleep(Math.min(delay, remaining));
-    delay = Math.min(MAX_POLL_MS, Math.round(delay * 1.6));
+    delay = Math.min(MAX_POLL_MS, Math.round(delay * 1.3));
   }
   const state = last ? `status ${last.status}, instances ${last.instanceStatuses.join('/') || 'none'}` : 'no answer';
   throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(lbId)}: not ready after ${budgetMs} ms (${state})`);

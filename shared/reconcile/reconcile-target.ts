@@ -37,6 +37,8 @@ export interface ReconcileOptions {
   waitBudgetMs: number;
   sleep?: Sleep;
   now?: () => number;
+  /** Told the plan before any write, so logs read in the order things happen. */
+  onPlanned?: (actions: readonly Action[], pool: DiscoveredPool) => void;
 }
 
 type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun'>>;
@@ -90,6 +92,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     }
     const planned = plan(desiredBackends(target, pool.ips), observed.byName);
     result.planned = planned;
+    options.onPlanned?.(planned, pool);
     if (planned.length === 0) return finish({ status: 'noop' });
     if (dryRun) return finish({ status: 'planned' });
 

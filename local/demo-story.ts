@@ -1,0 +1,111 @@
+// The demo `npm start -- --once` tells, step by step, on the embedded stack:
+// sweep creates the backend; a control-plane server is replaced and an instance-replacement event injected
+// while the LB is busy, so the event is retried with backoff; the pool ends on the new control plane;
+// an invalid event lands in the dead-letter queue.
+import type { LocalStack } from './stack';
+
+export const DEMO_CLUSTER = 'demo.k8s.local';
+export const DEMO_LB_ID = 'bd9c66b3-ad3c-4d6d-9a3d-1fa7bc8960a9';
+const REPLACED_SERVER_ID = '972a8469-1641-4f82-8b9d-2434e465e150';
+const NEW_SERVER = {
+  id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11',
+  name: 'control-plane-fr-par-1-0-r1',
+  zone: 'fr-par-1',
+  state: 'starting',
+  tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane', 'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1'],
+  publicIps: ['51.15.100.14'],
+  privateNics: [{ ipamAddresses: ['10.0.0.14/22'] }],
+};
+
+export interface StoryStep {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+type Say = (line: string) => void;
+
+function backendPool(stack: LocalStack): string[] | undefined {
+  const state = stack.emulator.dumpState() as { lbs: { id: string; backends: { name: string; pool: string[] }[] }[] };
+  return state.lbs.find((lb) => lb.id === DEMO_LB_ID)?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
+}
+
+function controlPlaneIps(stack: LocalStack): string[] {
+  const state = stack.emulator.dumpState() as { servers: { tags: string[]; public_ips: { address: string }[] }[] };
+  return state.servers
+    .filter((s) => s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane'))
+    .flatMap((s) => s.public_ips.map((ip) => ip.address))
+    .sort();
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (await check()) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+const samePool = (a: string[] | undefined, b: string[]) => !!a && a.length === b.length && [...a].sort().every((ip, i) => ip === b[i]);
+
+export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBusyMs?: number; stepTimeoutMs?: number } = {}): Promise<StoryStep[]> {
+  const stepTimeoutMs = options.stepTimeoutMs ?? 45_000;
+  const lbBusyMs = options.lbBusyMs ?? 4_000;
+  const steps: StoryStep[] = [];
+  const step = async (name: string, run: () => Promise<string>) => {
+    say(`\n== ${name}`);
+    try {
+      const detail = await run();
+      steps.push({ name, ok: true, detail });
+      say(`   ok: ${detail}`);
+    } catch (error) {
+      steps.push({ name, ok: false, detail: (error as Error).message });
+      say(`   FAILED: ${(error as Error).message}`);
+    }
+  };
+
+  await step('1. sweep: the missing backend is created with the control-plane IPs', async () => {
+    const answer = await stack.sweep({});
+    if (answer.status !== 200) throw new Error(`sweep answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    const wanted = controlPlaneIps(stack);
+    const ms = await waitFor('the backend pool', () => samePool(backendPool(stack), wanted), stepTimeoutMs);
+    await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: stepTimeoutMs });
+    return `pool = [${backendPool(stack)?.join(', ')}] after ${ms} ms`;
+  });
+
+  await step('2. a control-plane server is replaced while the LB is busy; the injected event is retried with backoff', async () => {
+    stack.emulator.replaceServer(REPLACED_SERVER_ID, NEW_SERVER);
+    stack.emulator.setLbStatus(DEMO_LB_ID, 'migrating', lbBusyMs);
+    say(`   replaced ${REPLACED_SERVER_ID.slice(0, 8)} by ${NEW_SERVER.name} (51.15.100.14); LB held in "migrating" for ${lbBusyMs} ms`);
+    const answer = await stack.inject({ source: 'instance-replacement', target: DEMO_CLUSTER });
+    if (answer.status !== 202) throw new Error(`inject answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    say(`   inject answered 202 ${JSON.stringify(answer.body)}`);
+    const wanted = controlPlaneIps(stack);
+    const ms = await waitFor('the pool to follow the new control plane', () => samePool(backendPool(stack), wanted), stepTimeoutMs);
+    const retries = stack.emulator.calls().filter((c) => c.operation === 'ListLbs').length;
+    return `pool = [${backendPool(stack)?.join(', ')}] after ${ms} ms (${retries} LB look-ups in all)`;
+  });
+
+  await step('3. an invalid event goes to the dead-letter queue with its reason', async () => {
+    const refused = await stack.inject({ source: 'manual', target: DEMO_CLUSTER, serverIps: ['not-an-ip'] });
+    say(`   inject refuses it at the edge: ${refused.status} ${JSON.stringify((refused.body as { errors?: unknown }).errors)}`);
+    await stack.events.send(stack.reconcileQueueUrl, '{"version":1,"target":"demo.k8s.local","source":"manual","serverIps":["not-an-ip"]}');
+    say('   sent the same event straight onto the queue');
+    let records: Awaited<ReturnType<LocalStack['drainDeadLetters']>> = [];
+    await waitFor('a dead-letter record', async () => (records = [...records, ...(await stack.drainDeadLetters())]).length > 0, stepTimeoutMs);
+    const [record] = records;
+    if (record?.reason !== 'invalid_event') throw new Error(`unexpected dead letter: ${JSON.stringify(record)}`);
+    return `dead-lettered: reason=${record.reason}, ${record.error.fieldErrors?.map((e) => e.path).join(', ')}`;
+  });
+
+  await step('4. nothing lost, nothing left: the queue drains and the pool holds', async () => {
+    await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: stepTimeoutMs });
+    const pool = backendPool(stack);
+    const wanted = controlPlaneIps(stack);
+    if (!samePool(pool, wanted)) throw new Error(`pool drifted: [${pool?.join(', ')}] vs [${wanted.join(', ')}]`);
+    const stats = stack.bridge.stats();
+    return `${stats.delivered} deliveries, ${stats.deleted} deleted, ${stats.failed} failed; pool = control plane`;
+  });
+  return steps;
+}
