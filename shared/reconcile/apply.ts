@@ -3,9 +3,11 @@ import type { NotFoundMeaning } from '../api-errors';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
 import type { LbSyncError } from '../errors';
 import type { Action, ObservedLb } from '../model';
+import { createBackendOnce } from './create-once';
 
 export interface ApplyOutcome {
   done: Action[];
+  notes: string[];
   error?: LbSyncError;
 }
 
@@ -15,10 +17,17 @@ interface Step {
   run: () => Promise<unknown>;
 }
 
-function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action: Action): Step {
+function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action: Action, notes: string[]): Step {
   switch (action.kind) {
     case 'CreateBackend':
-      return { message: kopsMessage.createBackend(lb.id), notFound: 'lb_not_found', run: () => gateway.createBackend(zone, lb.id, action) };
+      return {
+        message: kopsMessage.createBackend(lb.id),
+        notFound: 'lb_not_found',
+        run: async () => {
+          const { kept, removedOwnDuplicate } = await createBackendOnce(gateway, zone, lb.id, action);
+          if (removedOwnDuplicate) notes.push(`backend "${action.backend}" was created concurrently by another reconcile; kept the oldest (${kept.id}) and removed ours`);
+        },
+      };
     case 'UpdateBackend':
       return { message: kopsMessage.updateBackend(lb.id), notFound: 'backend_not_found', run: () => gateway.updateBackend(zone, action) };
     case 'UpdateHealthCheck':
@@ -35,14 +44,15 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
 /** Performs the actions in order and stops at the first failure, reporting what was done. */
 export async function applyActions(gateway: ScalewayGateway, zone: string, lb: ObservedLb, actions: readonly Action[]): Promise<ApplyOutcome> {
   const done: Action[] = [];
+  const notes: string[] = [];
   for (const action of actions) {
-    const step = stepFor(gateway, zone, lb, action);
+    const step = stepFor(gateway, zone, lb, action, notes);
     try {
       await step.run();
     } catch (error) {
-      return { done, error: wrapApiFailure(step.message, error, step.notFound) };
+      return { done, notes, error: wrapApiFailure(step.message, error, step.notFound) };
     }
     done.push(action);
   }
-  return { done };
+  return { done, notes };
 }

@@ -56,7 +56,8 @@ export interface ObservedBackends {
   duplicates: { name: string; kept: string; others: string[] }[];
 }
 
-function olderFirst(a: ObservedBackend, b: ObservedBackend): number {
+/** The order every reconcile agrees on: oldest first (created_at, then id). */
+export function olderFirst(a: ObservedBackend, b: ObservedBackend): number {
   const byDate = (a.createdAt ?? '').localeCompare(b.createdAt ?? '');
   return byDate !== 0 ? byDate : a.id.localeCompare(b.id);
 }

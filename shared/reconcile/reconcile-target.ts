@@ -98,6 +98,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
 
     const applied = await applyActions(gateway, target.zone, lb, planned);
     result.done = applied.done;
+    result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
     await waitUntilApplied(gateway, target.zone, lb.id, options.waitBudgetMs, options.sleep ?? realSleep, now);
     return finish({ status: 'applied' });

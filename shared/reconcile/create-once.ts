@@ -1,0 +1,25 @@
+import type { ScalewayGateway } from '../adapters/scaleway';
+import type { Action, ObservedBackend } from '../model';
+import { olderFirst } from './observe';
+
+/**
+ * CreateBackend that stays single under concurrent reconciles of one target.
+ * The API has no create-if-absent, so racers may each create one. After creating, every racer
+ * re-lists the backends of that name and applies the same rule: the oldest (created_at, then id)
+ * stays, and a racer whose own backend is not the oldest deletes it. All racers see the same
+ * list order, so exactly one backend remains whatever the interleaving. Backends we did not
+ * create are never deleted.
+ */
+export async function createBackendOnce(
+  gateway: ScalewayGateway,
+  zone: string,
+  lbId: string,
+  action: Extract<Action, { kind: 'CreateBackend' }>,
+): Promise<{ kept: ObservedBackend; removedOwnDuplicate: boolean }> {
+  const created = await gateway.createBackend(zone, lbId, action);
+  const sameName = (await gateway.listBackends(zone, lbId)).filter((b) => b.name === action.backend).sort(olderFirst);
+  const oldest = sameName[0] ?? created;
+  if (oldest.id === created.id) return { kept: created, removedOwnDuplicate: false };
+  await gateway.deleteBackend(zone, created.id);
+  return { kept: oldest, removedOwnDuplicate: true };
+}
