@@ -8,19 +8,20 @@ export const MAX_EVENT_BYTES = 64 * 1024;
 
 export const eventSchema = z
   .object({
-    version: z.literal(1, { message: 'must be 1 (the only event version)' }),
+    version: z.literal(1, { message: 'must be 1 (the only event version)' }).describe('event format version'),
     id: z
       .string()
       .min(1)
       .max(128)
-      .regex(/^[A-Za-z0-9._:-]+$/, { message: 'must be letters, digits, ".", "_", ":" or "-"' }),
-    source: z.enum(EVENT_SOURCES),
-    target: targetNameSchema,
-    occurredAt: isoDateTimeSchema,
+      .regex(/^[A-Za-z0-9._:-]+$/, { message: 'must be letters, digits, ".", "_", ":" or "-"' })
+      .describe('unique event id (inject fills evt-<uuid>)'),
+    source: z.enum(EVENT_SOURCES).describe('what produced the event'),
+    target: targetNameSchema.describe('name of a configured target'),
+    occurredAt: isoDateTimeSchema.describe('when it happened (inject fills now)'),
     serverIps: z.array(ipSchema).max(256).optional().describe('explicit pool; overrides discovery by tags'),
-    dryRun: z.boolean().optional(),
-    attempt: z.number().int().min(0).max(1000).default(0),
-    notBefore: isoDateTimeSchema.optional(),
+    dryRun: z.boolean().optional().describe('plan only, write nothing'),
+    attempt: z.number().int().min(0).max(1000).default(0).describe('set by the system on re-enqueue'),
+    notBefore: isoDateTimeSchema.optional().describe('set by the system on re-enqueue: not processed before'),
   })
   .strict();
 

@@ -28,13 +28,13 @@ export const healthCheckSchema = z
 export const backendSchema = z
   .object({
     name: z.string().min(1).max(255).describe('backend name, matched exactly'),
-    forwardProtocol: z.enum(FORWARD_PROTOCOLS).default('tcp'),
+    forwardProtocol: z.enum(FORWARD_PROTOCOLS).default('tcp').describe('protocol spoken to the servers'),
     forwardPort: portSchema.describe('port on the servers traffic is sent to'),
-    forwardPortAlgorithm: z.enum(FORWARD_PORT_ALGORITHMS).default('roundrobin'),
-    stickySessions: z.enum(STICKY_SESSIONS).default('none'),
+    forwardPortAlgorithm: z.enum(FORWARD_PORT_ALGORITHMS).default('roundrobin').describe('how connections are spread over the pool'),
+    stickySessions: z.enum(STICKY_SESSIONS).default('none').describe('session stickiness'),
     stickySessionsCookieName: z.string().max(255).optional().describe('required by the API when stickySessions is "cookie"'),
-    proxyProtocol: z.enum(PROXY_PROTOCOLS).default('proxy_protocol_none'),
-    healthCheck: healthCheckSchema.optional(),
+    proxyProtocol: z.enum(PROXY_PROTOCOLS).default('proxy_protocol_none').describe('PROXY protocol header sent to the servers'),
+    healthCheck: healthCheckSchema.optional().describe('TCP health check; only the fields named here are compared'),
   })
   .strict()
   .refine((b) => b.stickySessions !== 'cookie' || !!b.stickySessionsCookieName, {
@@ -43,8 +43,8 @@ export const backendSchema = z
   });
 
 export const loadBalancerRefSchema = z.union([
-  z.object({ name: z.string().min(1).max(255) }).strict(),
-  z.object({ id: uuidSchema }).strict(),
+  z.object({ name: z.string().min(1).max(255).describe('exact LB name (kOps: api.<cluster>); give name or id') }).strict(),
+  z.object({ id: uuidSchema.describe('LB id, saves a list call; give name or id') }).strict(),
 ]);
 
 export const serverSelectorSchema = z
@@ -56,11 +56,11 @@ export const serverSelectorSchema = z
 
 export const fullTargetSchema = z
   .object({
-    name: targetNameSchema,
-    zone: zoneSchema,
-    loadBalancer: loadBalancerRefSchema,
-    backends: z.array(backendSchema).min(1).max(20),
-    servers: serverSelectorSchema,
+    name: targetNameSchema.describe('target name; events name their target with it'),
+    zone: zoneSchema.describe('zone of the load balancer and the servers, e.g. fr-par-1'),
+    loadBalancer: loadBalancerRefSchema.describe('the LB, by exact name or by id'),
+    backends: z.array(backendSchema).min(1).max(20).describe('backends to keep in sync, matched by exact name'),
+    servers: serverSelectorSchema.describe('which servers belong in the pools'),
     allowEmptyPool: z.boolean().default(false).describe('allow writing an empty pool when no server matches'),
   })
   .strict()
@@ -81,8 +81,8 @@ export const kopsTargetSchema = z
   .object({
     kops: z
       .object({
-        cluster: clusterNameSchema,
-        zone: zoneSchema,
+        cluster: clusterNameSchema.describe('kOps cluster name; also the target name'),
+        zone: zoneSchema.describe('zone of the cluster'),
         kopsController: z.boolean().default(false).describe('also sync lb-backend-kops-controller (3988), as kOps does with private or none DNS'),
       })
       .strict(),
