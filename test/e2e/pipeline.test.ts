@@ -114,6 +114,17 @@ describe('events in, backends converged, nothing lost', () => {
     expect(delivery?.status).toBe(200);
   });
 
+  it('drift: a replacement whose event was missed is caught by the next sweep', async () => {
+    stack.emulator.replaceServer(DEMO_CP0_ID, NEW_CP); // no boot hook fired, no event injected
+    await quiet();
+    expect(pool()).toEqual(DEMO_CONTROL_PLANE_IPS);
+    await stack.sweep({});
+    await until('the new pool', samePool(NEW_POOL));
+    await quiet();
+    expect(writes().map((c) => c.operation)).toEqual(['SetBackendServers']);
+    expect(deliveries.map((d) => (JSON.parse(d.body) as { source: string }).source)).toEqual(['sweep']);
+  });
+
   it('transient LB: retried with backoff, no write until the LB is ready', async () => {
     stack.emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
     stack.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
