@@ -1,0 +1,170 @@
+import { Command } from 'commander';
+import type { Cli } from '../command';
+import { act, collect, helpText } from '../command';
+import type { DeadLetterEntry } from '../dead-letters';
+import { entrySummary, matches, release, scanDeadLetters } from '../dead-letters';
+import { queueAccess } from '../environment';
+import type { Output } from '../output';
+import { CliError, EXIT, plural, table } from '../output';
+
+const VISIBILITY_NOTE = `How reading works: SQS has no peek, so list/show/redrive receive every dead letter (hiding it
+for a short visibility timeout, 30 s asked; Scaleway Queues apply the queue's own instead), then make
+the ones they did not delete visible again at once. Consequences: while a command runs, a concurrent
+reader does not see those messages; if it is killed they reappear after the visibility timeout; each
+read adds one to a message's receive count; at most --limit messages are read.`;
+
+interface ListOptions {
+  json?: boolean;
+  limit: string;
+}
+
+function scanOptions(limit: string) {
+  const n = Number(limit);
+  if (!Number.isInteger(n) || n < 1) throw new CliError('usage', `--limit must be a positive whole number, got ${limit}`);
+  return { limit: n, visibilityTimeoutSeconds: 30 };
+}
+
+function listCommand(cli: Cli): Command {
+  return new Command('list')
+    .description('list the dead letters (reason, target, event id, error) without removing them')
+    .option('--json', 'print the entries as JSON')
+    .option('--limit <n>', 'read at most n messages', '1000')
+    .addHelpText('after', `${helpText(['lbsync dlq list', 'lbsync dlq list --json | jq \'.[] | select(.reason == "permanent_error")\''], [[0, 'listed (possibly none)'], [1, 'queue or configuration error']])}\n${VISIBILITY_NOTE}\n`)
+    .action(
+      act<ListOptions>(cli, async (options, out) => {
+        const q = queueAccess(cli.io.env);
+        const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
+        await release(q.queue, q.deadLetterQueueUrl, entries);
+        if (options.json) {
+          out.json(entries.map(entrySummary));
+          return EXIT.ok;
+        }
+        if (entries.length === 0) {
+          out.line('the dead-letter queue is empty');
+          return EXIT.ok;
+        }
+        const { c } = out;
+        const rows = [
+          ['MESSAGE ID', 'EVENT ID', 'TARGET', 'REASON', 'ERROR', 'DEAD-LETTERED', 'REDRIVE'].map((h) => c.dim(h)),
+          ...entries.map((e) => [
+            e.messageId,
+            e.eventId ?? '-',
+            e.target ?? '-',
+            e.reason,
+            e.errorCode ?? '-',
+            e.deadLetteredAt ?? (e.sentAt ? new Date(e.sentAt).toISOString() : '-'),
+            e.redriveEvent ? c.green('yes') : c.red('no'),
+          ]),
+        ];
+        for (const line of table(rows)) out.line(line);
+        out.line(c.dim(`${plural(entries.length, 'dead letter')}; details: lbsync dlq show --id <event or message id>`));
+        return EXIT.ok;
+      }),
+    );
+}
+
+function showEntry(out: Output, e: DeadLetterEntry): void {
+  const { c } = out;
+  out.line(`${c.bold('message')}   ${e.messageId}  ${c.dim(`(received ${e.receiveCount}x)`)}`);
+  out.line(`${c.bold('event')}     ${e.eventId ?? '-'}  target ${e.target ?? '-'}`);
+  out.line(`${c.bold('reason')}    ${e.reason}${e.errorCode ? `  ${c.red(e.errorCode)}` : ''}`);
+  if (e.message) out.line(`${c.bold('error')}     ${e.message.split('\n').join('\n          ')}`);
+  if (e.record?.error?.hint) out.line(`${c.bold('hint')}      ${e.record.error.hint}`);
+  out.line(`${c.bold('redrive')}   ${e.redriveEvent ? c.green('yes: lbsync dlq redrive --id ' + (e.eventId ?? e.messageId)) : c.red(`no: ${e.notRedrivable}`)}`);
+  out.line(c.bold('body'));
+  out.line(e.record ? JSON.stringify(e.record, null, 2) : e.body);
+}
+
+function showCommand(cli: Cli): Command {
+  return new Command('show')
+    .description('show one dead letter in full: the record, the error and hint, the kept event')
+    .requiredOption('--id <id>', 'the event id or the SQS message id')
+    .option('--json', 'print the stored record (or raw body) as JSON')
+    .option('--limit <n>', 'read at most n messages', '1000')
+    .addHelpText('after', helpText(['lbsync dlq show --id evt-0b7c...'], [[0, 'shown'], [1, 'not found, or a queue/configuration error']]))
+    .action(
+      act<ListOptions & { id: string }>(cli, async (options, out) => {
+        const q = queueAccess(cli.io.env);
+        const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
+        await release(q.queue, q.deadLetterQueueUrl, entries);
+        const entry = entries.find((e) => matches(e, options.id));
+        if (!entry) throw new CliError('not_found', `no dead letter with event or message id ${options.id}`, 'list them with `lbsync dlq list`');
+        if (options.json) out.json({ ...entrySummary(entry), record: entry.record ?? null, ...(entry.record ? {} : { body: entry.body }) });
+        else showEntry(out, entry);
+        return EXIT.ok;
+      }),
+    );
+}
+
+interface RedriveOptions {
+  id?: string[];
+  all?: boolean;
+  json?: boolean;
+  limit: string;
+}
+
+function redriveCommand(cli: Cli): Command {
+  return new Command('redrive')
+    .description('put dead-lettered events back on RECONCILE_QUEUE_URL (attempt 0, no notBefore), then delete the dead letters')
+    .option('--id <id>', 'event id or message id (repeatable, or comma-separated)', collect)
+    .option('--all', 'every dead letter that holds a valid event')
+    .option('--json', 'print what was redriven and skipped as JSON')
+    .option('--limit <n>', 'read at most n messages', '1000')
+    .addHelpText(
+      'after',
+      `${helpText(
+        ['lbsync dlq redrive --id evt-0b7c...', 'lbsync dlq redrive --all'],
+        [[0, 'every selected dead letter was redriven (--all leaves, and lists, those without a valid event)'], [1, 'an --id could not be redriven (not found, or an invalid_event record holding only the raw body), or a queue error'], [64, 'neither --id nor --all']],
+      )}
+Records of reason invalid_event keep only the raw body, which is not a valid event: they cannot be
+redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync inject\`.
+`,
+    )
+    .action(
+      act<RedriveOptions>(cli, async (options, out) => {
+        if (!options.all && !options.id?.length) throw new CliError('usage', 'give --id <id> (repeatable) or --all', 'see `lbsync dlq list` for the ids');
+        const q = queueAccess(cli.io.env);
+        const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
+        const selected = options.all ? entries : entries.filter((e) => options.id?.some((id) => matches(e, id)));
+        const missing = (options.id ?? []).filter((id) => !entries.some((e) => matches(e, id)));
+        const redriven: { eventId: string; messageId: string; target: string }[] = [];
+        const skipped: { id: string; why: string }[] = missing.map((id) => ({ id, why: 'no dead letter with this event or message id' }));
+        const left: { id: string; why: string }[] = [];
+        const handled = new Set<string>();
+        try {
+          for (const e of selected) {
+            if (!e.redriveEvent) {
+              (options.all ? left : skipped).push({ id: e.eventId ?? e.messageId, why: e.notRedrivable ?? 'not redrivable' });
+              continue;
+            }
+            await q.queue.send(q.reconcileQueueUrl, JSON.stringify(e.redriveEvent));
+            await q.queue.delete(q.deadLetterQueueUrl, e.receiptHandle);
+            handled.add(e.messageId);
+            redriven.push({ eventId: e.redriveEvent.id, messageId: e.messageId, target: e.redriveEvent.target });
+          }
+        } finally {
+          await release(q.queue, q.deadLetterQueueUrl, entries.filter((e) => !handled.has(e.messageId)));
+        }
+        const ok = skipped.length === 0;
+        if (options.json) {
+          out.json({ ok, redriven, skipped, left });
+          return ok ? EXIT.ok : EXIT.error;
+        }
+        const { c } = out;
+        for (const r of redriven) out.line(`${c.green('redriven')} ${r.eventId} ${c.dim(`(target ${r.target}, message ${r.messageId})`)}`);
+        for (const s of skipped) out.line(`${c.red('skipped')}  ${s.id}: ${s.why}`);
+        for (const s of left) out.line(`${c.yellow('left')}     ${s.id}: ${s.why}`);
+        out.line(`${plural(redriven.length, 'event')} put back on the reconcile queue${skipped.length ? `, ${skipped.length} skipped` : ''}`);
+        return ok ? EXIT.ok : EXIT.error;
+      }),
+    );
+}
+
+export function dlqCommand(cli: Cli): Command {
+  return new Command('dlq')
+    .description('inspect and redrive the dead-letter queue (DEAD_LETTER_QUEUE_URL)')
+    .addCommand(listCommand(cli))
+    .addCommand(showCommand(cli))
+    .addCommand(redriveCommand(cli))
+    .addHelpText('after', `\n${VISIBILITY_NOTE}\n`);
+}

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import type { EmulatorSeed } from '../../emulator';
+import { startEmulator } from '../../emulator';
+import type { Cli } from '../command';
+import { act, helpText } from '../command';
+import { CliError, EXIT } from '../output';
+
+interface EmulatorOptions {
+  port: string;
+  host: string;
+  seed?: string;
+  instancePendingMs?: string;
+  latencyMs?: string;
+  auth: boolean;
+}
+
+const DEMO_SEED = new URL('../../emulator/seeds/demo.json', import.meta.url);
+
+const whole = (name: string, text: string | undefined): number | undefined => {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new CliError('usage', `${name} must be a non-negative whole number, got "${text}"`);
+  return n;
+};
+
+function readSeed(path: string | undefined): EmulatorSeed | undefined {
+  if (!path) return undefined;
+  try {
+    return JSON.parse(readFileSync(path === 'demo' ? DEMO_SEED : path, 'utf8')) as EmulatorSeed;
+  } catch (error) {
+    throw new CliError('invalid_seed', `cannot read the seed ${path}: ${(error as Error).message}`, 'give a JSON emulator seed (see emulator/seeds/demo.json), or "demo"');
+  }
+}
+
+/** Resolves on SIGINT/SIGTERM, or when the signal passed in aborts (tests). */
+function untilStopped(signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
+  return new Command('emulator')
+    .description('run the Scaleway LB + Instance + IPAM API emulator alone, on loopback, until Ctrl-C')
+    .option('-p, --port <port>', 'port to listen on (0: any free port)', '8090')
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" for the demo kOps cluster')
+    .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 1500)')
+    .option('--latency-ms <ms>', 'added to every answer')
+    .option('--no-auth', 'accept requests without X-Auth-Token')
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync emulator --seed demo', 'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200', 'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan'],
+        [[0, 'stopped by Ctrl-C / SIGTERM'], [1, 'could not start (port in use, bad seed)'], [64, 'bad flags']],
+      ),
+    )
+    .action(
+      act<EmulatorOptions>(cli, async (options, out) => {
+        const seed = readSeed(options.seed);
+        const emulator = await startEmulator({
+          host: options.host,
+          port: whole('--port', options.port),
+          ...(seed && { seed }),
+          instancePendingMs: whole('--instance-pending-ms', options.instancePendingMs),
+          latencyMs: whole('--latency-ms', options.latencyMs),
+          requireAuth: options.auth,
+        });
+        out.line(emulator.url);
+        out.note(out.ce.dim(`Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`));
+        await untilStopped(stopSignal);
+        await emulator.stop();
+        return EXIT.ok;
+      }),
+    );
+}

@@ -1,0 +1,110 @@
+import { Command, Option } from 'commander';
+import type { LbSyncEvent } from '../../shared/schemas/event';
+import { completeEvent, parseEvent } from '../../shared/schemas/event';
+import type { Cli } from '../command';
+import { act, collect, helpText } from '../command';
+import { configuredTargets, queueAccess, selectTargets, targetsConfigured } from '../environment';
+import { CliError, EXIT } from '../output';
+
+interface InjectOptions {
+  target: string;
+  serverIps?: string[];
+  dryRun?: boolean;
+  source: 'manual' | 'instance-replacement';
+  url?: string;
+  tokenEnv: string;
+  queue?: boolean;
+  json?: boolean;
+}
+
+/** Built and validated here, so a bad --server-ips fails before anything is sent. */
+function buildEvent(options: InjectOptions): LbSyncEvent {
+  return parseEvent(
+    completeEvent({
+      source: options.source,
+      target: options.target,
+      ...(options.serverIps && { serverIps: options.serverIps }),
+      ...(options.dryRun && { dryRun: true }),
+    }),
+  );
+}
+
+async function postToFunction(url: string, token: string, event: LbSyncEvent): Promise<string> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify(event),
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    throw new CliError('inject_unreachable', `could not reach the inject function at ${url} (${cause})`, 'check the URL (the function\'s endpoint) and the network; nothing was enqueued');
+  }
+  const text = await response.text();
+  let body: { eventId?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
+  try {
+    body = JSON.parse(text) as typeof body;
+  } catch {
+    // not JSON
+  }
+  if (response.status === 202) return body.eventId ?? event.id;
+  if (response.status === 401) {
+    throw new CliError('unauthorized', `the inject function refused the token (401)`, 'the token must be the function\'s INJECT_TOKEN; check the variable named by --token-env');
+  }
+  const details = (body.errors ?? []).map((e) => `\n  ${e.path}: ${e.message}; fix: ${e.fix}`).join('');
+  throw new CliError(`http_${response.status}`, `the inject function answered ${response.status}: ${body.message ?? text.slice(0, 200)}${details}`, response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined);
+}
+
+export function injectCommand(cli: Cli): Command {
+  return new Command('inject')
+    .description('send one event: POST it to the inject function (--url) or put it straight on RECONCILE_QUEUE_URL (--queue); prints the event id')
+    .requiredOption('-t, --target <name>', 'target the event names')
+    .option('--server-ips <ips>', 'explicit pool, comma-separated (overrides discovery by tags)', collect)
+    .option('--dry-run', 'the reconcile plans but does not write')
+    .addOption(new Option('--source <source>', 'event source').choices(['manual', 'instance-replacement']).default('manual'))
+    .option('--url <url>', 'the inject function\'s URL')
+    .option('--token-env <name>', 'environment variable holding the inject token (never pass the token itself)', 'INJECT_TOKEN')
+    .option('--queue', 'send straight onto RECONCILE_QUEUE_URL with the SQS_* credentials')
+    .option('--json', 'print {eventId, target, via} as JSON')
+    .addHelpText(
+      'after',
+      helpText(
+        [
+          'INJECT_TOKEN=$(cat /etc/lbsync/token) lbsync inject --target prod.k8s.local --url https://lbsyncxxxx-inject.functions.fnc.fr-par.scw.cloud',
+          'lbsync inject --target prod.k8s.local --queue --source instance-replacement',
+          'lbsync inject --target prod.k8s.local --queue --server-ips 51.15.1.2,51.15.1.3 --dry-run',
+        ],
+        [[0, 'the event was accepted (202) or enqueued; its id is printed'], [1, 'refused (401, 400 with field errors), unreachable, or a configuration error'], [64, 'bad flags (give exactly one of --url and --queue)']],
+      ),
+    )
+    .action(
+      act<InjectOptions>(cli, async (options, out) => {
+        const env = cli.io.env;
+        if (!!options.url === !!options.queue) throw new CliError('usage', 'give exactly one of --url <url> and --queue', 'see `lbsync inject --help`');
+        const event = buildEvent(options);
+        let via: 'function' | 'queue';
+        let eventId = event.id;
+        if (options.url) {
+          const token = env[options.tokenEnv]?.trim();
+          if (!token) throw new CliError('invalid_config', `${options.tokenEnv} is not set`, `export ${options.tokenEnv} with the inject function's token (e.g. ${options.tokenEnv}=$(cat /etc/lbsync/token))`);
+          eventId = await postToFunction(options.url, token, event);
+          via = 'function';
+        } else {
+          // The inject function refuses unknown targets; on the queue they would only be dead-lettered.
+          if (targetsConfigured(env)) selectTargets(configuredTargets(env), [event.target]);
+          else out.note(out.ce.dim('LBSYNC_TARGETS/LBSYNC_CONFIG not set here: not checking that the target exists'));
+          const q = queueAccess(env);
+          await q.queue.send(q.reconcileQueueUrl, JSON.stringify(event));
+          via = 'queue';
+        }
+        if (options.json) out.json({ eventId, target: event.target, via });
+        else {
+          out.line(eventId);
+          out.note(out.ce.dim(`${via === 'function' ? 'accepted by the inject function' : 'enqueued on the reconcile queue'} for target ${event.target}`));
+        }
+        return EXIT.ok;
+      }),
+    );
+}

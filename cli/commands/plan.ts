@@ -1,0 +1,92 @@
+import { Command } from 'commander';
+import type { ObservedBackend } from '../../shared/model';
+import { observeBackends } from '../../shared/reconcile/observe';
+import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
+import { newEventId } from '../../shared/schemas/event';
+import type { Target } from '../../shared/schemas/target';
+import type { ScalewayGateway } from '../../shared/adapters/scaleway';
+import type { Cli } from '../command';
+import { act, collect, helpText } from '../command';
+import { configuredTargets, scalewayGateway, selectTargets } from '../environment';
+import { EXIT, plural } from '../output';
+import type { TargetPlanView } from '../plan-view';
+import { planView, renderPlanView } from '../plan-view';
+
+interface PlanOptions {
+  target?: string[];
+  file?: string;
+  json?: boolean;
+}
+
+/** ReconcileResult has no observed backends (yet): one more ListBackends, read-only, to show the actual pools. */
+interface Observed {
+  byName?: ReadonlyMap<string, ObservedBackend>;
+  warning?: string;
+}
+
+async function observed(gateway: ScalewayGateway, target: Target, lb: { id: string; name: string; status: string }): Promise<Observed> {
+  try {
+    const backends = await observeBackends(gateway, target, { ...lb, zone: target.zone, instanceStatuses: [] });
+    return { byName: backends.byName };
+  } catch (error) {
+    return { warning: `could not read the backends to show the actual pools: ${(error as Error).message}` };
+  }
+}
+
+export async function planTargets(targets: readonly Target[], gateway: () => ScalewayGateway): Promise<TargetPlanView[]> {
+  const views: TargetPlanView[] = [];
+  for (const target of targets) {
+    const g = gateway();
+    const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: g, waitBudgetMs: 0 });
+    const seen: Observed = result.lb ? await observed(g, target, result.lb) : {};
+    views.push(planView(target, result, seen.byName, seen.warning ? [seen.warning] : []));
+  }
+  return views;
+}
+
+export function planExitCode(views: readonly TargetPlanView[]): number {
+  if (views.some((v) => v.status === 'failed')) return EXIT.error;
+  return views.some((v) => v.actions.length > 0) ? EXIT.drift : EXIT.ok;
+}
+
+export function planCommand(cli: Cli): Command {
+  return new Command('plan')
+    .description('dry run: show, per target, the load balancer, each backend desired vs actual, and the writes a reconcile would make (never writes)')
+    .option('-t, --target <name>', 'only this target (repeatable, or comma-separated)', collect)
+    .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
+    .option('--json', 'print the plan as JSON')
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync plan', 'lbsync plan --target prod.k8s.local', 'lbsync plan --json | jq \'.targets[].actions\'', 'lbsync plan || echo "drift or error: $?"'],
+        [[0, 'every target in sync'], [2, 'drift: at least one target would be written to'], [1, 'an error (configuration, credentials, API); errors win over drift'], [64, 'bad flags']],
+      ),
+    )
+    .action(
+      act<PlanOptions>(cli, async (options, out) => {
+        const env = cli.io.env;
+        const targets = selectTargets(configuredTargets(env, options.file), options.target);
+        const views = await planTargets(targets, () => scalewayGateway(env));
+        const code = planExitCode(views);
+        if (options.json) {
+          out.json({ inSync: code === EXIT.ok, exitCode: code, targets: views });
+          return code;
+        }
+        const { c } = out;
+        views.forEach((v, i) => {
+          if (i > 0) out.line();
+          for (const line of renderPlanView(v, c)) out.line(line);
+        });
+        const failed = views.filter((v) => v.status === 'failed').length;
+        const drifted = views.filter((v) => v.status !== 'failed' && v.actions.length > 0).length;
+        const actions = views.reduce((n, v) => n + v.actions.length, 0);
+        out.line();
+        out.line(
+          `${plural(views.length, 'target')}: ${c.green(`${views.length - failed - drifted} in sync`)}, ` +
+            `${drifted > 0 ? c.yellow(`${drifted} with drift (${plural(actions, 'action')})`) : '0 with drift'}, ` +
+            `${failed > 0 ? c.red(`${failed} failed`) : '0 failed'}${drifted > 0 ? c.dim('  (apply with `lbsync reconcile`)') : ''}`,
+        );
+        return code;
+      }),
+    );
+}

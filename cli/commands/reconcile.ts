@@ -1,0 +1,89 @@
+import { Command } from 'commander';
+import { runtimeConfigFromEnv } from '../../shared/config';
+import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
+import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
+import { newEventId } from '../../shared/schemas/event';
+import type { Cli } from '../command';
+import { act, collect, helpText } from '../command';
+import { configuredTargets, scalewayGateway, selectTargets } from '../environment';
+import type { Colors } from '../output';
+import { describeError, EXIT, plural, table } from '../output';
+import { summariseAction } from '../plan-view';
+
+interface ReconcileOptions {
+  target?: string[];
+  file?: string;
+  json?: boolean;
+}
+
+function resultJson(r: ReconcileResult) {
+  return {
+    target: r.target,
+    eventId: r.eventId,
+    status: r.status,
+    lb: r.lb,
+    pool: r.pool?.ips,
+    done: r.done.map(summariseAction),
+    planned: r.planned.map(summariseAction),
+    warnings: r.warnings,
+    apiCalls: { reads: r.apiCalls.reads, writes: r.apiCalls.writes },
+    durationMs: r.durationMs,
+    ...(r.error && { error: describeError(r.error) }),
+  };
+}
+
+function statusText(r: ReconcileResult, c: Colors): string {
+  if (r.status === 'applied') return c.green('applied');
+  if (r.status === 'noop') return c.green('noop');
+  return c.red(r.status);
+}
+
+export function reconcileCommand(cli: Cli): Command {
+  return new Command('reconcile')
+    .description('apply now, without the queue: read, diff and write only what differs, then wait until the LB reports it applied')
+    .option('-t, --target <name>', 'only this target (repeatable, or comma-separated)', collect)
+    .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
+    .option('--json', 'print the outcomes as JSON')
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync plan && lbsync reconcile', 'lbsync reconcile --target prod.k8s.local', 'LBSYNC_WAIT_BUDGET_MS=60000 lbsync reconcile --json'],
+        [[0, 'every target applied or already in sync (noop)'], [1, 'at least one target failed (code, message and hint are printed), or a configuration error'], [64, 'bad flags']],
+      ),
+    )
+    .action(
+      act<ReconcileOptions>(cli, async (options, out) => {
+        const env = cli.io.env;
+        const targets = selectTargets(configuredTargets(env, options.file), options.target);
+        const { waitBudgetMs } = runtimeConfigFromEnv(env);
+        const results: ReconcileResult[] = [];
+        for (const target of targets) {
+          if (!options.json && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
+          results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), waitBudgetMs }));
+        }
+        const ok = results.every((r) => r.status === 'applied' || r.status === 'noop');
+        const code = ok ? EXIT.ok : EXIT.error;
+        if (options.json) {
+          out.json({ ok, targets: results.map(resultJson) });
+          return code;
+        }
+        const { c } = out;
+        const rows = results.map((r) => [
+          c.bold(r.target),
+          statusText(r, c),
+          r.done.length > 0 ? r.done.map((a) => `${a.kind} ${a.backend}`).join(', ') : r.status === 'noop' ? 'in sync' : '-',
+          c.dim(`${plural(r.apiCalls.reads, 'read')}, ${plural(r.apiCalls.writes, 'write')}, ${r.durationMs} ms`),
+        ]);
+        for (const line of table(rows)) out.line(line);
+        for (const r of results) {
+          for (const w of r.warnings) out.line(`${c.yellow('warning')} ${r.target}: ${w}`);
+          if (r.error) {
+            out.line(`${c.red('error')} ${r.target} ${c.dim(`[${r.error.code}]`)} ${r.error.message}`);
+            out.line(`  ${c.dim('hint:')} ${r.error.hint}`);
+            if (r.error.transient) out.line(`  ${c.dim('transient: the queue would retry it; run again later or let the sweep catch it')}`);
+          }
+        }
+        return code;
+      }),
+    );
+}

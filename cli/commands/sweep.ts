@@ -1,0 +1,84 @@
+import { Command } from 'commander';
+import type { EventQueue } from '../../shared/adapters/queue';
+import { handleSweepRequest, type SweepReport } from '../../shared/handlers/sweep-request';
+import { createLogger } from '../../shared/log';
+import type { Cli } from '../command';
+import { act, collect, helpText } from '../command';
+import { configuredTargets, queueAccess } from '../environment';
+import { EXIT, plural } from '../output';
+import { progress } from '../progress';
+
+interface SweepOptions {
+  target?: string[];
+  file?: string;
+  dryRun?: boolean;
+  queue?: boolean;
+  json?: boolean;
+}
+
+const BATCH = 10;
+
+/** The sweep handler sends one batch of everything; split it into SendMessageBatch-sized calls to report progress. */
+function withBatchProgress(queue: EventQueue, onBatch: (sent: number) => void): EventQueue {
+  return {
+    ...queue,
+    async sendBatch(url, entries) {
+      const total = { sent: [] as string[], failed: [] as { id: string; code: string; message: string }[], calls: 0 };
+      for (let i = 0; i < entries.length; i += BATCH) {
+        const part = await queue.sendBatch(url, entries.slice(i, i + BATCH));
+        total.sent.push(...part.sent);
+        total.failed.push(...part.failed);
+        total.calls += part.calls;
+        onBatch(Math.min(i + BATCH, entries.length));
+      }
+      return total;
+    },
+  };
+}
+
+export function sweepCommand(cli: Cli): Command {
+  return new Command('sweep')
+    .description('enqueue one `sweep` event per target on RECONCILE_QUEUE_URL, as the cron trigger does (the reconcile function does the rest)')
+    .option('-t, --target <name>', 'only this target (repeatable, or comma-separated); all by default', collect)
+    .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
+    .option('--dry-run', 'the events ask for a dry run (plan only)')
+    .option('--queue', 'send straight onto RECONCILE_QUEUE_URL (the default and only way)')
+    .option('--json', 'print the sweep report as JSON')
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync sweep', 'lbsync sweep --target prod.k8s.local --target staging.k8s.local', 'lbsync sweep --dry-run --json'],
+        [[0, 'every selected target was enqueued'], [1, 'some events were refused by the queue, a --target is unknown, or a configuration/queue error'], [64, 'bad flags']],
+      ),
+    )
+    .action(
+      act<SweepOptions>(cli, async (options, out) => {
+        const env = cli.io.env;
+        const targets = configuredTargets(env, options.file);
+        const q = queueAccess(env);
+        const bar = progress(out, 'enqueued', !options.json);
+        const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }) };
+        const total = options.target ? targets.filter((t) => options.target?.includes(t.name)).length : targets.length;
+        const answer = await handleSweepRequest(JSON.stringify(args), {
+          targets,
+          queue: () => withBatchProgress(q.queue, (sent) => bar.update(sent, total)),
+          reconcileQueueUrl: q.reconcileQueueUrl,
+          logger: createLogger({ service: 'lbsync-cli', level: 'silent' }),
+        });
+        bar.end();
+        const report = JSON.parse(answer.body) as SweepReport & { error?: string; message?: string; errors?: unknown[] };
+        if (answer.statusCode === 400) throw new Error(`invalid sweep arguments: ${JSON.stringify(report.errors)}`);
+        const ok = answer.statusCode === 200 && report.failed.length === 0 && report.unknownTargets.length === 0;
+        if (options.json) {
+          out.json({ ok, ...report });
+          return ok ? EXIT.ok : EXIT.error;
+        }
+        const { c } = out;
+        out.line(`sweep: ${c.bold(`${report.enqueued}/${plural(report.selected, 'target')}`)} enqueued in ${plural(report.batches, 'batch', 'batches')}${options.dryRun ? ' (dry run)' : ''}`);
+        for (const f of report.failed) out.line(`  ${c.red('refused')} ${f.target}: ${f.code} ${f.message}`);
+        for (const name of report.unknownTargets) out.line(`  ${c.red('unknown target')} ${name}: not in the configuration`);
+        if (report.message) out.line(`  ${c.red('error')} ${report.message}`);
+        return ok ? EXIT.ok : EXIT.error;
+      }),
+    );
+}

@@ -1,0 +1,65 @@
+import { Command } from 'commander';
+import { LbSyncError } from '../../shared/errors';
+import type { Target } from '../../shared/schemas/target';
+import type { Cli } from '../command';
+import { act, helpText } from '../command';
+import { configuredTargets } from '../environment';
+import type { Colors } from '../output';
+import { EXIT, plural, renderFieldLine } from '../output';
+
+interface ValidateOptions {
+  file?: string;
+  json?: boolean;
+}
+
+function renderTarget(t: Target, c: Colors): string[] {
+  const lb = 'id' in t.loadBalancer ? `id ${t.loadBalancer.id}` : t.loadBalancer.name;
+  const lines = [`${c.bold(t.name)} ${c.dim(`(${t.zone})`)}  load balancer ${lb}`];
+  for (const b of t.backends) {
+    const hc = b.healthCheck ? Object.entries(b.healthCheck).map(([k, v]) => `${k}=${v}`).join(' ') : 'not managed';
+    lines.push(`  backend ${b.name}: ${b.forwardProtocol}/${b.forwardPort} ${b.forwardPortAlgorithm}, sticky ${b.stickySessions}, ${b.proxyProtocol}; health check ${hc}`);
+  }
+  lines.push(`  servers: tags ${t.servers.tags.join(' + ')}; ip ${t.servers.ipSource}${t.allowEmptyPool ? '; empty pool allowed' : ''}`);
+  return lines;
+}
+
+function validateCommand(cli: Cli): Command {
+  return new Command('validate')
+    .description('check the targets configuration and print it expanded (kOps shorthands included); field-level errors with the fix otherwise')
+    .option('-f, --file <path>', 'a JSON file (an array of targets, or {"targets": [...]}) instead of LBSYNC_TARGETS / LBSYNC_CONFIG')
+    .option('--json', 'print {valid, targets} or {valid, errors} as JSON')
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync targets validate', 'lbsync targets validate --file targets.json', 'LBSYNC_TARGETS=\'[{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}]\' lbsync targets validate --json'],
+        [[0, 'valid'], [1, 'invalid (every bad field is named with its fix) or unreadable']],
+      ),
+    )
+    .action(
+      act<ValidateOptions>(cli, async (options, out) => {
+        let targets: Target[];
+        try {
+          targets = configuredTargets(cli.io.env, options.file);
+        } catch (error) {
+          if (!(error instanceof LbSyncError) || !error.fieldErrors) throw error;
+          const { c } = out;
+          if (options.json) out.json({ valid: false, errors: error.fieldErrors });
+          else {
+            out.line(`${c.red('invalid')}: ${plural(error.fieldErrors.length, 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`);
+            for (const fe of error.fieldErrors) out.line(`  ${renderFieldLine(fe, c)}`);
+          }
+          return EXIT.error;
+        }
+        if (options.json) out.json({ valid: true, targets });
+        else {
+          out.line(`${out.c.green('valid')}: ${plural(targets.length, 'target')}`);
+          for (const t of targets) for (const line of renderTarget(t, out.c)) out.line(line);
+        }
+        return EXIT.ok;
+      }),
+    );
+}
+
+export function targetsCommand(cli: Cli): Command {
+  return new Command('targets').description('work with the targets configuration').addCommand(validateCommand(cli));
+}

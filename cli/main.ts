@@ -1,0 +1,72 @@
+// lbsync: the operator's command line for scw-lb-sync. Each command lives in cli/commands/ and calls
+// shared/ for the work; this file only assembles them and maps commander's own exits to codes.
+import { Command, CommanderError } from 'commander';
+import { createCli } from './command';
+import { dlqCommand } from './commands/dlq';
+import { emulatorCommand } from './commands/emulator';
+import { injectCommand } from './commands/inject';
+import { planCommand } from './commands/plan';
+import { provisionCommand } from './commands/provision';
+import { reconcileCommand } from './commands/reconcile';
+import { sweepCommand } from './commands/sweep';
+import { targetsCommand } from './commands/targets';
+import type { CliIo } from './output';
+import { EXIT } from './output';
+
+const OVERVIEW = `
+Environment (the same names the functions use):
+  targets      LBSYNC_TARGETS (JSON array) or LBSYNC_CONFIG (JSON file); most commands also take --file
+  Scaleway     SCW_ACCESS_KEY, SCW_SECRET_KEY, SCW_DEFAULT_PROJECT_ID, SCW_DEFAULT_ZONE, SCW_API_URL,
+               or the scw CLI's profile: SCW_PROFILE in SCW_CONFIG_PATH (~/.config/scw/config.yaml);
+               variables override the profile, key by key
+  queues       SQS_ENDPOINT, SQS_REGION, SQS_ACCESS_KEY_ID, SQS_SECRET_ACCESS_KEY,
+               RECONCILE_QUEUE_URL, DEAD_LETTER_QUEUE_URL (printed by \`lbsync provision\`)
+  tuning       LBSYNC_WAIT_BUDGET_MS, LBSYNC_REQUEST_TIMEOUT_MS; NO_COLOR disables colours
+
+Exit codes: 0 success, 1 error, 2 drift (plan only), 64 bad usage.
+`;
+
+export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal } = {}) {
+  const cli = createCli(io);
+  const program = new Command('lbsync')
+    .description('keep Scaleway Load Balancer backends in step with the servers that should serve them')
+    .option('--no-color', 'never colour the output (also: NO_COLOR=1)')
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', OVERVIEW)
+    .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
+    .exitOverride()
+    .addCommand(planCommand(cli))
+    .addCommand(reconcileCommand(cli))
+    .addCommand(injectCommand(cli))
+    .addCommand(sweepCommand(cli))
+    .addCommand(dlqCommand(cli))
+    .addCommand(targetsCommand(cli))
+    .addCommand(provisionCommand(cli))
+    .addCommand(emulatorCommand(cli, options.stopSignal));
+  // Subcommands inherit exitOverride and the output routing only when set on each.
+  const configure = (command: Command) => {
+    command.exitOverride().configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) });
+    command.showHelpAfterError('(add --help for usage)');
+    command.commands.forEach(configure);
+  };
+  program.commands.forEach(configure);
+  return { program, cli };
+}
+
+/** Runs one command line; returns the exit code (never calls process.exit). */
+export async function main(argv: string[], io: Partial<CliIo> = {}, options: { stopSignal?: AbortSignal } = {}): Promise<number> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const fullIo: CliIo = { stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr, env: io.env ?? process.env };
+  const { program, cli } = buildProgram(fullIo, options);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exitCode 0; usage errors were already printed.
+      if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.help') return EXIT.ok;
+      return EXIT.usage;
+    }
+    throw error;
+  }
+  return cli.exitCode;
+}

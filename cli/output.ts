@@ -1,0 +1,150 @@
+// Everything the CLI writes goes through here: colours only on a TTY and never with NO_COLOR
+// (https://no-color.org), JSON for --json, and one way of telling an error (message, fix, hint).
+import type { FieldError } from '../shared/schemas/field-errors';
+import { renderFieldError } from '../shared/schemas/field-errors';
+import { ERROR_CATALOG, LbSyncError } from '../shared/errors';
+import { QueueHandOffError } from '../shared/adapters/queue';
+
+export interface Stream {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliIo {
+  stdout: Stream;
+  stderr: Stream;
+  env: NodeJS.ProcessEnv;
+}
+
+export const EXIT = {
+  ok: 0,
+  /** An error: bad configuration, an API or queue failure, a failed reconcile. */
+  error: 1,
+  /** `plan` only: the world differs from the targets (drift). */
+  drift: 2,
+  /** Wrong flags or arguments (commander's usage errors). */
+  usage: 64,
+} as const;
+
+type Paint = (text: string) => string;
+export interface Colors {
+  enabled: boolean;
+  bold: Paint;
+  dim: Paint;
+  red: Paint;
+  green: Paint;
+  yellow: Paint;
+  cyan: Paint;
+}
+
+const sgr = (open: number, close: number): Paint => (text) => `\u001b[${open}m${text}\u001b[${close}m`;
+const plain: Paint = (text) => text;
+
+export function colorsFor(stream: Stream, env: NodeJS.ProcessEnv, forceOff = false): Colors {
+  const enabled = !forceOff && stream.isTTY === true && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '') && env.TERM !== 'dumb';
+  const pick = (paint: Paint) => (enabled ? paint : plain);
+  return {
+    enabled,
+    bold: pick(sgr(1, 22)),
+    dim: pick(sgr(2, 22)),
+    red: pick(sgr(31, 39)),
+    green: pick(sgr(32, 39)),
+    yellow: pick(sgr(33, 39)),
+    cyan: pick(sgr(36, 39)),
+  };
+}
+
+export interface Output {
+  readonly io: CliIo;
+  /** Colours for stdout. */
+  readonly c: Colors;
+  /** Colours for stderr. */
+  readonly ce: Colors;
+  line(text?: string): void;
+  note(text: string): void;
+  json(value: unknown): void;
+  /** Tells an error on stderr (or as JSON on stdout with --json) and returns EXIT.error. */
+  fail(error: unknown, asJson?: boolean): number;
+}
+
+export function createOutput(io: CliIo, options: { noColor?: boolean } = {}): Output {
+  const c = colorsFor(io.stdout, io.env, options.noColor);
+  const ce = colorsFor(io.stderr, io.env, options.noColor);
+  const output: Output = {
+    io,
+    c,
+    ce,
+    line: (text = '') => void io.stdout.write(`${text}\n`),
+    note: (text) => void io.stderr.write(`${text}\n`),
+    json: (value) => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
+    fail(error, asJson = false) {
+      const described = describeError(error);
+      if (asJson) output.json({ ok: false, error: described });
+      else io.stderr.write(renderError(described, ce));
+      return EXIT.error;
+    },
+  };
+  return output;
+}
+
+export interface DescribedError {
+  code: string;
+  message: string;
+  hint?: string;
+  fieldErrors?: FieldError[];
+}
+
+export function describeError(error: unknown): DescribedError {
+  if (error instanceof LbSyncError) {
+    return { code: error.code, message: error.message, hint: error.hint, ...(error.fieldErrors && { fieldErrors: error.fieldErrors }) };
+  }
+  if (error instanceof QueueHandOffError) {
+    return { code: error.code, message: error.message, hint: ERROR_CATALOG.queue_unavailable.hint };
+  }
+  if (error instanceof CliError) return { code: error.code, message: error.message, ...(error.hint && { hint: error.hint }) };
+  return { code: 'unexpected', message: (error as Error)?.message ?? String(error) };
+}
+
+/** An error of the CLI's own (bad flag combination, nothing found), told like the others. */
+export class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+export function renderError(error: DescribedError, c: Colors): string {
+  // A validation message already lists its field errors; print them once, with the fix on its own line.
+  const [head] = error.message.split('\n');
+  const lines = [`${c.red(c.bold('error'))} ${c.dim(`[${error.code}]`)} ${error.fieldErrors ? head : error.message}`];
+  for (const fe of error.fieldErrors ?? []) lines.push(`  ${renderFieldLine(fe, c)}`);
+  if (error.hint) lines.push(`  ${c.dim('hint:')} ${error.hint}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function renderFieldLine(fe: FieldError, c: Colors): string {
+  const text = renderFieldError(fe);
+  const at = text.indexOf('; fix: ');
+  const what = at >= 0 ? text.slice(0, at) : text;
+  return `${c.yellow(fe.path)}${what.slice(fe.path.length)}\n      ${c.dim('fix:')} ${fe.fix}`;
+}
+
+/** Pads every column but the last to the widest cell. */
+export function table(rows: string[][], gap = 2): string[] {
+  const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visible(cell))));
+  return rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visible(cell) + gap)))
+      .join('')
+      .trimEnd(),
+  );
+}
+
+/** "3 targets", "1 target". */
+export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;

@@ -1,0 +1,158 @@
+// Desired vs actual, per target and backend, from a dry-run ReconcileResult and the observed backends.
+// Pure: the plan command fetches, this shapes, render* prints.
+import type { Action, FieldChange, ObservedBackend } from '../shared/model';
+import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
+import type { Target } from '../shared/schemas/target';
+import type { Colors, DescribedError } from './output';
+import { describeError, plural } from './output';
+
+export interface ActionSummary {
+  kind: Action['kind'];
+  backend: string;
+  backendId?: string;
+  pool?: string[];
+  added?: string[];
+  removed?: string[];
+  changes?: FieldChange[];
+}
+
+export interface BackendView {
+  name: string;
+  id?: string;
+  exists: boolean;
+  /** Undefined when the backends could not be read. */
+  actualPool?: string[];
+  desiredPool?: string[];
+  added: string[];
+  removed: string[];
+  changes: FieldChange[];
+  actions: Action['kind'][];
+}
+
+export interface TargetPlanView {
+  target: string;
+  zone: string;
+  status: ReconcileResult['status'];
+  lb?: { id: string; name: string; status: string };
+  desiredPool?: string[];
+  poolSource?: 'event' | 'tags';
+  serverCount?: number;
+  backends: BackendView[];
+  actions: ActionSummary[];
+  warnings: string[];
+  apiCalls: { reads: number; writes: number };
+  error?: DescribedError;
+}
+
+export function summariseAction(action: Action): ActionSummary {
+  const base = { kind: action.kind, backend: action.backend };
+  switch (action.kind) {
+    case 'CreateBackend':
+      return { ...base, pool: action.pool };
+    case 'SetBackendServers':
+      return { ...base, backendId: action.backendId, pool: action.pool, added: action.added, removed: action.removed };
+    case 'UpdateBackend':
+    case 'UpdateHealthCheck':
+      return { ...base, backendId: action.backendId, changes: action.changes };
+  }
+}
+
+export function planView(
+  target: Target,
+  result: ReconcileResult,
+  observed: ReadonlyMap<string, ObservedBackend> | undefined,
+  extraWarnings: string[] = [],
+): TargetPlanView {
+  const desiredPool = result.pool?.ips;
+  const backends = result.lb
+    ? target.backends.map((spec): BackendView => {
+        const actual = observed?.get(spec.name);
+        const actions = result.planned.filter((a) => a.backend === spec.name);
+        const poolAction = actions.find((a) => a.kind === 'SetBackendServers' || a.kind === 'CreateBackend');
+        const added = poolAction?.kind === 'SetBackendServers' ? poolAction.added : poolAction?.kind === 'CreateBackend' ? poolAction.pool : [];
+        const removed = poolAction?.kind === 'SetBackendServers' ? poolAction.removed : [];
+        return {
+          name: spec.name,
+          ...(actual && { id: actual.id }),
+          exists: observed ? actual !== undefined : !actions.some((a) => a.kind === 'CreateBackend'),
+          ...(observed && { actualPool: actual?.pool ?? [] }),
+          ...(desiredPool && { desiredPool }),
+          added,
+          removed,
+          changes: actions.flatMap((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck' ? a.changes : [])),
+          actions: actions.map((a) => a.kind),
+        };
+      })
+    : [];
+  return {
+    target: target.name,
+    zone: target.zone,
+    status: result.status,
+    ...(result.lb && { lb: result.lb }),
+    ...(desiredPool && { desiredPool, poolSource: result.pool?.source, serverCount: result.pool?.serverCount }),
+    backends,
+    actions: result.planned.map(summariseAction),
+    warnings: [...result.warnings, ...extraWarnings],
+    apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
+    ...(result.error && { error: describeError(result.error) }),
+  };
+}
+
+const show = (value: unknown) => (value === undefined || value === '' ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value));
+
+function renderBackend(b: BackendView, c: Colors): string[] {
+  const head = `  backend ${c.bold(b.name)}${b.id ? c.dim(`  ${b.id}`) : ''}`;
+  if (!b.exists) {
+    return [`${head}  ${c.yellow('missing: would be created')}`, ...b.added.map((ip) => `      ${c.green(`+ ${ip}`)}`)];
+  }
+  if (b.actions.length === 0) {
+    return [`${head}  ${c.green('in sync')}${b.actualPool ? c.dim(`  pool ${b.actualPool.join(', ') || '(empty)'}`) : ''}`];
+  }
+  const lines = [head];
+  for (const ch of b.changes) lines.push(`      ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}`);
+  if (b.added.length > 0 || b.removed.length > 0) {
+    const removed = new Set(b.removed);
+    const added = new Set(b.added);
+    const all = [...new Set([...(b.actualPool ?? []), ...b.removed, ...b.added])].sort(compareIps);
+    lines.push('      pool:');
+    for (const ip of all) {
+      if (added.has(ip)) lines.push(`      ${c.green(`+ ${ip}`)}`);
+      else if (removed.has(ip)) lines.push(`      ${c.red(`- ${ip}`)}`);
+      else lines.push(`        ${ip}`);
+    }
+  }
+  return lines;
+}
+
+function compareIps(a: string, b: string): number {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i += 1) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (Number.isNaN(d)) return a.localeCompare(b);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+export function renderPlanView(v: TargetPlanView, c: Colors): string[] {
+  const verdict =
+    v.status === 'failed' ? c.red('error') : v.actions.length === 0 ? c.green('in sync') : c.yellow(`drift: ${plural(v.actions.length, 'action')}`);
+  const lines = [`${c.bold(v.target)} ${c.dim(`(${v.zone})`)}  ${verdict}`];
+  if (v.lb) {
+    const status = v.lb.status === 'ready' ? c.green(v.lb.status) : c.yellow(`${v.lb.status} (writes wait until it is ready)`);
+    lines.push(`  load balancer ${v.lb.name} ${c.dim(v.lb.id)} ${status}`);
+  }
+  if (v.desiredPool) {
+    const from = v.poolSource === 'event' ? 'given' : `from ${plural(v.serverCount ?? 0, 'server')} matching the tags`;
+    lines.push(`  desired pool  ${v.desiredPool.join(', ') || '(empty)'} ${c.dim(from)}`);
+  }
+  for (const b of v.backends) lines.push(...renderBackend(b, c));
+  for (const w of v.warnings) lines.push(`  ${c.yellow('warning:')} ${w}`);
+  if (v.error) {
+    lines.push(`  ${c.red('error')} ${c.dim(`[${v.error.code}]`)} ${v.error.message.split('\n').join('\n    ')}`);
+    if (v.error.hint) lines.push(`    ${c.dim('hint:')} ${v.error.hint}`);
+  }
+  if (v.actions.length > 0) lines.push(`  ${c.dim('would run:')} ${v.actions.map((a) => `${a.kind} ${a.backend}`).join(', ')}`);
+  return lines;
+}

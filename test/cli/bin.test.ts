@@ -1,0 +1,95 @@
+// The real `lbsync` bin as a child process against the emulator: exit codes and output of plan,
+// reconcile and targets validate.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmulatorHandle } from '../../emulator';
+import { startEmulator } from '../../emulator';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_WORKER_IPS, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
+import { runBin } from './support';
+
+let emulator: EmulatorHandle;
+let env: Record<string, string>;
+const DEMO = { kops: { cluster: 'demo.k8s.local', zone: 'fr-par-1' } };
+
+beforeAll(async () => {
+  emulator = await startEmulator({ seed: demoSeed(), instancePendingMs: 50 });
+  env = {
+    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
+    SCW_SECRET_KEY: FAKE_SECRET_KEY,
+    SCW_API_URL: emulator.url,
+    LBSYNC_TARGETS: JSON.stringify([DEMO]),
+    LBSYNC_WAIT_BUDGET_MS: '5000',
+  };
+});
+afterAll(async () => {
+  await emulator?.stop();
+});
+
+describe('lbsync bin', () => {
+  it('targets validate: field path and fix, exit 1; expanded targets as JSON, exit 0', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lbsync-targets-'));
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify([{ name: 'prod', zone: 'fr-par', loadBalancer: { name: 'api' }, backends: [{ name: 'b', forwardPort: 70000 }], servers: { tags: ['a'] } }]));
+    const [invalid, valid] = await Promise.all([runBin(['targets', 'validate', '--file', bad], env), runBin(['targets', 'validate', '--json'], env)]);
+    expect(invalid.code).toBe(1);
+    expect(invalid.stdout).toContain('invalid: 2 problems');
+    expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].zone: must be a Scaleway zone');
+    expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].backends[0].forwardPort: must be between 1 and 65535 (got 70000)');
+    expect(invalid.stdout).toContain('fix: give a value of at most 65535');
+    expect(invalid.stdout).not.toMatch(/\u001b\[/); // not a TTY: no colours
+    expect(valid.code).toBe(0);
+    const parsed = JSON.parse(valid.stdout) as { valid: boolean; targets: { name: string; loadBalancer: { name: string }; backends: { name: string }[] }[] };
+    expect(parsed.valid).toBe(true);
+    expect(parsed.targets[0]).toMatchObject({ name: 'demo.k8s.local', loadBalancer: { name: 'api.demo.k8s.local' }, backends: [{ name: 'lb-backend-https', forwardPort: 443 }] });
+  });
+
+  it('plan: drift exits 2 with a readable diff and a JSON shape; reconcile converges; plan then exits 0; an unknown LB exits 1', async () => {
+    const [human, json] = await Promise.all([runBin(['plan'], env), runBin(['plan', '--json'], env)]);
+    expect(human.code).toBe(2);
+    expect(human.stdout).toContain('drift: 1 action');
+    expect(human.stdout).toContain('backend lb-backend-https  missing: would be created');
+    for (const ip of DEMO_CONTROL_PLANE_IPS) expect(human.stdout).toContain(`+ ${ip}`);
+    for (const ip of DEMO_WORKER_IPS) expect(human.stdout).not.toContain(ip);
+    expect(human.stdout).toContain('would run: CreateBackend lb-backend-https');
+    expect(json.code).toBe(2);
+    const plan = JSON.parse(json.stdout);
+    expect(plan).toMatchObject({
+      inSync: false,
+      exitCode: 2,
+      targets: [
+        {
+          target: 'demo.k8s.local',
+          status: 'planned',
+          lb: { name: 'api.demo.k8s.local', status: 'ready' },
+          desiredPool: DEMO_CONTROL_PLANE_IPS,
+          backends: [{ name: 'lb-backend-https', exists: false, actualPool: [], added: DEMO_CONTROL_PLANE_IPS, removed: [], actions: ['CreateBackend'] }],
+          actions: [{ kind: 'CreateBackend', backend: 'lb-backend-https', pool: DEMO_CONTROL_PLANE_IPS }],
+        },
+      ],
+    });
+    expect(emulator.calls().filter((c) => c.write)).toEqual([]); // a dry run never writes
+
+    const applied = await runBin(['reconcile', '--json'], env);
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ ok: true, targets: [{ target: 'demo.k8s.local', status: 'applied', done: [{ kind: 'CreateBackend' }] }] });
+
+    const withGhost = { ...env, LBSYNC_TARGETS: JSON.stringify([DEMO, { kops: { cluster: 'ghost.k8s.local', zone: 'fr-par-1' } }]) };
+    const [inSync, ghost] = await Promise.all([runBin(['plan', '--target', 'demo.k8s.local'], withGhost), runBin(['plan'], withGhost)]);
+    expect(inSync.code).toBe(0);
+    expect(inSync.stdout).toMatch(/backend lb-backend-https {2}[0-9a-f-]{36} {2}in sync/);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stdout).toContain('[lb_not_found]');
+    expect(ghost.stdout).toContain('no load-balancer named "api.ghost.k8s.local"');
+    expect(ghost.stdout).toContain('1 in sync, 0 with drift, 1 failed');
+  });
+
+  it('missing credentials: names the variable and the fix, exit 1, prints no secret', async () => {
+    const result = await runBin(['plan'], { LBSYNC_TARGETS: env.LBSYNC_TARGETS as string, SCW_SECRET_KEY: FAKE_SECRET_KEY });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('SCW_ACCESS_KEY: is not set');
+    expect(result.stderr).toContain('fix: export SCW_ACCESS_KEY');
+    expect(result.stderr + result.stdout).not.toContain(FAKE_SECRET_KEY);
+  });
+});

@@ -1,0 +1,167 @@
+// The CLI in-process against the whole local stack (emulator, SQS-compatible queue, the three
+// functions served from source, the trigger bridge): reconcile, inject, sweep, provision, dlq.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Delivery } from '../../local/trigger-bridge';
+import type { LocalStack } from '../../local/stack';
+import { startLocalStack } from '../../local/stack';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed } from '../support/world';
+import { runInProcess as lbsync, waitFor } from './support';
+
+let stack: LocalStack;
+const deliveries: (Delivery & { event?: { id?: string; source?: string } })[] = [];
+
+function deliveredEvent(id: string) {
+  return deliveries.find((d) => d.event?.id === id && d.status === 200);
+}
+
+function pool(): string[] | undefined {
+  const state = stack.emulator.dumpState() as { lbs: { id: string; backends: { name: string; pool: string[] }[] }[] };
+  return state.lbs.find((lb) => lb.id === DEMO_LB_ID)?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
+}
+
+beforeAll(async () => {
+  stack = await startLocalStack({
+    seed: demoSeed(),
+    targets: [{ kops: { cluster: 'demo.k8s.local', zone: 'fr-par-1' } }],
+    functionsFrom: 'source',
+    instancePendingMs: 50,
+    env: { LOG_LEVEL: 'silent', LBSYNC_WAIT_BUDGET_MS: '3000', LBSYNC_RETRY_BASE_MS: '100', LBSYNC_RETRY_CAP_MS: '200', LBSYNC_MAX_HOLD_MS: '500' },
+    onDelivery: (d) => {
+      let event;
+      try {
+        event = JSON.parse(d.body) as { id?: string; source?: string };
+      } catch {
+        event = undefined;
+      }
+      deliveries.push({ ...d, ...(event && { event }) });
+    },
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('lbsync against the local stack', () => {
+  it('reconcile converges the demo backend and reports it; then plan is in sync', async () => {
+    const applied = await lbsync(['reconcile', '--json']);
+    expect(applied.code).toBe(0);
+    expect(JSON.parse(applied.stdout)).toMatchObject({ ok: true, targets: [{ status: 'applied', done: [{ kind: 'CreateBackend', pool: DEMO_CONTROL_PLANE_IPS }] }] });
+    expect(pool()).toEqual(DEMO_CONTROL_PLANE_IPS);
+    const again = await lbsync(['reconcile']);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toMatch(/demo\.k8s\.local\s+noop\s+in sync/);
+    expect((await lbsync(['plan'])).code).toBe(0);
+  });
+
+  it('inject --url: 202 from the inject function, the id printed, the event processed', async () => {
+    const sent = await lbsync(['inject', '--target', 'demo.k8s.local', '--url', stack.functions.inject.url, '--source', 'instance-replacement']);
+    expect(sent.code).toBe(0);
+    const eventId = sent.stdout.trim();
+    expect(eventId).toMatch(/^evt-/);
+    await waitFor('the injected event to be delivered', () => deliveredEvent(eventId));
+  });
+
+  it('inject --url with a wrong token: 401 told, exit 1, the token never printed', async () => {
+    process.env.LBSYNC_TEST_WRONG_TOKEN = 'wrong-token-value-123';
+    const refused = await lbsync(['inject', '-t', 'demo.k8s.local', '--url', stack.functions.inject.url, '--token-env', 'LBSYNC_TEST_WRONG_TOKEN']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('refused the token (401)');
+    expect(refused.stderr + refused.stdout).not.toContain('wrong-token-value-123');
+    expect(refused.stderr + refused.stdout).not.toContain(stack.injectToken);
+    const noUrl = await lbsync(['inject', '-t', 'demo.k8s.local']);
+    expect(noUrl.code).toBe(64);
+    const badIp = await lbsync(['inject', '-t', 'demo.k8s.local', '--queue', '--server-ips', '10.0.0.1,not-an-ip']);
+    expect(badIp.code).toBe(1);
+    expect(badIp.stderr).toContain('event.serverIps[1]: must be a valid IPv4 or IPv6 address');
+  });
+
+  it('inject --queue: straight onto the reconcile queue, JSON answer', async () => {
+    const sent = await lbsync(['inject', '--target', 'demo.k8s.local', '--queue', '--dry-run', '--json']);
+    expect(sent.code).toBe(0);
+    const { eventId, via } = JSON.parse(sent.stdout) as { eventId: string; via: string };
+    expect(via).toBe('queue');
+    await waitFor('the queued event to be delivered', () => deliveredEvent(eventId));
+    const unknown = await lbsync(['inject', '--target', 'ghost', '--queue']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no target named "ghost"');
+  });
+
+  it('sweep: one sweep event per target, a summary; an unknown --target exits 1', async () => {
+    const before = deliveries.filter((d) => d.event?.source === 'sweep').length;
+    const swept = await lbsync(['sweep']);
+    expect(swept.code).toBe(0);
+    expect(swept.stdout).toContain('sweep: 1/1 target enqueued in 1 batch');
+    await waitFor('the sweep event to be delivered', () => deliveries.filter((d) => d.event?.source === 'sweep').length > before);
+    const unknown = await lbsync(['sweep', '--target', 'ghost', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, selected: 0, unknownTargets: ['ghost'] });
+  });
+
+  it('provision: idempotent, prints the URLs as env lines', async () => {
+    const same = await lbsync(['provision', '--function-timeout', '30']); // as the stack provisioned them
+    expect(same.code).toBe(0);
+    expect(same.stdout).toBe(`RECONCILE_QUEUE_URL=${stack.reconcileQueueUrl}\nDEAD_LETTER_QUEUE_URL=${stack.deadLetterQueueUrl}\n`);
+    expect(same.stderr).toContain('queues already up to date');
+    const first = await lbsync(['provision', '--prefix', 'cli-test', '--json']);
+    expect(JSON.parse(first.stdout)).toMatchObject({ created: ['cli-test-dead-letter', 'cli-test-reconcile'], updated: [] });
+    const second = await lbsync(['provision', '--prefix', 'cli-test', '--json']);
+    expect(JSON.parse(second.stdout)).toMatchObject({ created: [], updated: [] });
+    const changed = await lbsync(['provision', '--prefix', 'cli-test', '--function-timeout', '120', '--json']);
+    expect(JSON.parse(changed.stdout)).toMatchObject({ created: [], updated: ['cli-test-reconcile'] });
+  });
+
+  it('dlq: a dead-lettered event is listed, shown, redriven and processed; a raw invalid body cannot be redriven', async () => {
+    await stack.bridge.waitIdle({ quietMs: 100, timeoutMs: 10_000 });
+    stack.emulator.setLbStatus(DEMO_LB_ID, 'error');
+    const sent = await lbsync(['inject', '--target', 'demo.k8s.local', '--queue', '--json']);
+    const { eventId } = JSON.parse(sent.stdout) as { eventId: string };
+    await stack.events.send(stack.reconcileQueueUrl, '{"version":1,"target":"demo.k8s.local","source":"manual","serverIps":["not-an-ip"]}');
+    await waitFor('both messages handled', () => deliveredEvent(eventId) && deliveries.some((d) => d.body.includes('not-an-ip') && d.status === 200));
+
+    const listed = await lbsync(['dlq', 'list', '--json']);
+    expect(listed.code).toBe(0);
+    const entries = JSON.parse(listed.stdout) as { messageId: string; eventId?: string; reason: string; errorCode?: string; redrivable: boolean; notRedrivable?: string }[];
+    expect(entries).toHaveLength(2);
+    const dead = entries.find((e) => e.eventId === eventId);
+    expect(dead).toMatchObject({ reason: 'permanent_error', errorCode: 'lb_not_ready', redrivable: true });
+    const raw = entries.find((e) => e.reason === 'invalid_event');
+    expect(raw).toMatchObject({ redrivable: false });
+
+    const table = await lbsync(['dlq', 'list']);
+    expect(table.stdout).toMatch(/MESSAGE ID\s+EVENT ID\s+TARGET\s+REASON/);
+    expect(table.stdout).toContain(eventId);
+    const shown = await lbsync(['dlq', 'show', '--id', eventId]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain('lb_not_ready');
+    expect(shown.stdout).toContain(`redrive   yes: lbsync dlq redrive --id ${eventId}`);
+
+    // Fix the cause, move a server, redrive: the event is processed and the pool follows.
+    stack.emulator.setLbStatus(DEMO_LB_ID, 'ready');
+    stack.emulator.replaceServer(DEMO_CP0_ID, {
+      name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: ['51.15.100.31'],
+      tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+    });
+    const delivered = deliveries.length;
+    const redriven = await lbsync(['dlq', 'redrive', '--id', eventId]);
+    expect(redriven.code).toBe(0);
+    expect(redriven.stdout).toContain(`redriven ${eventId}`);
+    await waitFor('the redriven event to be processed', () => deliveries.slice(delivered).some((d) => d.event?.id === eventId && d.status === 200));
+    await waitFor('the pool to follow', () => pool()?.includes('51.15.100.31'));
+    expect(pool()).toEqual(['51.15.100.12', '51.15.100.13', '51.15.100.31']);
+
+    const refused = await lbsync(['dlq', 'redrive', '--id', raw?.messageId as string]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('keeps only the raw body');
+    const left = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as unknown[];
+    expect(left).toHaveLength(1); // the raw one stays; list and the refused redrive deleted nothing
+    expect((await lbsync(['dlq', 'redrive'])).code).toBe(64);
+  });
+
+  it('--help: examples and exit codes, no colours off a TTY', async () => {
+    const help = await lbsync(['plan', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('Examples:');
+    expect(help.stdout).toContain('2  drift');
+    expect((await lbsync(['nope'])).code).toBe(64);
+  });
+});

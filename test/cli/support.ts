@@ -1,0 +1,48 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../cli/main';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const BIN = join(ROOT, 'bin/lbsync.mjs');
+
+export interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real bin, as an operator runs it, with only the environment given (plus PATH and a scratch HOME). */
+export function runBin(args: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<Run> {
+  const home = mkdtempSync(join(tmpdir(), 'lbsync-home-'));
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env }, timeout: timeoutMs },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The CLI in this process (process.env, as the local stack sets it), output captured. */
+export async function runInProcess(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, env });
+  return { code, stdout, stderr };
+}
+
+export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
