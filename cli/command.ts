@@ -46,7 +46,7 @@ export function act<O>(cli: Cli, run: (options: O, out: Output, command: Command
 /** "Examples:" and "Exit codes:" blocks appended to a command's --help. */
 export function helpText(examples: string[], exitCodes: [number, string][]): string {
   const ex = examples.map((e) => `  $ ${e}`).join('\n');
-  const codes = exitCodes.map(([code, what]) => `  ${code}  ${what}`).join('\n');
+  const codes = exitCodes.map(([code, what]) => `  ${String(code).padEnd(3)} ${what}`).join('\n');
   return `\nExamples:\n${ex}\n\nExit codes:\n${codes}\n`;
 }
 

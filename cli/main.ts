@@ -62,9 +62,8 @@ export async function main(argv: string[], io: Partial<CliIo> = {}, options: { s
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version end here with exitCode 0; usage errors were already printed.
-      if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.help') return EXIT.ok;
-      return EXIT.usage;
+      // --help ends here with exitCode 0; usage errors (and help shown for a missing command) were already printed.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     throw error;
   }

@@ -5,6 +5,7 @@ import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
 import { startLocalStack } from '../../local/stack';
 import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed } from '../support/world';
+import { main } from '../../cli/main';
 import { runInProcess as lbsync, waitFor } from './support';
 
 let stack: LocalStack;
@@ -161,7 +162,37 @@ describe('lbsync against the local stack', () => {
     const help = await lbsync(['plan', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Examples:');
-    expect(help.stdout).toContain('2  drift');
+    expect(help.stdout).toContain('2   drift');
     expect((await lbsync(['nope'])).code).toBe(64);
+  });
+
+  it('emulator: serves the seeded API until stopped', async () => {
+    const stop = new AbortController();
+    let stdout = '';
+    const running = main(['emulator', '--port', '0', '--seed', 'demo', '--no-auth'], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } }, { stopSignal: stop.signal });
+    let url: string;
+    try {
+      url = await waitFor('the emulator URL', () => /^http:\/\/127\.0\.0\.1:\d+/m.exec(stdout)?.[0]);
+      const lbs = (await (await fetch(`${url}/lb/v1/zones/fr-par-1/lbs`)).json()) as { lbs: { name: string }[] };
+      expect(lbs.lbs.map((lb) => lb.name)).toEqual(['api.demo.k8s.local']);
+    } finally {
+      stop.abort();
+    }
+    expect(await running).toBe(0);
+    await expect(fetch(`${url}/lb/v1/zones/fr-par-1/lbs`)).rejects.toThrow();
+  });
+
+  // Last: these targets are unknown to the served functions, so their events end up dead-lettered.
+  it('sweep over many targets: periodic progress lines off a TTY, one rewritten counter on a TTY', async () => {
+    const many = Array.from({ length: 45 }, (_, i) => ({ kops: { cluster: `c${i}.k8s.local`, zone: 'fr-par-1' } }));
+    const env = { ...process.env, LBSYNC_TARGETS: JSON.stringify(many) };
+    const plain = await lbsync(['sweep'], env);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr.trim().split('\n')).toEqual(['enqueued 10/45', 'enqueued 20/45', 'enqueued 30/45', 'enqueued 40/45', 'enqueued 45/45']);
+    expect(plain.stdout).toContain('sweep: 45/45 targets enqueued in 5 batches');
+    let stderr = '';
+    const code = await main(['sweep', '--target', many.slice(0, 30).map((t) => t.kops.cluster).join(',')], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t), isTTY: true }, env });
+    expect(code).toBe(0);
+    expect(stderr).toBe('\renqueued 10/30 (33%)\renqueued 20/30 (66%)\renqueued 30/30 (100%)\n');
   });
 });
