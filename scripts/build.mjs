@@ -1,35 +1,70 @@
 // Bundles each function into one self-contained, minified file: dist/<name>/handler.js,
 // exporting handle(event, context) as the Scaleway Node runtime expects.
+// `npm run bench` imports bundleOptions() to measure exactly what gets deployed.
 import { build } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 
 export const FUNCTIONS = ['reconcile', 'inject', 'sweep'];
 
-const quiet = process.argv.includes('--quiet');
+/**
+ * `import { z } from 'zod'` binds zod's re-exported namespace object, which esbuild cannot
+ * tree-shake: the whole of zod (every locale, JSON-schema conversion...) lands in the bundle,
+ * ~440 KiB of the ~1.1 MiB. `import * as z from 'zod'` means the same thing at run time (zod's
+ * entry re-exports everything `z` holds) and esbuild keeps only what `z.<name>` reaches (~85 KiB).
+ * Applied to our own sources at build time; a no-op for files that already import it that way.
+ */
+export const zodNamespaceImport = {
+  name: 'zod-namespace-import',
+  setup(b) {
+    b.onLoad({ filter: /[\\/](shared|functions)[\\/].*\.ts$/ }, async (args) => {
+      const { readFile } = await import('node:fs/promises');
+      const source = await readFile(args.path, 'utf8');
+      const rewritten = source.replace(/^import \{ z \} from 'zod';$/m, "import * as z from 'zod';");
+      return { contents: rewritten, loader: 'ts' };
+    });
+  },
+};
 
-async function bundle(name) {
-  const result = await build({
+/** The esbuild options for one function's bundle. */
+export function bundleOptions(name, outfile = `dist/${name}/handler.js`) {
+  return {
     entryPoints: [`functions/${name}/handler.ts`],
-    outfile: `dist/${name}/handler.js`,
+    outfile,
     bundle: true,
     minify: true,
     platform: 'node',
     target: 'node20',
     // CommonJS loads under both require() and import(), whatever the runtime does.
     format: 'cjs',
+    // Prefer packages' ESM builds (the AWS SDK's dist-es): esbuild can tree-shake ESM, not CommonJS.
+    // Still one file: ESM inputs are converted into the CommonJS bundle.
+    mainFields: ['module', 'main'],
     sourcemap: false,
     legalComments: 'none',
     metafile: true,
     logLevel: 'warning',
-  });
+    plugins: [zodNamespaceImport],
+  };
+}
+
+async function bundle(name) {
+  const result = await build(bundleOptions(name));
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   return { name, bytes };
 }
 
-mkdirSync('dist', { recursive: true });
-// The repo is "type": "module"; the bundles are CommonJS.
-writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
-const results = await Promise.all(FUNCTIONS.map(bundle));
-if (!quiet) {
-  for (const { name, bytes } of results) console.log(`dist/${name}/handler.js  ${(bytes / 1024).toFixed(1)} KiB`);
+export async function buildAll({ quiet = false } = {}) {
+  mkdirSync('dist', { recursive: true });
+  // The repo is "type": "module"; the bundles are CommonJS.
+  writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+  const results = await Promise.all(FUNCTIONS.map(bundle));
+  if (!quiet) {
+    for (const { name, bytes } of results) console.log(`dist/${name}/handler.js  ${(bytes / 1024).toFixed(1)} KiB`);
+  }
+  return results;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  await buildAll({ quiet: process.argv.includes('--quiet') });
 }

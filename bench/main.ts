@@ -1,0 +1,74 @@
+/**
+ * `npm run bench [-- --quick] [-- --json [file]]`: measures scw-lb-sync side by side with kOps' call pattern
+ * and prints one table. --quick is the CI smoke mode (smaller N, same measurements).
+ */
+import { cpus } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { measureApiCalls } from './api-calls';
+import { measureBundleSize } from './bundle-size';
+import { measureColdStart } from './cold-start';
+import { measureConvergence } from './convergence';
+import { measurePerEvent } from './per-event';
+import { jsonSummary, renderReport, type Measurements } from './report';
+import { measureRss } from './rss';
+import { buildDist, prepareOut } from './support/bundles';
+import { measureSweepScale } from './sweep-scale';
+
+function parseArgs(argv: string[]): { quick: boolean; json?: string } {
+  const quick = argv.includes('--quick');
+  const at = argv.indexOf('--json');
+  if (at === -1) return { quick };
+  const next = argv[at + 1];
+  return { quick, json: next && !next.startsWith('--') ? next : 'bench-results.json' };
+}
+
+const PLAN = {
+  full: { coldRuns: 7, perEvent: 1000, burst: 200, sweepReconcileUpTo: 1000, convergenceRuns: 5 },
+  quick: { coldRuns: 3, perEvent: 200, burst: 100, sweepReconcileUpTo: 100, convergenceRuns: 1 },
+};
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const plan = args.quick ? PLAN.quick : PLAN.full;
+  const started = performance.now();
+  const step = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
+    const t0 = performance.now();
+    process.stderr.write(`bench: ${label}...`);
+    const result = await run();
+    process.stderr.write(` ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    return result;
+  };
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  prepareOut();
+  await step('build (npm run build)', buildDist);
+  const apiCalls = await step('API calls', measureApiCalls);
+  const bundle = await step('bundle sizes', measureBundleSize);
+  const coldStart = await step(`cold start (N=${plan.coldRuns})`, () => measureColdStart(plan.coldRuns));
+  const perEvent = await step('per-event overhead', () => measurePerEvent(plan.perEvent));
+  const rss = await step('peak RSS', () => measureRss(plan.burst, 10));
+  const sweep = await step('sweep scale', () => measureSweepScale([10, 100, 1000], plan.sweepReconcileUpTo));
+  // Last: the local stack sets this process' environment and loads the bundles in-process.
+  const convergence = await step('convergence', () => measureConvergence(plan.convergenceRuns));
+
+  const measurements: Measurements = {
+    machine: {
+      cpu: cpus()[0]?.model.trim() ?? 'unknown', cores: cpus().length, node: process.version,
+      date: new Date().toISOString(), mode: args.quick ? 'quick' : 'full',
+      durationS: Math.round((performance.now() - started) / 1000),
+    },
+    apiCalls, bundle, coldStart, perEvent, rss, sweep, convergence,
+  };
+  process.stdout.write(`${renderReport(measurements)}\n`);
+  if (args.json) {
+    writeFileSync(args.json, `${JSON.stringify(jsonSummary(measurements), null, 2)}\n`);
+    process.stderr.write(`bench: wrote ${args.json}\n`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`\nbench failed: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
