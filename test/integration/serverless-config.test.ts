@@ -1,0 +1,161 @@
+// serverless.yml against scripts/validate-serverless.mjs (run as CI runs it) and against the code's own
+// parsers: the committed file must pass, and each way of breaking it must be caught.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { loadTargets, runtimeConfigFromEnv } from '../../shared/config';
+import { sweepArgsSchema } from '../../shared/handlers/sweep-request';
+
+const root = join(import.meta.dirname, '..', '..');
+const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
+
+interface Validation {
+  ok: boolean;
+  errors: string[];
+  deployerEnv: string[];
+  resolved: {
+    provider: { env: Record<string, string> };
+    functions: Record<string, { env?: Record<string, string>; events?: { schedule?: { input?: unknown } }[] }>;
+  };
+}
+
+/** A complete (fake) deployer environment: every ${env:...} without a fallback is set. */
+const deployEnv: Record<string, string> = {
+  SCW_SECRET_KEY: '00000000-0000-4000-8000-0000000000aa',
+  SCW_DEFAULT_PROJECT_ID: '00000000-0000-4000-8000-0000000000bb',
+  RECONCILE_QUEUE_URL: 'https://sqs.mnq.fr-par.scaleway.com/project-00000000-0000-4000-8000-0000000000bb/lbsync-reconcile',
+  DEAD_LETTER_QUEUE_URL: 'https://sqs.mnq.fr-par.scaleway.com/project-00000000-0000-4000-8000-0000000000bb/lbsync-dead-letter',
+  LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1' } }]),
+  SQS_ACCESS_KEY_ID: 'queues-access-key',
+  SQS_SECRET_ACCESS_KEY: 'queues-secret-key',
+  LBSYNC_SCW_ACCESS_KEY: 'SCW0000000000000000A',
+  LBSYNC_SCW_SECRET_KEY: '00000000-0000-4000-8000-0000000000cc',
+  INJECT_TOKEN: 'inject-token-0123456789',
+};
+
+let dir: string;
+let written = 0;
+
+/** Runs the validator once over several YAML texts; the environment is only what is given (no leaks from this shell). */
+function validateAll(yamlTexts: string[], env: Record<string, string> = {}, args: string[] = []): Validation[] {
+  const files = yamlTexts.map((text) => {
+    const file = join(dir, `serverless-${written++}.yml`);
+    writeFileSync(file, text);
+    return file;
+  });
+  const argv = ['scripts/validate-serverless.mjs', ...files.flatMap((f) => ['--config', f]), '--root', root, '--json', ...args];
+  let stdout: string;
+  try {
+    stdout = execFileSync(process.execPath, argv, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
+  } catch (error) {
+    const failed = error as { status?: number; stdout?: string; stderr?: string };
+    if (failed.status !== 1 || !failed.stdout) throw new Error(`validate-serverless could not run (exit ${failed.status}): ${failed.stderr ?? String(error)}`);
+    stdout = failed.stdout;
+  }
+  const parsed = JSON.parse(stdout) as Validation | Validation[];
+  return Array.isArray(parsed) ? parsed : [parsed];
+}
+
+const validate = (yamlText: string, env: Record<string, string> = {}, args: string[] = []): Validation => validateAll([yamlText], env, args)[0]!;
+
+type Config = {
+  provider: Record<string, unknown> & { env: Record<string, unknown>; secret: Record<string, unknown> };
+  package: { patterns: string[] };
+  functions: Record<string, Record<string, unknown> & { env?: Record<string, unknown>; secret?: Record<string, unknown>; events?: Record<string, Record<string, unknown>>[] }>;
+};
+
+function mutated(change: (config: Config) => void): string {
+  const config = parse(committed) as Config;
+  change(config);
+  return stringify(config);
+}
+
+function effectiveEnv(result: Validation, name: string): Record<string, string> {
+  return { ...result.resolved.provider.env, ...(result.resolved.functions[name]?.env ?? {}) };
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lbsync-serverless-'));
+  const bundles = ['reconcile', 'inject', 'sweep'].map((n) => join(root, 'dist', n, 'handler.js'));
+  if (!bundles.every((b) => existsSync(b))) execFileSync(process.execPath, ['scripts/build.mjs', '--quiet'], { cwd: root });
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('serverless.yml as committed', () => {
+  it('passes every offline check, with the deployment values left to the environment', () => {
+    const result = validate(committed);
+    expect(result.errors).toEqual([]);
+    expect(result.deployerEnv).toEqual(expect.arrayContaining(['LBSYNC_TARGETS', 'RECONCILE_QUEUE_URL', 'LBSYNC_SCW_SECRET_KEY', 'INJECT_TOKEN']));
+  });
+
+  it('passes the pre-deploy check once the deployer environment is complete, and the functions accept what it gives them', () => {
+    const result = validate(committed, deployEnv, ['--require-env']);
+    expect(result.errors).toEqual([]);
+    for (const name of ['reconcile', 'inject', 'sweep']) {
+      const env = { ...effectiveEnv(result, name), ...deployEnv };
+      expect(() => runtimeConfigFromEnv(env)).not.toThrow();
+      expect(loadTargets(env).map((t) => t.name)).toEqual(['prod.k8s.local']);
+    }
+    const input = result.resolved.functions.sweep?.events?.[0]?.schedule?.input;
+    expect(sweepArgsSchema.safeParse(input).success).toBe(true);
+  });
+
+  it('reports every missing deployment value under --require-env', () => {
+    const result = validate(committed, {}, ['--require-env']);
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining('INJECT_TOKEN is not set')]));
+  });
+});
+
+describe('serverless.yml broken', () => {
+  const cases: [string, (c: Config) => void, string][] = [
+    ['a handler path with no bundle', (c) => { c.functions.inject!.handler = 'dist/inject/handlers.handle'; }, 'functions.inject.handler'],
+    ['a handler pointing at another bundle', (c) => { c.functions.inject!.handler = 'dist/sweep/handler.handle'; }, 'the bundle of inject is dist/inject/handler.handle'],
+    ['a handler export that does not exist', (c) => { c.functions.sweep!.handler = 'dist/sweep/handler.main'; }, 'functions.sweep.handler'],
+    ['a reserved SCW_ name', (c) => { c.functions.reconcile!.secret = { SCW_SECRET_KEY: '${env:LBSYNC_SCW_SECRET_KEY}', LBSYNC_SCW_ACCESS_KEY: '${env:LBSYNC_SCW_ACCESS_KEY}' }; }, 'SCW_* names are reserved'],
+    ['a step cron the plugin rejects', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '*/5 * * * *', input: {} } }]; }, 'rejects step syntax'],
+    ['a cron minute out of range', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '61 * * * *', input: {} } }]; }, 'minute 61 is outside 0-59'],
+    ['a 6-field cron', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 0 * * * *', input: {} } }]; }, 'exactly 5 fields'],
+    ['sweep args the handler refuses', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 * * * *', input: { target: 'prod' } } }]; }, 'accepts only targets and dryRun'],
+    ['a public inject', (c) => { c.functions.inject!.privacy = 'public'; }, 'functions.inject.privacy must be "private"'],
+    ['a runtime name the platform does not have', (c) => { c.provider.runtime = 'nodejs22'; }, 'provider.runtime "nodejs22"'],
+    ['a memory size that is not a tier', (c) => { c.functions.reconcile!.memoryLimit = 200; }, 'not a Scaleway memory tier'],
+    ['a credential as a plain variable', (c) => { c.provider.env.SQS_SECRET_ACCESS_KEY = '${env:SQS_SECRET_ACCESS_KEY}'; delete c.provider.secret.SQS_SECRET_ACCESS_KEY; }, 'a credential; move it under "secret"'],
+    ['the LB credential on every function', (c) => { c.provider.secret.LBSYNC_SCW_SECRET_KEY = '${env:LBSYNC_SCW_SECRET_KEY}'; }, 'only reconcile needs it'],
+    ['a required variable left out', (c) => { delete c.provider.env.RECONCILE_QUEUE_URL; }, 'RECONCILE_QUEUE_URL is required'],
+    ['a misspelt variable', (c) => { c.provider.env.LBSYNC_TARGET = 'x'; }, 'no bundle reads LBSYNC_TARGET'],
+    ['the local-only insecure switch', (c) => { c.functions.inject!.env = { LBSYNC_INJECT_INSECURE: 'true' }; }, 'must not be deployed'],
+    ['a number where the platform wants a string', (c) => { c.functions.reconcile!.env!.LBSYNC_MAX_ATTEMPTS = 8; }, 'values must be strings'],
+    ['a hold longer than the timeout allows', (c) => { c.functions.reconcile!.env!.LBSYNC_MAX_HOLD_MS = '50000'; }, 'exceed the 60 s timeout'],
+    ['a queue URL as the trigger queue', (c) => { c.functions.reconcile!.events = [{ sqs: { name: 'lbsync-reconcile-queue', queue: 'https://sqs.mnq.fr-par.scaleway.com/p/lbsync-reconcile' } }]; }, 'must be a queue name'],
+    ['no queue trigger on reconcile', (c) => { c.functions.reconcile!.events = []; }, 'exactly one sqs trigger'],
+    ['sources shipped in the zip', (c) => { c.package.patterns = ['!**', 'dist/**', 'shared/**']; }, 'package.patterns'],
+  ];
+
+  let results: Validation[] = [];
+  beforeAll(() => {
+    results = validateAll(cases.map(([, change]) => mutated(change)));
+  });
+
+  it.each(cases.map((c, i) => [c[0], i, c[2]] as const))('%s', (_label, index, expected) => {
+    const result = results[index]!;
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining(expected)]));
+  });
+
+  it('a reconcile queue URL that is not the queue the trigger reads', () => {
+    const env = { ...deployEnv, RECONCILE_QUEUE_URL: deployEnv.RECONCILE_QUEUE_URL!.replace('lbsync-reconcile', 'other-reconcile') };
+    const result = validate(committed, env);
+    expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining('the trigger reads "lbsync-reconcile" but RECONCILE_QUEUE_URL points at')]));
+  });
+
+  it('targets longer than a plain variable may hold', () => {
+    const many = Array.from({ length: 20 }, (_, i) => ({ kops: { cluster: `cluster-${i}.k8s.local`, zone: 'fr-par-1' } }));
+    const result = validate(committed, { ...deployEnv, LBSYNC_TARGETS: JSON.stringify(many) });
+    expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining('provider.env.LBSYNC_TARGETS')]));
+  });
+});
