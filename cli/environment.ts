@@ -4,7 +4,7 @@ import { createEventQueue } from '../shared/adapters/queue';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import type { QueueEnv } from '../shared/config';
-import { loadTargets, queueEnvFromEnv } from '../shared/config';
+import { loadTargets, queueConnectionFromEnv, queueEnvFromEnv, queueUrlFromEnv } from '../shared/config';
 import { validationError } from '../shared/errors';
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
@@ -37,22 +37,18 @@ export function scalewayGateway(env: NodeJS.ProcessEnv): ScalewayGateway {
   return createScalewayGateway(resolveScalewayCredentials(env).settings);
 }
 
-export interface QueueAccess extends QueueEnv {
-  queue: EventQueue;
+/** A queue client and the queue URL a command needs; only that URL's variable is required. */
+export function queueFor(env: NodeJS.ProcessEnv, url: 'RECONCILE_QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL'): { queue: EventQueue; url: string } {
+  return { queue: createEventQueue(queueConnectionFromEnv(env)), url: queueUrlFromEnv(env, url) };
 }
 
-export function queueAccess(env: NodeJS.ProcessEnv): QueueAccess {
+/** Both queues (dead-letter commands read one and redrive into the other). */
+export function queueAccess(env: NodeJS.ProcessEnv): QueueEnv & { queue: EventQueue } {
   const queueEnv = queueEnvFromEnv(env);
-  return { ...queueEnv, queue: createEventQueue(queueSettingsOf(queueEnv)) };
-}
-
-function queueSettingsOf(q: Pick<QueueEnv, 'endpoint' | 'region' | 'accessKeyId' | 'secretAccessKey'>): QueueSettings {
-  return { ...(q.endpoint && { endpoint: q.endpoint }), region: q.region, accessKeyId: q.accessKeyId, secretAccessKey: q.secretAccessKey };
+  return { ...queueEnv, queue: createEventQueue(queueEnv) };
 }
 
 /** SQS credentials only (provision runs before the queue URLs exist). */
 export function queueSettingsFromEnv(env: NodeJS.ProcessEnv): QueueSettings {
-  // queueEnvFromEnv checks the credentials with the functions' own messages; the URLs are not needed yet.
-  const q = queueEnvFromEnv({ ...env, RECONCILE_QUEUE_URL: 'unused', DEAD_LETTER_QUEUE_URL: 'unused' });
-  return queueSettingsOf(q);
+  return queueConnectionFromEnv(env);
 }

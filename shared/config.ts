@@ -112,34 +112,54 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
   };
 }
 
-export interface QueueEnv {
+export interface QueueConnection {
   endpoint?: string;
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
+}
+
+export interface QueueEnv extends QueueConnection {
   reconcileQueueUrl: string;
   deadLetterQueueUrl: string;
 }
 
-export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
-  const required = {
-    SQS_ACCESS_KEY_ID: 'set SQS_ACCESS_KEY_ID to the Scaleway Queues credential access key',
-    SQS_SECRET_ACCESS_KEY: 'set SQS_SECRET_ACCESS_KEY to the Scaleway Queues credential secret key',
-    RECONCILE_QUEUE_URL: 'set RECONCILE_QUEUE_URL to the reconcile queue URL (printed by the provision command)',
-    DEAD_LETTER_QUEUE_URL: 'set DEAD_LETTER_QUEUE_URL to the dead-letter queue URL (printed by the provision command)',
-  } as const;
-  const errors = Object.entries(required)
-    .filter(([name]) => !nonEmpty(env[name]))
-    .map(([name, fix]) => ({ path: name, message: 'is not set', fix }));
+const QUEUE_VARIABLES = {
+  SQS_ACCESS_KEY_ID: 'set SQS_ACCESS_KEY_ID to the Scaleway Queues credential access key',
+  SQS_SECRET_ACCESS_KEY: 'set SQS_SECRET_ACCESS_KEY to the Scaleway Queues credential secret key',
+  RECONCILE_QUEUE_URL: 'set RECONCILE_QUEUE_URL to the reconcile queue URL (printed by the provision command)',
+  DEAD_LETTER_QUEUE_URL: 'set DEAD_LETTER_QUEUE_URL to the dead-letter queue URL (printed by the provision command)',
+} as const;
+
+function requireVariables(env: Env, names: readonly (keyof typeof QUEUE_VARIABLES)[]): void {
+  const errors = names.filter((name) => !nonEmpty(env[name])).map((name) => ({ path: name, message: 'is not set', fix: QUEUE_VARIABLES[name] }));
   if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
+}
+
+/** The SQS endpoint and credentials, without the queue URLs (provisioning creates those). */
+export function queueConnectionFromEnv(env: Env = process.env): QueueConnection {
+  requireVariables(env, ['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
   const endpoint = nonEmpty(env.SQS_ENDPOINT);
   return {
     ...(endpoint && { endpoint }),
     region: nonEmpty(env.SQS_REGION) ?? 'fr-par',
     accessKeyId: env.SQS_ACCESS_KEY_ID as string,
     secretAccessKey: env.SQS_SECRET_ACCESS_KEY as string,
-    reconcileQueueUrl: env.RECONCILE_QUEUE_URL as string,
-    deadLetterQueueUrl: env.DEAD_LETTER_QUEUE_URL as string,
+  };
+}
+
+/** One queue URL, named by its variable, checked on its own (a sender needs no dead-letter URL). */
+export function queueUrlFromEnv(env: Env, name: 'RECONCILE_QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL'): string {
+  requireVariables(env, [name]);
+  return env[name]?.trim() as string;
+}
+
+export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
+  requireVariables(env, ['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL']);
+  return {
+    ...queueConnectionFromEnv(env),
+    reconcileQueueUrl: queueUrlFromEnv(env, 'RECONCILE_QUEUE_URL'),
+    deadLetterQueueUrl: queueUrlFromEnv(env, 'DEAD_LETTER_QUEUE_URL'),
   };
 }
 

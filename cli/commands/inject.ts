@@ -3,7 +3,7 @@ import type { LbSyncEvent } from '../../shared/schemas/event';
 import { completeEvent, parseEvent } from '../../shared/schemas/event';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { configuredTargets, queueAccess, selectTargets, targetsConfigured } from '../environment';
+import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
 
 interface InjectOptions {
@@ -95,8 +95,8 @@ export function injectCommand(cli: Cli): Command {
           // The inject function refuses unknown targets; on the queue they would only be dead-lettered.
           if (targetsConfigured(env)) selectTargets(configuredTargets(env), [event.target]);
           else out.note(out.ce.dim('LBSYNC_TARGETS/LBSYNC_CONFIG not set here: not checking that the target exists'));
-          const q = queueAccess(env);
-          await q.queue.send(q.reconcileQueueUrl, JSON.stringify(event));
+          const q = queueFor(env, 'RECONCILE_QUEUE_URL');
+          await q.queue.send(q.url, JSON.stringify(event));
           via = 'queue';
         }
         if (options.json) out.json({ eventId, target: event.target, via });

@@ -1,6 +1,4 @@
 import { Command } from 'commander';
-import type { ObservedBackend } from '../../shared/model';
-import { observeBackends } from '../../shared/reconcile/observe';
 import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';
 import type { Target } from '../../shared/schemas/target';
@@ -18,28 +16,12 @@ interface PlanOptions {
   json?: boolean;
 }
 
-/** ReconcileResult has no observed backends (yet): one more ListBackends, read-only, to show the actual pools. */
-interface Observed {
-  byName?: ReadonlyMap<string, ObservedBackend>;
-  warning?: string;
-}
-
-async function observed(gateway: ScalewayGateway, target: Target, lb: { id: string; name: string; status: string }): Promise<Observed> {
-  try {
-    const backends = await observeBackends(gateway, target, { ...lb, zone: target.zone, instanceStatuses: [] });
-    return { byName: backends.byName };
-  } catch (error) {
-    return { warning: `could not read the backends to show the actual pools: ${(error as Error).message}` };
-  }
-}
-
 export async function planTargets(targets: readonly Target[], gateway: () => ScalewayGateway): Promise<TargetPlanView[]> {
   const views: TargetPlanView[] = [];
   for (const target of targets) {
-    const g = gateway();
-    const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: g, waitBudgetMs: 0 });
-    const seen: Observed = result.lb ? await observed(g, target, result.lb) : {};
-    views.push(planView(target, result, seen.byName, seen.warning ? [seen.warning] : []));
+    const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: gateway(), waitBudgetMs: 0 });
+    const observed = new Map(Object.entries(result.observedBackends ?? {}).flatMap(([name, b]) => (b ? [[name, b] as const] : [])));
+    views.push(planView(target, result, result.observedBackends ? observed : undefined, []));
   }
   return views;
 }

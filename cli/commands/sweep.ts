@@ -4,7 +4,7 @@ import { handleSweepRequest, type SweepReport } from '../../shared/handlers/swee
 import { createLogger } from '../../shared/log';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { configuredTargets, queueAccess } from '../environment';
+import { configuredTargets, queueFor } from '../environment';
 import { EXIT, plural } from '../output';
 import { progress } from '../progress';
 
@@ -55,14 +55,14 @@ export function sweepCommand(cli: Cli): Command {
       act<SweepOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = configuredTargets(env, options.file);
-        const q = queueAccess(env);
+        const q = queueFor(env, 'RECONCILE_QUEUE_URL');
         const bar = progress(out, 'enqueued', !options.json);
         const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }) };
         const total = options.target ? targets.filter((t) => options.target?.includes(t.name)).length : targets.length;
         const answer = await handleSweepRequest(JSON.stringify(args), {
           targets,
           queue: () => withBatchProgress(q.queue, (sent) => bar.update(sent, total)),
-          reconcileQueueUrl: q.reconcileQueueUrl,
+          reconcileQueueUrl: q.url,
           logger: createLogger({ service: 'lbsync-cli', level: 'silent' }),
         });
         bar.end();

@@ -1,7 +1,7 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { desiredBackends } from '../desired';
 import { LbSyncError } from '../errors';
-import type { Action, ObservedLb } from '../model';
+import type { Action, ObservedBackend, ObservedLb } from '../model';
 import { plan } from '../plan';
 import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
@@ -22,6 +22,8 @@ export interface ReconcileResult {
   dryRun: boolean;
   lb?: Pick<ObservedLb, 'id' | 'name' | 'status'>;
   pool?: DiscoveredPool;
+  /** The backends as read, by target backend name (null: missing), for showing desired vs actual. */
+  observedBackends?: Record<string, ObservedBackend | null>;
   /** What the planner asked for. */
   planned: Action[];
   /** What was written (a prefix of planned when a write failed). */
@@ -80,6 +82,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     if (!dryRun) assertWritable(lb);
     const [observed, pool] = await Promise.all([observeBackends(gateway, target, lb), poolPromise]);
     result.pool = pool;
+    result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     for (const d of observed.duplicates) {
       result.warnings.push(`backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.id}; using the oldest (${d.kept}), leaving ${d.others.join(', ')} alone`);
     }

@@ -10,7 +10,6 @@ import { provisionQueues } from '../../shared/queue/provision';
 
 const run = promisify(execFile);
 const repoRoot = resolve(__dirname, '../..');
-const tsxBin = resolve(repoRoot, 'node_modules/.bin/tsx');
 
 let local: LocalQueue;
 let queue: EventQueue;
@@ -262,12 +261,12 @@ describe('lazy SDK loading', () => {
   });
 });
 
-describe('provision-cli', () => {
+describe('lbsync provision', () => {
   const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
   it('prints the two queue URLs as KEY=value lines', async () => {
     const prefix = uniqueName('cli');
-    const { stdout } = await run(tsxBin, ['shared/queue/provision-cli.ts'], {
+    const { stdout } = await run(process.execPath, ['bin/lbsync.mjs', 'provision'], {
       cwd: repoRoot,
       env: {
         ...baseEnv,
@@ -288,7 +287,7 @@ describe('provision-cli', () => {
   });
 
   it('names the missing variable and exits 1 without a stack trace', async () => {
-    const failure = await run(tsxBin, ['shared/queue/provision-cli.ts'], {
+    const failure = await run(process.execPath, ['bin/lbsync.mjs', 'provision'], {
       cwd: repoRoot,
       env: { ...baseEnv, SQS_ENDPOINT: local.endpoint, SQS_ACCESS_KEY_ID: 'cli-access' },
     }).catch((e: unknown) => e as { code: number; stderr: string; stdout: string });
