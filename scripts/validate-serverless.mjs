@@ -220,7 +220,7 @@ function checkEvents(name, fn, resolvedEnv, report) {
     const queue = events.find((e) => isPlainObject(e) && e.sqs)?.sqs.queue;
     const url = resolvedEnv.RECONCILE_QUEUE_URL;
     if (typeof queue === 'string' && !isUnset(queue) && !queue.endsWith('-reconcile')) {
-      report.error(`${where}: the queue "${queue}" is not a <prefix>-reconcile queue made by shared/queue/provision-cli.ts`);
+      report.error(`${where}: the queue "${queue}" is not a <prefix>-reconcile queue made by "lbsync provision"`);
     }
     if (typeof queue === 'string' && !isUnset(queue) && typeof url === 'string' && !isUnset(url) && url.split('/').pop() !== queue) {
       report.error(`${where}: the trigger reads "${queue}" but RECONCILE_QUEUE_URL points at ${url}`);
