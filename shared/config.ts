@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ScalewaySettings } from './adapters/scaleway';
 import { LbSyncError, validationError } from './errors';
 import { toFieldErrors } from './schemas/field-errors';

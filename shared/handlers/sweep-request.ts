@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { EventQueue } from '../adapters/queue';
 import type { Logger } from '../log';
 import type { PlatformResponse } from '../platform';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { LbSyncError, validationError } from '../errors';
 import { toFieldErrors } from './field-errors';
 import { EVENT_SOURCES, ipSchema, isoDateTimeSchema, targetNameSchema } from './primitives';

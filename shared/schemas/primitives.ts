@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 
 // Enum values are exactly Scaleway's (LB API v1).
 export const FORWARD_PROTOCOLS = ['tcp', 'http'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { validationError } from '../errors';
 import type { FieldError } from './field-errors';
 import { toFieldErrors } from './field-errors';
