@@ -1,9 +1,7 @@
 import type { EventQueue } from './adapters/queue';
 import { createEventQueue } from './adapters/queue';
-import type { ScalewayGateway } from './adapters/scaleway';
-import { createScalewayGateway } from './adapters/scaleway';
 import type { Env, QueueEnv, RuntimeConfig } from './config';
-import { loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, scalewaySettingsFromEnv, secretValues } from './config';
+import { loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, secretValues } from './config';
 import type { Logger } from './log';
 import { createLogger } from './log';
 import type { Target } from './schemas/target';
@@ -16,10 +14,10 @@ export interface FunctionRuntime {
   targetsByName(): ReadonlyMap<string, Target>;
   queueEnv(): QueueEnv;
   queue(): EventQueue;
-  gateway(): ScalewayGateway;
 }
 
-function once<T>(make: () => T): () => T {
+/** Runs make() on the first call only; later calls return its value. */
+export function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
   return () => (made ??= { value: make() }).value;
 }
@@ -39,6 +37,5 @@ export function createFunctionRuntime(service: string, env: Env = process.env): 
       secretAccessKey: q.secretAccessKey,
     });
   });
-  const scaleway = once(() => scalewaySettingsFromEnv(env));
-  return { logger, config, targets, targetsByName, queueEnv, queue, gateway: () => createScalewayGateway(scaleway()) };
+  return { logger, config, targets, targetsByName, queueEnv, queue };
 }

@@ -1,6 +1,12 @@
+import { createScalewayGateway } from '../../shared/adapters/scaleway';
+import { scalewaySettingsFromEnv } from '../../shared/config';
 import { functionShell } from '../../shared/function-shell';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { requestBody } from '../../shared/platform';
+import { once } from '../../shared/runtime';
+
+// Only this function talks to the Scaleway API: the SDK stays out of the inject and sweep bundles.
+const scalewaySettings = once(() => scalewaySettingsFromEnv(process.env));
 
 /**
  * Queue trigger: the raw message body arrives as the HTTP body; 2xx deletes the message, >= 300 redelivers it.
@@ -12,7 +18,7 @@ export const handle = functionShell(
     const { reconcileQueueUrl, deadLetterQueueUrl } = runtime.queueEnv();
     return handleReconcileMessage(requestBody(event), {
       targets: runtime.targetsByName(),
-      gateway: runtime.gateway,
+      gateway: () => createScalewayGateway(scalewaySettings()),
       queue: runtime.queue,
       reconcileQueueUrl,
       deadLetterQueueUrl,
