@@ -1,0 +1,118 @@
+/**
+ * The chaos world: T kOps clusters, each with its API load balancer `api.c<i>.k8s.local`, three
+ * control-plane servers and one worker, tagged as kOps tags them. Keeps the timeline of which IPs were
+ * control-plane IPs of which cluster, so pool writes can be judged against what was desired at the time.
+ */
+import type { EmulatorSeed, SeedBackend, SeedServer } from '../emulator';
+import type { TargetInput } from '../shared/schemas/target';
+import type { Prng } from './prng';
+
+export const ZONE = 'fr-par-1';
+export const BACKEND = 'lb-backend-https';
+
+export interface ClusterServer {
+  id: string;
+  ip: string;
+}
+
+export interface Cluster {
+  index: number;
+  name: string;
+  lbName: string;
+  lbId: string;
+  controlPlane: ClusterServer[];
+  worker: ClusterServer;
+  /** Every IP that has been a control-plane public IP of this cluster, with when it became one (0 = seeded). */
+  controlPlaneSince: Map<string, number>;
+  /** How many replacements so far, for server names. */
+  generation: number;
+}
+
+export const clusterName = (i: number): string => `c${i}.k8s.local`;
+
+function tags(cluster: string, role: 'ControlPlane' | 'Node'): string[] {
+  const base = [`noprefix=kops.k8s.io/cluster=${cluster}`];
+  // kOps tags control-plane servers with their role; workers carry no role tag (as on the real platform).
+  return role === 'ControlPlane'
+    ? [...base, 'noprefix=kops.k8s.io/role=ControlPlane', `noprefix=kops.k8s.io/instance-group=control-plane-${ZONE}`]
+    : [...base, `noprefix=kops.k8s.io/instance-group=nodes-${ZONE}`];
+}
+
+export class Fleet {
+  readonly clusters: Cluster[] = [];
+  private nextHost = new Map<number, number>();
+
+  constructor(
+    readonly size: number,
+    private readonly prng: Prng,
+  ) {
+    if (size < 1 || size > 250) throw new RangeError(`targets must be within 1..250, got ${size}`);
+    for (let i = 0; i < size; i += 1) {
+      const name = clusterName(i);
+      const controlPlane = [0, 1, 2].map(() => ({ id: prng.uuid(), ip: this.newControlPlaneIp(i) }));
+      this.clusters.push({
+        index: i,
+        name,
+        lbName: `api.${name}`,
+        lbId: prng.uuid(),
+        controlPlane,
+        // Workers live in another /16: they must never reach an API pool.
+        worker: { id: prng.uuid(), ip: `51.16.${i}.${prng.int(1, 250)}` },
+        controlPlaneSince: new Map(controlPlane.map((s) => [s.ip, 0])),
+        generation: 0,
+      });
+    }
+  }
+
+  /** Control-plane IPs are never reused, so "was it ever a control-plane IP of this cluster" is exact. */
+  private newControlPlaneIp(cluster: number): string {
+    const host = this.nextHost.get(cluster) ?? 0;
+    this.nextHost.set(cluster, host + 1);
+    if (host >= 155 * 250) throw new Error(`cluster ${cluster} ran out of control-plane IPs`);
+    return `51.${100 + Math.floor(host / 250)}.${cluster}.${(host % 250) + 1}`;
+  }
+
+  targets(): TargetInput[] {
+    return this.clusters.map((c) => ({ kops: { cluster: c.name, zone: ZONE } }));
+  }
+
+  byLbId(lbId: string): Cluster | undefined {
+    return this.clusters.find((c) => c.lbId === lbId);
+  }
+
+  /** Starting state: some backends in sync, some with a stale pool, some missing. */
+  seed(): EmulatorSeed {
+    const servers: SeedServer[] = [];
+    const lbs = this.clusters.map((c) => {
+      for (const [n, s] of c.controlPlane.entries()) servers.push(this.controlPlaneSeed(c, s, n));
+      servers.push({ id: c.worker.id, name: `nodes-${ZONE}-0`, zone: ZONE, state: 'running', tags: tags(c.name, 'Node'), publicIps: [c.worker.ip] });
+      const start = this.prng.pick(['in_sync', 'stale', 'missing'] as const);
+      const backends: SeedBackend[] =
+        start === 'missing'
+          ? []
+          : [{
+              name: BACKEND,
+              forward_port: 443,
+              pool: start === 'in_sync' ? c.controlPlane.map((s) => s.ip) : [c.controlPlane[0]?.ip ?? ''],
+              health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+            }];
+      return { id: c.lbId, name: c.lbName, zone: ZONE, status: 'ready' as const, tags: tags(c.name, 'ControlPlane').slice(0, 2), backends };
+    });
+    return { projectId: '23b8c1e9-3924-46de-beb1-3b9046685257', lbs, servers };
+  }
+
+  controlPlaneSeed(c: Cluster, s: ClusterServer, n: number): SeedServer {
+    return { id: s.id, name: `control-plane-${ZONE}-${n}-g${c.generation}`, zone: ZONE, state: 'running', tags: tags(c.name, 'ControlPlane'), publicIps: [s.ip] };
+  }
+
+  /** A kOps rolling update of one control-plane server: a new server with a new IP takes its place. */
+  replace(c: Cluster, slot: number, at: number): { oldId: string; next: SeedServer } {
+    const old = c.controlPlane[slot];
+    if (!old) throw new Error(`no control-plane slot ${slot}`);
+    c.generation += 1;
+    const fresh = { id: this.prng.uuid(), ip: this.newControlPlaneIp(c.index) };
+    c.controlPlane[slot] = fresh;
+    c.controlPlaneSince.set(fresh.ip, at);
+    return { oldId: old.id, next: this.controlPlaneSeed(c, fresh, slot) };
+  }
+}

@@ -1,0 +1,35 @@
+// CI-sized chaos run: the same module as `npm run chaos`, a fixed seed, small enough for every push.
+import { describe, expect, it } from 'vitest';
+import { buildSchedule } from '../../chaos/schedule';
+import { createPrng } from '../../chaos/prng';
+import { runChaos, summaryLine } from '../../chaos/run';
+
+const SEED = 20261129;
+
+describe('chaos (CI size)', () => {
+  it('the same seed draws the same schedule', () => {
+    const a = buildSchedule(createPrng(SEED), { seed: SEED, events: 60, targets: 4 });
+    const b = buildSchedule(createPrng(SEED), { seed: SEED, events: 60, targets: 4 });
+    expect(a.hash).toBe(b.hash);
+    expect(buildSchedule(createPrng(SEED + 1), { seed: SEED + 1, events: 60, targets: 4 }).hash).not.toBe(a.hash);
+    // The ghost-create switch changes one fault's operation, nothing else in the draw.
+    const ghost = buildSchedule(createPrng(SEED), { seed: SEED, events: 60, targets: 4, ghostCreates: true });
+    expect(ghost.steps.length).toBe(a.steps.length);
+  });
+
+  it('60 events over 4 targets under faults: converged, nothing lost, no duplicate, no bad pool write, no storm', async () => {
+    const report = await runChaos({ seed: SEED, events: 60, targets: 4, idleTimeoutMs: 30_000 });
+    const line = summaryLine(report);
+    expect(report.violations, line).toEqual([]);
+    expect(report.faults).toBeGreaterThan(5);
+    expect(report.handoffFailures).toBeGreaterThanOrEqual(1);
+    expect(report.converged).toBe(4);
+    expect(report.lost).toBe(0);
+    expect(report.dupBackends).toBe(0);
+    expect(report.badPoolWrites).toBe(0);
+    expect(report.queueEmpty).toBe(true);
+    expect(report.apiCalls).toBeLessThanOrEqual(report.apiCallBound);
+    expect(report.ok).toBe(true);
+    expect(line).toMatch(/^chaos: seed=20261129 events=\d+ faults=\d+ converged=4\/4 lost=0 dup_backends=0 bad_pool_writes=0 api_calls=\d+$/);
+  }, 60_000);
+});
