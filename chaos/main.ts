@@ -1,4 +1,4 @@
-// npm run chaos -- [--seed S] [--events N] [--targets T] [--quiet] [--ghost-creates]
+// npm run chaos -- [--seed S] [--events N] [--targets T] [--quiet]
 // The whole system under a seeded stream of events and faults; exits 0 only if every invariant holds.
 import { runChaos, summaryLine, API_CALLS_PER_EVENT, DELIVERIES_PER_EVENT } from './run';
 
@@ -24,11 +24,10 @@ const seed = intFlag('seed', Math.floor(Math.random() * 2 ** 31), 0, 2 ** 32 - 1
 const events = intFlag('events', 300, 1, 1_000_000);
 const targets = intFlag('targets', 8, 1, 250);
 const quiet = process.argv.includes('--quiet');
-const ghostCreates = process.argv.includes('--ghost-creates');
 
 console.log(`chaos: seed=${seed} (replay with --seed ${seed})`);
 try {
-  const report = await runChaos({ seed, events, targets, ghostCreates, ...(!quiet && { log: (line: string) => console.log(line) }) });
+  const report = await runChaos({ seed, events, targets, ...(!quiet && { log: (line: string) => console.log(line) }) });
   const faults = Object.entries(report.faultsByType).map(([k, v]) => `${k}=${v}`).join(' ');
   console.log(`schedule ${report.scheduleHash}: ${report.steps} steps in ${(report.durationMs / 1000).toFixed(1)} s`);
   console.log(`faults: ${faults}; hand-off failures seen: ${report.handoffFailures}${report.destroyedByDriver ? ` (${report.destroyedByDriver} dead letter(s) went with the deleted DLQ)` : ''}`);

@@ -46,8 +46,6 @@ export interface ChaosOptions {
   log?: (line: string) => void;
   /** How long the final drain may take. */
   idleTimeoutMs?: number;
-  /** Also let CreateBackend commit after the client timed out (a known gap in the core; off by default). */
-  ghostCreates?: boolean;
   /** Most events produced and not yet finally answered before the driver waits. */
   maxOutstanding?: number;
 }
@@ -120,6 +118,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       LBSYNC_MAX_HOLD_MS: '1500',
       LBSYNC_WAIT_BUDGET_MS: '1000',
       LBSYNC_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
+      LBSYNC_DUPLICATE_GRACE_MS: '1000',
     },
   });
   // The stack's own bridge is replaced by one that delivers through the answer recorder (same bridge code).

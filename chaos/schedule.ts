@@ -73,7 +73,7 @@ export interface Schedule {
 }
 
 /** Draws steps until `events` events are planned (a sweep counts as one per target). */
-export function buildSchedule(prng: Prng, options: { seed: number; events: number; targets: number; ghostCreates?: boolean }): Schedule {
+export function buildSchedule(prng: Prng, options: { seed: number; events: number; targets: number }): Schedule {
   const steps: Step[] = [];
   let counter = 0;
   let planned = 0;
@@ -140,7 +140,7 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
         break;
       }
       case 'fault':
-        steps.push({ gapMs, kind, fault: drawFault(prng, cluster, options.ghostCreates === true) });
+        steps.push({ gapMs, kind, fault: drawFault(prng, cluster) });
         break;
     }
   }
@@ -148,7 +148,7 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
   return { steps, plannedEvents: planned, hash };
 }
 
-function drawFault(prng: Prng, cluster: () => number, ghostCreates: boolean): FaultStep {
+function drawFault(prng: Prng, cluster: () => number): FaultStep {
   const type = prng.weighted(FAULT_WEIGHTS);
   switch (type) {
     case 'transient_409':
@@ -163,12 +163,10 @@ function drawFault(prng: Prng, cluster: () => number, ghostCreates: boolean): Fa
       return { type, operation: prng.pick(ANY_OPERATION), count: prng.int(1, 2) };
     case 'hang':
       return { type, operation: prng.pick(ANY_OPERATION) };
-    case 'slow_commit': {
-      // On CreateBackend a late commit leaves a second backend nobody removes (see test/chaos/ghost-create.test.ts):
-      // only with ghostCreates, until the core handles it. Drawn either way, so the flag changes nothing else.
-      const operation = prng.pick(WRITE_OPERATIONS);
-      return { type, operation: ghostCreates ? operation : 'SetBackendServers', latencyMs: prng.int(600, 900) };
-    }
+    case 'slow_commit':
+      // A write that commits after the client gave up; on CreateBackend it leaves a second backend, which the
+      // next reconcile removes (test/chaos/ghost-create.test.ts).
+      return { type, operation: prng.pick(WRITE_OPERATIONS), latencyMs: prng.int(600, 900) };
     case 'backend_deleted':
       return { type, cluster: cluster() };
     case 'permanent_403':

@@ -54,6 +54,8 @@ export function summariseAction(action: Action): ActionSummary {
     case 'UpdateBackend':
     case 'UpdateHealthCheck':
       return { ...base, backendId: action.backendId, changes: action.changes };
+    case 'DeleteDuplicateBackend':
+      return { ...base, backendId: action.backendId };
   }
 }
 

@@ -79,6 +79,7 @@ export class EmulatorControls {
           const { lb: _embedded, ...rest } = renderBackend(state, backend, now);
           return rest;
         }),
+        frontends: state.frontendsOf(lb.id).map((f) => ({ id: f.id, name: f.name, inbound_port: f.inboundPort, backend_id: f.backendId })),
       })),
       servers: [...state.servers.values()].map((server) => renderServer(state, server)),
       ips: [...state.ips.values()].map(renderIpamIp),

@@ -47,6 +47,16 @@ export interface BackendRecord {
   updatedAt: string;
 }
 
+/** A frontend: only what backend clean-up needs to know (which backend it sends traffic to). */
+export interface FrontendRecord {
+  id: string;
+  lbId: string;
+  name: string;
+  inboundPort: number;
+  backendId: string;
+  createdAt: string;
+}
+
 export interface LbRecord {
   id: string;
   name: string;

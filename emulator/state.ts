@@ -1,6 +1,6 @@
 /** The emulator's in-memory world: LBs, backends, servers and IPAM addresses. */
 import { randomUUID } from 'node:crypto';
-import type { BackendSettings, BackendRecord, HealthCheckFields, IpamIpRecord, LbRecord, ServerRecord } from './model';
+import type { BackendSettings, BackendRecord, FrontendRecord, HealthCheckFields, IpamIpRecord, LbRecord, ServerRecord } from './model';
 import {
   DEFAULT_PROJECT_ID,
   backendFromSeed,
@@ -17,6 +17,7 @@ export type InstanceStatus = 'unknown' | 'ready' | 'pending';
 export class EmulatorState {
   readonly lbs = new Map<string, LbRecord>();
   readonly backends = new Map<string, BackendRecord>();
+  readonly frontends = new Map<string, FrontendRecord>();
   readonly servers = new Map<string, ServerRecord>();
   readonly ips = new Map<string, IpamIpRecord>();
   owner: Ownership = { projectId: DEFAULT_PROJECT_ID, organizationId: DEFAULT_PROJECT_ID };
@@ -27,6 +28,7 @@ export class EmulatorState {
   loadSeed(seed: EmulatorSeed): void {
     this.lbs.clear();
     this.backends.clear();
+    this.frontends.clear();
     this.servers.clear();
     this.ips.clear();
     const projectId = seed.projectId ?? DEFAULT_PROJECT_ID;
@@ -45,6 +47,19 @@ export class EmulatorState {
       for (const backendSeed of lbSeed.backends ?? []) {
         const backend = backendFromSeed(backendSeed, lb.id, nextTime());
         this.backends.set(backend.id, backend);
+      }
+      for (const frontendSeed of lbSeed.frontends ?? []) {
+        const target = this.backendsOf(lb.id).find((b) => b.id === frontendSeed.backend || b.settings.name === frontendSeed.backend);
+        if (!target) throw new Error(`seed LB ${lbSeed.name}: frontend ${frontendSeed.name} names no backend "${frontendSeed.backend}"`);
+        const frontend: FrontendRecord = {
+          id: frontendSeed.id ?? randomUUID(),
+          lbId: lb.id,
+          name: frontendSeed.name,
+          inboundPort: frontendSeed.inbound_port,
+          backendId: target.id,
+          createdAt: nextTime(),
+        };
+        this.frontends.set(frontend.id, frontend);
       }
     }
     for (const serverSeed of seed.servers ?? []) this.upsertServer(serverSeed, nextTime());
@@ -95,6 +110,10 @@ export class EmulatorState {
     const lb = this.lbs.get(lbId);
     if (!lb) throw new Error(`no LB ${lbId}`);
     return lb;
+  }
+
+  frontendsOf(lbId: string): FrontendRecord[] {
+    return [...this.frontends.values()].filter((frontend) => frontend.lbId === lbId);
   }
 
   backendsOf(lbId: string): BackendRecord[] {

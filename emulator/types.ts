@@ -58,6 +58,14 @@ export interface SeedBackend {
   [field: string]: unknown;
 }
 
+/** A frontend in a seed: `backend` names a backend of the same LB by name or id. */
+export interface SeedFrontend {
+  id?: string;
+  name: string;
+  inbound_port: number;
+  backend: string;
+}
+
 export interface SeedLb {
   id?: string;
   name: string;
@@ -70,6 +78,7 @@ export interface SeedLb {
   type?: string;
   createdAt?: string;
   backends?: SeedBackend[];
+  frontends?: SeedFrontend[];
 }
 
 export interface SeedPrivateNic {

@@ -1,7 +1,7 @@
 // Renders the configuration reference from the zod schemas, so the docs cannot drift from the code.
 // `npm run docs` writes it into README.md between the markers; a test fails when README is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { z } from 'zod';
+import * as z from 'zod';
 import { eventSchema } from '../shared/schemas/event';
 import { fullTargetSchema, kopsTargetSchema } from '../shared/schemas/target';
 

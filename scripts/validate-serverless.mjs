@@ -65,6 +65,7 @@ const ENV_CATALOG = {
   LBSYNC_MAX_HOLD_MS: { in: ALL },
   LBSYNC_WAIT_BUDGET_MS: { in: ALL },
   LBSYNC_REQUEST_TIMEOUT_MS: { in: ALL },
+  LBSYNC_DUPLICATE_GRACE_MS: { in: ['reconcile'] },
   LBSYNC_CONFIG: { forbidden: 'names a file, and only dist/** is shipped: give the targets in LBSYNC_TARGETS' },
   LBSYNC_INJECT_INSECURE: { forbidden: 'turns off the inject token check; it is for the local stack only' },
 };

@@ -13,6 +13,7 @@ export const kopsMessage = {
   // Ours, in the same voice, for steps kOps does not have.
   findLb: (lb: string) => `finding load-balancer ${lb}`,
   updateHealthCheck: (lb: string) => `updating back-end health check for load-balancer ${lb}`,
+  deleteBackend: (lb: string) => `deleting duplicate back-end for load-balancer ${lb}`,
 } as const;
 
 /** What a 404 means depends on the route: a missing backend is recoverable, a missing LB is not. */

@@ -79,6 +79,7 @@ const runtimeSchema = z.object({
   LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(20_000),
   LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(15_000),
   LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
+  LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(30_000),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
@@ -92,6 +93,8 @@ export interface RuntimeConfig {
   /** Budget for waiting until the LB reports the write applied. */
   waitBudgetMs: number;
   requestTimeoutMs: number;
+  /** Unused duplicates of a managed backend are removed only once older than this. */
+  duplicateGraceMs: number;
   logLevel: z.output<typeof runtimeSchema>['LOG_LEVEL'];
   logFormat: 'json' | 'pretty';
 }
@@ -107,6 +110,7 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     maxHoldMs: v.LBSYNC_MAX_HOLD_MS,
     waitBudgetMs: v.LBSYNC_WAIT_BUDGET_MS,
     requestTimeoutMs: v.LBSYNC_REQUEST_TIMEOUT_MS,
+    duplicateGraceMs: v.LBSYNC_DUPLICATE_GRACE_MS,
     logLevel: v.LOG_LEVEL,
     logFormat: v.LOG_FORMAT,
   };

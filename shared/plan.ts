@@ -1,4 +1,5 @@
 import type { Action, DesiredBackend, FieldChange, ObservedBackend, ObservedHealthCheck } from './model';
+import type { DuplicateBackends } from './reconcile/observe';
 import { normalisePool, poolDiff, samePool } from './pool';
 import type { BackendSpec, HealthCheckSpec } from './schemas/target';
 
@@ -74,4 +75,37 @@ export function planBackend(desired: DesiredBackend, observed: ObservedBackend |
 /** plan(desired, observed) -> actions, for every backend of a target, in the target's order. Pure. */
 export function plan(desired: readonly DesiredBackend[], observed: ReadonlyMap<string, ObservedBackend>): Action[] {
   return desired.flatMap((backend) => planBackend(backend, observed.get(backend.spec.name)));
+}
+
+export interface DuplicateVerdict {
+  backend: ObservedBackend;
+  remove: boolean;
+  reason: string;
+}
+
+/**
+ * Which duplicates of a managed backend name can go: those no frontend uses, that carry exactly the
+ * spec this tool would create (so they are ours: a create that committed after we stopped waiting,
+ * or a racer that never got to remove its own), and that are older than the grace period (so a tool
+ * that is about to attach a frontend to a backend it just made is not raced). The rest stay, reported.
+ */
+export function judgeDuplicates(spec: BackendSpec, duplicates: DuplicateBackends, now: number, graceMs: number): DuplicateVerdict[] {
+  return duplicates.others.map((backend) => {
+    if (duplicates.inUse.has(backend.id)) return { backend, remove: false, reason: 'a frontend uses it' };
+    if (specChanges(spec, backend).length > 0) return { backend, remove: false, reason: 'its settings differ from the target (not made by this tool)' };
+    const age = backend.createdAt ? now - Date.parse(backend.createdAt) : Number.POSITIVE_INFINITY;
+    if (age < graceMs) return { backend, remove: false, reason: `it is younger than the ${graceMs} ms grace period` };
+    return { backend, remove: true, reason: 'unused duplicate with the target\'s own settings' };
+  });
+}
+
+/** DeleteDuplicateBackend actions for the duplicates judged removable. Pure. */
+export function planDuplicateCleanup(desired: readonly DesiredBackend[], duplicates: readonly DuplicateBackends[], now: number, graceMs: number): Action[] {
+  return duplicates.flatMap((dup) => {
+    const spec = desired.find((d) => d.spec.name === dup.name)?.spec;
+    if (!spec) return [];
+    return judgeDuplicates(spec, dup, now, graceMs)
+      .filter((v) => v.remove)
+      .map((v): Action => ({ kind: 'DeleteDuplicateBackend', backend: dup.name, backendId: v.backend.id, keptId: dup.kept.id }));
+  });
 }

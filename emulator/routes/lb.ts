@@ -20,7 +20,7 @@ import type { BackendRecord, LbRecord } from '../model';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
 import { TRANSIENT_LB_STATUSES } from '../types';
-import { renderBackend, renderHealthCheck, renderLb } from '../wire/lb';
+import { renderBackend, renderFrontend, renderHealthCheck, renderLb } from '../wire/lb';
 
 const ORDERS = ['created_at_asc', 'created_at_desc', 'name_asc', 'name_desc'] as const;
 const LB_PAGINATION = { sizeParam: 'page_size', defaultSize: 20, maxSize: 100 };
@@ -104,6 +104,17 @@ function listBackends(ctx: RouteContext): JsonAnswer {
   });
 }
 
+function listFrontends(ctx: RouteContext): JsonAnswer {
+  const lb = findLb(ctx);
+  const name = ctx.query.get('name') ?? '';
+  const order = readEnumParam(ctx.query, 'order_by', ORDERS, 'created_at_asc');
+  const paging = readPagination(ctx.query, LB_PAGINATION);
+  const matching = ctx.state.frontendsOf(lb.id).filter((frontend) => frontend.name.includes(name));
+  const sorted = sortByOrder(matching, order, (f) => f.name, (f) => f.createdAt);
+  const now = Date.now();
+  return ok({ frontends: pageOf(sorted, paging).map((frontend) => renderFrontend(ctx.state, frontend, now)), total_count: sorted.length });
+}
+
 function createBackend(ctx: RouteContext): JsonAnswer {
   const lb = findLb(ctx);
   const input = parseCreateBackend(ctx.body);
@@ -158,6 +169,7 @@ function lbRoutes(prefix: string): Route[] {
       handle: (ctx) => ok(renderLb(ctx.state, findLb(ctx))),
     },
     { method: 'GET', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'ListBackends', handle: listBackends },
+    { method: 'GET', pattern: `${prefix}/lbs/{lbId}/frontends`, operation: 'ListFrontends', handle: listFrontends },
     { method: 'POST', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'CreateBackend', handle: createBackend },
     {
       method: 'GET',

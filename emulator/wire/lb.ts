@@ -1,6 +1,6 @@
 /** LB API JSON shapes, field for field as in the recordings. */
 import { formatProtoDuration } from '../durations';
-import type { BackendRecord, HealthCheckFields, LbRecord } from '../model';
+import type { BackendRecord, FrontendRecord, HealthCheckFields, LbRecord } from '../model';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
 
@@ -100,5 +100,26 @@ export function renderBackend(state: EmulatorState, backend: BackendRecord, now 
     timeout_server: s.timeout_server,
     timeout_tunnel: s.timeout_tunnel,
     updated_at: backend.updatedAt,
+  };
+}
+
+/** A frontend as ListFrontends answers it, with its backend and LB embedded. */
+export function renderFrontend(state: EmulatorState, frontend: FrontendRecord, now = Date.now()): Record<string, unknown> {
+  const lb = state.lbs.get(frontend.lbId);
+  const backend = state.backends.get(frontend.backendId);
+  return {
+    backend: backend ? renderBackend(state, backend, now) : null,
+    certificate: null,
+    certificate_ids: [],
+    connection_rate_limit: null,
+    created_at: frontend.createdAt,
+    enable_access_logs: false,
+    enable_http3: false,
+    id: frontend.id,
+    inbound_port: frontend.inboundPort,
+    lb: lb ? renderLb(state, lb, now) : null,
+    name: frontend.name,
+    timeout_client: 30000,
+    updated_at: frontend.createdAt,
   };
 }

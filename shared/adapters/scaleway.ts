@@ -32,6 +32,8 @@ export interface ScalewayGateway {
   findLbsByName(zone: string, name: string): Promise<ObservedLb[]>;
   getLb(zone: string, lbId: string): Promise<ObservedLb>;
   listBackends(zone: string, lbId: string): Promise<ObservedBackend[]>;
+  /** Ids of the backends the LB's frontends send traffic to. */
+  listFrontendBackendIds(zone: string, lbId: string): Promise<Set<string>>;
   listServersByTags(zone: string, tags: readonly string[]): Promise<ObservedServer[]>;
   listPrivateIpsByNic(region: string, nicIds: readonly string[]): Promise<Map<string, string[]>>;
   createBackend(zone: string, lbId: string, action: Extract<Action, { kind: 'CreateBackend' }>): Promise<ObservedBackend>;
@@ -190,6 +192,10 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     async listBackends(zone, lbId) {
       const backends = await lb.listBackends({ zone: zone as Zone, lbId, pageSize: PAGE_SIZE }).all();
       return backends.map(toObservedBackend);
+    },
+    async listFrontendBackendIds(zone, lbId) {
+      const frontends = await lb.listFrontends({ zone: zone as Zone, lbId, pageSize: PAGE_SIZE }).all();
+      return new Set(frontends.flatMap((frontend) => (frontend.backend?.id ? [frontend.backend.id] : [])));
     },
     async listServersByTags(zone, tags) {
       const servers = await instance.listServers({ zone: zone as Zone, tags: [...tags], perPage: PAGE_SIZE }).all();

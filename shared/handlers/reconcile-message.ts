@@ -101,6 +101,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     const result = await reconcileTarget(target, event, {
       gateway: deps.gateway(),
       waitBudgetMs: deps.runtime.waitBudgetMs,
+      duplicateGraceMs: deps.runtime.duplicateGraceMs,
       sleep,
       onPlanned: (actions, pool) => logPlan(log, actions, pool.ips),
     });
@@ -141,6 +142,8 @@ function describeAction(action: Action): string {
   switch (action.kind) {
     case 'CreateBackend':
       return `CreateBackend ${action.backend} pool=[${action.pool.join(', ')}]`;
+    case 'DeleteDuplicateBackend':
+      return `DeleteDuplicateBackend ${action.backend} ${action.backendId} (keeping ${action.keptId})`;
     case 'SetBackendServers':
       return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]`;
     case 'UpdateBackend':

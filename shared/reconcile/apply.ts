@@ -32,6 +32,15 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
       return { message: kopsMessage.updateBackend(lb.id), notFound: 'backend_not_found', run: () => gateway.updateBackend(zone, action) };
     case 'UpdateHealthCheck':
       return { message: kopsMessage.updateHealthCheck(lb.id), notFound: 'backend_not_found', run: () => gateway.updateHealthCheck(zone, action) };
+    case 'DeleteDuplicateBackend':
+      return {
+        message: kopsMessage.deleteBackend(lb.id),
+        notFound: 'backend_not_found',
+        // Gone already (another reconcile removed it): that is what we wanted.
+        run: () => gateway.deleteBackend(zone, action.backendId).catch((error: { status?: number }) => {
+          if (error?.status !== 404) throw error;
+        }),
+      };
     case 'SetBackendServers':
       return {
         message: kopsMessage.setServers(lb.id),

@@ -20,6 +20,8 @@ export async function createBackendOnce(
   const sameName = (await gateway.listBackends(zone, lbId)).filter((b) => b.name === action.backend).sort(olderFirst);
   const oldest = sameName[0] ?? created;
   if (oldest.id === created.id) return { kept: created, removedOwnDuplicate: false };
-  await gateway.deleteBackend(zone, created.id);
+  await gateway.deleteBackend(zone, created.id).catch((error: { status?: number }) => {
+    if (error?.status !== 404) throw error; // another reconcile removed it already
+  });
   return { kept: oldest, removedOwnDuplicate: true };
 }

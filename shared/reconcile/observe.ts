@@ -50,10 +50,18 @@ export function isApplied(lb: ObservedLb): boolean {
   return lb.status === 'ready' && lb.instanceStatuses.every((status) => status === 'ready');
 }
 
+/** Several backends carry one managed name: which one is used, and the rest with what we know of them. */
+export interface DuplicateBackends {
+  name: string;
+  kept: ObservedBackend;
+  others: ObservedBackend[];
+  /** Ids of the backends some frontend of the LB sends traffic to. */
+  inUse: ReadonlySet<string>;
+}
+
 export interface ObservedBackends {
   byName: Map<string, ObservedBackend>;
-  /** Names that more than one backend carries: the oldest is used, the others are reported. */
-  duplicates: { name: string; kept: string; others: string[] }[];
+  duplicates: DuplicateBackends[];
 }
 
 /** The order every reconcile agrees on: oldest first (created_at, then id). */
@@ -62,7 +70,11 @@ export function olderFirst(a: ObservedBackend, b: ObservedBackend): number {
   return byDate !== 0 ? byDate : a.id.localeCompare(b.id);
 }
 
-/** Lists the LB's backends (all pages, one call for every backend of the target) and picks by exact name. */
+/**
+ * Lists the LB's backends (all pages, one call for every backend of the target) and picks by exact name.
+ * Only when a name is carried twice are the frontends read (one more call): the backend a frontend
+ * uses is the one to keep (else the oldest), so traffic is never moved off it.
+ */
 export async function observeBackends(gateway: ScalewayGateway, target: Target, lb: ObservedLb): Promise<ObservedBackends> {
   let all: ObservedBackend[];
   try {
@@ -70,15 +82,25 @@ export async function observeBackends(gateway: ScalewayGateway, target: Target, 
   } catch (error) {
     throw wrapApiFailure(kopsMessage.listBackends(lb.id), error, 'lb_not_found');
   }
-  const wanted = new Set(target.backends.map((b) => b.name));
+  const groups = target.backends
+    .map((b) => ({ name: b.name, same: all.filter((o) => o.name === b.name).sort(olderFirst) }))
+    .filter((g) => g.same.length > 0);
+  const inUse = groups.some((g) => g.same.length > 1) ? await frontendBackendIds(gateway, target.zone, lb.id) : new Set<string>();
   const byName = new Map<string, ObservedBackend>();
-  const duplicates: ObservedBackends['duplicates'] = [];
-  for (const name of wanted) {
-    const same = all.filter((b) => b.name === name).sort(olderFirst);
-    const [oldest, ...others] = same;
-    if (!oldest) continue;
-    byName.set(name, oldest);
-    if (others.length > 0) duplicates.push({ name, kept: oldest.id, others: others.map((b) => b.id) });
+  const duplicates: DuplicateBackends[] = [];
+  for (const { name, same } of groups) {
+    const kept = same.find((b) => inUse.has(b.id)) ?? (same[0] as ObservedBackend);
+    byName.set(name, kept);
+    const others = same.filter((b) => b.id !== kept.id);
+    if (others.length > 0) duplicates.push({ name, kept, others, inUse });
   }
   return { byName, duplicates };
+}
+
+async function frontendBackendIds(gateway: ScalewayGateway, zone: string, lbId: string): Promise<Set<string>> {
+  try {
+    return await gateway.listFrontendBackendIds(zone, lbId);
+  } catch (error) {
+    throw wrapApiFailure(kopsMessage.listBackends(lbId), error, 'lb_not_found');
+  }
 }

@@ -2,9 +2,9 @@ import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { desiredBackends } from '../desired';
 import { LbSyncError } from '../errors';
 import type { Action, ObservedBackend, ObservedLb } from '../model';
-import { plan } from '../plan';
+import { judgeDuplicates, plan, planDuplicateCleanup } from '../plan';
 import type { LbSyncEvent } from '../schemas/event';
-import type { Target } from '../schemas/target';
+import type { BackendSpec, Target } from '../schemas/target';
 import { applyActions } from './apply';
 import type { DiscoveredPool } from './discover';
 import { discoverPool } from './discover';
@@ -37,11 +37,15 @@ export interface ReconcileResult {
 export interface ReconcileOptions {
   gateway: ScalewayGateway;
   waitBudgetMs: number;
+  /** Unused duplicates of a managed backend younger than this are left for now (default 30 s). */
+  duplicateGraceMs?: number;
   sleep?: Sleep;
   now?: () => number;
   /** Told the plan before any write, so logs read in the order things happen. */
   onPlanned?: (actions: readonly Action[], pool: DiscoveredPool) => void;
 }
+
+export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
 
 type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun'>>;
 
@@ -83,8 +87,15 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     const [observed, pool] = await Promise.all([observeBackends(gateway, target, lb), poolPromise]);
     result.pool = pool;
     result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
+    const desired = desiredBackends(target, pool.ips);
+    const graceMs = options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS;
     for (const d of observed.duplicates) {
-      result.warnings.push(`backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.id}; using the oldest (${d.kept}), leaving ${d.others.join(', ')} alone`);
+      const spec = target.backends.find((b) => b.name === d.name);
+      const kept = judgeDuplicates(spec as BackendSpec, d, now(), graceMs).filter((v) => !v.remove);
+      result.warnings.push(
+        `backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.id}; using ${d.kept.id}` +
+          kept.map((v) => `; leaving ${v.backend.id} alone: ${v.reason}`).join(''),
+      );
     }
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
     if (pool.ips.length === 0 && !target.allowEmptyPool) {
@@ -93,7 +104,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
         `getting cluster servers for load-balancer's back-end: no server with an address matches tags ${target.servers.tags.join(', ')}; the pool is left as it is`,
       );
     }
-    const planned = plan(desiredBackends(target, pool.ips), observed.byName);
+    const planned = [...plan(desired, observed.byName), ...planDuplicateCleanup(desired, observed.duplicates, now(), graceMs)];
     result.planned = planned;
     options.onPlanned?.(planned, pool);
     if (planned.length === 0) return finish({ status: 'noop' });

@@ -12,9 +12,6 @@ describe('chaos (CI size)', () => {
     const b = buildSchedule(createPrng(SEED), { seed: SEED, events: 60, targets: 4 });
     expect(a.hash).toBe(b.hash);
     expect(buildSchedule(createPrng(SEED + 1), { seed: SEED + 1, events: 60, targets: 4 }).hash).not.toBe(a.hash);
-    // The ghost-create switch changes one fault's operation, nothing else in the draw.
-    const ghost = buildSchedule(createPrng(SEED), { seed: SEED, events: 60, targets: 4, ghostCreates: true });
-    expect(ghost.steps.length).toBe(a.steps.length);
   });
 
   it('60 events over 4 targets under faults: converged, nothing lost, no duplicate, no bad pool write, no storm', async () => {

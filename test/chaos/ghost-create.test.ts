@@ -1,7 +1,7 @@
-// Minimal reproductions of a gap found by the chaos run (npm run chaos -- --ghost-creates): a backend that
-// this tool created itself, but did not see in create-once's re-list, is never removed, so the target ends
-// with the backend twice (shared/reconcile/create-once.ts; shared/reconcile/observe.ts keeps the oldest and
-// leaves the others alone). These tests state the intended behaviour and FAIL until the core handles it.
+// Found by the chaos run (npm run chaos -- --ghost-creates): a backend this tool created itself but did not
+// see in create-once's re-list (a create that committed after the client gave up; a racer whose re-list
+// failed). The next reconcile removes it: an unused duplicate with the target's own settings, past the grace
+// period (0 here), is deleted; the one a frontend uses, else the oldest, stays.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import type { World } from '../support/world';
@@ -19,8 +19,8 @@ const fastSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.mi
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const httpsBackends = () => world.backends().filter((b) => b.name === 'lb-backend-https');
 
-describe('a backend we created but did not see in the re-list is left behind', () => {
-  it('CreateBackend that commits after the client timed out: the retry creates a second one, and both stay', async () => {
+describe('a backend we created but did not see in the re-list is removed by the next reconcile', () => {
+  it('CreateBackend that commits after the client timed out: the retry creates a second one; the next removes it', async () => {
     // The API takes 700 ms on this create; the client gives up at 300 ms, but the create still lands.
     world.emulator.addFault({ operation: 'CreateBackend', latencyMs: 700 });
     const first = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(300), waitBudgetMs: 2_000, sleep: fastSleep });
@@ -29,14 +29,13 @@ describe('a backend we created but did not see in the re-list is left behind', (
     const retry = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(300), waitBudgetMs: 2_000, sleep: fastSleep });
     expect(retry.status).toBe('applied');
     await sleep(700); // the first create lands, newer than the retry's
-    const later = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(300), waitBudgetMs: 2_000, sleep: fastSleep });
+    const later = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(300), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep });
     expect(later.error).toBeUndefined();
-    // Intended: exactly one backend, as README "Duplicates and races" promises. Today: two, for ever
-    // (every later reconcile only warns "exists 2 times ... leaving ... alone").
+    expect(later.done.map((a) => a.kind)).toEqual(['DeleteDuplicateBackend']);
     expect(httpsBackends()).toHaveLength(1);
   });
 
-  it('two racers, the newer one fails its re-list: its duplicate stays for ever', async () => {
+  it('two racers, the newer one fails its re-list: its retry removes its duplicate', async () => {
     // Both read "missing" (ListBackends held until both asked); A creates first (older), B second.
     world.emulator.addFault({ operation: 'ListBackends', latencyMs: 150, count: 2 });
     world.emulator.addFault({ operation: 'CreateBackend', latencyMs: 10 });
@@ -47,9 +46,10 @@ describe('a backend we created but did not see in the re-list is left behind', (
     const [a, b] = await Promise.all([0, 1].map(() => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, sleep: fastSleep })));
     expect(a?.error).toBeUndefined();
     expect(b?.error?.transient).toBe(true); // B is retried...
-    const retryOfB = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, sleep: fastSleep });
+    const retryOfB = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep });
     expect(retryOfB.error).toBeUndefined();
-    // ...but the retry only warns about the duplicate and never removes the backend B created.
+    // ...and the retry removes the backend B created.
+    expect(retryOfB.done.map((a) => a.kind)).toEqual(['DeleteDuplicateBackend']);
     expect(httpsBackends()).toHaveLength(1);
     expect(httpsBackends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
   });

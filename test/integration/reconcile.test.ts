@@ -3,7 +3,7 @@ import { faultBodies } from '../../emulator';
 import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import type { Target } from '../../shared/schemas/target';
 import type { World } from '../support/world';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, DEMO_WORKER_IPS, demoTarget, startWorld } from '../support/world';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, DEMO_WORKER_IPS, demoSeed, demoTarget, startWorld } from '../support/world';
 
 let world: World;
 const fastSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20)));
@@ -112,21 +112,50 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(world.writes()).toEqual([]);
   });
 
-  it('keeps the oldest of duplicate-named backends and never creates a third', async () => {
-    const seed = (await import('../support/world')).demoSeed();
+  function seedWithDuplicates(backends: Record<string, unknown>[], frontends: Record<string, unknown>[] = []) {
+    const seed = demoSeed();
     const lb = seed.lbs?.[0];
     if (!lb) throw new Error('demo seed has no LB');
-    lb.backends = [
-      { id: '00000000-0000-4000-8000-000000000002', name: 'lb-backend-https', forward_port: 443, pool: ['51.15.100.99'], created_at: '2026-01-02T00:00:00Z' },
-      { id: '00000000-0000-4000-8000-000000000001', name: 'lb-backend-https', forward_port: 443, pool: ['51.15.100.98'], created_at: '2026-01-01T00:00:00Z' },
-    ];
+    lb.backends = backends as never;
+    lb.frontends = frontends as never;
     world.emulator.loadSeed(seed);
+  }
+  const OLD = '00000000-0000-4000-8000-000000000001';
+  const NEW = '00000000-0000-4000-8000-000000000002';
+
+  it('duplicate-named backends: never a third; the unused one with our settings is removed, the oldest kept', async () => {
+    seedWithDuplicates([
+      { id: NEW, name: 'lb-backend-https', forward_port: 443, pool: ['51.15.100.99'], created_at: '2026-01-02T00:00:00Z' },
+      { id: OLD, name: 'lb-backend-https', forward_port: 443, pool: ['51.15.100.98'], created_at: '2026-01-01T00:00:00Z' },
+    ]);
     const result = await reconcile();
     expect(result.status).toBe('applied');
-    expect(world.writes()).toEqual(['SetBackendServers']);
-    expect(result.done[0]).toMatchObject({ backendId: '00000000-0000-4000-8000-000000000001' });
-    expect(result.warnings.join('\n')).toMatch(/exists 2 times/);
-    expect(world.backends().filter((b) => b.name === 'lb-backend-https')).toHaveLength(2);
+    expect(result.done).toMatchObject([{ kind: 'SetBackendServers', backendId: OLD }, { kind: 'DeleteDuplicateBackend', backendId: NEW, keptId: OLD }]);
+    expect(world.writes()).toEqual(['SetBackendServers', 'DeleteBackend']);
+    expect(world.backends().map((b) => b.id)).toEqual([OLD]);
+    expect(world.emulator.calls().filter((c) => c.operation === 'ListFrontends')).toHaveLength(1);
+  });
+
+  it('duplicates: the one a frontend uses is kept, and one with other settings is left alone, with the reason', async () => {
+    seedWithDuplicates(
+      [
+        { id: OLD, name: 'lb-backend-https', forward_port: 6443, pool: DEMO_CONTROL_PLANE_IPS, created_at: '2026-01-01T00:00:00Z' },
+        { id: NEW, name: 'lb-backend-https', forward_port: 443, pool: DEMO_CONTROL_PLANE_IPS, created_at: '2026-01-02T00:00:00Z',
+          health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} } },
+      ],
+      [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
+    );
+    const result = await reconcile();
+    expect(result.status).toBe('noop');
+    expect(world.writes()).toEqual([]);
+    expect(result.warnings.join('\n')).toMatch(new RegExp(`using ${NEW}; leaving ${OLD} alone: its settings differ`));
+    expect(world.backends()).toHaveLength(2);
+  });
+
+  it('no duplicates: the frontends are not read', async () => {
+    await converge();
+    await reconcile();
+    expect(world.emulator.calls().map((c) => c.operation)).not.toContain('ListFrontends');
   });
 
   it('no matching servers: the pool is not emptied, the result is transient', async () => {

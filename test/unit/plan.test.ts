@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredBackend, ObservedBackend } from '../../shared/model';
-import { DEFAULT_HEALTH_CHECK, plan, planBackend } from '../../shared/plan';
+import { DEFAULT_HEALTH_CHECK, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../shared/plan';
 import type { BackendSpec } from '../../shared/schemas/target';
 
 const spec: BackendSpec = {
@@ -101,5 +101,34 @@ describe('plan', () => {
     const controller: BackendSpec = { ...spec, name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988 } };
     const actions = plan([desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), desired(['10.0.0.1', '10.0.0.2', '10.0.0.3'], controller)], new Map([['lb-backend-https', observed()]]));
     expect(actions.map((a) => [a.kind, a.backend])).toEqual([['CreateBackend', 'lb-backend-kops-controller']]);
+  });
+});
+
+describe('duplicates of a managed backend name', () => {
+  const now = Date.parse('2026-11-29T12:00:00Z');
+  const kept = observed({ id: 'keep', createdAt: '2026-11-29T10:00:00Z' });
+  const dup = (id: string, patch: Partial<ObservedBackend> = {}) => observed({ id, createdAt: '2026-11-29T11:00:00Z', ...patch });
+
+  it('removes an unused duplicate with our settings past the grace period, and nothing else', () => {
+    const duplicates = {
+      name: 'lb-backend-https',
+      kept,
+      others: [dup('ours'), dup('used'), dup('theirs', { forwardPort: 8443 }), dup('fresh', { createdAt: '2026-11-29T11:59:50Z' })],
+      inUse: new Set(['used']),
+    };
+    expect(judgeDuplicates(spec, duplicates, now, 30_000).map((v) => [v.backend.id, v.remove, v.reason])).toEqual([
+      ['ours', true, "unused duplicate with the target's own settings"],
+      ['used', false, 'a frontend uses it'],
+      ['theirs', false, 'its settings differ from the target (not made by this tool)'],
+      ['fresh', false, 'it is younger than the 30000 ms grace period'],
+    ]);
+    expect(planDuplicateCleanup([desired(kept.pool)], [duplicates], now, 30_000)).toEqual([
+      { kind: 'DeleteDuplicateBackend', backend: 'lb-backend-https', backendId: 'ours', keptId: 'keep' },
+    ]);
+  });
+
+  it('leaves duplicates of names the target does not manage alone', () => {
+    const duplicates = { name: 'someone-elses', kept, others: [dup('x', { name: 'someone-elses' })], inUse: new Set<string>() };
+    expect(planDuplicateCleanup([desired(kept.pool)], [duplicates], now, 0)).toEqual([]);
   });
 });
