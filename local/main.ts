@@ -60,6 +60,12 @@ say(`scw-lb-sync local stack
                          sweep     ${stack.functions.sweep.url}
   targets                ${targets.length} (${JSON.stringify(targets)})`);
 
+/** The stack's environment as one shell line, for running the CLI against it from another terminal. */
+function localEnvLine(env: Record<string, string>): string {
+  const names = ['SCW_API_URL', 'SCW_ACCESS_KEY', 'SCW_SECRET_KEY', 'SQS_ENDPOINT', 'SQS_REGION', 'SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL', 'INJECT_TOKEN', 'LBSYNC_TARGETS'];
+  return names.map((name) => `${name}='${env[name] ?? ''}'`).join(' ');
+}
+
 let stopping = false;
 async function shutdown(code: number) {
   if (stopping) return;
@@ -82,6 +88,10 @@ Try it (in another terminal):
        -H 'Content-Type: application/json' -d '{"target":"${DEMO_CLUSTER}","source":"manual"}'
   curl -s -X POST ${stack.emulator.url}/_emulator/servers/972a8469-1641-4f82-8b9d-2434e465e150/replace \\
        -H 'Content-Type: application/json' -d '{"name":"cp-new","zone":"fr-par-1","tags":["noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}","noprefix=kops.k8s.io/role=ControlPlane"],"publicIps":["51.15.100.44"]}'
+
+The lbsync CLI against this stack (local, fake credentials):
+  export ${localEnvLine(stack.env)}
+  npx lbsync plan; npx lbsync dlq list; npx lbsync inject --target ${DEMO_CLUSTER} --url ${stack.functions.inject.url}
 The sweep runs on "${args['sweep-cron']}" (UTC); one runs now. Ctrl-C stops everything.
 `);
   await stack.sweep({});
