@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
-import { startLocalStack } from '../../local/stack';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID, demoSeed } from '../support/world';
+import { startDemoStack } from '../support/demo-stack';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID } from '../support/world';
 import { ROOT, waitFor } from './support';
 
 const HOOK = join(ROOT, 'hooks/lbsync-boot-hook.sh');
@@ -63,12 +63,9 @@ beforeAll(async () => {
   const probe = await listen(() => ({ status: 200, body: '{}' }));
   closedPort = Number(new URL(probe.url).port);
   await new Promise((r) => probe.server.close(r));
-  stack = await startLocalStack({
-    seed: demoSeed(),
-    targets: [{ kops: { cluster: 'demo.k8s.local', zone: 'fr-par-1' } }],
-    functionsFrom: 'source',
+  stack = await startDemoStack({
     instancePendingMs: 50,
-    env: { LOG_LEVEL: 'silent', LBSYNC_WAIT_BUDGET_MS: '3000' },
+    env: { LBSYNC_WAIT_BUDGET_MS: '3000' },
     onDelivery: (d) => delivered.push({ body: d.body, status: d.status }),
   });
 });

@@ -3,8 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
-import { startLocalStack } from '../../local/stack';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed } from '../support/world';
+import { startDemoStack } from '../support/demo-stack';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID } from '../support/world';
 import { main } from '../../cli/main';
 import { runInProcess as lbsync, waitFor } from './support';
 
@@ -21,12 +21,9 @@ function pool(): string[] | undefined {
 }
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    seed: demoSeed(),
-    targets: [{ kops: { cluster: 'demo.k8s.local', zone: 'fr-par-1' } }],
-    functionsFrom: 'source',
+  stack = await startDemoStack({
     instancePendingMs: 50,
-    env: { LOG_LEVEL: 'silent', LBSYNC_WAIT_BUDGET_MS: '3000', LBSYNC_RETRY_BASE_MS: '100', LBSYNC_RETRY_CAP_MS: '200', LBSYNC_MAX_HOLD_MS: '500' },
+    env: { LBSYNC_WAIT_BUDGET_MS: '3000', LBSYNC_RETRY_BASE_MS: '100', LBSYNC_RETRY_CAP_MS: '200', LBSYNC_MAX_HOLD_MS: '500' },
     onDelivery: (d) => {
       let event;
       try {

@@ -2,20 +2,17 @@
 // the same 401 for every wrong credential, then size, method and content type; nothing enqueued unless 202.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
-import { startLocalStack } from '../../local/stack';
+import { startDemoStack } from '../support/demo-stack';
 import { tokenMatches } from '../../shared/handlers/inject-request';
-import { DEMO_CLUSTER, demoSeed } from '../support/world';
+import { DEMO_CLUSTER } from '../support/world';
 
 let stack: LocalStack;
 const delivered: string[] = [];
 const TOKEN = 'INJECT-TOKEN-4242-security-test-0123456789';
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    seed: demoSeed(),
-    targets: [{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }],
-    functionsFrom: 'source',
-    env: { LOG_LEVEL: 'silent', INJECT_TOKEN: TOKEN },
+  stack = await startDemoStack({
+    env: { INJECT_TOKEN: TOKEN },
     onDelivery: (d) => void delivered.push(d.body),
   });
 });

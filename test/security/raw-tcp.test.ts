@@ -4,19 +4,16 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
-import { startLocalStack } from '../../local/stack';
-import { DEMO_CLUSTER, demoSeed } from '../support/world';
+import { startDemoStack } from '../support/demo-stack';
+import { DEMO_CLUSTER } from '../support/world';
 
 let stack: LocalStack;
 const delivered: string[] = [];
 const TOKEN = 'INJECT-TOKEN-4242-raw-tcp-0123456789';
 
 beforeAll(async () => {
-  stack = await startLocalStack({
-    seed: demoSeed(),
-    targets: [{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }],
-    functionsFrom: 'source',
-    env: { LOG_LEVEL: 'silent', INJECT_TOKEN: TOKEN },
+  stack = await startDemoStack({
+    env: { INJECT_TOKEN: TOKEN },
     onDelivery: (d) => void delivered.push(d.body),
   });
 });
