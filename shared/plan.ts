@@ -99,13 +99,24 @@ export function judgeDuplicates(spec: BackendSpec, duplicates: DuplicateBackends
   });
 }
 
-/** DeleteDuplicateBackend actions for the duplicates judged removable. Pure. */
-export function planDuplicateCleanup(desired: readonly DesiredBackend[], duplicates: readonly DuplicateBackends[], now: number, graceMs: number): Action[] {
-  return duplicates.flatMap((dup) => {
-    const spec = desired.find((d) => d.spec.name === dup.name)?.spec;
-    if (!spec) return [];
-    return judgeDuplicates(spec, dup, now, graceMs)
-      .filter((v) => v.remove)
-      .map((v): Action => ({ kind: 'DeleteDuplicateBackend', backend: dup.name, backendId: v.backend.id, keptId: dup.kept.id }));
+export interface JudgedDuplicates {
+  duplicates: DuplicateBackends;
+  verdicts: DuplicateVerdict[];
+}
+
+/** Judges every group of duplicates of a name the target manages. Pure. */
+export function judgeAllDuplicates(desired: readonly DesiredBackend[], groups: readonly DuplicateBackends[], now: number, graceMs: number): JudgedDuplicates[] {
+  return groups.flatMap((duplicates) => {
+    const spec = desired.find((d) => d.spec.name === duplicates.name)?.spec;
+    return spec ? [{ duplicates, verdicts: judgeDuplicates(spec, duplicates, now, graceMs) }] : [];
   });
+}
+
+/** DeleteDuplicateBackend actions for the duplicates judged removable. Pure. */
+export function planDuplicateCleanup(judged: readonly JudgedDuplicates[]): Action[] {
+  return judged.flatMap(({ duplicates, verdicts }) =>
+    verdicts
+      .filter((v) => v.remove)
+      .map((v): Action => ({ kind: 'DeleteDuplicateBackend', backend: duplicates.name, backendId: v.backend.id, keptId: duplicates.kept.id })),
+  );
 }

@@ -2,9 +2,9 @@ import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { desiredBackends } from '../desired';
 import { LbSyncError } from '../errors';
 import type { Action, ObservedBackend, ObservedLb } from '../model';
-import { judgeDuplicates, plan, planDuplicateCleanup } from '../plan';
+import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../plan';
 import type { LbSyncEvent } from '../schemas/event';
-import type { BackendSpec, Target } from '../schemas/target';
+import type { Target } from '../schemas/target';
 import { applyActions } from './apply';
 import type { DiscoveredPool } from './discover';
 import { discoverPool } from './discover';
@@ -88,13 +88,11 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     result.pool = pool;
     result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const desired = desiredBackends(target, pool.ips);
-    const graceMs = options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS;
-    for (const d of observed.duplicates) {
-      const spec = target.backends.find((b) => b.name === d.name);
-      const kept = judgeDuplicates(spec as BackendSpec, d, now(), graceMs).filter((v) => !v.remove);
+    const judged = judgeAllDuplicates(desired, observed.duplicates, now(), options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS);
+    for (const { duplicates: d, verdicts } of judged) {
       result.warnings.push(
         `backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.id}; using ${d.kept.id}` +
-          kept.map((v) => `; leaving ${v.backend.id} alone: ${v.reason}`).join(''),
+          verdicts.filter((v) => !v.remove).map((v) => `; leaving ${v.backend.id} alone: ${v.reason}`).join(''),
       );
     }
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
@@ -104,7 +102,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
         `getting cluster servers for load-balancer's back-end: no server with an address matches tags ${target.servers.tags.join(', ')}; the pool is left as it is`,
       );
     }
-    const planned = [...plan(desired, observed.byName), ...planDuplicateCleanup(desired, observed.duplicates, now(), graceMs)];
+    const planned = [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)];
     result.planned = planned;
     options.onPlanned?.(planned, pool);
     if (planned.length === 0) return finish({ status: 'noop' });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredBackend, ObservedBackend } from '../../shared/model';
-import { DEFAULT_HEALTH_CHECK, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../shared/plan';
+import { DEFAULT_HEALTH_CHECK, judgeAllDuplicates, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../shared/plan';
 import type { BackendSpec } from '../../shared/schemas/target';
 
 const spec: BackendSpec = {
@@ -122,13 +122,13 @@ describe('duplicates of a managed backend name', () => {
       ['theirs', false, 'its settings differ from the target (not made by this tool)'],
       ['fresh', false, 'it is younger than the 30000 ms grace period'],
     ]);
-    expect(planDuplicateCleanup([desired(kept.pool)], [duplicates], now, 30_000)).toEqual([
+    expect(planDuplicateCleanup(judgeAllDuplicates([desired(kept.pool)], [duplicates], now, 30_000))).toEqual([
       { kind: 'DeleteDuplicateBackend', backend: 'lb-backend-https', backendId: 'ours', keptId: 'keep' },
     ]);
   });
 
   it('leaves duplicates of names the target does not manage alone', () => {
     const duplicates = { name: 'someone-elses', kept, others: [dup('x', { name: 'someone-elses' })], inUse: new Set<string>() };
-    expect(planDuplicateCleanup([desired(kept.pool)], [duplicates], now, 0)).toEqual([]);
+    expect(planDuplicateCleanup(judgeAllDuplicates([desired(kept.pool)], [duplicates], now, 0))).toEqual([]);
   });
 });
