@@ -1,0 +1,73 @@
+// The functions, the variables their bundles read and where each belongs, and the scan of the
+// built bundles for the names our code reads.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** DESIGN §4 "Functions": one bundle per function, dist/<name>/handler.js exporting handle. */
+export const FUNCTIONS = ['reconcile', 'inject', 'sweep'];
+
+/**
+ * @typedef {object} CatalogEntry
+ * @property {typeof ALL | string[]} [in]  the functions that read it
+ * @property {boolean} [required]          the bundle does not start without it
+ * @property {boolean} [secret]            a credential: deployed under "secret"
+ * @property {boolean} [eitherKind]        may be deployed under "env" or "secret"
+ * @property {string} [forbidden]          must not be deployed, and why
+ */
+
+/**
+ * Every variable the bundles read, where it must be provided and how (see shared/config.ts,
+ * functions/*). The bundles are scanned: a name they read that is missing here fails the check,
+ * and so does a name here they no longer read. SCW_X in a bundle is read as LBSYNC_SCW_X first.
+ */
+export const ALL = 'all';
+/** @type {Record<string, CatalogEntry>} */
+export const ENV_CATALOG = {
+  SQS_ACCESS_KEY_ID: { in: ALL, required: true, secret: true },
+  SQS_SECRET_ACCESS_KEY: { in: ALL, required: true, secret: true },
+  RECONCILE_QUEUE_URL: { in: ALL, required: true },
+  DEAD_LETTER_QUEUE_URL: { in: ALL, required: true },
+  // A plain variable, or a secret when the JSON outgrows 1000 characters.
+  LBSYNC_TARGETS: { in: ALL, required: true, eitherKind: true },
+  LBSYNC_SCW_ACCESS_KEY: { in: ['reconcile'], required: true, secret: true },
+  LBSYNC_SCW_SECRET_KEY: { in: ['reconcile'], required: true, secret: true },
+  INJECT_TOKEN: { in: ['inject'], required: true, secret: true },
+  SQS_ENDPOINT: { in: ALL },
+  SQS_REGION: { in: ALL },
+  LOG_LEVEL: { in: ALL },
+  LOG_FORMAT: { in: ALL },
+  QUEUE_DELAY_MODE: { in: ALL },
+  LBSYNC_SCW_DEFAULT_PROJECT_ID: { in: ['reconcile'] },
+  LBSYNC_SCW_DEFAULT_ZONE: { in: ['reconcile'] },
+  LBSYNC_SCW_API_URL: { in: ['reconcile'] },
+  LBSYNC_RETRY_BASE_MS: { in: ALL },
+  LBSYNC_RETRY_CAP_MS: { in: ALL },
+  LBSYNC_MAX_ATTEMPTS: { in: ALL },
+  LBSYNC_MAX_HOLD_MS: { in: ALL },
+  LBSYNC_WAIT_BUDGET_MS: { in: ALL },
+  LBSYNC_REQUEST_TIMEOUT_MS: { in: ALL },
+  LBSYNC_DUPLICATE_GRACE_MS: { in: ['reconcile'] },
+  LBSYNC_CONFIG: { forbidden: 'names a file, and only dist/** is shipped: give the targets in LBSYNC_TARGETS' },
+  LBSYNC_INJECT_INSECURE: { forbidden: 'turns off the inject token check; it is for the local stack only' },
+};
+/** Prefixes of the names our code reads (AWS_* belong to the AWS SDK and are not ours). */
+const OUR_NAMES = /\b(?:LBSYNC|SQS|SCW|RECONCILE|DEAD_LETTER|QUEUE|INJECT|LOG)_[A-Z0-9_]*[A-Z0-9]\b/g;
+/** shared/config.ts defaults, for the timing check when serverless.yml leaves a value out. */
+export const TIMING_DEFAULTS = { LBSYNC_MAX_HOLD_MS: 20_000, LBSYNC_WAIT_BUDGET_MS: 15_000, LBSYNC_REQUEST_TIMEOUT_MS: 10_000 };
+
+/**
+ * Names our bundles read, deployed names (SCW_X -> LBSYNC_SCW_X). Bundles not built yet are skipped.
+ * @param {string} root  the directory holding dist/
+ * @returns {Set<string>}
+ */
+export function namesReadByBundles(root) {
+  const names = new Set();
+  for (const name of FUNCTIONS) {
+    const file = join(root, 'dist', name, 'handler.js');
+    if (!existsSync(file)) continue;
+    for (const match of readFileSync(file, 'utf8').matchAll(OUR_NAMES)) {
+      names.add(match[0].startsWith('SCW_') ? `LBSYNC_${match[0]}` : match[0]);
+    }
+  }
+  return names;
+}

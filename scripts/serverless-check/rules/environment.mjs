@@ -1,0 +1,80 @@
+// The variables serverless.yml deploys: valid names and sizes, credentials under "secret", each on
+// the functions that read it, none missing, and the catalog in step with what the bundles read.
+import { ALL, ENV_CATALOG, FUNCTIONS } from '../env-catalog.mjs';
+import { isPlainObject, isUnset } from '../resolve.mjs';
+import { MAX_ENV_CHARS, MAX_SECRET_BYTES } from '../scaleway-limits.mjs';
+
+/** @typedef {import('../report.mjs').Report} Report */
+
+/**
+ * @param {Record<string, any>} provider
+ * @param {Record<string, any>} functions
+ * @param {Set<string>} bundleNames  the names the built bundles read (empty when none is built)
+ * @param {Report} report
+ * @returns {Record<string, Record<string, unknown>>} per function, the variables it gets (env and secret)
+ */
+export function checkEnvironment(provider, functions, bundleNames, report) {
+  const levels = [['provider', provider], ...FUNCTIONS.map((n) => [`functions.${n}`, functions[n] ?? {}])];
+  for (const [where, holder] of levels) {
+    for (const kind of ['env', 'secret']) {
+      const map = holder[kind];
+      if (map === undefined || map === null) continue;
+      if (!isPlainObject(map)) {
+        report.error(`${where}.${kind} must be a map of NAME: value`);
+        continue;
+      }
+      for (const [key, value] of Object.entries(map)) checkVariable(where, kind, key, value, report);
+    }
+  }
+  const effective = {};
+  for (const name of FUNCTIONS) {
+    const fn = functions[name] ?? {};
+    const merged = { ...(provider.env ?? {}), ...(fn.env ?? {}), ...(provider.secret ?? {}), ...(fn.secret ?? {}) };
+    effective[name] = merged;
+    for (const [key, entry] of Object.entries(ENV_CATALOG)) {
+      const needed = entry.required && (entry.in === ALL || entry.in.includes(name));
+      if (needed && !(key in merged)) report.error(`functions.${name}: ${key} is required by the ${name} bundle and serverless.yml does not provide it`);
+    }
+  }
+  checkCatalogMatchesBundles(bundleNames, report);
+  return effective;
+}
+
+/**
+ * One variable at one level.
+ * @param {string} where  provider or functions.<name>
+ * @param {'env' | 'secret'} kind
+ */
+function checkVariable(where, kind, key, value, report) {
+  const at = `${where}.${kind}.${key}`;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) report.error(`${at}: not a valid variable name`);
+  if (key.startsWith('SCW_')) report.error(`${at}: SCW_* names are reserved inside Scaleway Functions; the code reads LBSYNC_${key}`);
+  if (typeof value !== 'string') report.error(`${at}: values must be strings (quote numbers and booleans)`);
+  else if (!isUnset(value) && kind === 'env' && value.length > MAX_ENV_CHARS) report.error(`${at}: ${value.length} characters; Scaleway caps a variable at ${MAX_ENV_CHARS} (a secret may hold ${MAX_SECRET_BYTES} bytes)`);
+  else if (!isUnset(value) && kind === 'secret' && Buffer.byteLength(value) > MAX_SECRET_BYTES) report.error(`${at}: over ${MAX_SECRET_BYTES} bytes`);
+  const entry = ENV_CATALOG[key];
+  if (!entry && !key.startsWith('SCW_')) report.error(`${at}: no bundle reads ${key}`);
+  if (!entry) return;
+  if (entry.forbidden) {
+    report.error(`${at}: must not be deployed: ${entry.forbidden}`);
+    return;
+  }
+  if (entry.secret && kind === 'env') report.error(`${at}: a credential; move it under "secret"`);
+  if (!entry.secret && !entry.eitherKind && kind === 'secret') report.error(`${at}: not a credential; keep it under "env" so it shows in the console`);
+  if (entry.in !== ALL && where === 'provider') report.error(`${at}: only ${entry.in.join(', ')} needs it; set it on that function, not the namespace`);
+  if (entry.in !== ALL && where.startsWith('functions.') && !entry.in.includes(where.slice('functions.'.length))) {
+    report.error(`${at}: only ${entry.in.join(', ')} needs it`);
+  }
+}
+
+/** Every name the bundles read is catalogued, and every catalogued name is still read. */
+function checkCatalogMatchesBundles(bundleNames, report) {
+  for (const key of bundleNames) {
+    if (!ENV_CATALOG[key]) report.error(`the bundles read ${key}, which neither serverless.yml nor this check's catalog knows: provide it and add it to ENV_CATALOG`);
+  }
+  if (bundleNames.size > 0) {
+    for (const key of Object.keys(ENV_CATALOG)) {
+      if (!bundleNames.has(key)) report.error(`ENV_CATALOG lists ${key}, which no bundle reads any more`);
+    }
+  }
+}
