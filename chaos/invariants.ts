@@ -1,0 +1,96 @@
+/**
+ * The end-of-run invariants that judge the system's state, as pure checks returning violations:
+ * - converged: every target's backend exists once and its pool is the control-plane public IPs of the
+ *   emulator's current state;
+ * - no backend name duplicated at the end;
+ * - no bad pool write at any moment: every pool write in the emulator's history (DeleteBackend aside) is
+ *   non-empty and holds only IPs that, at the time of the write, were or had been control-plane IPs of
+ *   *that* LB's cluster. "Desired at write time" is taken as "had been desired by then": a reconcile reads
+ *   the servers, then writes; a replacement landing between the two makes its write one step stale, which
+ *   the next event corrects. A worker IP, another cluster's IP, an IP of a server not yet created, or an
+ *   empty pool is a bad write;
+ * - no retry storm: API calls <= API_CALLS_PER_EVENT x events, deliveries <= DELIVERIES_PER_EVENT x events;
+ * - the reconcile queue is empty.
+ * (That every event got a final answer is accounting.ts.)
+ */
+import type { PoolWrite } from '../emulator';
+import { BACKEND, type Fleet } from './fleet';
+
+/** Per event: ~3 reads + at most a few writes and readiness polls per attempt, a few attempts under chaos. */
+export const API_CALLS_PER_EVENT = 15;
+export const DELIVERIES_PER_EVENT = 6;
+
+/** The part of the emulator's state dump the convergence check reads. */
+export interface EmulatorStateDump {
+  lbs: { id: string; backends: { name: string; pool: string[] }[] }[];
+  servers: { tags: string[]; public_ips: { address: string }[] }[];
+}
+
+export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { converged: number; dupBackends: number; violations: string[] } {
+  const violations: string[] = [];
+  let converged = 0;
+  let dupBackends = 0;
+  for (const c of fleet.clusters) {
+    const lb = state.lbs.find((l) => l.id === c.lbId);
+    const backends = lb?.backends.filter((b) => b.name === BACKEND) ?? [];
+    dupBackends += Math.max(0, backends.length - 1);
+    const wanted = state.servers
+      .filter((s) => s.tags.includes(`noprefix=kops.k8s.io/cluster=${c.name}`) && s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane'))
+      .flatMap((s) => s.public_ips.map((ip) => ip.address))
+      .sort();
+    const model = c.controlPlane.map((s) => s.ip).sort();
+    if (JSON.stringify(wanted) !== JSON.stringify(model)) violations.push(`${c.name}: emulator servers ${wanted.join(',')} differ from the chaos model ${model.join(',')}`);
+    const pool = [...(backends[0]?.pool ?? [])].sort();
+    if (backends.length === 1 && JSON.stringify(pool) === JSON.stringify(wanted)) converged += 1;
+    else violations.push(`${c.name}: not converged: ${backends.length} backend(s), pool [${pool.join(', ')}], wanted [${wanted.join(', ')}]`);
+  }
+  if (dupBackends > 0) violations.push(`${dupBackends} duplicated backend(s) at the end`);
+  return { converged, dupBackends, violations };
+}
+
+/** Why a pool write was bad, or undefined when it was fine (see the rule at the top of this file). */
+export function judgePoolWrite(fleet: Fleet, write: { lbId: string; backendName: string; pool: string[]; at: number }): string | undefined {
+  const cluster = fleet.byLbId(write.lbId);
+  if (!cluster) return 'written to an LB outside the fleet';
+  if (write.backendName !== BACKEND) return `written to an unexpected backend ${write.backendName}`;
+  if (write.pool.length === 0) return 'emptied the pool';
+  for (const ip of write.pool) {
+    const since = cluster.controlPlaneSince.get(ip);
+    if (since === undefined) return `${ip} was never a control-plane IP of ${cluster.name}`;
+    if (since > write.at) return `${ip} was not yet a control-plane IP of ${cluster.name}`;
+  }
+  return undefined;
+}
+
+/** Every pool ever written, judged. */
+export function checkPoolWrites(fleet: Fleet, history: readonly PoolWrite[]): { poolWrites: number; badPoolWrites: number; badPoolWriteSamples: string[]; violations: string[] } {
+  const violations: string[] = [];
+  const badPoolWriteSamples: string[] = [];
+  let badPoolWrites = 0;
+  for (const write of history) {
+    if (write.deleted) continue;
+    const problem = judgePoolWrite(fleet, write);
+    if (problem) {
+      badPoolWrites += 1;
+      if (badPoolWriteSamples.length < 10) badPoolWriteSamples.push(`#${write.seq} ${write.operation} ${write.lbId} [${write.pool.join(', ')}]: ${problem}`);
+    }
+  }
+  if (badPoolWrites > 0) violations.push(`${badPoolWrites} bad pool write(s): ${badPoolWriteSamples.slice(0, 3).join('; ')}`);
+  return { poolWrites: history.filter((w) => !w.deleted).length, badPoolWrites, badPoolWriteSamples, violations };
+}
+
+export function checkRetryStorm(counts: { events: number; apiCalls: number; deliveries: number }): { apiCallBound: number; deliveryBound: number; violations: string[] } {
+  const { events, apiCalls, deliveries } = counts;
+  const violations: string[] = [];
+  const apiCallBound = API_CALLS_PER_EVENT * events;
+  if (apiCalls > apiCallBound) violations.push(`retry storm: ${apiCalls} API calls > ${apiCallBound} (${API_CALLS_PER_EVENT} per event)`);
+  const deliveryBound = DELIVERIES_PER_EVENT * events;
+  if (deliveries > deliveryBound) violations.push(`retry storm: ${deliveries} deliveries > ${deliveryBound} (${DELIVERIES_PER_EVENT} per event)`);
+  return { apiCallBound, deliveryBound, violations };
+}
+
+/** From the reconcile queue's attributes: nothing visible, in flight or delayed. */
+export function checkQueueEmpty(attributes: Record<string, string>): { queueEmpty: boolean; violations: string[] } {
+  const queueEmpty = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].every((n) => (attributes[n] ?? '0') === '0');
+  return { queueEmpty, violations: queueEmpty ? [] : [`the reconcile queue is not empty: ${JSON.stringify(attributes)}`] };
+}
