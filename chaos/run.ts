@@ -96,6 +96,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       LBSYNC_WAIT_BUDGET_MS: '1000',
       LBSYNC_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
       LBSYNC_DUPLICATE_GRACE_MS: '1000',
+      LBSYNC_TRANSIENT_WAIT_MS: '300',
     },
   });
   // The stack's own bridge is replaced by one that delivers through the answer recorder (same bridge code).

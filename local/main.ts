@@ -46,6 +46,8 @@ const stack = await startLocalStack({
     LBSYNC_RETRY_CAP_MS: '8000',
     LBSYNC_MAX_HOLD_MS: '8000',
     LBSYNC_WAIT_BUDGET_MS: '6000',
+    // Shorter than the demo's 4 s of "migrating", so the story shows the retries with backoff.
+    LBSYNC_TRANSIENT_WAIT_MS: '1000',
   },
   onDelivery: (d) => say(`${new Date().toISOString().slice(11, 23)} ${d.status === 200 ? 'TRIG ' : 'TRIG!'} bridge   delivery ${d.messageId.slice(0, 8)} (receive #${d.attempt}) -> ${d.status} in ${d.durationMs} ms`),
 });

@@ -78,6 +78,7 @@ const runtimeSchema = z.object({
   LBSYNC_MAX_ATTEMPTS: intFromEnv(1, 100).default(8),
   LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(20_000),
   LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(15_000),
+  LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(5_000),
   LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(30_000),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
@@ -92,6 +93,8 @@ export interface RuntimeConfig {
   maxHoldMs: number;
   /** Budget for waiting until the LB reports the write applied. */
   waitBudgetMs: number;
+  /** Budget for waiting, before writing, for an LB in a transient state; past it the event is retried. */
+  transientWaitMs: number;
   requestTimeoutMs: number;
   /** Unused duplicates of a managed backend are removed only once older than this. */
   duplicateGraceMs: number;
@@ -109,6 +112,7 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     delayMode: v.QUEUE_DELAY_MODE,
     maxHoldMs: v.LBSYNC_MAX_HOLD_MS,
     waitBudgetMs: v.LBSYNC_WAIT_BUDGET_MS,
+    transientWaitMs: v.LBSYNC_TRANSIENT_WAIT_MS,
     requestTimeoutMs: v.LBSYNC_REQUEST_TIMEOUT_MS,
     duplicateGraceMs: v.LBSYNC_DUPLICATE_GRACE_MS,
     logLevel: v.LOG_LEVEL,

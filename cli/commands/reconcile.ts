@@ -55,11 +55,11 @@ export function reconcileCommand(cli: Cli): Command {
       act<ReconcileOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = selectTargets(configuredTargets(env, options.file), options.target);
-        const { waitBudgetMs } = runtimeConfigFromEnv(env);
+        const { waitBudgetMs, transientWaitMs, duplicateGraceMs } = runtimeConfigFromEnv(env);
         const results: ReconcileResult[] = [];
         for (const target of targets) {
           if (!options.json && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
-          results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), waitBudgetMs }));
+          results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), waitBudgetMs, transientWaitMs, duplicateGraceMs }));
         }
         const ok = results.every((r) => r.status === 'applied' || r.status === 'noop');
         const code = ok ? EXIT.ok : EXIT.error;

@@ -45,6 +45,7 @@ export const ENV_CATALOG = {
   LBSYNC_MAX_ATTEMPTS: { in: ALL },
   LBSYNC_MAX_HOLD_MS: { in: ALL },
   LBSYNC_WAIT_BUDGET_MS: { in: ALL },
+  LBSYNC_TRANSIENT_WAIT_MS: { in: ['reconcile'] },
   LBSYNC_REQUEST_TIMEOUT_MS: { in: ALL },
   LBSYNC_DUPLICATE_GRACE_MS: { in: ['reconcile'] },
   LBSYNC_CONFIG: { forbidden: 'names a file, and only dist/** is shipped: give the targets in LBSYNC_TARGETS' },
@@ -53,7 +54,7 @@ export const ENV_CATALOG = {
 /** Prefixes of the names our code reads (AWS_* belong to the AWS SDK and are not ours). */
 const OUR_NAMES = /\b(?:LBSYNC|SQS|SCW|RECONCILE|DEAD_LETTER|QUEUE|INJECT|LOG)_[A-Z0-9_]*[A-Z0-9]\b/g;
 /** shared/config.ts defaults, for the timing check when serverless.yml leaves a value out. */
-export const TIMING_DEFAULTS = { LBSYNC_MAX_HOLD_MS: 20_000, LBSYNC_WAIT_BUDGET_MS: 15_000, LBSYNC_REQUEST_TIMEOUT_MS: 10_000 };
+export const TIMING_DEFAULTS = { LBSYNC_MAX_HOLD_MS: 20_000, LBSYNC_TRANSIENT_WAIT_MS: 5_000, LBSYNC_WAIT_BUDGET_MS: 15_000, LBSYNC_REQUEST_TIMEOUT_MS: 10_000 };
 
 /**
  * Names our bundles read, deployed names (SCW_X -> LBSYNC_SCW_X). Bundles not built yet are skipped.

@@ -101,6 +101,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     const result = await reconcileTarget(target, event, {
       gateway: deps.gateway(),
       waitBudgetMs: deps.runtime.waitBudgetMs,
+      transientWaitMs: deps.runtime.transientWaitMs,
       duplicateGraceMs: deps.runtime.duplicateGraceMs,
       sleep,
       onPlanned: (actions, pool) => logPlan(log, actions, pool.ips),

@@ -2,6 +2,7 @@ import type { ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
 import { LbSyncError } from '../errors';
 import type { ObservedLb } from '../model';
+import { TRANSIENT_LB_STATUSES } from '../model';
 import { isApplied } from './observe';
 
 export type Sleep = (ms: number) => Promise<void>;
@@ -10,34 +11,59 @@ export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(reso
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 1_000;
 
+export interface Clock {
+  sleep: Sleep;
+  now: () => number;
+}
+
 /**
- * Polls GetLb until the LB and all its instances are ready again, within budgetMs.
- * Our own bounded backoff, not the SDK's 5-minute waiter: an exhausted budget is a transient result.
+ * Polls GetLb until `done(lb)`, within budgetMs, with our own bounded backoff (not the SDK's 5-minute
+ * waiter). Transient API failures are polled through; others are thrown. Returns the last LB seen.
  */
-export async function waitUntilApplied(
+async function pollLb(
   gateway: ScalewayGateway,
   zone: string,
   lbId: string,
   budgetMs: number,
-  sleep: Sleep = realSleep,
-  now: () => number = Date.now,
-): Promise<ObservedLb> {
-  const deadline = now() + budgetMs;
+  done: (lb: ObservedLb) => boolean,
+  clock: Clock,
+): Promise<{ lb?: ObservedLb; reached: boolean }> {
+  const deadline = clock.now() + budgetMs;
   let delay = FIRST_POLL_MS;
   let last: ObservedLb | undefined;
   for (;;) {
     try {
       last = await gateway.getLb(zone, lbId);
-      if (isApplied(last)) return last;
+      if (done(last)) return { lb: last, reached: true };
     } catch (error) {
       const wrapped = wrapApiFailure(kopsMessage.waitLb(lbId), error, 'lb_not_found');
       if (!wrapped.transient) throw wrapped;
     }
-    const remaining = deadline - now();
-    if (remaining <= 0) break;
-    await sleep(Math.min(delay, remaining));
+    const remaining = deadline - clock.now();
+    if (remaining <= 0) return { ...(last && { lb: last }), reached: false };
+    await clock.sleep(Math.min(delay, remaining));
     delay = Math.min(MAX_POLL_MS, Math.round(delay * 1.3));
   }
-  const state = last ? `status ${last.status}, instances ${last.instanceStatuses.join('/') || 'none'}` : 'no answer';
+}
+
+/** After a write: until the LB and all its instances report ready again. An exhausted budget is transient. */
+export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, lbId: string, budgetMs: number, clock: Clock): Promise<ObservedLb> {
+  const { lb, reached } = await pollLb(gateway, zone, lbId, budgetMs, isApplied, clock);
+  if (reached && lb) return lb;
+  const state = lb ? `status ${lb.status}, instances ${lb.instanceStatuses.join('/') || 'none'}` : 'no answer';
   throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(lbId)}: not ready after ${budgetMs} ms (${state})`);
+}
+
+export function inTransientState(lb: ObservedLb): boolean {
+  return (TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status);
+}
+
+/**
+ * Before writing to an LB in a transient state: a short wait in this invocation, since most such states
+ * last seconds and a re-enqueue with backoff would add a random delay on top. Returns the LB as last seen.
+ */
+export async function waitWhileTransient(gateway: ScalewayGateway, zone: string, lb: ObservedLb, budgetMs: number, clock: Clock): Promise<ObservedLb> {
+  if (!inTransientState(lb) || budgetMs <= 0) return lb;
+  const polled = await pollLb(gateway, zone, lb.id, budgetMs, (seen) => !inTransientState(seen), clock);
+  return polled.lb ?? lb;
 }

@@ -10,7 +10,7 @@ import type { DiscoveredPool } from './discover';
 import { discoverPool } from './discover';
 import { assertWritable, findLb, observeBackends } from './observe';
 import type { Sleep } from './readiness';
-import { realSleep, waitUntilApplied } from './readiness';
+import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
 
 export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
 
@@ -37,6 +37,8 @@ export interface ReconcileResult {
 export interface ReconcileOptions {
   gateway: ScalewayGateway;
   waitBudgetMs: number;
+  /** How long to wait in this invocation for an LB in a transient state before giving up with a retry. */
+  transientWaitMs?: number;
   /** Unused duplicates of a managed backend younger than this are left for now (default 30 s). */
   duplicateGraceMs?: number;
   sleep?: Sleep;
@@ -61,6 +63,7 @@ function asLbSyncError(error: unknown): LbSyncError {
 export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
   const { gateway } = options;
   const now = options.now ?? Date.now;
+  const clock = { sleep: options.sleep ?? realSleep, now };
   const started = now();
   const dryRun = event.dryRun === true;
   const result: ReconcileResult = {
@@ -81,7 +84,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     // The LB lookup and server discovery are independent: run them side by side.
     const poolPromise = discoverPool(gateway, target, event);
     poolPromise.catch(() => undefined);
-    const lb = await findLb(gateway, target);
+    let lb = await findLb(gateway, target);
+    if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, options.transientWaitMs ?? 0, clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
     if (!dryRun) assertWritable(lb);
     const [observed, pool] = await Promise.all([observeBackends(gateway, target, lb), poolPromise]);
@@ -112,7 +116,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
-    await waitUntilApplied(gateway, target.zone, lb.id, options.waitBudgetMs, options.sleep ?? realSleep, now);
+    await waitUntilApplied(gateway, target.zone, lb.id, options.waitBudgetMs, clock);
     return finish({ status: 'applied' });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });

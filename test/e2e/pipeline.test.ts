@@ -73,6 +73,7 @@ beforeAll(async () => {
       LBSYNC_MAX_ATTEMPTS: '4',
       LBSYNC_MAX_HOLD_MS: '2000',
       LBSYNC_WAIT_BUDGET_MS: '2000',
+      LBSYNC_TRANSIENT_WAIT_MS: '0', // every transient LB state goes through the queue's retry path here
     },
     onDelivery: (d) => deliveries.push(d),
   });

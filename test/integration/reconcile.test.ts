@@ -105,6 +105,23 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(world.writes()).toEqual([]);
   });
 
+  it('LB briefly transient: waited for in the invocation (transientWaitMs), then written, no retry needed', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating', 300);
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, transientWaitMs: 3_000 });
+    expect(result.status).toBe('applied');
+    expect(world.writes()).toEqual(['CreateBackend']);
+    const [first, write] = [world.emulator.calls()[0], world.emulator.calls().find((c) => c.write)];
+    expect((write?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('LB transient for longer than transientWaitMs: a transient result, no write', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating', 5_000);
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, transientWaitMs: 400 });
+    expect(result.error).toMatchObject({ code: 'lb_transient_state', errorClass: 'transient' });
+    expect(world.writes()).toEqual([]);
+    expect(world.emulator.calls().filter((c) => c.operation === 'GetLb').length).toBeGreaterThanOrEqual(2);
+  });
+
   it('LB locked: permanent, no write', async () => {
     world.emulator.setLbStatus(DEMO_LB_ID, 'locked');
     const result = await reconcile();

@@ -1,4 +1,4 @@
-// reconcile's worst case (hold, wait budget, one request) fits in its timeout.
+// reconcile's worst case (hold, transient wait, wait budget, one request) fits in its timeout.
 import { TIMING_DEFAULTS } from '../env-catalog.mjs';
 import { isUnset } from '../resolve.mjs';
 
@@ -16,10 +16,15 @@ export function checkTiming(timeoutSeconds, env, report) {
     return raw === undefined || isUnset(raw) ? TIMING_DEFAULTS[name] : Number(raw);
   };
   const hold = value('LBSYNC_MAX_HOLD_MS');
+  const transient = value('LBSYNC_TRANSIENT_WAIT_MS');
   const wait = value('LBSYNC_WAIT_BUDGET_MS');
   const request = value('LBSYNC_REQUEST_TIMEOUT_MS');
-  if (![hold, wait, request].every(Number.isFinite)) return report.error('functions.reconcile: LBSYNC_MAX_HOLD_MS, LBSYNC_WAIT_BUDGET_MS and LBSYNC_REQUEST_TIMEOUT_MS must be numbers');
-  if (hold + wait + request > timeoutSeconds * 1000) {
-    report.error(`functions.reconcile: hold ${hold} ms + wait budget ${wait} ms + one request ${request} ms exceed the ${timeoutSeconds} s timeout; the platform would cut the invocation and redeliver`);
+  if (![hold, transient, wait, request].every(Number.isFinite)) {
+    return report.error('functions.reconcile: LBSYNC_MAX_HOLD_MS, LBSYNC_TRANSIENT_WAIT_MS, LBSYNC_WAIT_BUDGET_MS and LBSYNC_REQUEST_TIMEOUT_MS must be numbers');
+  }
+  if (hold + transient + wait + request > timeoutSeconds * 1000) {
+    report.error(
+      `functions.reconcile: hold ${hold} ms + transient wait ${transient} ms + wait budget ${wait} ms + one request ${request} ms exceed the ${timeoutSeconds} s timeout; the platform would cut the invocation and redeliver`,
+    );
   }
 }
