@@ -90,30 +90,33 @@ function listLbs(ctx: RouteContext): JsonAnswer {
   return ok({ lbs: pageOf(sorted, paging).map((lb) => renderLb(state, lb, now)), total_count: sorted.length });
 }
 
-function listBackends(ctx: RouteContext): JsonAnswer {
+/** An LB's sub-resources listed as the API does: `name` substring filter, `order_by`, pagination. */
+function listOfLb<T>(
+  ctx: RouteContext,
+  key: 'backends' | 'frontends',
+  items: (lbId: string) => T[],
+  fields: { name: (t: T) => string; createdAt: (t: T) => string },
+  render: (t: T, now: number) => Record<string, unknown>,
+): JsonAnswer {
   const lb = findLb(ctx);
   const name = ctx.query.get('name') ?? '';
   const order = readEnumParam(ctx.query, 'order_by', ORDERS, 'created_at_asc');
   const paging = readPagination(ctx.query, LB_PAGINATION);
-  const matching = ctx.state.backendsOf(lb.id).filter((backend) => backend.settings.name.includes(name));
-  const sorted = sortByOrder(matching, order, (b) => b.settings.name, (b) => b.createdAt);
+  const matching = items(lb.id).filter((item) => fields.name(item).includes(name));
+  const sorted = sortByOrder(matching, order, fields.name, fields.createdAt);
   const now = Date.now();
-  return ok({
-    backends: pageOf(sorted, paging).map((backend) => renderBackend(ctx.state, backend, now)),
-    total_count: sorted.length,
-  });
+  return ok({ [key]: pageOf(sorted, paging).map((item) => render(item, now)), total_count: sorted.length });
 }
 
-function listFrontends(ctx: RouteContext): JsonAnswer {
-  const lb = findLb(ctx);
-  const name = ctx.query.get('name') ?? '';
-  const order = readEnumParam(ctx.query, 'order_by', ORDERS, 'created_at_asc');
-  const paging = readPagination(ctx.query, LB_PAGINATION);
-  const matching = ctx.state.frontendsOf(lb.id).filter((frontend) => frontend.name.includes(name));
-  const sorted = sortByOrder(matching, order, (f) => f.name, (f) => f.createdAt);
-  const now = Date.now();
-  return ok({ frontends: pageOf(sorted, paging).map((frontend) => renderFrontend(ctx.state, frontend, now)), total_count: sorted.length });
-}
+const listBackends = (ctx: RouteContext): JsonAnswer =>
+  listOfLb(ctx, 'backends', (lbId) => ctx.state.backendsOf(lbId), { name: (b) => b.settings.name, createdAt: (b) => b.createdAt }, (b, now) =>
+    renderBackend(ctx.state, b, now),
+  );
+
+const listFrontends = (ctx: RouteContext): JsonAnswer =>
+  listOfLb(ctx, 'frontends', (lbId) => ctx.state.frontendsOf(lbId), { name: (f) => f.name, createdAt: (f) => f.createdAt }, (f, now) =>
+    renderFrontend(ctx.state, f, now),
+  );
 
 function createBackend(ctx: RouteContext): JsonAnswer {
   const lb = findLb(ctx);
