@@ -44,6 +44,7 @@ export const BACKEND_DEFAULTS = {
 } as const;
 
 type JsonObject = Record<string, unknown>;
+export type DuplicateIps = 'dedupe' | 'refuse';
 
 function isObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -104,10 +105,10 @@ class FieldReader {
     return value;
   }
 
-  milliseconds(field: string): number | undefined {
-    if (!this.present(field)) return undefined;
+  milliseconds(field: string, opts: { required?: boolean } = {}): number | undefined {
+    if (!this.present(field)) return opts.required ? (this.required(field), undefined) : undefined;
     const ms = readMilliseconds(this.body[field]);
-    if (ms === undefined) return this.fail(field, 'format', 'expected a duration in milliseconds');
+    if (ms === undefined) return this.fail(field, 'format', 'expected a whole number of milliseconds as a JSON number (not a string)');
     return ms;
   }
 
@@ -118,7 +119,8 @@ class FieldReader {
     return ms;
   }
 
-  ipList(field: string): string[] | undefined {
+  /** A list of IP addresses; a repeated address is kept once, or refused (the duplicateServerIps switch). */
+  ipList(field: string, duplicates: DuplicateIps): string[] | undefined {
     if (!this.present(field)) return undefined;
     const value = this.body[field];
     if (!Array.isArray(value)) return this.fail(field, 'format', 'expected a list of IP addresses');
@@ -128,6 +130,8 @@ class FieldReader {
         this.fail(`${field}.${index}`, 'format', 'expected an IP address');
       } else if (!ips.includes(item)) {
         ips.push(item);
+      } else if (duplicates === 'refuse') {
+        this.fail(`${field}.${index}`, 'constraint', `duplicate address ${item}`);
       }
     });
     return ips;
@@ -181,12 +185,17 @@ function readSettings(reader: FieldReader): BackendSettings | undefined {
   return settings as BackendSettings;
 }
 
-function readHealthCheck(reader: FieldReader): HealthCheckFields | undefined {
+/**
+ * A health check. On CreateBackend, check_delay and check_timeout default to 3000 / 1000 ms; UpdateHealthCheck
+ * requires them, as it requires port and check_max_retries.
+ */
+function readHealthCheck(reader: FieldReader, on: 'create' | 'update'): HealthCheckFields | undefined {
+  const update = on === 'update';
   const port = reader.integer('port', { required: true, min: 1, max: 65535 });
   const checkMaxRetries = reader.integer('check_max_retries', { required: true, min: 0 });
   const checkSendProxy = reader.boolean('check_send_proxy') ?? false;
-  const checkDelay = reader.milliseconds('check_delay') ?? BACKEND_DEFAULTS.check_delay;
-  const checkTimeout = reader.milliseconds('check_timeout') ?? BACKEND_DEFAULTS.check_timeout;
+  const checkDelay = reader.milliseconds('check_delay', { required: update }) ?? BACKEND_DEFAULTS.check_delay;
+  const checkTimeout = reader.milliseconds('check_timeout', { required: update }) ?? BACKEND_DEFAULTS.check_timeout;
   const transientDelay = reader.protoDuration('transient_check_delay') ?? BACKEND_DEFAULTS.transient_check_delay_ms;
   const configs = HEALTH_CHECK_CONFIGS.flatMap((key) => {
     const value = reader.object(key);
@@ -234,17 +243,18 @@ export interface CreateBackendInput {
   pool: string[];
 }
 
-export function parseCreateBackend(body: unknown): CreateBackendInput {
+/** CreateBackend: server_ip is required (an empty list is accepted). */
+export function parseCreateBackend(body: unknown, duplicates: DuplicateIps = 'dedupe'): CreateBackendInput {
   const object = requireObjectBody(body);
   const reader = new FieldReader(object);
   const settings = readSettings(reader);
-  const pool = reader.ipList('server_ip') ?? [];
+  const pool = reader.required('server_ip') ? (reader.ipList('server_ip', duplicates) ?? []) : [];
   let healthCheck: HealthCheckFields | undefined;
   if (reader.required('health_check')) {
     const healthCheckBody = reader.object('health_check');
     if (healthCheckBody) {
       const nested = new FieldReader(healthCheckBody, 'health_check.');
-      healthCheck = readHealthCheck(nested);
+      healthCheck = readHealthCheck(nested, 'create');
       reader.addProblems(nested.problems);
     }
   }
@@ -263,15 +273,15 @@ export function parseUpdateBackend(body: unknown): BackendSettings {
 
 export function parseHealthCheck(body: unknown): HealthCheckFields {
   const reader = new FieldReader(requireObjectBody(body));
-  const healthCheck = readHealthCheck(reader);
+  const healthCheck = readHealthCheck(reader, 'update');
   reader.throwIfInvalid();
   if (!healthCheck) throw apiErrors.invalidArguments(reader.problems);
   return healthCheck;
 }
 
-export function parseServerIps(body: unknown): string[] {
+export function parseServerIps(body: unknown, duplicates: DuplicateIps = 'dedupe'): string[] {
   const reader = new FieldReader(requireObjectBody(body));
-  const ips = reader.required('server_ip') ? reader.ipList('server_ip') : undefined;
+  const ips = reader.required('server_ip') ? reader.ipList('server_ip', duplicates) : undefined;
   reader.throwIfInvalid();
   return ips ?? [];
 }

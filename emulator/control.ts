@@ -1,4 +1,5 @@
 /** The control API under /_emulator/: lets other processes drive the emulator over HTTP (no auth). */
+import { readBehaviours } from './behaviours';
 import { matchRoute, type JsonAnswer, type Route } from './http';
 import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './types';
 import type { EmulatorControls } from './controls';
@@ -132,6 +133,21 @@ const controlRoutes: Route<ControlContext>[] = [
     },
   },
   { method: 'GET', pattern: '/_emulator/state', operation: 'DumpState', handle: (ctx) => ok(ctx.controls.dumpState()) },
+  { method: 'GET', pattern: '/_emulator/behaviours', operation: 'Behaviours', handle: (ctx) => ok({ behaviours: ctx.controls.behaviours() }) },
+  {
+    method: 'PUT',
+    pattern: '/_emulator/behaviours',
+    operation: 'SetBehaviours',
+    handle: (ctx) => {
+      let partial;
+      try {
+        partial = readBehaviours(objectBody(ctx.body));
+      } catch (error) {
+        throw new ControlError(400, (error as Error).message);
+      }
+      return ok({ behaviours: ctx.controls.setBehaviours(partial) });
+    },
+  },
 ];
 
 export function handleControl(method: string, path: string, body: unknown, controls: EmulatorControls): JsonAnswer {

@@ -1,4 +1,5 @@
 /** The emulator's operations, shared by the in-process handle and the HTTP control API. */
+import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
 import { EmulatorState } from './state';
@@ -13,9 +14,18 @@ export class EmulatorControls {
   readonly callLog = new CallLog();
   readonly faultQueue = new FaultQueue();
 
-  constructor(instancePendingMs: number, seed: EmulatorSeed | undefined) {
-    this.state = new EmulatorState(instancePendingMs);
+  constructor(behaviours: Partial<EmulatorBehaviours>, seed: EmulatorSeed | undefined) {
+    this.state = new EmulatorState(behaviours);
     if (seed) this.state.loadSeed(seed);
+  }
+
+  behaviours(): EmulatorBehaviours {
+    return { ...this.state.behaviours, multiCloudLbTypes: [...this.state.behaviours.multiCloudLbTypes] };
+  }
+
+  setBehaviours(partial: Partial<EmulatorBehaviours>): EmulatorBehaviours {
+    this.state.setBehaviours(partial);
+    return this.behaviours();
   }
 
   calls(): CallRecord[] {

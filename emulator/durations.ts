@@ -1,6 +1,6 @@
 /**
  * Duration encodings of the LB API. check_delay, check_timeout and timeout_* travel as
- * integer milliseconds; transient_check_delay and timeout_queue are protobuf Durations
+ * JSON integer milliseconds; transient_check_delay and timeout_queue are protobuf Durations
  * ("0.500000000s" in, "0.500s" out).
  */
 
@@ -26,19 +26,12 @@ export function parseDurationString(text: string): number | undefined {
 }
 
 /**
- * Reads a millisecond field: an integer (the wire format), or a duration string, which the
- * JS SDK lets callers put on the wire since it types these fields as strings.
+ * Reads a millisecond field: a non-negative JSON integer, the only form the API takes (the recordings send
+ * `"check_delay":60000`). A string ("3000", "3s") or a fraction is refused, though the JS SDK types these fields
+ * as strings: a caller that passes the SDK a string must learn it here, not in production.
  */
 export function readMilliseconds(value: unknown): number | undefined {
-  if (typeof value === 'number') {
-    return Number.isFinite(value) && value >= 0 ? Math.round(value) : undefined;
-  }
-  if (typeof value === 'string') {
-    if (/^\d+$/.test(value.trim())) return Number(value.trim());
-    const ms = parseDurationString(value);
-    return ms === undefined ? undefined : Math.round(ms);
-  }
-  return undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
 /** Reads a protobuf Duration string into milliseconds (nanosecond precision kept as fraction). */

@@ -34,6 +34,24 @@ export const apiErrors = {
     }),
   locked: (lbId: string): ApiError =>
     new ApiError(423, { message: 'resource is locked', resource: 'lb', resource_id: lbId, type: 'locked' }),
+  /** The `conflict` setting of writesWhileLocked (assumed): a 409 with no type, so no SDK error class claims it. */
+  lockedConflict: (lbId: string): ApiError => new ApiError(409, { message: 'lb is locked', resource: 'lb', resource_id: lbId }),
+  /** The `refuse` setting of writesWhileStopped (assumed). */
+  lbNotUsable: (lbId: string, status: string): ApiError =>
+    new ApiError(412, {
+      message: 'precondition failed',
+      precondition: 'resource_not_usable',
+      help_message: `lb ${lbId} is ${status}`,
+      type: 'precondition_failed',
+    }),
+  /** The `refuse` setting of deleteBackendInUse (assumed). */
+  backendInUse: (frontendIds: string[]): ApiError =>
+    new ApiError(412, {
+      message: 'precondition failed',
+      precondition: 'resource_still_in_use',
+      help_message: `backend is used by frontend(s) ${frontendIds.join(', ')}`,
+      type: 'precondition_failed',
+    }),
   invalidArguments: (details: InvalidArgument[]): ApiError =>
     new ApiError(400, { details, message: 'invalid argument(s)', type: 'invalid_arguments' }),
   deniedAuthentication: (): ApiError => new ApiError(401, deniedAuthenticationBody()),
@@ -50,8 +68,15 @@ function deniedAuthenticationBody(): unknown {
 /** A status and a realistic body, to spread into a FaultSpec: `addFault({ operation, ...faultBodies.internal() })`. */
 export interface FaultAnswer {
   status: number;
-  body: unknown;
+  body?: unknown;
+  headers?: Record<string, string>;
 }
+
+/**
+ * The API gateway's rate limiting as recorded (block-list-snapshots-rate-limited): 429, an empty body, no
+ * Content-Type, `X-Envoy-Ratelimited: true`; no reset hint of any kind.
+ */
+export const GATEWAY_RATE_LIMIT_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'X-Envoy-Ratelimited': 'true' });
 
 /** Common failures, each with the status and body shape the real API (and the SDK's parser) use. */
 export const faultBodies = {
@@ -59,6 +84,9 @@ export const faultBodies = {
     status: 409,
     body: apiErrors.transientState(lbId, currentState).body,
   }),
+  /** The 429 the real gateway sends (recorded): what a fault with `status: 429` and no body answers. */
+  rateLimited: (): FaultAnswer => ({ status: 429, headers: { ...GATEWAY_RATE_LIMIT_HEADERS } }),
+  /** The JSON 429 the SDK knows (too_many_requests with reset_seconds); no recording shows one: an explicit variant. */
   tooManyRequests: (resetSeconds = 1): FaultAnswer => ({
     status: 429,
     body: {
@@ -92,7 +120,7 @@ export const faultBodies = {
   locked: (lbId: string): FaultAnswer => ({ status: 423, body: apiErrors.locked(lbId).body }),
 };
 
-/** Body used when a fault names a status but no body. */
+/** Body used when a fault names a status but no body (undefined: an empty body, as the gateway's 429). */
 export function defaultFaultBody(status: number): unknown {
   switch (status) {
     case 401:
@@ -102,7 +130,7 @@ export function defaultFaultBody(status: number): unknown {
     case 412:
       return faultBodies.preconditionFailed().body;
     case 429:
-      return faultBodies.tooManyRequests().body;
+      return undefined;
     case 500:
       return faultBodies.internal().body;
     case 503:
@@ -110,4 +138,9 @@ export function defaultFaultBody(status: number): unknown {
     default:
       return { message: `emulated fault (${status})` };
   }
+}
+
+/** Headers a fault answers with when it names none: the gateway's rate-limit header on a bodiless 429. */
+export function defaultFaultHeaders(status: number, body: unknown): Record<string, string> | undefined {
+  return status === 429 && body === undefined ? { ...GATEWAY_RATE_LIMIT_HEADERS } : undefined;
 }

@@ -1,5 +1,5 @@
 /** Queued faults, consumed in order by the API requests they match. */
-import type { FaultSpec } from './types';
+import { LB_STATUSES, type FaultSpec } from './types';
 
 interface ArmedFault {
   spec: FaultSpec;
@@ -17,6 +17,10 @@ export class FaultQueue {
     const count = spec.count ?? 1;
     if (!isUnlimited(count) && (!Number.isInteger(count) || count < 1)) {
       throw new Error(`fault count must be a positive integer, Infinity or -1 (got ${String(spec.count)})`);
+    }
+    const lbStatus = spec.before?.lbStatus;
+    if (lbStatus !== undefined && !LB_STATUSES.includes(lbStatus)) {
+      throw new Error(`fault before.lbStatus must be one of ${LB_STATUSES.join(', ')} (got ${String(lbStatus)})`);
     }
     this.armed.push({ spec: { ...spec }, remaining: isUnlimited(count) ? Infinity : count });
   }

@@ -63,14 +63,18 @@ export function matchRoute<Context>(routes: readonly Route<Context>[], method: s
   return pathKnown ? { kind: 'wrong-method' } : { kind: 'none' };
 }
 
-/** Every answer is JSON with exactly `application/json` (the JS SDK parses nothing else), even a 204. */
+/**
+ * Answers carry exactly `application/json` (the JS SDK parses nothing else), a 204 included, as recorded.
+ * An answer without a body (the gateway's 429) has no Content-Type at all, as recorded.
+ */
 export function sendJson(res: ServerResponse, answer: JsonAnswer): void {
+  const bodiless = answer.body === undefined && answer.status !== 204;
   const text = answer.status === 204 || answer.body === undefined ? '' : JSON.stringify(answer.body);
   res.statusCode = answer.status;
-  res.setHeader('Content-Type', 'application/json');
+  if (!bodiless) res.setHeader('Content-Type', 'application/json');
   res.setHeader('X-Request-Id', randomUUID());
   for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
-  if (text.length > 0) res.setHeader('Content-Length', Buffer.byteLength(text));
+  if (text.length > 0 || bodiless) res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
 

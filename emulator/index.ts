@@ -2,6 +2,7 @@
  * A Scaleway LB + Instance + IPAM API on loopback, for the local stack, tests and benchmarks.
  * The real Scaleway SDK talks to it with `apiURL` set to `handle.url`.
  */
+import type { EmulatorBehaviours } from './behaviours';
 import { EmulatorControls } from './controls';
 import { listen } from './server';
 import type { EmulatorState } from './state';
@@ -21,7 +22,9 @@ export type {
   SeedServer,
 } from './types';
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './types';
+export type { FaultWorldChange } from './types';
 export { faultBodies, type FaultAnswer } from './errors';
+export { BEHAVIOUR_CHOICES, DEFAULT_BEHAVIOURS, RECORDED_INSTANCE_PENDING_MS, type EmulatorBehaviours, type SwitchName } from './behaviours';
 export type { EmulatorState } from './state';
 
 export interface EmulatorHandle {
@@ -43,10 +46,17 @@ export interface EmulatorHandle {
   loadSeed(seed: EmulatorSeed): void;
   /** LBs (with backends), servers and IPAM IPs in API shapes, as served by GET /_emulator/state. */
   dumpState(): Record<string, unknown>;
+  /** The current switches (docs/emulator.md). */
+  behaviours(): EmulatorBehaviours;
+  /** Changes the named switches; the others keep their setting. Throws on an unknown name or value. */
+  setBehaviours(partial: Partial<EmulatorBehaviours>): EmulatorBehaviours;
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
-  const controls = new EmulatorControls(options.instancePendingMs ?? 1500, options.seed);
+  const controls = new EmulatorControls(
+    { ...options.behaviours, ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }) },
+    options.seed,
+  );
   const server = await listen(controls, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -70,5 +80,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     removeServer: (serverId) => controls.removeServer(serverId),
     loadSeed: (seed) => controls.loadSeed(seed),
     dumpState: () => controls.dumpState(),
+    behaviours: () => controls.behaviours(),
+    setBehaviours: (partial) => controls.setBehaviours(partial),
   };
 }

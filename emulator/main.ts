@@ -1,6 +1,10 @@
-/** CLI: `tsx emulator/main.ts [--port 8090] [--seed file.json] [--instance-pending-ms N] [--latency-ms N] [--no-auth]`. */
+/**
+ * CLI: `tsx emulator/main.ts [--port 8090] [--seed file.json] [--instance-pending-ms N] [--latency-ms N] [--no-auth]
+ * [--behaviours '{"writesWhileTransient":"accept"}']` (switches: docs/emulator.md).
+ */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { readBehaviours } from './behaviours';
 import { startEmulator, type EmulatorSeed } from './index';
 
 const { values } = parseArgs({
@@ -11,6 +15,7 @@ const { values } = parseArgs({
     'instance-pending-ms': { type: 'string' },
     'latency-ms': { type: 'string' },
     'no-auth': { type: 'boolean', default: false },
+    behaviours: { type: 'string' },
   },
 });
 
@@ -24,6 +29,16 @@ function numberOption(name: string, raw: string | undefined): number | undefined
   return value;
 }
 
+function behavioursOption(raw: string | undefined) {
+  if (raw === undefined) return undefined;
+  try {
+    return readBehaviours(JSON.parse(raw));
+  } catch (error) {
+    console.error(`--behaviours: ${(error as Error).message}`);
+    process.exit(2);
+  }
+}
+
 const seed = values.seed ? (JSON.parse(readFileSync(values.seed, 'utf8')) as EmulatorSeed) : undefined;
 const emulator = await startEmulator({
   host: values.host,
@@ -32,6 +47,7 @@ const emulator = await startEmulator({
   instancePendingMs: numberOption('instance-pending-ms', values['instance-pending-ms']),
   latencyMs: numberOption('latency-ms', values['latency-ms']),
   requireAuth: !values['no-auth'],
+  behaviours: behavioursOption(values.behaviours),
 });
 console.log(emulator.url);
 

@@ -3,7 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handleControl } from './control';
 import type { EmulatorControls } from './controls';
-import { ApiError, apiErrors, defaultFaultBody } from './errors';
+import { ApiError, apiErrors, defaultFaultBody, defaultFaultHeaders } from './errors';
+import { applyWorldChange } from './fault-effects';
 import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
 import { instanceApiRoutes } from './routes/instance';
 import { ipamApiRoutes } from './routes/ipam';
@@ -98,8 +99,17 @@ class RequestPipeline {
       res.on('close', () => this.controls.callLog.finish(call, 0));
       return;
     }
+    if (fault?.before) {
+      try {
+        applyWorldChange(this.controls.state, url.pathname, fault.before);
+      } catch (error) {
+        answer({ status: 500, body: { message: `emulator fault misconfigured: ${(error as Error).message}`, type: 'internal' } });
+        return;
+      }
+    }
     if (fault?.status !== undefined) {
-      answer({ status: fault.status, body: fault.body ?? defaultFaultBody(fault.status), headers: fault.headers });
+      const body = fault.body ?? defaultFaultBody(fault.status);
+      answer({ status: fault.status, body, headers: fault.headers ?? defaultFaultHeaders(fault.status, body) });
       return;
     }
 

@@ -11,6 +11,7 @@ import {
   type Ownership,
 } from './seed';
 import { LB_STATUSES, type EmulatorSeed, type LbStatus, type SeedServer } from './types';
+import { readBehaviours, withDefaults, type EmulatorBehaviours } from './behaviours';
 
 export type InstanceStatus = 'unknown' | 'ready' | 'pending';
 
@@ -22,7 +23,21 @@ export class EmulatorState {
   readonly ips = new Map<string, IpamIpRecord>();
   owner: Ownership = { projectId: DEFAULT_PROJECT_ID, organizationId: DEFAULT_PROJECT_ID };
 
-  constructor(readonly instancePendingMs: number) {}
+  behaviours: EmulatorBehaviours;
+
+  constructor(behaviours: Partial<EmulatorBehaviours> = {}) {
+    this.behaviours = withDefaults(behaviours);
+  }
+
+  get instancePendingMs(): number {
+    return this.behaviours.instancePendingMs;
+  }
+
+  /** Changes some switches; the others keep their current setting. */
+  setBehaviours(partial: Partial<EmulatorBehaviours>): EmulatorBehaviours {
+    this.behaviours = { ...this.behaviours, ...readBehaviours(partial) };
+    return this.behaviours;
+  }
 
   /** Replaces the whole world with the seed's content. */
   loadSeed(seed: EmulatorSeed): void {
@@ -43,6 +58,7 @@ export class EmulatorState {
         throw new Error(`seed LB ${lbSeed.name}: unknown status ${lbSeed.status}`);
       }
       const lb = lbFromSeed(lbSeed, this.owner, now);
+      if (lbSeed.instancesPendingMs !== undefined) this.markInstancesPending(lb, Date.now(), lbSeed.instancesPendingMs);
       this.lbs.set(lb.id, lb);
       for (const backendSeed of lbSeed.backends ?? []) {
         const backend = backendFromSeed(backendSeed, lb.id, nextTime());
@@ -100,10 +116,10 @@ export class EmulatorState {
     lb.updatedAt = new Date().toISOString();
   }
 
-  /** A backend write makes the LB's instances apply new config for a while. */
-  markInstancesPending(lb: LbRecord, now = Date.now()): void {
+  /** A write that changes the LB's config makes its instances apply it for a while (recorded). */
+  markInstancesPending(lb: LbRecord, now = Date.now(), forMs = this.instancePendingMs): void {
     lb.instancesUpdatedAt = now;
-    lb.instancesPendingUntil = now + this.instancePendingMs;
+    lb.instancesPendingUntil = now + forMs;
   }
 
   requireLb(lbId: string): LbRecord {
@@ -122,6 +138,9 @@ export class EmulatorState {
 
   // ---- backend mutations (validation and status checks are the caller's job) ----
 
+  // Which writes flip the instances to pending follows the recordings (docs/emulator.md): CreateBackend,
+  // DeleteBackend and a pool write that changes the pool do; UpdateBackend and a no-op pool write do not.
+
   createBackend(lb: LbRecord, settings: BackendSettings, healthCheck: HealthCheckFields, pool: string[]): BackendRecord {
     const now = new Date().toISOString();
     const backend: BackendRecord = { id: randomUUID(), lbId: lb.id, settings, healthCheck, pool, createdAt: now, updatedAt: now };
@@ -132,29 +151,48 @@ export class EmulatorState {
 
   updateBackend(backend: BackendRecord, settings: BackendSettings): void {
     backend.settings = settings;
-    this.touch(backend);
+    this.touch(backend, false);
   }
 
   setHealthCheck(backend: BackendRecord, healthCheck: HealthCheckFields): void {
     backend.healthCheck = healthCheck;
-    this.touch(backend);
+    this.touch(backend, this.behaviours.pendingAfterHealthCheck);
   }
 
-  setPool(backend: BackendRecord, pool: string[]): void {
-    backend.pool = [...new Set(pool)];
-    this.touch(backend);
+  /** Returns whether the pool changed (as a set: the same addresses in another order are no change). */
+  setPool(backend: BackendRecord, pool: string[]): boolean {
+    const next = [...new Set(pool)];
+    const changed = next.length !== backend.pool.length || next.some((ip) => !backend.pool.includes(ip));
+    backend.pool = next;
+    this.touch(backend, changed);
+    return changed;
   }
 
-  deleteBackend(backend: BackendRecord): void {
+  /** Deletes the backend and, when given, the frontends that used it (the `cascade` setting). */
+  deleteBackend(backend: BackendRecord, withFrontends: readonly FrontendRecord[] = []): void {
+    for (const frontend of withFrontends) this.frontends.delete(frontend.id);
     this.backends.delete(backend.id);
     const lb = this.lbs.get(backend.lbId);
     if (lb) this.markInstancesPending(lb);
   }
 
-  private touch(backend: BackendRecord): void {
+  /** The frontends that send traffic to this backend. */
+  frontendsUsing(backend: BackendRecord): FrontendRecord[] {
+    return [...this.frontends.values()].filter((frontend) => frontend.backendId === backend.id);
+  }
+
+  /** Addresses the strict backend-IP mode accepts: the seeded servers' public IPs and every IPAM address. */
+  knownAddresses(): Set<string> {
+    const known = new Set<string>();
+    for (const server of this.servers.values()) for (const ip of server.publicIps) known.add(ip.address);
+    for (const ip of this.ips.values()) known.add(ip.address.split('/')[0] ?? ip.address);
+    return known;
+  }
+
+  private touch(backend: BackendRecord, flipsInstances: boolean): void {
     backend.updatedAt = new Date().toISOString();
     const lb = this.lbs.get(backend.lbId);
-    if (lb) this.markInstancesPending(lb);
+    if (lb && flipsInstances) this.markInstancesPending(lb);
   }
 
   // ---- servers ----

@@ -1,4 +1,5 @@
 /** Public types of the emulator: seed format, options, handle, call log, faults. */
+import type { EmulatorBehaviours } from './behaviours';
 
 export type LbStatus =
   | 'unknown'
@@ -77,6 +78,8 @@ export interface SeedLb {
   /** Commercial type, e.g. "lb-s" (default). */
   type?: string;
   createdAt?: string;
+  /** The LB's instances show `pending` for this long after the seed loads, as right after a backend write. */
+  instancesPendingMs?: number;
   backends?: SeedBackend[];
   frontends?: SeedFrontend[];
 }
@@ -128,7 +131,10 @@ export interface EmulatorOptions {
   port?: number;
   host?: string;
   seed?: EmulatorSeed;
+  /** Shorthand for `behaviours.instancePendingMs` (default: the recorded 400 ms). */
   instancePendingMs?: number;
+  /** The emulator's switches (emulator/behaviours.ts, docs/emulator.md); unnamed ones keep their defaults. */
+  behaviours?: Partial<EmulatorBehaviours>;
   latencyMs?: number;
   requireAuth?: boolean;
 }
@@ -156,6 +162,8 @@ export interface PoolWrite {
   /** Pool after the write; for DeleteBackend, the pool the backend had when it was deleted. */
   pool: string[];
   deleted?: boolean;
+  /** DeleteBackend under the `cascade` setting: the frontends deleted with the backend. */
+  frontendsDeleted?: string[];
 }
 
 export interface FaultSpec {
@@ -169,4 +177,18 @@ export interface FaultSpec {
   hang?: boolean;
   reset?: boolean;
   headers?: Record<string, string>;
+  /**
+   * A change to the world made when a matching request arrives, before it is handled (the request then meets
+   * the changed world): races made deterministic, e.g. the LB turning `pending` just as a write arrives.
+   * The LB is the one the request's path names (directly, or through its backend).
+   */
+  before?: FaultWorldChange;
+}
+
+export interface FaultWorldChange {
+  lbStatus?: LbStatus;
+  /** With lbStatus: the LB goes back to ready after this many ms (default: stays). */
+  lbStatusForMs?: number;
+  /** Attaches a new frontend to the backend the request's path names. */
+  attachFrontend?: { name: string; inbound_port: number };
 }

@@ -37,7 +37,6 @@ const stack = await startLocalStack({
   seed,
   targets,
   functionsFrom: 'dist',
-  instancePendingMs: 1_500,
   sweepCron: args.once ? false : args['sweep-cron'],
   env: {
     LOG_FORMAT: 'pretty',

@@ -72,7 +72,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const started: { stop(): Promise<void> | void }[] = [];
   try {
-    const emulator = await startEmulator({ seed: options.seed, instancePendingMs: options.instancePendingMs ?? 1_500 });
+    // Without instancePendingMs, the emulator's recorded default (400 ms).
+    const emulator = await startEmulator({ seed: options.seed, ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }) });
     started.push(emulator);
     const queue = await startLocalQueue();
     started.push(queue);

@@ -80,11 +80,15 @@ function causeText(error: unknown): string {
   return String(error);
 }
 
+const RATE_LIMITED_WITHOUT_HINT = 'too many requests (429 from the API gateway, no reset time given)';
+
 /** Wraps an SDK failure with kOps' message for the step, keeping the cause and classifying it. */
 export function wrapApiFailure(prefix: string, error: unknown, notFound: NotFoundMeaning): LbSyncError {
   if (error instanceof LbSyncError) return error;
   const { code, status, retryAfterMs } = classifyApiFailure(error, notFound);
-  return new LbSyncError(code, `${prefix}: ${causeText(error)}`, {
+  // The gateway's real 429 has an empty body, which the SDK renders as "http error 429: ".
+  const cause = code === 'rate_limited' && retryAfterMs === undefined ? RATE_LIMITED_WITHOUT_HINT : causeText(error);
+  return new LbSyncError(code, `${prefix}: ${cause}`, {
     cause: error,
     ...(status !== undefined && { status }),
     ...(retryAfterMs !== undefined && { retryAfterMs }),

@@ -9,6 +9,18 @@ export type Disposition =
   | { kind: 'retry'; delayMs: number; next: LbSyncEvent; error: LbSyncError }
   | { kind: 'dead_letter'; reason: DeadLetterReason; error: LbSyncError };
 
+/**
+ * The least wait before a 429 is retried when the answer gives no reset time. The gateway's real 429 gives none
+ * (no reset_seconds, no Retry-After: recorded), so this floor is what keeps a retry from hitting the limit again.
+ */
+export const RATE_LIMIT_FLOOR_MS = 1_000;
+
+/** The least wait before retrying after this error: a 429's own reset time, else the 1 s floor; 0 for others. */
+export function retryFloorMs(error: Pick<LbSyncError, 'code' | 'retryAfterMs'>): number {
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
+  return error.code === 'rate_limited' ? RATE_LIMIT_FLOOR_MS : 0;
+}
+
 export interface RetryPolicy {
   baseMs: number;
   capMs: number;
@@ -23,7 +35,7 @@ export function dispose(event: LbSyncEvent, result: ReconcileResult, policy: Ret
   // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
   const attempt = event.attempt + 1;
   if (attempt >= policy.maxAttempts) return { kind: 'dead_letter', reason: 'retries_exhausted', error };
-  const delayMs = backoffDelayMs(event.attempt, policy, error.retryAfterMs ?? 0, random);
+  const delayMs = backoffDelayMs(event.attempt, policy, retryFloorMs(error), random);
   return {
     kind: 'retry',
     delayMs,

@@ -12,7 +12,7 @@ export type ErrorClass = 'transient' | 'not_found' | 'permanent';
 export const ERROR_CATALOG = {
   api_transient_state: { errorClass: 'transient', hint: 'The load balancer was busy applying a change (409 transient_state); it is retried automatically.' },
   lb_transient_state: { errorClass: 'transient', hint: 'The load balancer is being created, migrated or deleted; nothing is written until it is ready again.' },
-  rate_limited: { errorClass: 'transient', hint: 'Scaleway rate-limited the API key (429); the retry waits for reset_seconds. Lower the sweep frequency if it recurs.' },
+  rate_limited: { errorClass: 'transient', hint: 'Scaleway\'s API gateway rate-limited the requests (429, usually without any reset time); the retry waits at least 1 s (or the reset time when one is given) plus backoff. Lower the sweep frequency if it recurs.' },
   api_unavailable: { errorClass: 'transient', hint: 'The Scaleway API answered 5xx; check https://status.scaleway.com. Retried with backoff.' },
   network_error: { errorClass: 'transient', hint: 'The Scaleway API could not be reached or timed out; check SCW_API_URL and outbound network. Retried with backoff.' },
   apply_timeout: { errorClass: 'transient', hint: 'The write was accepted but the load balancer did not report ready within the wait budget; the next attempt re-reads and checks.' },

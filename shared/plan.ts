@@ -41,7 +41,9 @@ function mergedHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | un
     passthrough: { tcpConfig: {} },
   };
   const named = Object.fromEntries(Object.entries(spec.healthCheck ?? {}).filter(([, v]) => v !== undefined));
-  return { ...base, ...named };
+  // UpdateHealthCheck requires both durations; one the API did not report takes the API's create default.
+  const required = { checkDelayMs: base.checkDelayMs ?? DEFAULT_HEALTH_CHECK.checkDelayMs, checkTimeoutMs: base.checkTimeoutMs ?? DEFAULT_HEALTH_CHECK.checkTimeoutMs };
+  return { ...base, ...required, ...named };
 }
 
 /** Actions that bring one observed backend (or its absence) to the desired one. Pure. */

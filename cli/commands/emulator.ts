@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { EmulatorSeed } from '../../emulator';
 import { startEmulator } from '../../emulator';
+import { readBehaviours } from '../../emulator/behaviours';
 import type { Cli } from '../command';
 import { act, helpText } from '../command';
 import { CliError, EXIT } from '../output';
@@ -13,6 +14,7 @@ interface EmulatorOptions {
   instancePendingMs?: string;
   latencyMs?: string;
   auth: boolean;
+  behaviours?: string;
 }
 
 const DEMO_SEED = new URL('../../emulator/seeds/demo.json', import.meta.url);
@@ -23,6 +25,15 @@ const whole = (name: string, text: string | undefined): number | undefined => {
   if (!Number.isInteger(n) || n < 0) throw new CliError('usage', `${name} must be a non-negative whole number, got "${text}"`);
   return n;
 };
+
+function readBehavioursFlag(text: string | undefined) {
+  if (text === undefined) return undefined;
+  try {
+    return readBehaviours(JSON.parse(text));
+  } catch (error) {
+    throw new CliError('usage', `--behaviours: ${(error as Error).message}`);
+  }
+}
 
 function readSeed(path: string | undefined): EmulatorSeed | undefined {
   if (!path) return undefined;
@@ -53,7 +64,8 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .option('-p, --port <port>', 'port to listen on (0: any free port)', '8090')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" for the demo kOps cluster')
-    .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 1500)')
+    .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 400, as recorded)')
+    .option('--behaviours <json>', 'switches for the behaviours no recording shows, e.g. \'{"writesWhileTransient":"accept"}\' (docs/emulator.md)')
     .option('--latency-ms <ms>', 'added to every answer')
     .option('--no-auth', 'accept requests without X-Auth-Token')
     .addHelpText(
@@ -73,6 +85,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           instancePendingMs: whole('--instance-pending-ms', options.instancePendingMs),
           latencyMs: whole('--latency-ms', options.latencyMs),
           requireAuth: options.auth,
+          behaviours: readBehavioursFlag(options.behaviours),
         });
         out.line(emulator.url);
         out.note(out.ce.dim(`Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`));

@@ -51,7 +51,8 @@ function matchesFilters(ip: IpamIpRecord, ctx: RouteContext): boolean {
     (!subnetId || ip.source.subnet_id === subnetId) &&
     (!zonal || ip.source.zonal === zonal) &&
     (!macAddress || ip.resource?.mac_address?.toLowerCase() === macAddress) &&
-    (!resourceName || ip.resource?.name === resourceName)
+    // The API reference: "IPs attached to a resource with this string within their name".
+    (!resourceName || (ip.resource?.name ?? '').includes(resourceName))
   );
 }
 

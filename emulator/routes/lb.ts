@@ -43,11 +43,29 @@ function findBackend(ctx: RouteContext): { backend: BackendRecord; lb: LbRecord 
   return { backend, lb };
 }
 
-/** Backend writes are refused while the LB itself is in a transient or locked state. */
+/** What a backend write meets when the LB itself is not ready: no recording shows it, so each case is a switch. */
 function assertWritable(state: EmulatorState, lb: LbRecord): void {
   const status = state.lbStatus(lb);
-  if (status === 'locked') throw apiErrors.locked(lb.id);
-  if (TRANSIENT_LB_STATUSES.includes(status)) throw apiErrors.transientState(lb.id, status);
+  const { behaviours } = state;
+  if (status === 'locked') throw behaviours.writesWhileLocked === 'locked' ? apiErrors.locked(lb.id) : apiErrors.lockedConflict(lb.id);
+  if (TRANSIENT_LB_STATUSES.includes(status) && behaviours.writesWhileTransient === 'refuse') throw apiErrors.transientState(lb.id, status);
+  if ((status === 'stopped' || status === 'error') && behaviours.writesWhileStopped === 'refuse') throw apiErrors.lbNotUsable(lb.id, status);
+}
+
+/** The opt-in strict mode: backend servers must be known Scaleway addresses unless the LB is multi-cloud. */
+function assertKnownAddresses(state: EmulatorState, lb: LbRecord, ips: readonly string[]): void {
+  const { strictBackendIps, multiCloudLbTypes } = state.behaviours;
+  if (!strictBackendIps || multiCloudLbTypes.some((type) => type.toLowerCase() === lb.type.toLowerCase())) return;
+  const known = state.knownAddresses();
+  const unknown = ips.flatMap((ip, index) => (known.has(ip) ? [] : [{ ip, index }]));
+  if (unknown.length === 0) return;
+  throw apiErrors.invalidArguments(
+    unknown.map(({ ip, index }) => ({
+      argument_name: `server_ip.${index}`,
+      reason: 'constraint',
+      help_message: `${ip} is not the address of a Scaleway resource of this project; only multi-cloud load balancers take other servers`,
+    })),
+  );
 }
 
 function sortByOrder<T>(items: T[], order: (typeof ORDERS)[number], name: (t: T) => string, createdAt: (t: T) => string): T[] {
@@ -59,13 +77,14 @@ function ok(body: unknown): JsonAnswer {
   return { status: 200, body };
 }
 
-function notePool(ctx: RouteContext, backend: BackendRecord, deleted = false): void {
+function notePool(ctx: RouteContext, backend: BackendRecord, deleted = false, frontendsDeleted: string[] = []): void {
   ctx.notePoolWrite({
     backendId: backend.id,
     backendName: backend.settings.name,
     lbId: backend.lbId,
     pool: [...backend.pool],
     ...(deleted ? { deleted: true } : {}),
+    ...(frontendsDeleted.length > 0 ? { frontendsDeleted } : {}),
   });
 }
 
@@ -73,6 +92,7 @@ function listLbs(ctx: RouteContext): JsonAnswer {
   const { query, state } = ctx;
   const name = query.get('name') ?? '';
   const tags = readListParam(query, 'tags', false);
+  const lbIds = readListParam(query, 'lb_ids', true);
   const projectId = query.get('project_id');
   const organizationId = query.get('organization_id');
   const order = readEnumParam(query, 'order_by', ORDERS, 'created_at_asc');
@@ -81,6 +101,7 @@ function listLbs(ctx: RouteContext): JsonAnswer {
     (lb) =>
       inLocality(lb, ctx.params) &&
       lb.name.includes(name) &&
+      (lbIds.length === 0 || lbIds.includes(lb.id)) &&
       (tags.length === 0 || tags.some((tag) => lb.tags.includes(tag))) &&
       (!projectId || lb.projectId === projectId) &&
       (!organizationId || lb.organizationId === organizationId),
@@ -120,7 +141,8 @@ const listFrontends = (ctx: RouteContext): JsonAnswer =>
 
 function createBackend(ctx: RouteContext): JsonAnswer {
   const lb = findLb(ctx);
-  const input = parseCreateBackend(ctx.body);
+  const input = parseCreateBackend(ctx.body, ctx.state.behaviours.duplicateServerIps);
+  assertKnownAddresses(ctx.state, lb, input.pool);
   assertWritable(ctx.state, lb);
   const backend = ctx.state.createBackend(lb, input.settings, input.healthCheck, input.pool);
   notePool(ctx, backend);
@@ -139,14 +161,17 @@ function updateBackend(ctx: RouteContext): JsonAnswer {
 function deleteBackend(ctx: RouteContext): JsonAnswer {
   const { backend, lb } = findBackend(ctx);
   assertWritable(ctx.state, lb);
-  ctx.state.deleteBackend(backend);
-  notePool(ctx, backend, true);
+  const users = ctx.state.frontendsUsing(backend);
+  if (users.length > 0 && ctx.state.behaviours.deleteBackendInUse === 'refuse') throw apiErrors.backendInUse(users.map((f) => f.id));
+  ctx.state.deleteBackend(backend, users);
+  notePool(ctx, backend, true, users.map((f) => f.id));
   return { status: 204 };
 }
 
 function writePool(ctx: RouteContext, nextPool: (current: string[], given: string[]) => string[]): JsonAnswer {
   const { backend, lb } = findBackend(ctx);
-  const given = parseServerIps(ctx.body);
+  const given = parseServerIps(ctx.body, ctx.state.behaviours.duplicateServerIps);
+  assertKnownAddresses(ctx.state, lb, given);
   assertWritable(ctx.state, lb);
   ctx.state.setPool(backend, nextPool(backend.pool, given));
   notePool(ctx, backend);

@@ -25,7 +25,7 @@ export function renderLb(state: EmulatorState, lb: LbRecord, now = Date.now()): 
     backend_count: state.backendsOf(lb.id).length,
     created_at: lb.createdAt,
     description: lb.description,
-    frontend_count: 0,
+    frontend_count: state.frontendsOf(lb.id).length,
     id: lb.id,
     instances,
     ip: [

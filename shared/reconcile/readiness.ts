@@ -1,8 +1,9 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
+import { retryFloorMs } from '../disposition';
 import { LbSyncError } from '../errors';
 import type { ObservedLb } from '../model';
-import { TRANSIENT_LB_STATUSES } from '../model';
+import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../model';
 import { isApplied } from './observe';
 
 export type Sleep = (ms: number) => Promise<void>;
@@ -18,7 +19,8 @@ export interface Clock {
 
 /**
  * Polls GetLb until `done(lb)`, within budgetMs, with our own bounded backoff (not the SDK's 5-minute
- * waiter). Transient API failures are polled through; others are thrown. Returns the last LB seen.
+ * waiter). Transient API failures are polled through, a 429 no sooner than its floor (retryFloorMs); others
+ * are thrown, as is what `giveUp` returns for an LB that will not get there. Returns the last LB seen.
  */
 async function pollLb(
   gateway: ScalewayGateway,
@@ -27,28 +29,42 @@ async function pollLb(
   budgetMs: number,
   done: (lb: ObservedLb) => boolean,
   clock: Clock,
+  giveUp: (lb: ObservedLb) => LbSyncError | undefined = () => undefined,
 ): Promise<{ lb?: ObservedLb; reached: boolean }> {
   const deadline = clock.now() + budgetMs;
   let delay = FIRST_POLL_MS;
   let last: ObservedLb | undefined;
   for (;;) {
+    let floor = 0;
     try {
       last = await gateway.getLb(zone, lbId);
       if (done(last)) return { lb: last, reached: true };
+      const hopeless = giveUp(last);
+      if (hopeless) throw hopeless;
     } catch (error) {
       const wrapped = wrapApiFailure(kopsMessage.waitLb(lbId), error, 'lb_not_found');
       if (!wrapped.transient) throw wrapped;
+      floor = retryFloorMs(wrapped);
     }
     const remaining = deadline - clock.now();
-    if (remaining <= 0) return { ...(last && { lb: last }), reached: false };
-    await clock.sleep(Math.min(delay, remaining));
+    // A 429's floor the budget cannot hold ends the polling: a call sooner would only be refused again.
+    if (remaining <= 0 || floor > remaining) return { ...(last && { lb: last }), reached: false };
+    await clock.sleep(Math.min(Math.max(delay, floor), remaining));
     delay = Math.min(MAX_POLL_MS, Math.round(delay * 1.3));
   }
 }
 
+/** While waiting for a write to apply: an LB that turned locked, stopped or in error will not get there. */
+function brokenWhileWaiting(lbId: string): (lb: ObservedLb) => LbSyncError | undefined {
+  return (lb) =>
+    (BROKEN_LB_STATUSES as readonly string[]).includes(lb.status)
+      ? new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(lbId)}: load-balancer is ${lb.status}`)
+      : undefined;
+}
+
 /** After a write: until the LB and all its instances report ready again. An exhausted budget is transient. */
 export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, lbId: string, budgetMs: number, clock: Clock): Promise<ObservedLb> {
-  const { lb, reached } = await pollLb(gateway, zone, lbId, budgetMs, isApplied, clock);
+  const { lb, reached } = await pollLb(gateway, zone, lbId, budgetMs, isApplied, clock, brokenWhileWaiting(lbId));
   if (reached && lb) return lb;
   const state = lb ? `status ${lb.status}, instances ${lb.instanceStatuses.join('/') || 'none'}` : 'no answer';
   throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(lbId)}: not ready after ${budgetMs} ms (${state})`);

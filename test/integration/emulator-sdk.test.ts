@@ -155,13 +155,15 @@ describe('backends', () => {
     const removed = await lbApi.removeBackendServers({ backendId: created.id, serverIp: ['51.15.100.12'] });
     expect(removed.pool).toEqual(['51.15.100.13', '51.15.100.11']);
 
+    // The SDK types durations as strings, the API takes JSON integers of milliseconds only.
+    const ms = (value: number) => value as unknown as string;
     const healthCheck = await lbApi.updateHealthCheck({
       backendId: created.id,
       port: 443,
       checkMaxRetries: 3,
       checkSendProxy: false,
-      checkDelay: '10s',
-      checkTimeout: '1500',
+      checkDelay: ms(10_000),
+      checkTimeout: ms(1500),
       transientCheckDelay: '0.200000000s',
       httpsConfig: { uri: '/healthz', method: 'GET', hostHeader: '', sni: '' },
     });

@@ -49,7 +49,9 @@ describe('backoffDelayMs', () => {
   it('draws uniformly from zero', () => {
     expect(backoffDelayMs(5, policy, 0, () => 0)).toBe(0);
   });
-  it("honours a server-given floor such as a 429's reset_seconds", () => {
-    expect(backoffDelayMs(0, policy, 7000, () => 0.5)).toBe(7000);
+  it("adds the jittered draw above a floor such as a 429's reset_seconds", () => {
+    expect(backoffDelayMs(0, policy, 7000, () => 0)).toBe(7000);
+    expect(backoffDelayMs(0, policy, 7000, () => 0.5)).toBe(7500);
+    expect(backoffDelayMs(3, policy, 1000, () => 0.999999)).toBe(1000 + 7999);
   });
 });

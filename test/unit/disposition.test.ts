@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deadLetterRecord } from '../../shared/dead-letter';
-import { dispose } from '../../shared/disposition';
+import { dispose, RATE_LIMIT_FLOOR_MS, retryFloorMs } from '../../shared/disposition';
 import { LbSyncError } from '../../shared/errors';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
 import type { LbSyncEvent } from '../../shared/schemas/event';
@@ -21,9 +21,24 @@ describe('dispose', () => {
     const d = dispose({ ...event, attempt: 2 }, result({ error: new LbSyncError('api_transient_state', 'x') }), policy, now, () => 0.5);
     expect(d).toMatchObject({ kind: 'retry', delayMs: 2000, next: { attempt: 3, notBefore: '2026-11-29T10:00:12.000Z', id: 'evt-1' } });
   });
-  it("honours a 429's retry-after as a floor", () => {
+  it("honours a 429's reset hint as a floor, with the jittered backoff above it", () => {
     const d = dispose(event, result({ error: new LbSyncError('rate_limited', 'x', { retryAfterMs: 9000 }) }), policy, now, () => 0.1);
-    expect(d).toMatchObject({ kind: 'retry', delayMs: 9000 });
+    expect(d).toMatchObject({ kind: 'retry', delayMs: 9000 + 100 });
+    const lowest = dispose(event, result({ error: new LbSyncError('rate_limited', 'x', { retryAfterMs: 9000 }) }), policy, now, () => 0);
+    expect(lowest).toMatchObject({ kind: 'retry', delayMs: 9000 });
+  });
+  it('a 429 without any reset hint (the gateway\'s real answer) waits at least 1 s, then jittered backoff above it', () => {
+    const error = new LbSyncError('rate_limited', 'x');
+    expect(retryFloorMs(error)).toBe(RATE_LIMIT_FLOOR_MS);
+    expect(RATE_LIMIT_FLOOR_MS).toBeGreaterThanOrEqual(1000);
+    for (const [attempt, draw, expected] of [[0, 0, 1000], [0, 0.5, 1500], [3, 0.25, 1000 + 2000]] as const) {
+      const d = dispose({ ...event, attempt }, result({ error }), policy, now, () => draw);
+      expect(d).toMatchObject({ kind: 'retry', delayMs: expected });
+    }
+  });
+  it('other transient errors have no floor', () => {
+    expect(retryFloorMs(new LbSyncError('api_transient_state', 'x'))).toBe(0);
+    expect(dispose(event, result({ error: new LbSyncError('network_error', 'x') }), policy, now, () => 0)).toMatchObject({ kind: 'retry', delayMs: 0 });
   });
   it('a vanished backend is retried (the next attempt creates it)', () => {
     expect(dispose(event, result({ error: new LbSyncError('backend_not_found', 'x') }), policy, now).kind).toBe('retry');

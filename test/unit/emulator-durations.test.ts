@@ -21,10 +21,12 @@ describe('emulator duration encodings', () => {
     expect(parseDurationString('')).toBeUndefined();
   });
 
-  it('reads millisecond fields as integers or duration strings', () => {
+  it('reads millisecond fields as JSON integers only, as the recordings send them', () => {
     expect(readMilliseconds(3000)).toBe(3000);
-    expect(readMilliseconds('3000')).toBe(3000);
-    expect(readMilliseconds('3s')).toBe(3000);
+    expect(readMilliseconds(0)).toBe(0);
+    expect(readMilliseconds('3000')).toBeUndefined();
+    expect(readMilliseconds('3s')).toBeUndefined();
+    expect(readMilliseconds(1000.5)).toBeUndefined();
     expect(readMilliseconds(-1)).toBeUndefined();
     expect(readMilliseconds(true)).toBeUndefined();
   });

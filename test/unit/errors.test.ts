@@ -24,6 +24,8 @@ describe('classifyApiFailure', () => {
   const cases: [string, unknown, string, number | undefined][] = [
     ['409 transient_state', sdkError(409, { type: 'transient_state', resource: 'lb', resource_id: 'x', current_state: 'pending', message: 'busy' }), 'api_transient_state', undefined],
     ['429 with reset_seconds', sdkError(429, { type: 'too_many_requests', help_message: 'slow down', reset_seconds: 7, message: 'x' }), 'rate_limited', 7000],
+    // The gateway's real 429 (recorded): empty body, which the SDK's parser turns into a plain ScalewayError.
+    ['429 from the gateway (empty body)', new Errors.ScalewayError(429, ''), 'rate_limited', undefined],
     ['500', new Errors.ScalewayError(500, { message: 'internal error' }), 'api_unavailable', undefined],
     ['503', new Errors.ScalewayError(503, 'upstream'), 'api_unavailable', undefined],
     ['backend 404 (no type)', new Errors.ScalewayError(404, { message: 'backend not Found' }), 'backend_not_found', undefined],
@@ -48,6 +50,12 @@ describe('classifyApiFailure', () => {
     const notFound = new Errors.ScalewayError(404, { message: 'lbs not Found' });
     expect(wrapApiFailure('x', notFound, 'lb_not_found').errorClass).toBe('permanent');
     expect(wrapApiFailure('x', notFound, 'backend_not_found').errorClass).toBe('not_found');
+  });
+  it("a 429 without a reset hint says so instead of the SDK's empty \"http error 429: \"", () => {
+    const error = wrapApiFailure('listing back-ends for load-balancer L', new Errors.ScalewayError(429, ''), 'lb_not_found');
+    expect(error).toMatchObject({ code: 'rate_limited', errorClass: 'transient', status: 429 });
+    expect(error.retryAfterMs).toBeUndefined();
+    expect(error.message).toBe('listing back-ends for load-balancer L: too many requests (429 from the API gateway, no reset time given)');
   });
   it('429 reset_at is turned into a delay', () => {
     const c = classifyApiFailure({ status: 429, resetAt: new Date(10_000) }, 'lb_not_found', 4_000);

@@ -78,6 +78,12 @@ describe('planBackend', () => {
     });
   });
 
+  it('fills a duration the API did not report with its create default, since UpdateHealthCheck requires both', () => {
+    const obs = observed({ healthCheck: { port: 443, checkMaxRetries: 2, checkSendProxy: false, passthrough: { tcpConfig: {} } } });
+    const [action] = planBackend(desired(obs.pool, { ...spec, healthCheck: { checkMaxRetries: 5 } }), obs);
+    expect(action).toMatchObject({ kind: 'UpdateHealthCheck', healthCheck: { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } });
+  });
+
   it('sends the observed unmanaged fields back on the full PUT', () => {
     const [action] = planBackend(desired(observed().pool), observed({ stickySessions: 'table' }));
     expect(action).toMatchObject({ kind: 'UpdateBackend', passthrough: { timeoutServer: 300000 }, changes: [{ field: 'stickySessions', from: 'table', to: 'none' }] });

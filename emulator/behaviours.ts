@@ -1,0 +1,90 @@
+/**
+ * The emulator's switches: the recorded pending window's length, and one switch per behaviour of the real
+ * API that no recording shows (docs/emulator.md lists them, with what each setting answers). Set them with
+ * `startEmulator({ behaviours })`, `handle.setBehaviours()` or `PUT /_emulator/behaviours`.
+ */
+
+/** The recorded windows run from about 30 ms to 400 ms (lb-backend-basic, lb-backend-health-check). */
+export const RECORDED_INSTANCE_PENDING_MS = 400;
+
+export interface EmulatorBehaviours {
+  /** How long `lb.instances[].status` stays `pending` after a write that changes the LB's config. Recorded. */
+  instancePendingMs: number;
+  /** Whether UpdateHealthCheck flips the instances to pending too (the recordings show their `updated_at` move). */
+  pendingAfterHealthCheck: boolean;
+  /** Backend writes while the LB itself is pending, migrating, to_create, creating, to_delete or deleting. */
+  writesWhileTransient: 'refuse' | 'accept';
+  /** Backend writes while the LB is `locked`: 423 `locked`, or 409. */
+  writesWhileLocked: 'locked' | 'conflict';
+  /** Backend writes while the LB is `stopped` or `error`. */
+  writesWhileStopped: 'accept' | 'refuse';
+  /** DeleteBackend on a backend some frontend sends traffic to: 412 `precondition_failed`, or the frontends go too. */
+  deleteBackendInUse: 'refuse' | 'cascade';
+  /** The same address twice in `server_ip`: kept once, or 400 `invalid_arguments`. */
+  duplicateServerIps: 'dedupe' | 'refuse';
+  /**
+   * Opt-in: `server_ip` entries must be a seeded server's address or an IPAM address (400 otherwise), except on
+   * LBs whose type is listed in `multiCloudLbTypes`.
+   */
+  strictBackendIps: boolean;
+  /** LB commercial types treated as multi-cloud by `strictBackendIps` (compared case-insensitively). */
+  multiCloudLbTypes: string[];
+}
+
+export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
+  instancePendingMs: RECORDED_INSTANCE_PENDING_MS,
+  pendingAfterHealthCheck: true,
+  writesWhileTransient: 'refuse',
+  writesWhileLocked: 'locked',
+  writesWhileStopped: 'accept',
+  deleteBackendInUse: 'refuse',
+  duplicateServerIps: 'dedupe',
+  strictBackendIps: false,
+  multiCloudLbTypes: [],
+});
+
+/** The choices of each two-way switch, for validation, docs and tests that run every setting. */
+export const BEHAVIOUR_CHOICES = {
+  pendingAfterHealthCheck: [true, false],
+  writesWhileTransient: ['refuse', 'accept'],
+  writesWhileLocked: ['locked', 'conflict'],
+  writesWhileStopped: ['accept', 'refuse'],
+  deleteBackendInUse: ['refuse', 'cascade'],
+  duplicateServerIps: ['dedupe', 'refuse'],
+  strictBackendIps: [false, true],
+} as const satisfies { [K in keyof EmulatorBehaviours]?: readonly EmulatorBehaviours[K][] };
+
+export type SwitchName = keyof typeof BEHAVIOUR_CHOICES;
+
+function isChoice(name: SwitchName, value: unknown): boolean {
+  return (BEHAVIOUR_CHOICES[name] as readonly unknown[]).includes(value);
+}
+
+/**
+ * Checks a partial set of behaviours (from options, the control API or the CLI) and returns it typed.
+ * Throws an Error naming the field and its allowed values.
+ */
+export function readBehaviours(input: unknown): Partial<EmulatorBehaviours> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('behaviours must be a JSON object');
+  const out: Partial<EmulatorBehaviours> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (name === 'instancePendingMs') {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new Error('instancePendingMs must be a non-negative integer');
+      out.instancePendingMs = value;
+    } else if (name === 'multiCloudLbTypes') {
+      if (!Array.isArray(value) || !value.every((t) => typeof t === 'string')) throw new Error('multiCloudLbTypes must be a list of LB types');
+      out.multiCloudLbTypes = [...(value as string[])];
+    } else if (name in BEHAVIOUR_CHOICES) {
+      const key = name as SwitchName;
+      if (!isChoice(key, value)) throw new Error(`${key} must be one of ${BEHAVIOUR_CHOICES[key].map((c) => JSON.stringify(c)).join(', ')}`);
+      (out as Record<string, unknown>)[key] = value;
+    } else {
+      throw new Error(`unknown behaviour "${name}"; known: instancePendingMs, multiCloudLbTypes, ${Object.keys(BEHAVIOUR_CHOICES).join(', ')}`);
+    }
+  }
+  return out;
+}
+
+export function withDefaults(partial: Partial<EmulatorBehaviours> = {}): EmulatorBehaviours {
+  return { ...DEFAULT_BEHAVIOURS, multiCloudLbTypes: [...DEFAULT_BEHAVIOURS.multiCloudLbTypes], ...readBehaviours(partial) };
+}
