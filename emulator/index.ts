@@ -16,6 +16,7 @@ export type {
   LbStatus,
   PoolWrite,
   SeedBackend,
+  SeedFrontend,
   SeedIpamIp,
   SeedLb,
   SeedPrivateNic,

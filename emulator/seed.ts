@@ -37,7 +37,7 @@ export function lbFromSeed(seed: SeedLb, owner: Ownership, now: string): LbRecor
     organizationId: owner.organizationId,
     tags: [...(seed.tags ?? [])],
     type: seed.type ?? 'lb-s',
-    sslCompatibilityLevel: 'ssl_compatibility_level_intermediate',
+    sslCompatibilityLevel: seed.sslCompatibilityLevel ?? 'ssl_compatibility_level_intermediate',
     createdAt: seed.createdAt ?? now,
     updatedAt: seed.createdAt ?? now,
     ip: { id: randomUUID(), address: seed.ipAddress ?? randomPublicIpv4() },

@@ -78,6 +78,7 @@ export interface SeedLb {
   /** Commercial type, e.g. "lb-s" (default). */
   type?: string;
   createdAt?: string;
+  sslCompatibilityLevel?: string;
   /** The LB's instances show `pending` for this long after the seed loads, as right after a backend write. */
   instancesPendingMs?: number;
   backends?: SeedBackend[];

@@ -38,6 +38,11 @@ function allowedActions(state: string): string[] {
   return ['stop_in_place', 'backup'];
 }
 
+/** The hostname the API derives from the name: lower case, `_` as `-` (instance-private-nic-with-ipam). */
+function hostnameOf(name: string): string {
+  return name.toLowerCase().replaceAll('_', '-');
+}
+
 /** The Instance API writes dates as "2026-07-30T12:55:02.564713+00:00". */
 function instanceDate(iso: string): string {
   return iso.endsWith('Z') ? `${iso.slice(0, -1)}+00:00` : iso;
@@ -54,7 +59,7 @@ export function renderServer(state: EmulatorState, server: ServerRecord): Record
     boot_type: 'local',
     organization: server.organizationId,
     project: server.projectId,
-    hostname: server.name,
+    hostname: hostnameOf(server.name),
     image: {
       id: '4481c662-2357-432f-b0fd-dd6470c08c49',
       name: 'Ubuntu 22.04 Jammy Jellyfish',

@@ -119,7 +119,7 @@ export function renderFrontend(state: EmulatorState, frontend: FrontendRecord, n
     inbound_port: frontend.inboundPort,
     lb: lb ? renderLb(state, lb, now) : null,
     name: frontend.name,
-    timeout_client: 30000,
+    timeout_client: null,
     updated_at: frontend.createdAt,
   };
 }

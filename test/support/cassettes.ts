@@ -1,0 +1,68 @@
+/**
+ * Reads the recorded Scaleway API traffic kept in test/fixtures/scaleway-api (go-vcr cassettes; provenance and
+ * licence in that folder's README). Only ever from inside the repository.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+export const FIXTURES_DIR = new URL('../fixtures/scaleway-api/', import.meta.url);
+
+export interface Interaction {
+  /** The interaction's index in its cassette (`#id` in docs/emulator.md). */
+  id: number;
+  method: string;
+  url: URL;
+  requestBody: string;
+  code: number;
+  /** Response headers, by lower-case name (first value). */
+  headers: Record<string, string>;
+  responseBody: string;
+  durationMs: number;
+}
+
+interface RawInteraction {
+  id: number;
+  request: { method: string; url: string; body: string };
+  response: { code: number; body: string; headers?: Record<string, string[]>; duration?: string };
+}
+
+function durationMs(text: string | undefined): number {
+  const match = /^([\d.]+)(ms|s|µs)$/.exec(text ?? '');
+  if (!match) return 0;
+  const unit = { ms: 1, s: 1000, µs: 0.001 }[match[2] as 'ms' | 's' | 'µs'];
+  return Number(match[1]) * unit;
+}
+
+export function cassetteNames(): string[] {
+  return readdirSync(FIXTURES_DIR)
+    .filter((name) => name.endsWith('.cassette.yaml'))
+    .map((name) => name.replace(/\.cassette\.yaml$/, ''))
+    .sort();
+}
+
+const cache = new Map<string, Interaction[]>();
+
+/** The interactions of one cassette, by its name without `.cassette.yaml`. */
+export function readCassette(name: string): Interaction[] {
+  const cached = cache.get(name);
+  if (cached) return cached;
+  const doc = parse(readFileSync(new URL(`${name}.cassette.yaml`, FIXTURES_DIR), 'utf8')) as { interactions: RawInteraction[] };
+  const interactions = doc.interactions.map((raw) => ({
+    id: raw.id,
+    method: raw.request.method,
+    url: new URL(raw.request.url),
+    requestBody: raw.request.body ?? '',
+    code: raw.response.code,
+    headers: Object.fromEntries(Object.entries(raw.response.headers ?? {}).map(([key, values]) => [key.toLowerCase(), values[0] ?? ''])),
+    responseBody: raw.response.body ?? '',
+    durationMs: durationMs(raw.response.duration),
+  }));
+  cache.set(name, interactions);
+  return interactions;
+}
+
+export function jsonBody(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return undefined;
+  const value = JSON.parse(text) as unknown;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
