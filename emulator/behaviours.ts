@@ -10,7 +10,10 @@ export const RECORDED_INSTANCE_PENDING_MS = 400;
 export interface EmulatorBehaviours {
   /** How long `lb.instances[].status` stays `pending` after a write that changes the LB's config. Recorded. */
   instancePendingMs: number;
-  /** Whether UpdateHealthCheck flips the instances to pending too (the recordings show their `updated_at` move). */
+  /**
+   * Whether UpdateHealthCheck leaves the instances pending. Recorded: the next call finds them ready, though their
+   * `updated_at` moved (lb-backend-health-check #26-#27, #45-#46), so a flip shorter than the call itself may happen.
+   */
   pendingAfterHealthCheck: boolean;
   /** Backend writes while the LB itself is pending, migrating, to_create, creating, to_delete or deleting. */
   writesWhileTransient: 'refuse' | 'accept';
@@ -33,7 +36,7 @@ export interface EmulatorBehaviours {
 
 export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   instancePendingMs: RECORDED_INSTANCE_PENDING_MS,
-  pendingAfterHealthCheck: true,
+  pendingAfterHealthCheck: false,
   writesWhileTransient: 'refuse',
   writesWhileLocked: 'locked',
   writesWhileStopped: 'accept',
@@ -45,7 +48,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
 
 /** The choices of each two-way switch, for validation, docs and tests that run every setting. */
 export const BEHAVIOUR_CHOICES = {
-  pendingAfterHealthCheck: [true, false],
+  pendingAfterHealthCheck: [false, true],
   writesWhileTransient: ['refuse', 'accept'],
   writesWhileLocked: ['locked', 'conflict'],
   writesWhileStopped: ['accept', 'refuse'],
