@@ -11,6 +11,9 @@ export interface ApplyOutcome {
   error?: LbSyncError;
 }
 
+/** What a step's run returns when it decided not to act after all (the action is not reported as done). */
+const LEFT_ALONE = Symbol('left alone');
+
 interface Step {
   message: string;
   notFound: NotFoundMeaning;
@@ -36,9 +39,13 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
       return {
         message: kopsMessage.deleteBackend(lb.id),
         notFound: 'backend_not_found',
-        // Gone already (another reconcile removed it): that is what we wanted.
-        run: () => gateway.deleteBackend(zone, action.backendId).catch((error: { status?: number }) => {
-          if (error?.status !== 404) throw error;
+        // Gone already (another reconcile removed it): that is what we wanted. Refused because a frontend
+        // started using it since we looked (412): it is not a duplicate to remove any more.
+        run: () => gateway.deleteBackend(zone, action.backendId).catch((error: { status?: number; message?: string }) => {
+          if (error?.status === 404) return undefined;
+          if (error?.status !== 412) throw error;
+          notes.push(`left duplicate backend ${action.backendId} of "${action.backend}" alone: the API refused to delete it (${error.message ?? '412'})`);
+          return LEFT_ALONE;
         }),
       };
     case 'SetBackendServers':
@@ -57,7 +64,7 @@ export async function applyActions(gateway: ScalewayGateway, zone: string, lb: O
   for (const action of actions) {
     const step = stepFor(gateway, zone, lb, action, notes);
     try {
-      await step.run();
+      if ((await step.run()) === LEFT_ALONE) continue;
     } catch (error) {
       return { done, notes, error: wrapApiFailure(step.message, error, step.notFound) };
     }
