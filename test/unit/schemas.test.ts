@@ -90,7 +90,7 @@ describe('loadTargets', () => {
   });
   it('reads a config file holding {targets: [...]}', async () => {
     const { writeFileSync, mkdtempSync } = await import('node:fs');
-    const dir = mkdtempSync('/tmp/lbsync-');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/lbsync-`);
     writeFileSync(`${dir}/t.json`, JSON.stringify({ targets: [{ kops: { cluster: 'c.k8s.local', zone: 'fr-par-1' } }] }));
     expect(loadTargets({ LBSYNC_CONFIG: `${dir}/t.json` })[0]?.name).toBe('c.k8s.local');
     expect(configError(() => loadTargets({ LBSYNC_CONFIG: `${dir}/missing.json` })).message).toMatch(/cannot read/);
