@@ -33,6 +33,16 @@ function matchesFilters(server: ServerRecord, ctx: RouteContext): boolean {
   );
 }
 
+/**
+ * A Link header as recorded (instance-data-source-servers-basic #48, #51): a path relative to the zone,
+ * `page` and `per_page` first, then the request's other parameters; the last page is 0 when nothing matched.
+ */
+function linkTo(query: URLSearchParams, page: number, pageSize: number, rel: string): string {
+  const rest = [...query.entries()].filter(([name]) => name !== 'page' && name !== 'per_page');
+  const params = new URLSearchParams([['page', String(page)], ['per_page', String(pageSize)], ...rest]);
+  return `</servers?${params.toString()}>; rel="${rel}"`;
+}
+
 /** The Instance API answers `{"servers":[...]}` and puts the total in X-Total-Count (and a Link header). */
 function listServers(ctx: RouteContext): JsonAnswer {
   const order = readEnumParam(ctx.query, 'order', ORDERS, 'creation_date_desc');
@@ -40,9 +50,8 @@ function listServers(ctx: RouteContext): JsonAnswer {
   const matching = [...ctx.state.servers.values()].filter((server) => matchesFilters(server, ctx));
   const key = order.startsWith('creation') ? (s: ServerRecord) => s.createdAt : (s: ServerRecord) => s.modifiedAt;
   const sorted = matching.sort(compareBy(key, order.endsWith('_desc')));
-  const lastPage = Math.max(1, Math.ceil(sorted.length / paging.pageSize));
-  const link = (page: number, rel: string): string =>
-    `</instance/v1/zones/${ctx.params.zone}/servers?page=${page}&per_page=${paging.pageSize}>; rel="${rel}"`;
+  const lastPage = Math.ceil(sorted.length / paging.pageSize);
+  const link = (page: number, rel: string): string => linkTo(ctx.query, page, paging.pageSize, rel);
   const links = [
     ...(paging.page < lastPage ? [link(paging.page + 1, 'next')] : []),
     link(lastPage, 'last'),

@@ -2,7 +2,7 @@
  * Replays the recorded Scaleway API traffic (test/fixtures/scaleway-api) against the emulator. For every
  * recorded call to a route the emulator serves, the emulator is seeded with the resources the recording knew of
  * at that point (ids kept), the recorded request is sent, and the answer must match the recording:
- * - the status and the Content-Type (present or absent);
+ * - the status and the Content-Type (present or absent), X-Total-Count and Link where recorded;
  * - the same JSON key paths, and the same values at every path except those listed in VOLATILE (with why);
  *   error bodies (the untyped `{"message":"lbs not Found"}` 404s...) in full;
  * - `lb.status` and `lb.instances[].status` in every write's answer (the pending flips), and after a write,
@@ -338,6 +338,11 @@ async function replay(emulator: EmulatorHandle, interaction: Interaction, afterW
   if (response.status !== interaction.code) problems.push(`status ${response.status}, recorded ${interaction.code}: ${text.slice(0, 300)}`);
   const contentType = response.headers.get('content-type') ?? undefined;
   if (contentType !== interaction.headers['content-type']) problems.push(`content-type ${String(contentType)}, recorded ${String(interaction.headers['content-type'])}`);
+  // The Instance API's list metadata travels in headers (instance-data-source-servers-basic).
+  for (const name of ['x-total-count', 'link']) {
+    const recorded = interaction.headers[name];
+    if (recorded !== undefined && response.headers.get(name) !== recorded) problems.push(`${name} ${response.headers.get(name)}, recorded ${recorded}`);
+  }
   const recorded = jsonBody(interaction.responseBody);
   if (recorded === undefined) {
     if (text !== '') problems.push(`recorded an empty body, emulator answered ${text.slice(0, 100)}`);
