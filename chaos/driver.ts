@@ -46,6 +46,8 @@ export class ChaosDriver {
   /** [from, to] during which a dead letter may have been sent to the DLQ just before the driver deleted it. */
   readonly deletionWindows: [number, number][] = [];
   private readonly finished = new Set<string>();
+  /** Rate limits alternate between the gateway's real 429 (no reset time) and the JSON one with reset_seconds. */
+  private rateLimits = 0;
   private readonly stack: LocalStack;
   private readonly recorder: AnswerRecorder;
   private readonly sqs: SQSClient;
@@ -174,7 +176,8 @@ export class ChaosDriver {
         return;
       }
       case 'rate_limited':
-        return this.fault({ operation: f.operation, ...faultBodies.tooManyRequests(f.resetSeconds) });
+        this.rateLimits += 1;
+        return this.fault({ operation: f.operation, ...(this.rateLimits % 2 === 1 ? faultBodies.rateLimited() : faultBodies.tooManyRequests(f.resetSeconds)) });
       case 'server_error':
         return this.fault({
           operation: f.operation,
