@@ -5,8 +5,10 @@
 import { createClient, Errors } from '@scaleway/sdk-client';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
+  BEHAVIOUR_CHOICES,
   DEFAULT_BEHAVIOURS,
   faultBodies,
   RECORDED_INSTANCE_PENDING_MS,
@@ -328,5 +330,18 @@ describe("faults' world changes (deterministic races)", () => {
     emulator.setLbStatus(DEMO_LB_ID, 'ready');
     emulator.addFault({ operation: 'DeleteBackend', before: { attachFrontend: { name: 'late', inbound_port: 6443 } } });
     expect(await caught(lbApi.deleteBackend({ backendId: BACKEND_ID }))).toBeInstanceOf(Errors.PreconditionFailedError);
+  });
+});
+
+describe('docs/emulator.md', () => {
+  const doc = readFileSync(new URL('../../docs/emulator.md', import.meta.url), 'utf8');
+  it('lists every switch with its settings, the default first', () => {
+    for (const [name, choices] of Object.entries(BEHAVIOUR_CHOICES)) {
+      expect(choices[0], name).toBe(DEFAULT_BEHAVIOURS[name as keyof typeof DEFAULT_BEHAVIOURS]);
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${name}\` |`));
+      expect(row, name).toBeDefined();
+      expect(row).toContain(choices.map((c) => `\`${String(c)}\``).join(', '));
+    }
+    for (const name of ['instancePendingMs', 'multiCloudLbTypes']) expect(doc).toContain(`| \`${name}\` |`);
   });
 });
