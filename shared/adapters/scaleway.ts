@@ -115,13 +115,16 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
 }
 
 function toObservedServer(server: SdkServer): ObservedServer {
-  const publicIpv4 = (server.publicIps ?? []).filter((ip) => ip.family === 'inet').map((ip) => ip.address);
-  if (publicIpv4.length === 0 && server.publicIp?.family === 'inet') publicIpv4.push(server.publicIp.address);
+  const publicIps = (server.publicIps ?? []).length > 0 ? (server.publicIps ?? []) : server.publicIp ? [server.publicIp] : [];
+  const ipv4 = publicIps.filter((ip) => ip.family === 'inet');
   return {
     id: server.id,
     name: server.name,
     state: server.state,
-    publicIpv4,
+    publicIpv4: ipv4.map((ip) => ip.address),
+    // A routed IP is an IPAM IP: the Instance API gives its IPAM id (recorded: lb-backend-basic, routed_ipv4
+    // with ipam_id == id). A legacy NAT IP has none, and kOps' IPAM lookup would not find it either.
+    routedIpv4: ipv4.filter((ip) => typeof ip.ipamId === 'string' && ip.ipamId !== '').map((ip) => ip.address),
     privateNicIds: (server.privateNics ?? []).map((nic) => nic.id),
   };
 }

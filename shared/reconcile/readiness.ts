@@ -3,7 +3,10 @@ import { kopsMessage, wrapApiFailure } from '../api-errors';
 import { LbSyncError } from '../errors';
 import type { ObservedLb } from '../model';
 import { TRANSIENT_LB_STATUSES } from '../model';
-import { isApplied } from './observe';
+import { identityOf, isApplied } from './observe';
+
+/** The LB being waited for: its id to poll, its name for kOps' message. */
+type LbRef = Pick<ObservedLb, 'id' | 'name'>;
 
 export type Sleep = (ms: number) => Promise<void>;
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -23,7 +26,7 @@ export interface Clock {
 async function pollLb(
   gateway: ScalewayGateway,
   zone: string,
-  lbId: string,
+  lb: LbRef,
   budgetMs: number,
   done: (lb: ObservedLb) => boolean,
   clock: Clock,
@@ -33,10 +36,10 @@ async function pollLb(
   let last: ObservedLb | undefined;
   for (;;) {
     try {
-      last = await gateway.getLb(zone, lbId);
+      last = await gateway.getLb(zone, lb.id);
       if (done(last)) return { lb: last, reached: true };
     } catch (error) {
-      const wrapped = wrapApiFailure(kopsMessage.waitLb(lbId), error, 'lb_not_found');
+      const wrapped = wrapApiFailure(kopsMessage.waitLb(lb.name), error, 'lb_not_found', identityOf(lb));
       if (!wrapped.transient) throw wrapped;
     }
     const remaining = deadline - clock.now();
@@ -47,11 +50,11 @@ async function pollLb(
 }
 
 /** After a write: until the LB and all its instances report ready again. An exhausted budget is transient. */
-export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, lbId: string, budgetMs: number, clock: Clock): Promise<ObservedLb> {
-  const { lb, reached } = await pollLb(gateway, zone, lbId, budgetMs, isApplied, clock);
+export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, target: LbRef, budgetMs: number, clock: Clock): Promise<ObservedLb> {
+  const { lb, reached } = await pollLb(gateway, zone, target, budgetMs, isApplied, clock);
   if (reached && lb) return lb;
   const state = lb ? `status ${lb.status}, instances ${lb.instanceStatuses.join('/') || 'none'}` : 'no answer';
-  throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(lbId)}: not ready after ${budgetMs} ms (${state})`);
+  throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(target.name)}: not ready after ${budgetMs} ms (${state})`, { lb: identityOf(target) });
 }
 
 export function inTransientState(lb: ObservedLb): boolean {
@@ -64,6 +67,6 @@ export function inTransientState(lb: ObservedLb): boolean {
  */
 export async function waitWhileTransient(gateway: ScalewayGateway, zone: string, lb: ObservedLb, budgetMs: number, clock: Clock): Promise<ObservedLb> {
   if (!inTransientState(lb) || budgetMs <= 0) return lb;
-  const polled = await pollLb(gateway, zone, lb.id, budgetMs, (seen) => !inTransientState(seen), clock);
+  const polled = await pollLb(gateway, zone, lb, budgetMs, (seen) => !inTransientState(seen), clock);
   return polled.lb ?? lb;
 }
