@@ -9,6 +9,15 @@ export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, 
 const MANAGED_SPEC_FIELDS = ['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol'] as const;
 const HEALTH_CHECK_FIELDS = ['port', 'checkDelayMs', 'checkTimeoutMs', 'checkMaxRetries'] as const;
 
+/** Every field the planner compares for this spec: the managed ones and the health-check fields it names. */
+export function comparedFields(spec: BackendSpec): string[] {
+  return [
+    ...MANAGED_SPEC_FIELDS,
+    ...(spec.stickySessionsCookieName !== undefined ? ['stickySessionsCookieName'] : []),
+    ...HEALTH_CHECK_FIELDS.filter((field) => spec.healthCheck?.[field] !== undefined).map((field) => `healthCheck.${field}`),
+  ];
+}
+
 export function healthCheckForCreate(spec: BackendSpec): Required<HealthCheckSpec> {
   return { port: spec.forwardPort, ...DEFAULT_HEALTH_CHECK, ...spec.healthCheck };
 }

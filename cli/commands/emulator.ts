@@ -15,7 +15,11 @@ interface EmulatorOptions {
   auth: boolean;
 }
 
-const DEMO_SEED = new URL('../../emulator/seeds/demo.json', import.meta.url);
+/** Seeds shipped with the emulator, by name: demo (the local stack's cluster), kops-made (an LB exactly as kOps makes it). */
+const NAMED_SEEDS: Record<string, URL> = {
+  demo: new URL('../../emulator/seeds/demo.json', import.meta.url),
+  'kops-made': new URL('../../emulator/seeds/kops-made.json', import.meta.url),
+};
 
 const whole = (name: string, text: string | undefined): number | undefined => {
   if (text === undefined) return undefined;
@@ -27,9 +31,9 @@ const whole = (name: string, text: string | undefined): number | undefined => {
 function readSeed(path: string | undefined): EmulatorSeed | undefined {
   if (!path) return undefined;
   try {
-    return JSON.parse(readFileSync(path === 'demo' ? DEMO_SEED : path, 'utf8')) as EmulatorSeed;
+    return JSON.parse(readFileSync(NAMED_SEEDS[path] ?? path, 'utf8')) as EmulatorSeed;
   } catch (error) {
-    throw new CliError('invalid_seed', `cannot read the seed ${path}: ${(error as Error).message}`, 'give a JSON emulator seed (see emulator/seeds/demo.json), or "demo"');
+    throw new CliError('invalid_seed', `cannot read the seed ${path}: ${(error as Error).message}`, `give a JSON emulator seed (see emulator/seeds/), or one of: ${Object.keys(NAMED_SEEDS).join(', ')}`);
   }
 }
 
@@ -52,14 +56,14 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .description('run the Scaleway LB + Instance + IPAM API emulator alone, on loopback, until Ctrl-C')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', '8090')
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" for the demo kOps cluster')
+    .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing), or "kops-made" (an LB exactly as kOps makes it)')
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 1500)')
     .option('--latency-ms <ms>', 'added to every answer')
     .option('--no-auth', 'accept requests without X-Auth-Token')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync emulator --seed demo', 'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200', 'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan'],
+        ['lbsync emulator --seed demo', 'lbsync emulator --seed kops-made   # then: lbsync plan with {"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}', 'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200', 'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan'],
         [[0, 'stopped by Ctrl-C / SIGTERM'], [1, 'could not start (port in use, bad seed)'], [64, 'bad flags']],
       ),
     )
