@@ -3,6 +3,7 @@
  * The real Scaleway SDK talks to it with `apiURL` set to `handle.url`.
  */
 import { EmulatorControls } from './controls';
+import { PermissionRules } from './permissions';
 import { listen } from './server';
 import type { EmulatorState } from './state';
 import type { CallRecord, EmulatorOptions, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
@@ -22,6 +23,7 @@ export type {
 } from './types';
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './types';
 export { faultBodies, type FaultAnswer } from './errors';
+export { EMULATED_APIS, parseDenial, type ApiDenial, type EmulatedApi } from './permissions';
 export type { EmulatorState } from './state';
 
 export interface EmulatorHandle {
@@ -52,6 +54,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     port: options.port ?? 0,
     latencyMs: options.latencyMs ?? 0,
     requireAuth: options.requireAuth ?? true,
+    permissions: new PermissionRules(options.denyApis),
   });
   return {
     url: server.url,

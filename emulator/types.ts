@@ -1,4 +1,5 @@
 /** Public types of the emulator: seed format, options, handle, call log, faults. */
+import type { ApiDenial } from './permissions';
 
 export type LbStatus =
   | 'unknown'
@@ -131,6 +132,8 @@ export interface EmulatorOptions {
   instancePendingMs?: number;
   latencyMs?: number;
   requireAuth?: boolean;
+  /** API keys (by secret key) answered 403 permissions_denied on one API each (emulator/permissions.ts). */
+  denyApis?: ApiDenial[];
 }
 
 export interface CallRecord {

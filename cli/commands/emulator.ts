@@ -1,15 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { EmulatorSeed } from '../../emulator';
-import { startEmulator } from '../../emulator';
+import { EMULATED_APIS, parseDenial, startEmulator } from '../../emulator';
 import type { Cli } from '../command';
-import { act, helpText } from '../command';
+import { act, collect, helpText } from '../command';
 import { CliError, EXIT } from '../output';
 
 interface EmulatorOptions {
   port: string;
   host: string;
   seed?: string;
+  deny?: string[];
   instancePendingMs?: string;
   latencyMs?: string;
   auth: boolean;
@@ -37,6 +38,14 @@ function readSeed(path: string | undefined): EmulatorSeed | undefined {
   }
 }
 
+function denial(text: string) {
+  try {
+    return parseDenial(text);
+  } catch (error) {
+    throw new CliError('usage', `--deny ${text.includes(':') ? text.slice(0, text.indexOf(':') + 1) + '…' : text}: ${(error as Error).message}`);
+  }
+}
+
 /** Resolves on SIGINT/SIGTERM, or when the signal passed in aborts (tests). */
 function untilStopped(signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -60,6 +69,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 1500)')
     .option('--latency-ms <ms>', 'added to every answer')
     .option('--no-auth', 'accept requests without X-Auth-Token')
+    .option('--deny <api:secret-key>', `answer 403 permissions_denied to the key with this secret key on one API (${EMULATED_APIS.join(', ')}); repeatable; fake local keys only`, collect)
     .addHelpText(
       'after',
       helpText(
@@ -77,6 +87,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           instancePendingMs: whole('--instance-pending-ms', options.instancePendingMs),
           latencyMs: whole('--latency-ms', options.latencyMs),
           requireAuth: options.auth,
+          denyApis: (options.deny ?? []).map(denial),
         });
         out.line(emulator.url);
         out.note(out.ce.dim(`Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`));
