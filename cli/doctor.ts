@@ -13,7 +13,8 @@ import type { PoolMember } from '../shared/desired';
 import { selectServerIps } from '../shared/desired';
 import type { IpamIpView } from '../shared/kops-rule';
 import { kopsServerIp } from '../shared/kops-rule';
-import type { Action, ObservedLb } from '../shared/model';
+import { describeAction } from '../shared/handlers/reconcile-message';
+import type { ObservedLb } from '../shared/model';
 import { TRANSIENT_LB_STATUSES } from '../shared/model';
 import type { DiscoveredPool } from '../shared/reconcile/discover';
 import { regionOf } from '../shared/reconcile/discover';
@@ -95,20 +96,6 @@ class PermissionLedger {
       if (!entry || entry.zones.size === 0) return warn(permission, `${calls} not tried: no earlier check got far enough`);
       return ok(permission, `${calls} answered (${[...entry.zones].join(', ')})`);
     });
-  }
-}
-
-function describeAction(action: Action): string {
-  switch (action.kind) {
-    case 'CreateBackend':
-      return `CreateBackend ${action.backend} [${action.pool.join(', ')}]`;
-    case 'SetBackendServers':
-      return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]`;
-    case 'UpdateBackend':
-    case 'UpdateHealthCheck':
-      return `${action.kind} ${action.backend} (${action.changes.map((c) => `${c.field} ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`).join(', ')})`;
-    case 'DeleteDuplicateBackend':
-      return `DeleteDuplicateBackend ${action.backend} ${action.backendId}`;
   }
 }
 
