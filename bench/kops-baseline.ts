@@ -67,6 +67,8 @@ export async function runKopsLbBackend(options: KopsBaselineOptions): Promise<Ko
   const ipam = new Ipamv1.API(client);
   const zone = options.zone as Zone;
   const region = zone.replace(/-\d+$/, '') as Region;
+  // kOps names the LB api.<cluster> and fills its write and wait messages with that name; Find uses the id.
+  const lbName = `api.${options.clusterName}`;
 
   // Find: one page of ListBackends filtered by name; anything but exactly one match means "missing".
   let found: Lbv1.Backend | undefined;
@@ -113,12 +115,12 @@ export async function runKopsLbBackend(options: KopsBaselineOptions): Promise<Ko
     try {
       await lb.updateBackend({ ...common, backendId: found.id, name: found.name });
     } catch (error) {
-      throw wrap(`updating back-end for load-balancer ${options.lbId}`, error);
+      throw wrap(`updating back-end for load-balancer ${lbName}`, error);
     }
     try {
       await lb.setBackendServers({ zone, backendId: found.id, serverIp: pool });
     } catch (error) {
-      throw wrap(`updating back-end server IPs for load-balancer ${options.lbId}`, error);
+      throw wrap(`updating back-end server IPs for load-balancer ${lbName}`, error);
     }
   } else {
     try {
@@ -133,7 +135,7 @@ export async function runKopsLbBackend(options: KopsBaselineOptions): Promise<Ko
         serverIp: pool,
       });
     } catch (error) {
-      throw wrap(`creating back-end for load-balancer ${options.lbId}`, error);
+      throw wrap(`creating back-end for load-balancer ${lbName}`, error);
     }
   }
 
@@ -149,7 +151,7 @@ export async function runKopsLbBackend(options: KopsBaselineOptions): Promise<Ko
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
   } catch (error) {
-    throw wrap(`waiting for load-balancer ${options.lbId}`, error);
+    throw wrap(`waiting for load-balancer ${lbName}`, error);
   }
   return { path: found ? 'update' : 'create', pool, waitPolls: polls };
 }

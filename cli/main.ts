@@ -3,6 +3,7 @@
 import { Command, CommanderError } from 'commander';
 import { createCli } from './command';
 import { dlqCommand } from './commands/dlq';
+import { doctorCommand } from './commands/doctor';
 import { emulatorCommand } from './commands/emulator';
 import { injectCommand } from './commands/inject';
 import { planCommand } from './commands/plan';
@@ -35,6 +36,7 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal } = 
     .addHelpText('after', OVERVIEW)
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
     .exitOverride()
+    .addCommand(doctorCommand(cli))
     .addCommand(planCommand(cli))
     .addCommand(reconcileCommand(cli))
     .addCommand(injectCommand(cli))

@@ -2,6 +2,7 @@
 // (https://no-color.org), JSON for --json, and one way of telling an error (message, fix, hint).
 import type { FieldError } from '../shared/schemas/field-errors';
 import { renderFieldError } from '../shared/schemas/field-errors';
+import type { LbIdentity } from '../shared/errors';
 import { ERROR_CATALOG, LbSyncError } from '../shared/errors';
 import { QueueHandOffError } from '../shared/adapters/queue';
 
@@ -92,11 +93,19 @@ export interface DescribedError {
   message: string;
   hint?: string;
   fieldErrors?: FieldError[];
+  /** The LB's id and name; the message carries the one kOps' wording uses. */
+  lb?: LbIdentity;
 }
 
 export function describeError(error: unknown): DescribedError {
   if (error instanceof LbSyncError) {
-    return { code: error.code, message: error.message, hint: error.hint, ...(error.fieldErrors && { fieldErrors: error.fieldErrors }) };
+    return {
+      code: error.code,
+      message: error.message,
+      hint: error.hint,
+      ...(error.fieldErrors && { fieldErrors: error.fieldErrors }),
+      ...(error.lb && { lb: error.lb }),
+    };
   }
   if (error instanceof QueueHandOffError) {
     return { code: error.code, message: error.message, hint: ERROR_CATALOG.queue_unavailable.hint };

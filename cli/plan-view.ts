@@ -1,6 +1,8 @@
 // Desired vs actual, per target and backend, from a dry-run ReconcileResult and the observed backends.
 // Pure: the plan command fetches, this shapes, render* prints.
 import type { Action, FieldChange, ObservedBackend } from '../shared/model';
+import { comparedFields } from '../shared/plan';
+import type { DiscoveredPool } from '../shared/reconcile/discover';
 import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
 import type { Colors, DescribedError } from './output';
@@ -16,17 +18,47 @@ export interface ActionSummary {
   changes?: FieldChange[];
 }
 
+/** One address a pool write would add or remove, and why. */
+export interface PoolChange {
+  ip: string;
+  change: 'add' | 'remove';
+  why: string;
+}
+
 export interface BackendView {
   name: string;
   id?: string;
   exists: boolean;
+  /** False for a backend kept in sync only while the LB has it (createIfMissing false, kopsController "auto"). */
+  createIfMissing: boolean;
   /** Undefined when the backends could not be read. */
   actualPool?: string[];
   desiredPool?: string[];
   added: string[];
   removed: string[];
+  poolChanges: PoolChange[];
   changes: FieldChange[];
+  /** Fields compared and found equal (an existing backend only). */
+  inSync: string[];
   actions: Action['kind'][];
+}
+
+/** Why each address would be added or removed: which server it is, or that no selected server has it. */
+export function poolChanges(added: readonly string[], removed: readonly string[], pool: DiscoveredPool | undefined): PoolChange[] {
+  const fromEvent = pool?.source === 'event';
+  const serverOf = new Map((pool?.members ?? []).map((m) => [m.ip, m.server]));
+  return [
+    ...added.map((ip): PoolChange => ({
+      ip,
+      change: 'add',
+      why: fromEvent ? 'in the pool the event gives' : `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
+    })),
+    ...removed.map((ip): PoolChange => ({
+      ip,
+      change: 'remove',
+      why: fromEvent ? 'not in the pool the event gives' : "no server carrying the target's tags has this address",
+    })),
+  ];
 }
 
 export interface TargetPlanView {
@@ -77,11 +109,14 @@ export function planView(
           name: spec.name,
           ...(actual && { id: actual.id }),
           exists: observed ? actual !== undefined : !actions.some((a) => a.kind === 'CreateBackend'),
+          createIfMissing: spec.createIfMissing,
           ...(observed && { actualPool: actual?.pool ?? [] }),
           ...(desiredPool && { desiredPool }),
           added,
           removed,
+          poolChanges: poolChanges(added, removed, result.pool),
           changes: actions.flatMap((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck' ? a.changes : [])),
+          inSync: actual ? comparedFields(spec).filter((f) => !actions.some((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck') && a.changes.some((c) => c.field === f))) : [],
           actions: actions.map((a) => a.kind),
         };
       })
@@ -104,22 +139,28 @@ const show = (value: unknown) => (value === undefined || value === '' ? '(unset)
 
 function renderBackend(b: BackendView, c: Colors): string[] {
   const head = `  backend ${c.bold(b.name)}${b.id ? c.dim(`  ${b.id}`) : ''}`;
+  const why = new Map(b.poolChanges.map((p) => [p.ip, p.why]));
+  const because = (ip: string) => (why.has(ip) ? c.dim(`  (${why.get(ip)})`) : '');
+  if (!b.exists && b.actions.length === 0 && !b.createIfMissing) {
+    return [`${head}  ${c.dim('absent: left alone (synced only while the LB has it; never created)')}`];
+  }
   if (!b.exists) {
-    return [`${head}  ${c.yellow('missing: would be created')}`, ...b.added.map((ip) => `      ${c.green(`+ ${ip}`)}`)];
+    return [`${head}  ${c.yellow('missing: would be created')}`, ...b.added.map((ip) => `      ${c.green(`+ ${ip}`)}${because(ip)}`)];
   }
   if (b.actions.length === 0) {
     return [`${head}  ${c.green('in sync')}${b.actualPool ? c.dim(`  pool ${b.actualPool.join(', ') || '(empty)'}`) : ''}`];
   }
   const lines = [head];
-  for (const ch of b.changes) lines.push(`      ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}`);
+  if (b.inSync.length > 0) lines.push(`      ${c.dim(`in sync: ${b.inSync.join(', ')}`)}`);
+  for (const ch of b.changes) lines.push(`      ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
   if (b.added.length > 0 || b.removed.length > 0) {
     const removed = new Set(b.removed);
     const added = new Set(b.added);
     const all = [...new Set([...(b.actualPool ?? []), ...b.removed, ...b.added])].sort(compareIps);
     lines.push('      pool:');
     for (const ip of all) {
-      if (added.has(ip)) lines.push(`      ${c.green(`+ ${ip}`)}`);
-      else if (removed.has(ip)) lines.push(`      ${c.red(`- ${ip}`)}`);
+      if (added.has(ip)) lines.push(`      ${c.green(`+ ${ip}`)}${because(ip)}`);
+      else if (removed.has(ip)) lines.push(`      ${c.red(`- ${ip}`)}${because(ip)}`);
       else lines.push(`        ${ip}`);
     }
   }

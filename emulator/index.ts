@@ -4,6 +4,7 @@
  */
 import type { EmulatorBehaviours } from './behaviours';
 import { EmulatorControls } from './controls';
+import { PermissionRules } from './permissions';
 import { listen } from './server';
 import type { EmulatorState } from './state';
 import type { CallRecord, EmulatorOptions, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
@@ -26,6 +27,7 @@ export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './types';
 export type { FaultWorldChange } from './types';
 export { faultBodies, type FaultAnswer } from './errors';
 export { BEHAVIOUR_CHOICES, DEFAULT_BEHAVIOURS, RECORDED_INSTANCE_PENDING_MS, type EmulatorBehaviours, type SwitchName } from './behaviours';
+export { EMULATED_APIS, parseDenial, type ApiDenial, type EmulatedApi } from './permissions';
 export type { EmulatorState } from './state';
 
 export interface EmulatorHandle {
@@ -63,6 +65,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     port: options.port ?? 0,
     latencyMs: options.latencyMs ?? 0,
     requireAuth: options.requireAuth ?? true,
+    permissions: new PermissionRules(options.denyApis),
   });
   return {
     url: server.url,

@@ -6,6 +6,7 @@ import type { EmulatorControls } from './controls';
 import { ApiError, apiErrors, defaultFaultBody, defaultFaultHeaders } from './errors';
 import { applyWorldChange } from './fault-effects';
 import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
+import type { PermissionRules } from './permissions';
 import { instanceApiRoutes } from './routes/instance';
 import { ipamApiRoutes } from './routes/ipam';
 import { lbApiRoutes } from './routes/lb';
@@ -20,6 +21,8 @@ export interface ServerSettings {
   port: number;
   latencyMs: number;
   requireAuth: boolean;
+  /** API keys denied an API (403 permissions_denied), see permissions.ts. */
+  permissions?: PermissionRules;
 }
 
 export interface RunningServer {
@@ -126,6 +129,8 @@ class RequestPipeline {
   ): JsonAnswer {
     try {
       if (this.settings.requireAuth && !hasAuthToken(req)) throw apiErrors.deniedAuthentication();
+      const refusal = this.settings.permissions?.refusal(req.headers['x-auth-token'] as string | undefined, method, url.pathname);
+      if (refusal) throw refusal;
       if (match.kind === 'none') throw apiErrors.noRoute(method, url.pathname);
       if (match.kind === 'wrong-method') throw apiErrors.methodNotAllowed(method, url.pathname);
       return match.route.handle({

@@ -1,5 +1,6 @@
 /** Public types of the emulator: seed format, options, handle, call log, faults. */
 import type { EmulatorBehaviours } from './behaviours';
+import type { ApiDenial } from './permissions';
 
 export type LbStatus =
   | 'unknown'
@@ -138,6 +139,8 @@ export interface EmulatorOptions {
   behaviours?: Partial<EmulatorBehaviours>;
   latencyMs?: number;
   requireAuth?: boolean;
+  /** API keys (by secret key) answered 403 permissions_denied on one API each (emulator/permissions.ts). */
+  denyApis?: ApiDenial[];
 }
 
 export interface CallRecord {

@@ -41,7 +41,14 @@ function typeOf(s: JsonSchema): string {
   return `${base}${range}${items}${format}`;
 }
 
+const isScalar = (s: JsonSchema) => !s.properties && !s.items && !s.anyOf;
+
 function walk(schema: JsonSchema, path: string, required: boolean, rows: Row[]): void {
+  // A union of plain values ("auto" | boolean) is one field: one row, its alternatives in the type column.
+  if (schema.anyOf && path && schema.anyOf.every(isScalar)) {
+    rows.push({ path, type: schema.anyOf.map(typeOf).join(' \\| '), required, default: schema.default, description: schema.description ?? '' });
+    return;
+  }
   if (schema.anyOf) {
     schema.anyOf.forEach((option) => walk({ description: schema.description, ...option }, path, required, rows));
     return;

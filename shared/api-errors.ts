@@ -1,19 +1,24 @@
-import type { ErrorCode } from './errors';
+import type { ErrorCode, LbIdentity } from './errors';
 import { LbSyncError } from './errors';
 
-/** kOps' own messages (upup/pkg/fi/cloudup/scalewaytasks/lb_backend.go); users grep for them. */
+/**
+ * kOps' own messages (upup/pkg/fi/cloudup/scalewaytasks/lb_backend.go); users grep for them. kOps fills `%s`
+ * with the LB's name (`LoadBalancer.Name`) in every message but `listing back-ends`, where its `Find` puts
+ * the LB id (docs/kops-parity.md has the lines). The other identifier travels beside the message, as `lb`.
+ */
 export const kopsMessage = {
-  listBackends: (lb: string) => `listing back-ends for load-balancer ${lb}`,
-  updateBackend: (lb: string) => `updating back-end for load-balancer ${lb}`,
-  setServers: (lb: string) => `updating back-end server IPs for load-balancer ${lb}`,
-  createBackend: (lb: string) => `creating back-end for load-balancer ${lb}`,
-  waitLb: (lb: string) => `waiting for load-balancer ${lb}`,
+  listBackends: (lbId: string) => `listing back-ends for load-balancer ${lbId}`,
+  updateBackend: (lbName: string) => `updating back-end for load-balancer ${lbName}`,
+  setServers: (lbName: string) => `updating back-end server IPs for load-balancer ${lbName}`,
+  createBackend: (lbName: string) => `creating back-end for load-balancer ${lbName}`,
+  waitLb: (lbName: string) => `waiting for load-balancer ${lbName}`,
   listServers: () => `getting cluster servers for load-balancer's back-end`,
   serverIp: (server: string) => `getting IP of server ${server} for load-balancer's back-end`,
-  // Ours, in the same voice, for steps kOps does not have.
-  findLb: (lb: string) => `finding load-balancer ${lb}`,
-  updateHealthCheck: (lb: string) => `updating back-end health check for load-balancer ${lb}`,
-  deleteBackend: (lb: string) => `deleting duplicate back-end for load-balancer ${lb}`,
+  // Ours, in the same voice, for steps kOps does not have. Writes name the LB like kOps' writes do;
+  // finding it names what the target gives (its name, or its id when the target names it by id).
+  findLb: (targetRef: string) => `finding load-balancer ${targetRef}`,
+  updateHealthCheck: (lbName: string) => `updating back-end health check for load-balancer ${lbName}`,
+  deleteBackend: (lbName: string) => `deleting duplicate back-end for load-balancer ${lbName}`,
 } as const;
 
 /** What a 404 means depends on the route: a missing backend is recoverable, a missing LB is not. */
@@ -82,8 +87,8 @@ function causeText(error: unknown): string {
 
 const RATE_LIMITED_WITHOUT_HINT = 'too many requests (429 from the API gateway, no reset time given)';
 
-/** Wraps an SDK failure with kOps' message for the step, keeping the cause and classifying it. */
-export function wrapApiFailure(prefix: string, error: unknown, notFound: NotFoundMeaning): LbSyncError {
+/** Wraps an SDK failure with kOps' message for the step, keeping the cause, the LB's identifiers and the class. */
+export function wrapApiFailure(prefix: string, error: unknown, notFound: NotFoundMeaning, lb?: LbIdentity): LbSyncError {
   if (error instanceof LbSyncError) return error;
   const { code, status, retryAfterMs } = classifyApiFailure(error, notFound);
   // The gateway's real 429 has an empty body, which the SDK renders as "http error 429: ".
@@ -92,5 +97,6 @@ export function wrapApiFailure(prefix: string, error: unknown, notFound: NotFoun
     cause: error,
     ...(status !== undefined && { status }),
     ...(retryAfterMs !== undefined && { retryAfterMs }),
+    ...(lb && { lb }),
   });
 }

@@ -1,5 +1,5 @@
 import type { DesiredBackend, ObservedServer } from './model';
-import { compareIps, normalisePool } from './pool';
+import { normalisePool } from './pool';
 import type { Target } from './schemas/target';
 
 /** Servers on their way out (or off) are not sent traffic; booting ones are, the health check gates them. */
@@ -10,9 +10,25 @@ export interface SkippedServer {
   reason: string;
 }
 
+/** A server whose address goes into the pool. */
+export interface PoolMember {
+  server: string;
+  serverId: string;
+  ip: string;
+}
+
+/** A server with several qualifying addresses: the lowest is taken, the others are named. */
+export interface SeveralAddresses {
+  server: string;
+  chosen: string;
+  candidates: string[];
+}
+
 export interface ServerIps {
   ips: string[];
+  members: PoolMember[];
   skipped: SkippedServer[];
+  several: SeveralAddresses[];
 }
 
 /** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
@@ -21,8 +37,23 @@ export function stripCidr(address: string): string {
   return slash === -1 ? address : address.slice(0, slash);
 }
 
-function lowest(ips: readonly string[]): string | undefined {
-  return [...ips].sort(compareIps)[0];
+type IpSource = Target['servers']['ipSource'];
+
+const NO_ADDRESS: Record<IpSource, string> = {
+  public: 'has no public IPv4 address',
+  'ipam-private': 'has no ipam-private IPv4 address',
+  kops: "has no routed public IPv4 in IPAM (kOps' GetServerIP would find none)",
+};
+
+function candidatesOf(server: ObservedServer, ipSource: IpSource, privateIpsByNic: ReadonlyMap<string, readonly string[]>): string[] {
+  switch (ipSource) {
+    case 'public':
+      return server.publicIpv4;
+    case 'kops':
+      return server.routedIpv4;
+    case 'ipam-private':
+      return server.privateNicIds.flatMap((nic) => privateIpsByNic.get(nic) ?? []).map(stripCidr);
+  }
 }
 
 /**
@@ -31,25 +62,27 @@ function lowest(ips: readonly string[]): string | undefined {
  */
 export function selectServerIps(
   servers: readonly ObservedServer[],
-  ipSource: Target['servers']['ipSource'],
+  ipSource: IpSource,
   privateIpsByNic: ReadonlyMap<string, readonly string[]> = new Map(),
 ): ServerIps {
-  const ips: string[] = [];
+  const members: PoolMember[] = [];
   const skipped: SkippedServer[] = [];
+  const several: SeveralAddresses[] = [];
   for (const server of servers) {
     if (EXCLUDED_SERVER_STATES.has(server.state)) {
       skipped.push({ server: server.name, reason: `state is ${server.state}` });
       continue;
     }
-    const candidates =
-      ipSource === 'public'
-        ? server.publicIpv4
-        : server.privateNicIds.flatMap((nic) => privateIpsByNic.get(nic) ?? []).map(stripCidr);
-    const ip = lowest(candidates);
-    if (ip === undefined) skipped.push({ server: server.name, reason: `has no ${ipSource} IPv4 address` });
-    else ips.push(ip);
+    const candidates = normalisePool(candidatesOf(server, ipSource, privateIpsByNic));
+    const ip = candidates[0];
+    if (ip === undefined) {
+      skipped.push({ server: server.name, reason: NO_ADDRESS[ipSource] });
+      continue;
+    }
+    members.push({ server: server.name, serverId: server.id, ip });
+    if (candidates.length > 1) several.push({ server: server.name, chosen: ip, candidates });
   }
-  return { ips: normalisePool(ips), skipped };
+  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several };
 }
 
 export function desiredBackends(target: Target, pool: readonly string[]): DesiredBackend[] {

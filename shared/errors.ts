@@ -36,8 +36,15 @@ export const ERROR_CATALOG = {
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
+/** Both identifiers of the LB a message is about; the message itself carries the one kOps uses. */
+export interface LbIdentity {
+  id?: string;
+  name?: string;
+}
+
 export interface LbSyncErrorOptions {
   cause?: unknown;
+  lb?: LbIdentity;
   retryAfterMs?: number;
   status?: number;
   fieldErrors?: FieldError[];
@@ -50,6 +57,7 @@ export class LbSyncError extends Error {
   readonly retryAfterMs?: number;
   readonly status?: number;
   readonly fieldErrors?: FieldError[];
+  readonly lb?: LbIdentity;
 
   constructor(code: ErrorCode, message: string, options: LbSyncErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -60,6 +68,7 @@ export class LbSyncError extends Error {
     if (options.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
     if (options.status !== undefined) this.status = options.status;
     if (options.fieldErrors) this.fieldErrors = options.fieldErrors;
+    if (options.lb && (options.lb.id !== undefined || options.lb.name !== undefined)) this.lb = { ...options.lb };
   }
 
   get transient(): boolean {
@@ -79,6 +88,7 @@ export interface SerializedError {
   status?: number;
   retryAfterMs?: number;
   fieldErrors?: FieldError[];
+  lb?: LbIdentity;
 }
 
 export function serializeError(error: LbSyncError): SerializedError {
@@ -90,6 +100,7 @@ export function serializeError(error: LbSyncError): SerializedError {
     ...(error.status !== undefined && { status: error.status }),
     ...(error.retryAfterMs !== undefined && { retryAfterMs: error.retryAfterMs }),
     ...(error.fieldErrors && { fieldErrors: error.fieldErrors }),
+    ...(error.lb && { lb: error.lb }),
   };
 }
 

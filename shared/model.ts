@@ -45,6 +45,11 @@ export interface ObservedServer {
   name: string;
   state: string;
   publicIpv4: string[];
+  /**
+   * The public IPv4 addresses IPAM holds for this server (`public_ips[].ipam_id` set: routed IPs). These are
+   * the zonal IPAM IPv4 addresses kOps' GetServerIP reads (IPAM ListIPs resource_id=<server>, zonal, IPv4).
+   */
+  routedIpv4: string[];
   privateNicIds: string[];
 }
 
@@ -54,7 +59,8 @@ export interface DesiredBackend {
   pool: string[];
 }
 
-export type FieldChange = { field: string; from: unknown; to: unknown };
+/** One field a write would change, and why (shown by `lbsync plan`). */
+export type FieldChange = { field: string; from: unknown; to: unknown; reason: string };
 
 export type Action =
   | { kind: 'CreateBackend'; backend: string; spec: BackendSpec; healthCheck: Required<HealthCheckSpec>; pool: string[] }

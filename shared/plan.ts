@@ -9,29 +9,45 @@ export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, 
 const MANAGED_SPEC_FIELDS = ['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol'] as const;
 const HEALTH_CHECK_FIELDS = ['port', 'checkDelayMs', 'checkTimeoutMs', 'checkMaxRetries'] as const;
 
+/** Every field the planner compares for this spec: the managed ones and the health-check fields it names. */
+export function comparedFields(spec: BackendSpec): string[] {
+  return [
+    ...MANAGED_SPEC_FIELDS,
+    ...(spec.stickySessionsCookieName !== undefined ? ['stickySessionsCookieName'] : []),
+    ...HEALTH_CHECK_FIELDS.filter((field) => spec.healthCheck?.[field] !== undefined).map((field) => `healthCheck.${field}`),
+  ];
+}
+
 export function healthCheckForCreate(spec: BackendSpec): Required<HealthCheckSpec> {
   return { port: spec.forwardPort, ...DEFAULT_HEALTH_CHECK, ...spec.healthCheck };
 }
 
+/** Why a field would be written: the target's value differs; kOps' 0 ms health check is named as such. */
+export function changeReason(field: string, from: unknown, to: unknown): string {
+  const wanted = `the target asks ${JSON.stringify(to)}`;
+  if ((field === 'healthCheck.checkDelayMs' || field === 'healthCheck.checkTimeoutMs') && from === 0) {
+    return `${wanted}; 0 ms is what kOps creates: it passes 3000 and 1001 as Go durations (nanoseconds), which reach the API as 0 ms`;
+  }
+  return from === undefined ? `${wanted}; the LB has no value` : `${wanted}, the LB has ${JSON.stringify(from)}`;
+}
+
+const change = (field: string, from: unknown, to: unknown): FieldChange => ({ field, from, to, reason: changeReason(field, from, to) });
+
 function specChanges(spec: BackendSpec, observed: ObservedBackend): FieldChange[] {
-  const changes: FieldChange[] = MANAGED_SPEC_FIELDS.filter((field) => spec[field] !== observed[field]).map((field) => ({
-    field,
-    from: observed[field],
-    to: spec[field],
-  }));
+  const changes: FieldChange[] = MANAGED_SPEC_FIELDS.filter((field) => spec[field] !== observed[field]).map((field) =>
+    change(field, observed[field], spec[field]),
+  );
   if (spec.stickySessionsCookieName !== undefined && spec.stickySessionsCookieName !== observed.stickySessionsCookieName) {
-    changes.push({ field: 'stickySessionsCookieName', from: observed.stickySessionsCookieName, to: spec.stickySessionsCookieName });
+    changes.push(change('stickySessionsCookieName', observed.stickySessionsCookieName, spec.stickySessionsCookieName));
   }
   return changes;
 }
 
 /** Only the fields the target names are compared; the rest of the observed check is kept. */
 function healthCheckChanges(wanted: HealthCheckSpec, observed: ObservedHealthCheck | undefined): FieldChange[] {
-  return HEALTH_CHECK_FIELDS.filter((field) => wanted[field] !== undefined && wanted[field] !== observed?.[field]).map((field) => ({
-    field: `healthCheck.${field}`,
-    from: observed?.[field],
-    to: wanted[field],
-  }));
+  return HEALTH_CHECK_FIELDS.filter((field) => wanted[field] !== undefined && wanted[field] !== observed?.[field]).map((field) =>
+    change(`healthCheck.${field}`, observed?.[field], wanted[field]),
+  );
 }
 
 function mergedHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | undefined): ObservedHealthCheck {
@@ -51,6 +67,7 @@ export function planBackend(desired: DesiredBackend, observed: ObservedBackend |
   const { spec } = desired;
   const pool = normalisePool(desired.pool);
   if (!observed) {
+    if (!spec.createIfMissing) return [];
     return [{ kind: 'CreateBackend', backend: spec.name, spec, healthCheck: healthCheckForCreate(spec), pool }];
   }
   const actions: Action[] = [];

@@ -1,23 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { EmulatorSeed } from '../../emulator';
-import { startEmulator } from '../../emulator';
+import { EMULATED_APIS, parseDenial, startEmulator } from '../../emulator';
 import { readBehaviours } from '../../emulator/behaviours';
 import type { Cli } from '../command';
-import { act, helpText } from '../command';
+import { act, collect, helpText } from '../command';
 import { CliError, EXIT } from '../output';
 
 interface EmulatorOptions {
   port: string;
   host: string;
   seed?: string;
+  deny?: string[];
   instancePendingMs?: string;
   latencyMs?: string;
   auth: boolean;
   behaviours?: string;
 }
 
-const DEMO_SEED = new URL('../../emulator/seeds/demo.json', import.meta.url);
+/** Seeds shipped with the emulator, by name: demo (the local stack's cluster), kops-made (an LB exactly as kOps makes it). */
+const NAMED_SEEDS: Record<string, URL> = {
+  demo: new URL('../../emulator/seeds/demo.json', import.meta.url),
+  'kops-made': new URL('../../emulator/seeds/kops-made.json', import.meta.url),
+};
 
 const whole = (name: string, text: string | undefined): number | undefined => {
   if (text === undefined) return undefined;
@@ -38,9 +43,17 @@ function readBehavioursFlag(text: string | undefined) {
 function readSeed(path: string | undefined): EmulatorSeed | undefined {
   if (!path) return undefined;
   try {
-    return JSON.parse(readFileSync(path === 'demo' ? DEMO_SEED : path, 'utf8')) as EmulatorSeed;
+    return JSON.parse(readFileSync(NAMED_SEEDS[path] ?? path, 'utf8')) as EmulatorSeed;
   } catch (error) {
-    throw new CliError('invalid_seed', `cannot read the seed ${path}: ${(error as Error).message}`, 'give a JSON emulator seed (see emulator/seeds/demo.json), or "demo"');
+    throw new CliError('invalid_seed', `cannot read the seed ${path}: ${(error as Error).message}`, `give a JSON emulator seed (see emulator/seeds/), or one of: ${Object.keys(NAMED_SEEDS).join(', ')}`);
+  }
+}
+
+function denial(text: string) {
+  try {
+    return parseDenial(text);
+  } catch (error) {
+    throw new CliError('usage', `--deny ${text.includes(':') ? text.slice(0, text.indexOf(':') + 1) + '…' : text}: ${(error as Error).message}`);
   }
 }
 
@@ -63,15 +76,16 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .description('run the Scaleway LB + Instance + IPAM API emulator alone, on loopback, until Ctrl-C')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', '8090')
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" for the demo kOps cluster')
+    .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing), or "kops-made" (an LB exactly as kOps makes it)')
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 400, as recorded)')
     .option('--behaviours <json>', 'switches for the behaviours no recording shows, e.g. \'{"writesWhileTransient":"accept"}\' (docs/emulator.md)')
     .option('--latency-ms <ms>', 'added to every answer')
     .option('--no-auth', 'accept requests without X-Auth-Token')
+    .option('--deny <api:secret-key>', `answer 403 permissions_denied to the key with this secret key on one API (${EMULATED_APIS.join(', ')}); repeatable; fake local keys only`, collect)
     .addHelpText(
       'after',
       helpText(
-        ['lbsync emulator --seed demo', 'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200', 'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan'],
+        ['lbsync emulator --seed demo', 'lbsync emulator --seed kops-made   # then: lbsync plan with {"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}', 'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200', 'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan'],
         [[0, 'stopped by Ctrl-C / SIGTERM'], [1, 'could not start (port in use, bad seed)'], [64, 'bad flags']],
       ),
     )
@@ -86,6 +100,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           latencyMs: whole('--latency-ms', options.latencyMs),
           requireAuth: options.auth,
           behaviours: readBehavioursFlag(options.behaviours),
+          denyApis: (options.deny ?? []).map(denial),
         });
         out.line(emulator.url);
         out.note(out.ce.dim(`Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`));

@@ -17,7 +17,8 @@ function renderTarget(t: Target, c: Colors): string[] {
   const lines = [`${c.bold(t.name)} ${c.dim(`(${t.zone})`)}  load balancer ${lb}`];
   for (const b of t.backends) {
     const hc = b.healthCheck ? Object.entries(b.healthCheck).map(([k, v]) => `${k}=${v}`).join(' ') : 'not managed';
-    lines.push(`  backend ${b.name}: ${b.forwardProtocol}/${b.forwardPort} ${b.forwardPortAlgorithm}, sticky ${b.stickySessions}, ${b.proxyProtocol}; health check ${hc}`);
+    const presence = b.createIfMissing ? '' : '; synced only while the LB has it, never created';
+    lines.push(`  backend ${b.name}: ${b.forwardProtocol}/${b.forwardPort} ${b.forwardPortAlgorithm}, sticky ${b.stickySessions}, ${b.proxyProtocol}; health check ${hc}${presence}`);
   }
   lines.push(`  servers: tags ${t.servers.tags.join(' + ')}; ip ${t.servers.ipSource}${t.allowEmptyPool ? '; empty pool allowed' : ''}`);
   return lines;

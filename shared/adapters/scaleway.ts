@@ -2,6 +2,7 @@ import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile 
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
+import type { IpamIpView } from '../kops-rule';
 import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedServer } from '../model';
 import { normalisePool } from '../pool';
 
@@ -36,6 +37,8 @@ export interface ScalewayGateway {
   listFrontendBackendIds(zone: string, lbId: string): Promise<Set<string>>;
   listServersByTags(zone: string, tags: readonly string[]): Promise<ObservedServer[]>;
   listPrivateIpsByNic(region: string, nicIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** IPAM's zonal IPv4 addresses of these servers, as kOps' GetServerIP asks for them (one call for all). */
+  listZonalIpv4(zone: string, serverIds: readonly string[]): Promise<IpamIpView[]>;
   createBackend(zone: string, lbId: string, action: Extract<Action, { kind: 'CreateBackend' }>): Promise<ObservedBackend>;
   updateBackend(zone: string, action: Extract<Action, { kind: 'UpdateBackend' }>): Promise<void>;
   updateHealthCheck(zone: string, action: Extract<Action, { kind: 'UpdateHealthCheck' }>): Promise<void>;
@@ -114,15 +117,28 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
   };
 }
 
-function toObservedServer(server: SdkServer): ObservedServer {
-  const publicIpv4 = (server.publicIps ?? []).filter((ip) => ip.family === 'inet').map((ip) => ip.address);
-  if (publicIpv4.length === 0 && server.publicIp?.family === 'inet') publicIpv4.push(server.publicIp.address);
+export function toObservedServer(server: SdkServer): ObservedServer {
+  const publicIps = (server.publicIps ?? []).length > 0 ? (server.publicIps ?? []) : server.publicIp ? [server.publicIp] : [];
+  const ipv4 = publicIps.filter((ip) => ip.family === 'inet');
   return {
     id: server.id,
     name: server.name,
     state: server.state,
-    publicIpv4,
+    publicIpv4: ipv4.map((ip) => ip.address),
+    // A routed IP is an IPAM IP: the Instance API gives its IPAM id (recorded: lb-backend-basic, routed_ipv4
+    // with ipam_id == id). A legacy NAT IP has none, and kOps' IPAM lookup would not find it either.
+    routedIpv4: ipv4.filter((ip) => typeof ip.ipamId === 'string' && ip.ipamId !== '').map((ip) => ip.address),
     privateNicIds: (server.privateNics ?? []).map((nic) => nic.id),
+  };
+}
+
+export function toIpamIpView(ip: Ipamv1.IP): IpamIpView {
+  return {
+    address: ip.address,
+    isIpv6: ip.isIpv6,
+    ...(ip.source?.zonal && { zonal: ip.source.zonal }),
+    ...(ip.resource?.id && { resourceId: ip.resource.id }),
+    ...(ip.createdAt && { createdAt: ip.createdAt.toISOString() }),
   };
 }
 
@@ -213,6 +229,19 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
         byNic.set(nic, [...(byNic.get(nic) ?? []), ip.address]);
       }
       return byNic;
+    },
+    async listZonalIpv4(zone, serverIds) {
+      const ips = await ipam
+        .listIPs({
+          region: zone.replace(/-\d+$/, '') as Region,
+          zonal: zone,
+          isIpv6: false,
+          ...(serverIds.length > 0 && { resourceIds: [...serverIds] }),
+          orderBy: 'created_at_desc',
+          pageSize: PAGE_SIZE,
+        })
+        .all();
+      return ips.map(toIpamIpView);
     },
     async createBackend(zone, lbId, action) {
       const { spec, healthCheck, pool } = action;

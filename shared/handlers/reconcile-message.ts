@@ -4,6 +4,7 @@ import type { RuntimeConfig } from '../config';
 import type { DeadLetterReason } from '../dead-letter';
 import { deadLetterRecord } from '../dead-letter';
 import { dispose } from '../disposition';
+import type { LbIdentity } from '../errors';
 import { LbSyncError } from '../errors';
 import type { Logger } from '../log';
 import type { Action } from '../model';
@@ -43,11 +44,12 @@ export interface ReconcileAnswerBody {
   apiCalls?: { reads: number; writes: number };
   retryInMs?: number;
   warnings?: string[];
-  error?: { code: string; message: string; hint: string };
+  error?: { code: string; message: string; hint: string; lb?: LbIdentity };
 }
 
+/** kOps' message, plus the LB's id and name side by side (the message carries only the one kOps uses). */
 function errorSummary(error: LbSyncError) {
-  return { code: error.code, message: error.message, hint: error.hint };
+  return { code: error.code, message: error.message, hint: error.hint, ...(error.lb && { lb: error.lb }) };
 }
 
 function asLbSyncError(error: unknown): LbSyncError {

@@ -4,6 +4,7 @@ import { kopsMessage, wrapApiFailure } from '../api-errors';
 import type { LbSyncError } from '../errors';
 import type { Action, ObservedLb } from '../model';
 import { createBackendOnce } from './create-once';
+import { identityOf } from './observe';
 
 export interface ApplyOutcome {
   done: Action[];
@@ -15,6 +16,7 @@ export interface ApplyOutcome {
 const LEFT_ALONE = Symbol('left alone');
 
 interface Step {
+  /** kOps' wording; every write names the LB by its name, as kOps' RenderScw does. */
   message: string;
   notFound: NotFoundMeaning;
   run: () => Promise<unknown>;
@@ -24,7 +26,7 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
   switch (action.kind) {
     case 'CreateBackend':
       return {
-        message: kopsMessage.createBackend(lb.id),
+        message: kopsMessage.createBackend(lb.name),
         notFound: 'lb_not_found',
         run: async () => {
           const { kept, removedOwnDuplicate } = await createBackendOnce(gateway, zone, lb.id, action);
@@ -32,12 +34,12 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
         },
       };
     case 'UpdateBackend':
-      return { message: kopsMessage.updateBackend(lb.id), notFound: 'backend_not_found', run: () => gateway.updateBackend(zone, action) };
+      return { message: kopsMessage.updateBackend(lb.name), notFound: 'backend_not_found', run: () => gateway.updateBackend(zone, action) };
     case 'UpdateHealthCheck':
-      return { message: kopsMessage.updateHealthCheck(lb.id), notFound: 'backend_not_found', run: () => gateway.updateHealthCheck(zone, action) };
+      return { message: kopsMessage.updateHealthCheck(lb.name), notFound: 'backend_not_found', run: () => gateway.updateHealthCheck(zone, action) };
     case 'DeleteDuplicateBackend':
       return {
-        message: kopsMessage.deleteBackend(lb.id),
+        message: kopsMessage.deleteBackend(lb.name),
         notFound: 'backend_not_found',
         // Gone already (another reconcile removed it): that is what we wanted. Refused because a frontend
         // started using it since we looked (412): it is not a duplicate to remove any more.
@@ -50,7 +52,7 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
       };
     case 'SetBackendServers':
       return {
-        message: kopsMessage.setServers(lb.id),
+        message: kopsMessage.setServers(lb.name),
         notFound: 'backend_not_found',
         run: () => gateway.setBackendServers(zone, action.backendId, action.pool),
       };
@@ -66,7 +68,7 @@ export async function applyActions(gateway: ScalewayGateway, zone: string, lb: O
     try {
       if ((await step.run()) === LEFT_ALONE) continue;
     } catch (error) {
-      return { done, notes, error: wrapApiFailure(step.message, error, step.notFound) };
+      return { done, notes, error: wrapApiFailure(step.message, error, step.notFound, identityOf(lb)) };
     }
     done.push(action);
   }

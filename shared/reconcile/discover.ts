@@ -1,8 +1,9 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { SkippedServer } from '../desired';
+import type { PoolMember, SeveralAddresses, SkippedServer } from '../desired';
 import { selectServerIps } from '../desired';
 import { normalisePool } from '../pool';
+import { targetLbIdentity } from './observe';
 import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
 
@@ -10,7 +11,10 @@ export interface DiscoveredPool {
   ips: string[];
   source: 'event' | 'tags';
   serverCount: number;
+  /** Which server each address comes from (empty when the event gave the pool). */
+  members: PoolMember[];
   skipped: SkippedServer[];
+  several: SeveralAddresses[];
 }
 
 export function regionOf(zone: string): string {
@@ -20,13 +24,13 @@ export function regionOf(zone: string): string {
 /** The desired pool: the event's explicit serverIps, else the servers carrying all the target's tags. */
 export async function discoverPool(gateway: ScalewayGateway, target: Target, event?: Pick<LbSyncEvent, 'serverIps'>): Promise<DiscoveredPool> {
   if (event?.serverIps) {
-    return { ips: normalisePool(event.serverIps), source: 'event', serverCount: event.serverIps.length, skipped: [] };
+    return { ips: normalisePool(event.serverIps), source: 'event', serverCount: event.serverIps.length, members: [], skipped: [], several: [] };
   }
   let servers;
   try {
     servers = await gateway.listServersByTags(target.zone, target.servers.tags);
   } catch (error) {
-    throw wrapApiFailure(kopsMessage.listServers(), error, 'unknown_api_error');
+    throw wrapApiFailure(kopsMessage.listServers(), error, 'unknown_api_error', targetLbIdentity(target));
   }
   let privateIps: Map<string, string[]> | undefined;
   if (target.servers.ipSource === 'ipam-private') {
@@ -34,9 +38,9 @@ export async function discoverPool(gateway: ScalewayGateway, target: Target, eve
     try {
       privateIps = await gateway.listPrivateIpsByNic(regionOf(target.zone), nicIds);
     } catch (error) {
-      throw wrapApiFailure(kopsMessage.serverIp(servers.map((s) => s.name).join(',')), error, 'lb_not_found');
+      throw wrapApiFailure(kopsMessage.serverIp(servers.map((s) => s.name).join(',')), error, 'lb_not_found', targetLbIdentity(target));
     }
   }
-  const { ips, skipped } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, skipped };
+  const { ips, members, skipped, several } = selectServerIps(servers, target.servers.ipSource, privateIps);
+  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several };
 }

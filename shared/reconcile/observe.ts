@@ -1,5 +1,6 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
+import type { LbIdentity } from '../errors';
 import { LbSyncError } from '../errors';
 import type { ObservedBackend, ObservedLb } from '../model';
 import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../model';
@@ -9,29 +10,39 @@ export function lbLabel(target: Target): string {
   return 'id' in target.loadBalancer ? target.loadBalancer.id : target.loadBalancer.name;
 }
 
+/** What the target says about its LB, before it is found. */
+export function targetLbIdentity(target: Target): LbIdentity {
+  return 'id' in target.loadBalancer ? { id: target.loadBalancer.id } : { name: target.loadBalancer.name };
+}
+
+export function identityOf(lb: Pick<ObservedLb, 'id' | 'name'>): LbIdentity {
+  return { id: lb.id, name: lb.name };
+}
+
 /** Finds the target's LB by id (GetLb) or by exact name across all pages (ListLbs?name=). */
 export async function findLb(gateway: ScalewayGateway, target: Target): Promise<ObservedLb> {
   const ref = target.loadBalancer;
   const label = lbLabel(target);
+  const lb = targetLbIdentity(target);
   if ('id' in ref) {
     try {
       return await gateway.getLb(target.zone, ref.id);
     } catch (error) {
-      throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found');
+      throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found', lb);
     }
   }
   let matches: ObservedLb[];
   try {
     matches = await gateway.findLbsByName(target.zone, ref.name);
   } catch (error) {
-    throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found');
+    throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found', lb);
   }
   if (matches.length === 0) {
-    throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}`);
+    throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}`, { lb });
   }
   if (matches.length > 1) {
-    const ids = matches.map((lb) => lb.id).join(', ');
-    throw new LbSyncError('lb_ambiguous', `${kopsMessage.findLb(label)}: ${matches.length} load-balancers are named "${ref.name}" (${ids})`);
+    const ids = matches.map((found) => found.id).join(', ');
+    throw new LbSyncError('lb_ambiguous', `${kopsMessage.findLb(label)}: ${matches.length} load-balancers are named "${ref.name}" (${ids})`, { lb });
   }
   return matches[0] as ObservedLb;
 }
@@ -39,10 +50,10 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
 /** Writes are made only while lb.status is ready; transient states wait, broken ones need a human. */
 export function assertWritable(lb: ObservedLb): void {
   if ((TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status)) {
-    throw new LbSyncError('lb_transient_state', `${kopsMessage.waitLb(lb.id)}: load-balancer is ${lb.status}`);
+    throw new LbSyncError('lb_transient_state', `${kopsMessage.waitLb(lb.name)}: load-balancer is ${lb.status}`, { lb: identityOf(lb) });
   }
   if ((BROKEN_LB_STATUSES as readonly string[]).includes(lb.status)) {
-    throw new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(lb.id)}: load-balancer is ${lb.status}`);
+    throw new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(lb.name)}: load-balancer is ${lb.status}`, { lb: identityOf(lb) });
   }
 }
 
@@ -80,12 +91,12 @@ export async function observeBackends(gateway: ScalewayGateway, target: Target, 
   try {
     all = await gateway.listBackends(target.zone, lb.id);
   } catch (error) {
-    throw wrapApiFailure(kopsMessage.listBackends(lb.id), error, 'lb_not_found');
+    throw wrapApiFailure(kopsMessage.listBackends(lb.id), error, 'lb_not_found', identityOf(lb));
   }
   const groups = target.backends
     .map((b) => ({ name: b.name, same: all.filter((o) => o.name === b.name).sort(olderFirst) }))
     .filter((g) => g.same.length > 0);
-  const inUse = groups.some((g) => g.same.length > 1) ? await frontendBackendIds(gateway, target.zone, lb.id) : new Set<string>();
+  const inUse = groups.some((g) => g.same.length > 1) ? await frontendBackendIds(gateway, target.zone, lb) : new Set<string>();
   const byName = new Map<string, ObservedBackend>();
   const duplicates: DuplicateBackends[] = [];
   for (const { name, same } of groups) {
@@ -97,10 +108,11 @@ export async function observeBackends(gateway: ScalewayGateway, target: Target, 
   return { byName, duplicates };
 }
 
-async function frontendBackendIds(gateway: ScalewayGateway, zone: string, lbId: string): Promise<Set<string>> {
+/** Part of reading the backends, so it is told in kOps' listing words (with the LB id, as its Find does). */
+async function frontendBackendIds(gateway: ScalewayGateway, zone: string, lb: ObservedLb): Promise<Set<string>> {
   try {
-    return await gateway.listFrontendBackendIds(zone, lbId);
+    return await gateway.listFrontendBackendIds(zone, lb.id);
   } catch (error) {
-    throw wrapApiFailure(kopsMessage.listBackends(lbId), error, 'lb_not_found');
+    throw wrapApiFailure(kopsMessage.listBackends(lb.id), error, 'lb_not_found', identityOf(lb));
   }
 }

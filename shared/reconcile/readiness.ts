@@ -4,7 +4,10 @@ import { retryFloorMs } from '../disposition';
 import { LbSyncError } from '../errors';
 import type { ObservedLb } from '../model';
 import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../model';
-import { isApplied } from './observe';
+import { identityOf, isApplied } from './observe';
+
+/** The LB being waited for: its id to poll, its name for kOps' message. */
+type LbRef = Pick<ObservedLb, 'id' | 'name'>;
 
 export type Sleep = (ms: number) => Promise<void>;
 export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -25,7 +28,7 @@ export interface Clock {
 async function pollLb(
   gateway: ScalewayGateway,
   zone: string,
-  lbId: string,
+  lb: LbRef,
   budgetMs: number,
   done: (lb: ObservedLb) => boolean,
   clock: Clock,
@@ -37,12 +40,12 @@ async function pollLb(
   for (;;) {
     let floor = 0;
     try {
-      last = await gateway.getLb(zone, lbId);
+      last = await gateway.getLb(zone, lb.id);
       if (done(last)) return { lb: last, reached: true };
       const hopeless = giveUp(last);
       if (hopeless) throw hopeless;
     } catch (error) {
-      const wrapped = wrapApiFailure(kopsMessage.waitLb(lbId), error, 'lb_not_found');
+      const wrapped = wrapApiFailure(kopsMessage.waitLb(lb.name), error, 'lb_not_found', identityOf(lb));
       if (!wrapped.transient) throw wrapped;
       floor = retryFloorMs(wrapped);
     }
@@ -55,19 +58,19 @@ async function pollLb(
 }
 
 /** While waiting for a write to apply: an LB that turned locked, stopped or in error will not get there. */
-function brokenWhileWaiting(lbId: string): (lb: ObservedLb) => LbSyncError | undefined {
+function brokenWhileWaiting(target: LbRef): (lb: ObservedLb) => LbSyncError | undefined {
   return (lb) =>
     (BROKEN_LB_STATUSES as readonly string[]).includes(lb.status)
-      ? new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(lbId)}: load-balancer is ${lb.status}`)
+      ? new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(target.name)}: load-balancer is ${lb.status}`, { lb: identityOf(target) })
       : undefined;
 }
 
 /** After a write: until the LB and all its instances report ready again. An exhausted budget is transient. */
-export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, lbId: string, budgetMs: number, clock: Clock): Promise<ObservedLb> {
-  const { lb, reached } = await pollLb(gateway, zone, lbId, budgetMs, isApplied, clock, brokenWhileWaiting(lbId));
+export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, target: LbRef, budgetMs: number, clock: Clock): Promise<ObservedLb> {
+  const { lb, reached } = await pollLb(gateway, zone, target, budgetMs, isApplied, clock, brokenWhileWaiting(target));
   if (reached && lb) return lb;
   const state = lb ? `status ${lb.status}, instances ${lb.instanceStatuses.join('/') || 'none'}` : 'no answer';
-  throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(lbId)}: not ready after ${budgetMs} ms (${state})`);
+  throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(target.name)}: not ready after ${budgetMs} ms (${state})`, { lb: identityOf(target) });
 }
 
 export function inTransientState(lb: ObservedLb): boolean {
@@ -80,6 +83,6 @@ export function inTransientState(lb: ObservedLb): boolean {
  */
 export async function waitWhileTransient(gateway: ScalewayGateway, zone: string, lb: ObservedLb, budgetMs: number, clock: Clock): Promise<ObservedLb> {
   if (!inTransientState(lb) || budgetMs <= 0) return lb;
-  const polled = await pollLb(gateway, zone, lb.id, budgetMs, (seen) => !inTransientState(seen), clock);
+  const polled = await pollLb(gateway, zone, lb, budgetMs, (seen) => !inTransientState(seen), clock);
   return polled.lb ?? lb;
 }

@@ -1,4 +1,6 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
+import { kopsMessage } from '../api-errors';
+import type { SeveralAddresses } from '../desired';
 import { desiredBackends } from '../desired';
 import { LbSyncError } from '../errors';
 import type { Action, ObservedBackend, ObservedLb } from '../model';
@@ -8,7 +10,7 @@ import type { Target } from '../schemas/target';
 import { applyActions } from './apply';
 import type { DiscoveredPool } from './discover';
 import { discoverPool } from './discover';
-import { assertWritable, findLb, observeBackends } from './observe';
+import { assertWritable, findLb, identityOf, observeBackends } from './observe';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
 
@@ -50,6 +52,14 @@ export interface ReconcileOptions {
 export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
 
 type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun'>>;
+
+/** kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so. */
+function severalAddressesWarning(s: SeveralAddresses): string {
+  return (
+    `server ${s.server} has ${s.candidates.length} routed public IPv4 addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest. ` +
+    "kOps' GetServerIP takes the most recently created one, so `kops update cluster` may write another"
+  );
+}
 
 function asLbSyncError(error: unknown): LbSyncError {
   if (error instanceof LbSyncError) return error;
@@ -95,15 +105,17 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     const judged = judgeAllDuplicates(desired, observed.duplicates, now(), options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS);
     for (const { duplicates: d, verdicts } of judged) {
       result.warnings.push(
-        `backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.id}; using ${d.kept.id}` +
+        `backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.name}; using ${d.kept.id}` +
           verdicts.filter((v) => !v.remove).map((v) => `; leaving ${v.backend.id} alone: ${v.reason}`).join(''),
       );
     }
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
+    if (target.servers.ipSource === 'kops') result.warnings.push(...pool.several.map(severalAddressesWarning));
     if (pool.ips.length === 0 && !target.allowEmptyPool) {
       throw new LbSyncError(
         'no_servers',
-        `getting cluster servers for load-balancer's back-end: no server with an address matches tags ${target.servers.tags.join(', ')}; the pool is left as it is`,
+        `${kopsMessage.listServers()}: no server with an address matches tags ${target.servers.tags.join(', ')}; the pool is left as it is`,
+        { lb: identityOf(lb) },
       );
     }
     const planned = [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)];
@@ -116,7 +128,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
-    await waitUntilApplied(gateway, target.zone, lb.id, options.waitBudgetMs, clock);
+    await waitUntilApplied(gateway, target.zone, lb, options.waitBudgetMs, clock);
     return finish({ status: 'applied' });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });

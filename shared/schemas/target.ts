@@ -35,6 +35,10 @@ export const backendSchema = z
     stickySessionsCookieName: z.string().max(255).optional().describe('required by the API when stickySessions is "cookie"'),
     proxyProtocol: z.enum(PROXY_PROTOCOLS).default('proxy_protocol_none').describe('PROXY protocol header sent to the servers'),
     healthCheck: healthCheckSchema.optional().describe('TCP health check; only the fields named here are compared'),
+    createIfMissing: z
+      .boolean()
+      .default(true)
+      .describe('false: keep the backend in sync only while the LB has one of this name, never create it'),
   })
   .strict()
   .refine((b) => b.stickySessions !== 'cookie' || !!b.stickySessionsCookieName, {
@@ -50,7 +54,12 @@ export const loadBalancerRefSchema = z.union([
 export const serverSelectorSchema = z
   .object({
     tags: z.array(z.string().min(1).max(255)).min(1).max(20).describe('exact Instance tags, all of which a server must carry'),
-    ipSource: z.enum(IP_SOURCES).default('public').describe('public: the routed public IPv4; ipam-private: the private-NIC IPv4 from IPAM'),
+    ipSource: z
+      .enum(IP_SOURCES)
+      .default('public')
+      .describe(
+        "public: the public IPv4; ipam-private: the private-NIC IPv4 from IPAM; kops: kOps' own rule, the server's zonal IPAM IPv4 (its routed public IPv4); the lowest when a server has several",
+      ),
   })
   .strict();
 
@@ -83,7 +92,12 @@ export const kopsTargetSchema = z
       .object({
         cluster: clusterNameSchema.describe('kOps cluster name; also the target name'),
         zone: zoneSchema.describe('zone of the cluster'),
-        kopsController: z.boolean().default(false).describe('also sync lb-backend-kops-controller (3988), as kOps does with private or none DNS'),
+        kopsController: z
+          .union([z.literal('auto'), z.boolean()])
+          .default('auto')
+          .describe(
+            'lb-backend-kops-controller (3988), which kOps adds for gossip, private and none DNS: auto = keep it in sync when the LB has it, never create it; true = create and sync; false = leave it alone',
+          ),
       })
       .strict(),
   })
@@ -97,9 +111,10 @@ export type TargetInput = z.input<typeof fullTargetSchema> | KopsTargetInput;
 
 const KOPS_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
 
-function kopsBackend(name: string, port: number): BackendSpec {
+function kopsBackend(name: string, port: number, createIfMissing = true): BackendSpec {
   return {
     name,
+    createIfMissing,
     forwardProtocol: 'tcp',
     forwardPort: port,
     forwardPortAlgorithm: 'roundrobin',
@@ -109,11 +124,17 @@ function kopsBackend(name: string, port: number): BackendSpec {
   };
 }
 
-/** kOps' own model: LB api.<cluster>, tcp backends, positive ControlPlane selection. */
+/** Which backends the shorthand manages: kops-controller in "auto" is synced only where kOps made it. */
+export function kopsBackends(kopsController: boolean | 'auto'): BackendSpec[] {
+  const backends = [kopsBackend('lb-backend-https', 443)];
+  if (kopsController !== false) backends.push(kopsBackend('lb-backend-kops-controller', 3988, kopsController === true));
+  return backends;
+}
+
+/** kOps' own model: LB api.<cluster>, tcp backends, positive ControlPlane selection, kOps' address rule. */
 export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
   const { cluster, zone, kopsController } = input.kops;
-  const backends = [kopsBackend('lb-backend-https', 443)];
-  if (kopsController) backends.push(kopsBackend('lb-backend-kops-controller', 3988));
+  const backends = kopsBackends(kopsController);
   return {
     name: cluster,
     zone,
@@ -121,7 +142,7 @@ export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
     backends,
     servers: {
       tags: [`noprefix=kops.k8s.io/cluster=${cluster}`, 'noprefix=kops.k8s.io/role=ControlPlane'],
-      ipSource: 'public',
+      ipSource: 'kops',
     },
     allowEmptyPool: false,
   };

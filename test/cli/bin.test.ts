@@ -42,7 +42,14 @@ describe('lbsync bin', () => {
     expect(valid.code).toBe(0);
     const parsed = JSON.parse(valid.stdout) as { valid: boolean; targets: { name: string; loadBalancer: { name: string }; backends: { name: string }[] }[] };
     expect(parsed.valid).toBe(true);
-    expect(parsed.targets[0]).toMatchObject({ name: 'demo.k8s.local', loadBalancer: { name: 'api.demo.k8s.local' }, backends: [{ name: 'lb-backend-https', forwardPort: 443 }] });
+    expect(parsed.targets[0]).toMatchObject({
+      name: 'demo.k8s.local',
+      loadBalancer: { name: 'api.demo.k8s.local' },
+      backends: [
+        { name: 'lb-backend-https', forwardPort: 443, createIfMissing: true },
+        { name: 'lb-backend-kops-controller', forwardPort: 3988, createIfMissing: false }, // kopsController "auto"
+      ],
+    });
   });
 
   it('plan: drift exits 2 with a readable diff and a JSON shape; reconcile converges; plan then exits 0; an unknown LB exits 1', async () => {
@@ -53,6 +60,7 @@ describe('lbsync bin', () => {
     for (const ip of DEMO_CONTROL_PLANE_IPS) expect(human.stdout).toContain(`+ ${ip}`);
     for (const ip of DEMO_WORKER_IPS) expect(human.stdout).not.toContain(ip);
     expect(human.stdout).toContain('would run: CreateBackend lb-backend-https');
+    expect(human.stdout).toContain('backend lb-backend-kops-controller  absent: left alone (synced only while the LB has it; never created)');
     expect(json.code).toBe(2);
     const plan = JSON.parse(json.stdout);
     expect(plan).toMatchObject({
@@ -64,7 +72,10 @@ describe('lbsync bin', () => {
           status: 'planned',
           lb: { name: 'api.demo.k8s.local', status: 'ready' },
           desiredPool: DEMO_CONTROL_PLANE_IPS,
-          backends: [{ name: 'lb-backend-https', exists: false, actualPool: [], added: DEMO_CONTROL_PLANE_IPS, removed: [], actions: ['CreateBackend'] }],
+          backends: [
+            { name: 'lb-backend-https', exists: false, actualPool: [], added: DEMO_CONTROL_PLANE_IPS, removed: [], actions: ['CreateBackend'] },
+            { name: 'lb-backend-kops-controller', exists: false, createIfMissing: false, actions: [] },
+          ],
           actions: [{ kind: 'CreateBackend', backend: 'lb-backend-https', pool: DEMO_CONTROL_PLANE_IPS }],
         },
       ],

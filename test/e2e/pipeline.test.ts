@@ -170,7 +170,9 @@ describe('events in, backends converged, nothing lost', () => {
       event: { source: 'instance-replacement', target: DEMO_CLUSTER, attempt: 0 },
       error: { code: 'permissions_denied', errorClass: 'permanent', status: 403 },
     });
-    expect(record?.error.message).toMatch(new RegExp(`^updating back-end server IPs for load-balancer ${DEMO_LB_ID}: `));
+    // kOps' wording with the LB's name (as kOps fills it); the id is kept beside it in the record.
+    expect(record?.error.message).toMatch(/^updating back-end server IPs for load-balancer api\.demo\.k8s\.local: /);
+    expect(record?.error.lb).toEqual({ id: DEMO_LB_ID, name: 'api.demo.k8s.local' });
     expect(record?.error.hint).toMatch(/permission/i);
     expect(pool()).toEqual(DEMO_CONTROL_PLANE_IPS);
   });

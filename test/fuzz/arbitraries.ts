@@ -39,7 +39,7 @@ export const zone = fc.tuple(chars(lower.slice(0, 26), 2, 2), chars(lower.slice(
 const port = fc.integer({ min: 1, max: 65535 });
 const uuid = fc.uuid();
 
-export const validKopsTarget = fc.record({ kops: fc.record({ cluster: clusterName, zone, kopsController: fc.boolean() }, { requiredKeys: ['cluster', 'zone'] }) });
+export const validKopsTarget = fc.record({ kops: fc.record({ cluster: clusterName, zone, kopsController: fc.oneof(fc.boolean(), fc.constant('auto' as const)) }, { requiredKeys: ['cluster', 'zone'] }) });
 
 const backend = (name: string) =>
   fc.record(

@@ -247,7 +247,9 @@ describe('error classes, from real API answers', () => {
       const result = await reconcile();
       expect(result.status).toBe('failed');
       expect(result.error).toMatchObject({ code: c.code, errorClass: c.errorClass });
-      expect(result.error?.message).toMatch(new RegExp(`^updating back-end server IPs for load-balancer ${DEMO_LB_ID}: `));
+      // kOps fills this message with the LB's name; the id travels beside it.
+      expect(result.error?.message).toMatch(new RegExp(`^updating back-end server IPs for load-balancer api\\.demo\\.k8s\\.local: `));
+      expect(result.error?.lb).toEqual({ id: DEMO_LB_ID, name: 'api.demo.k8s.local' });
       expect(result.error?.cause).toBeDefined();
       if ('retryAfterMs' in c) expect(result.error?.retryAfterMs).toBe(c.retryAfterMs);
     });

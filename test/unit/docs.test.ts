@@ -22,9 +22,21 @@ describe('README', () => {
     expect(missing).toEqual([]);
   });
 
-  it("quotes kOps' own error messages", () => {
-    for (const message of [kopsMessage.setServers('<lb>'), kopsMessage.updateBackend('<lb>'), kopsMessage.createBackend('<lb>'), kopsMessage.listBackends('<lb>'), kopsMessage.waitLb('<lb>'), kopsMessage.listServers()]) {
+  it("quotes kOps' own error messages with the identifier kOps puts in them (the LB name; the id in listing back-ends)", () => {
+    const name = 'api.prod.k8s.local';
+    for (const message of [kopsMessage.setServers(name), kopsMessage.updateBackend(name), kopsMessage.createBackend(name), kopsMessage.waitLb(name), kopsMessage.listBackends('<LB id>'), kopsMessage.listServers()]) {
       expect(readme).toContain(message);
     }
+    const troubleshooting = readme.slice(readme.indexOf('## Troubleshooting'));
+    expect(troubleshooting).not.toMatch(/(updating back-end|creating back-end|waiting for load-balancer|server IPs for load-balancer) <id>/);
+  });
+
+  it('links the kOps parity evidence, and documents doctor', () => {
+    expect(readme).toContain('(docs/kops-parity.md)');
+    expect(readme).toContain('lbsync doctor [-t T] [--no-queue] [-o json]');
+    const deploy = readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8');
+    expect(deploy).toContain('kops-parity.md');
+    expect(deploy).toContain('lbsync doctor');
+    expect(deploy).toContain('lbsync plan');
   });
 });

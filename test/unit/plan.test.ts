@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredBackend, ObservedBackend } from '../../shared/model';
-import { DEFAULT_HEALTH_CHECK, judgeAllDuplicates, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../shared/plan';
+import { changeReason, DEFAULT_HEALTH_CHECK, judgeAllDuplicates, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../shared/plan';
 import type { BackendSpec } from '../../shared/schemas/target';
 
 const spec: BackendSpec = {
@@ -11,6 +11,7 @@ const spec: BackendSpec = {
   stickySessions: 'none',
   proxyProtocol: 'proxy_protocol_none',
   healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+  createIfMissing: true,
 };
 
 function observed(overrides: Partial<ObservedBackend> = {}): ObservedBackend {
@@ -99,6 +100,55 @@ describe('planBackend', () => {
     expect(action).toMatchObject({ kind: 'CreateBackend', healthCheck: { port: 443, ...DEFAULT_HEALTH_CHECK } });
     const [bare] = planBackend(desired(['10.0.0.1'], { ...spec, forwardPort: 8443, healthCheck: undefined }), undefined);
     expect(bare).toMatchObject({ healthCheck: { port: 8443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } });
+  });
+});
+
+describe('backends kept in sync only while the LB has them (createIfMissing: false, kopsController "auto")', () => {
+  const controller: BackendSpec = { ...spec, name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } };
+  const present = (patch: Partial<ObservedBackend> = {}) =>
+    observed({ name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} }, ...patch });
+  const pool = ['10.0.0.1', '10.0.0.2', '10.0.0.3'];
+  const cases: { name: string; createIfMissing: boolean; observed: ObservedBackend | undefined; kinds: string[] }[] = [
+    { name: 'absent, sync only if present: nothing, never created', createIfMissing: false, observed: undefined, kinds: [] },
+    { name: 'absent, create and sync: created', createIfMissing: true, observed: undefined, kinds: ['CreateBackend'] },
+    { name: 'present and in sync: nothing', createIfMissing: false, observed: present(), kinds: [] },
+    { name: 'present with a stale pool: the pool is synced', createIfMissing: false, observed: present({ pool: ['10.0.0.1', '10.0.0.9'] }), kinds: ['SetBackendServers'] },
+    {
+      name: "present as kOps made it (0 ms health check): the check is fixed",
+      createIfMissing: false,
+      observed: present({ healthCheck: { port: 3988, checkDelayMs: 0, checkTimeoutMs: 0, checkMaxRetries: 5, checkSendProxy: false, passthrough: { tcpConfig: {} } } }),
+      kinds: ['UpdateHealthCheck'],
+    },
+    { name: 'present with other settings: updated like any managed backend', createIfMissing: false, observed: present({ forwardPortAlgorithm: 'first' }), kinds: ['UpdateBackend'] },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(planBackend(desired(pool, { ...controller, createIfMissing: c.createIfMissing }), c.observed).map((a) => a.kind)).toEqual(c.kinds);
+    });
+  }
+});
+
+describe('why each field is written', () => {
+  it.each([
+    ['healthCheck.checkDelayMs', 0, 3000, /the target asks 3000; 0 ms is what kOps creates: it passes 3000 and 1001 as Go durations \(nanoseconds\)/],
+    ['healthCheck.checkTimeoutMs', 0, 1000, /0 ms is what kOps creates/],
+    ['healthCheck.checkDelayMs', 60000, 3000, /^the target asks 3000, the LB has 60000$/],
+    ['forwardPortAlgorithm', 'leastconn', 'roundrobin', /^the target asks "roundrobin", the LB has "leastconn"$/],
+    ['healthCheck.port', undefined, 443, /^the target asks 443; the LB has no value$/],
+  ] as const)('%s %s -> %s', (field, from, to, reason) => {
+    expect(changeReason(field, from, to)).toMatch(reason);
+  });
+
+  it('every change the planner makes carries its reason', () => {
+    const kopsMade = observed({ healthCheck: { port: 443, checkDelayMs: 0, checkTimeoutMs: 0, checkMaxRetries: 5, checkSendProxy: false, passthrough: { tcpConfig: {} } } });
+    const [action] = planBackend(desired(kopsMade.pool), kopsMade);
+    expect(action).toMatchObject({
+      kind: 'UpdateHealthCheck',
+      changes: [
+        { field: 'healthCheck.checkDelayMs', from: 0, to: 3000, reason: expect.stringContaining('kOps') },
+        { field: 'healthCheck.checkTimeoutMs', from: 0, to: 1000, reason: expect.stringContaining('kOps') },
+      ],
+    });
   });
 });
 

@@ -42,10 +42,24 @@ describe('targets', () => {
         expect.objectContaining({ name: 'lb-backend-https', forwardPort: 443, forwardProtocol: 'tcp', healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } }),
         expect.objectContaining({ name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } }),
       ],
-      servers: { tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'public' },
+      servers: { tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'kops' },
       allowEmptyPool: false,
     });
-    expect(parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2' } }])[0]?.backends.map((b) => b.name)).toEqual(['lb-backend-https']);
+  });
+
+  it.each([
+    ['auto (the default)', undefined, [['lb-backend-https', true], ['lb-backend-kops-controller', false]]],
+    ['"auto"', 'auto', [['lb-backend-https', true], ['lb-backend-kops-controller', false]]],
+    ['true: create and sync', true, [['lb-backend-https', true], ['lb-backend-kops-controller', true]]],
+    ['false: leave it alone', false, [['lb-backend-https', true]]],
+  ] as const)('kopsController %s', (_, kopsController, backends) => {
+    const [target] = parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', ...(kopsController !== undefined && { kopsController }) } }]);
+    expect(target?.backends.map((b) => [b.name, b.createIfMissing])).toEqual(backends);
+  });
+
+  it('refuses any other kopsController value, naming the allowed ones', () => {
+    const error = configError(() => parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', kopsController: 'yes' } }]));
+    expect(error.fieldErrors?.[0]?.path).toBe('targets[0].kops.kopsController');
   });
 
   it('accepts an LB named by id', () => {

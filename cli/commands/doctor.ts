@@ -1,0 +1,65 @@
+import { Command, Option } from 'commander';
+import type { Cli } from '../command';
+import { act, collect, helpText } from '../command';
+import type { Check } from '../doctor';
+import { doctorPassed, runDoctor } from '../doctor';
+import type { Colors } from '../output';
+import { CliError, EXIT, plural } from '../output';
+
+interface DoctorOptions {
+  target?: string[];
+  file?: string;
+  queue: boolean;
+  functionTimeout: string;
+  output: 'text' | 'json';
+}
+
+function renderCheck(check: Check, c: Colors): string[] {
+  const paint = check.status === 'ok' ? c.green : check.status === 'warn' ? c.yellow : c.red;
+  const lines = [`${paint(check.status)} ${c.bold(check.name)}: ${check.detail}`];
+  if (check.hint && check.status !== 'ok') lines.push(`  ${c.dim('hint:')} ${check.hint}`);
+  return lines;
+}
+
+export function doctorCommand(cli: Cli): Command {
+  const env = cli.io.env;
+  return new Command('doctor')
+    .description('read-only pre-flight: credentials, each IAM permission the functions need, each target (LB, servers, pool, plan) and the queues; never writes')
+    .option('-t, --target <name>', 'only this target (repeatable, or comma-separated)', collect)
+    .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
+    .option('--no-queue', 'skip the queue checks (reachability, RedrivePolicy, visibility timeout)')
+    .option('--function-timeout <seconds>', "the reconcile function's timeout, which the queue's visibility timeout must exceed (env LBSYNC_FUNCTION_TIMEOUT_SECONDS)", env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60')
+    .addOption(new Option('-o, --output <format>', 'text: one line per check; json: {ok, checks: [{name, status, detail, hint?}]}').choices(['text', 'json']).default('text'))
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync doctor', 'lbsync doctor -t prod.k8s.local --no-queue', 'lbsync doctor -o json | jq \'.checks[] | select(.status != "ok")\''],
+        [[0, 'every check passed (warnings allowed)'], [1, 'at least one check failed (each failure has a hint)'], [64, 'bad flags']],
+      ),
+    )
+    .action(
+      act<DoctorOptions>(cli, async (options, out) => {
+        const functionTimeoutSeconds = Number(options.functionTimeout);
+        if (!Number.isInteger(functionTimeoutSeconds) || functionTimeoutSeconds < 1) {
+          throw new CliError('usage', `--function-timeout must be a positive whole number of seconds, got "${options.functionTimeout}"`);
+        }
+        const checks = await runDoctor({
+          env,
+          ...(options.target && { targets: options.target }),
+          ...(options.file && { file: options.file }),
+          queue: options.queue,
+          functionTimeoutSeconds,
+        });
+        const passed = doctorPassed(checks);
+        if (options.output === 'json') {
+          out.json({ ok: passed, checks });
+        } else {
+          for (const check of checks) for (const line of renderCheck(check, out.c)) out.line(line);
+          const failed = checks.filter((c) => c.status === 'fail').length;
+          const warned = checks.filter((c) => c.status === 'warn').length;
+          out.note(`${plural(checks.length, 'check')}: ${failed} failed, ${plural(warned, 'warning')}${options.queue ? '' : ' (queues not checked: --no-queue)'}`);
+        }
+        return passed ? EXIT.ok : EXIT.error;
+      }),
+    );
+}

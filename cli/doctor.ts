@@ -1,0 +1,315 @@
+// `lbsync doctor`: a read-only pre-flight against the real account (or the emulator). Every check is one
+// line, ok | fail | warn, proven by the read calls the functions themselves make; nothing is ever written
+// (the Scaleway reads go through the same gateway as the functions; the queues are only asked for their
+// attributes). The command (commands/doctor.ts) prints what this returns.
+import type { EventQueue } from '../shared/adapters/queue';
+import { createEventQueue } from '../shared/adapters/queue';
+import type { ScalewayGateway } from '../shared/adapters/scaleway';
+import { createScalewayGateway } from '../shared/adapters/scaleway';
+import { queueEnvFromEnv } from '../shared/config';
+import { ERROR_CATALOG, LbSyncError } from '../shared/errors';
+import { kopsMessage, wrapApiFailure } from '../shared/api-errors';
+import type { PoolMember } from '../shared/desired';
+import { selectServerIps } from '../shared/desired';
+import type { IpamIpView } from '../shared/kops-rule';
+import { kopsServerIp } from '../shared/kops-rule';
+import { describeAction } from '../shared/handlers/reconcile-message';
+import type { ObservedLb } from '../shared/model';
+import { TRANSIENT_LB_STATUSES } from '../shared/model';
+import type { DiscoveredPool } from '../shared/reconcile/discover';
+import { regionOf } from '../shared/reconcile/discover';
+import { findLb, lbLabel, observeBackends } from '../shared/reconcile/observe';
+import { reconcileTarget } from '../shared/reconcile/reconcile-target';
+import type { Target } from '../shared/schemas/target';
+import { resolveScalewayCredentials } from './credentials';
+import { configuredTargets, selectTargets } from './environment';
+import { describeError } from './output';
+
+export type CheckStatus = 'ok' | 'fail' | 'warn';
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  hint?: string;
+}
+
+export interface DoctorOptions {
+  env: NodeJS.ProcessEnv;
+  targets?: string[];
+  file?: string;
+  /** false with --no-queue. */
+  queue: boolean;
+  /** The reconcile function's timeout; the reconcile queue's visibility timeout must exceed it. */
+  functionTimeoutSeconds: number;
+}
+
+/** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
+const PERMISSIONS = {
+  'iam:lb-read': { calls: 'ListLBs / GetLB', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
+  'iam:lb-backends': { calls: 'ListBackends', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
+  'iam:instance-servers': { calls: 'ListServers by tags', set: 'InstancesReadOnly' },
+  'iam:ipam-read': { calls: 'IPAM ListIPs', set: 'IPAMReadOnly' },
+} as const;
+type Permission = keyof typeof PERMISSIONS;
+
+const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detail });
+const warn = (name: string, detail: string, hint?: string): Check => ({ name, status: 'warn', detail, ...(hint && { hint }) });
+const fail = (name: string, detail: string, hint: string): Check => ({ name, status: 'fail', detail, hint });
+
+/** Failures that still prove the key may make the call: the API answered it. */
+const ANSWERED = new Set(['lb_not_found', 'lb_ambiguous', 'backend_not_found', 'invalid_arguments', 'precondition_failed', 'resource_locked']);
+
+/** Thrown to stop the Scaleway checks: the key itself was refused, every further call would be too. */
+class KeyRefused extends Error {
+  constructor(readonly error: LbSyncError) {
+    super(error.message);
+  }
+}
+
+/** Collects one verdict per permission from every read that exercises it; the first refusal wins. */
+class PermissionLedger {
+  private readonly seen = new Map<Permission, { zones: Set<string>; denied?: LbSyncError }>();
+
+  /** Runs one read; a failure comes back classified and worded like the functions' (`step`: kOps' words). */
+  async prove<T>(permission: Permission, where: string, step: string, read: () => Promise<T>): Promise<T> {
+    const entry = this.seen.get(permission) ?? { zones: new Set<string>() };
+    this.seen.set(permission, entry);
+    try {
+      const value = await read();
+      entry.zones.add(where);
+      return value;
+    } catch (error) {
+      const wrapped = wrapApiFailure(step, error, 'lb_not_found');
+      if (wrapped.code === 'authentication_denied') throw new KeyRefused(wrapped);
+      if (wrapped.code === 'permissions_denied') entry.denied ??= wrapped;
+      else if (ANSWERED.has(wrapped.code)) entry.zones.add(where); // e.g. "no such LB": the read itself was allowed
+      throw wrapped;
+    }
+  }
+
+  checks(): Check[] {
+    return (Object.keys(PERMISSIONS) as Permission[]).map((permission) => {
+      const { calls, set } = PERMISSIONS[permission];
+      const entry = this.seen.get(permission);
+      if (entry?.denied) return fail(permission, `${calls} refused (403): ${entry.denied.message}`, `give the functions' key ${set} on the project (docs/deploy.md, step 2)`);
+      if (!entry || entry.zones.size === 0) return warn(permission, `${calls} not tried: no earlier check got far enough`);
+      return ok(permission, `${calls} answered (${[...entry.zones].join(', ')})`);
+    });
+  }
+}
+
+function failedWith(name: string, error: LbSyncError): Check {
+  return fail(name, error.message, error.hint);
+}
+
+function lbCheck(name: string, target: Target, lb: ObservedLb): Check {
+  const how = 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
+  const what = `${lb.name} (${lb.id}) is ${lb.status}`;
+  if (lb.status === 'ready') return ok(name, `${what}; ${how}`);
+  if ((TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status)) return warn(name, `${what}: writes wait until it is ready again`, ERROR_CATALOG.lb_transient_state.hint);
+  return fail(name, `${what}: nothing can be written`, ERROR_CATALOG.lb_not_ready.hint);
+}
+
+function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check {
+  const skipped = pool.skipped.map((s) => `${s.server} left out: ${s.reason}`);
+  const detail = `${pool.serverCount} server(s) carry ${target.servers.tags.join(' + ')}; the pool would be [${pool.ips.join(', ')}] (ipSource ${target.servers.ipSource})`;
+  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, detail, ERROR_CATALOG.no_servers.hint);
+  if (skipped.length > 0) return warn(name, `${detail}; ${skipped.join('; ')}`);
+  return ok(name, detail);
+}
+
+/** For the kops ipSource: the address kOps' own GetServerIP would take for each server, from IPAM. */
+function kopsParityCheck(name: string, target: Target, members: readonly PoolMember[], ips: readonly IpamIpView[]): Check {
+  const differing = members.flatMap((m) => {
+    const theirs = kopsServerIp(m.serverId, target.zone, ips);
+    return theirs === m.ip ? [] : [`${m.server}: ours ${m.ip}, kOps' ${theirs ?? 'none (kOps would fail: could not find IP for server)'}`];
+  });
+  if (differing.length > 0) {
+    return warn(name, `kOps' GetServerIP (IPAM, zonal IPv4) would write other addresses: ${differing.join('; ')}`, "kOps and scw-lb-sync would rewrite each other's pool on every `kops update cluster`; see docs/kops-parity.md");
+  }
+  return ok(name, `the ${members.length} address(es) are the ones kOps' GetServerIP reads from IPAM for the same servers`);
+}
+
+/** The servers and the pool they give, read as discoverPool reads them, one permission per call. */
+async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
+  const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () => gateway.listServersByTags(target.zone, target.servers.tags));
+  let privateIps: Map<string, string[]> | undefined;
+  if (target.servers.ipSource === 'ipam-private') {
+    const step = kopsMessage.serverIp(servers.map((s) => s.name).join(','));
+    privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () => gateway.listPrivateIpsByNic(regionOf(target.zone), servers.flatMap((s) => s.privateNicIds)));
+  }
+  const { ips, members, skipped, several } = selectServerIps(servers, target.servers.ipSource, privateIps);
+  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several };
+}
+
+async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<Check[]> {
+  const at = (what: string) => `target:${target.name}:${what}`;
+  const checks: Check[] = [];
+  const attempt = async (name: string, run: () => Promise<Check | undefined>): Promise<boolean> => {
+    try {
+      const check = await run();
+      if (check) checks.push(check);
+      return true;
+    } catch (error) {
+      if (error instanceof KeyRefused) throw error;
+      const wrapped = error instanceof LbSyncError ? error : wrapApiFailure(name, error, 'unknown_api_error');
+      // A refused permission is told once, by its iam: line.
+      if (wrapped.code !== 'permissions_denied') checks.push(failedWith(at(name), wrapped));
+      return false;
+    }
+  };
+
+  let lb: ObservedLb | undefined;
+  await attempt('lb', async () => {
+    lb = await ledger.prove('iam:lb-read', target.zone, kopsMessage.findLb(lbLabel(target)), () => findLb(gateway, target));
+    return lbCheck(at('lb'), target, lb);
+  });
+  let pool: DiscoveredPool | undefined;
+  await attempt('servers', async () => {
+    pool = await discover(gateway, ledger, target);
+    return serversCheck(at('servers'), target, pool);
+  });
+  // kOps' own address rule reads IPAM (zonal IPv4 per server); the functions' key holds IPAMReadOnly either way.
+  const members = pool?.members ?? [];
+  if (target.servers.ipSource !== 'ipam-private') {
+    await attempt(target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam', async () => {
+      const ips = await ledger.prove('iam:ipam-read', regionOf(target.zone), `listing IPAM addresses of ${target.zone}`, () =>
+        gateway.listZonalIpv4(target.zone, members.map((m) => m.serverId)),
+      );
+      return target.servers.ipSource === 'kops' && pool ? kopsParityCheck(at('kops-parity'), target, members, ips) : undefined;
+    });
+  }
+  const found = lb;
+  if (!found) return checks;
+  const backendsRead = await attempt('backends', async () => {
+    await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(found.id), () => observeBackends(gateway, target, found));
+    return undefined;
+  });
+  if (!backendsRead || !pool) return checks;
+  // What a reconcile would write: the reconciler itself, as a dry run (reads only).
+  const result = await reconcileTarget(target, { dryRun: true }, { gateway, waitBudgetMs: 0 });
+  if (result.error) {
+    if (result.error.code === 'authentication_denied') throw new KeyRefused(result.error);
+    checks.push(failedWith(at('plan'), result.error));
+  } else if (result.planned.length === 0) {
+    checks.push(ok(at('plan'), `in sync: a reconcile would write nothing${result.warnings.length > 0 ? ` (${result.warnings.join('; ')})` : ''}`));
+  } else {
+    checks.push(ok(at('plan'), `a reconcile would write: ${result.planned.map(describeAction).join('; ')} (see \`lbsync plan\`)`));
+  }
+  return checks;
+}
+
+async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]): Promise<Check[]> {
+  let gateway: ScalewayGateway;
+  let source: string;
+  try {
+    const credentials = resolveScalewayCredentials(env);
+    gateway = createScalewayGateway(credentials.settings);
+    source = credentials.source;
+  } catch (error) {
+    const described = describeError(error);
+    return [fail('credentials', described.message.replace(/\s*\n\s*-?\s*/g, ' '), described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint)];
+  }
+  const ledger = new PermissionLedger();
+  const checks: Check[] = [];
+  try {
+    for (const target of targets) checks.push(...(await targetChecks(gateway, ledger, target)));
+  } catch (error) {
+    if (!(error instanceof KeyRefused)) throw error;
+    return [fail('credentials', `the API refused the key from ${source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint)];
+  }
+  const proven = targets.length > 0 && gateway.calls().reads > 0;
+  return [
+    proven ? ok('credentials', `the API accepted the key from ${source}`) : warn('credentials', `key found (${source}), not tried: no target to read`),
+    ...ledger.checks(),
+    ...checks,
+  ];
+}
+
+interface QueueAttributes {
+  VisibilityTimeout?: string;
+  RedrivePolicy?: string;
+  QueueArn?: string;
+}
+
+async function queueAttributes(name: string, queue: EventQueue, url: string, variable: string): Promise<{ check: Check; attributes?: QueueAttributes }> {
+  try {
+    const attributes = (await queue.attributes(url)) as QueueAttributes;
+    return { check: ok(name, `${url} answers (GetQueueAttributes)`), attributes };
+  } catch (error) {
+    const { message } = describeError(error);
+    return { check: fail(name, message, `check ${variable} (printed by \`lbsync provision\`), SQS_ENDPOINT and the Queues credentials; reading attributes needs credentials that may manage queues`) };
+  }
+}
+
+function redriveCheck(reconcile: QueueAttributes, deadLetter: QueueAttributes): Check {
+  const name = 'queue:redrive';
+  const hint = 'run `lbsync provision` with the same --prefix: it sets the RedrivePolicy to the dead-letter queue';
+  if (!reconcile.RedrivePolicy) return fail(name, 'the reconcile queue has no RedrivePolicy: a message that keeps failing is never moved to the dead-letter queue', hint);
+  let policy: { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown };
+  try {
+    policy = JSON.parse(reconcile.RedrivePolicy) as typeof policy;
+  } catch {
+    return fail(name, `the reconcile queue's RedrivePolicy is not JSON: ${reconcile.RedrivePolicy}`, hint);
+  }
+  if (policy.deadLetterTargetArn !== deadLetter.QueueArn) {
+    return fail(name, `the reconcile queue's RedrivePolicy points at ${String(policy.deadLetterTargetArn)}, not at DEAD_LETTER_QUEUE_URL's queue (${deadLetter.QueueArn ?? 'no ARN'})`, hint);
+  }
+  return ok(name, `the reconcile queue moves a message to the dead-letter queue after ${String(policy.maxReceiveCount)} receives`);
+}
+
+function visibilityCheck(reconcile: QueueAttributes, functionTimeoutSeconds: number): Check {
+  const name = 'queue:visibility';
+  const seconds = Number(reconcile.VisibilityTimeout);
+  const hint = `run \`lbsync provision --function-timeout ${functionTimeoutSeconds}\`: it sets the visibility timeout to the function timeout + 30 s`;
+  if (!Number.isFinite(seconds)) return fail(name, 'the reconcile queue reports no VisibilityTimeout', hint);
+  if (seconds <= functionTimeoutSeconds) {
+    return fail(name, `visibility timeout ${seconds} s is not above the reconcile function's timeout (${functionTimeoutSeconds} s): a slow invocation's message would be handed to a second one`, hint);
+  }
+  return ok(name, `visibility timeout ${seconds} s > the reconcile function's timeout ${functionTimeoutSeconds} s`);
+}
+
+async function queueChecks(env: NodeJS.ProcessEnv, functionTimeoutSeconds: number): Promise<Check[]> {
+  let queueEnv;
+  try {
+    queueEnv = queueEnvFromEnv(env);
+  } catch (error) {
+    const described = describeError(error);
+    const missing = (described.fieldErrors ?? []).map((fe) => fe.path).join(', ');
+    return [fail('queue:config', `${missing || described.message} not set`, 'set the queue variables (`lbsync provision` prints the URLs), or skip the queue checks with --no-queue')];
+  }
+  const queue = createEventQueue(queueEnv);
+  const [reconcile, deadLetter] = await Promise.all([
+    queueAttributes('queue:reconcile', queue, queueEnv.reconcileQueueUrl, 'RECONCILE_QUEUE_URL'),
+    queueAttributes('queue:dead-letter', queue, queueEnv.deadLetterQueueUrl, 'DEAD_LETTER_QUEUE_URL'),
+  ]);
+  const checks = [reconcile.check, deadLetter.check];
+  if (reconcile.attributes && deadLetter.attributes) checks.push(redriveCheck(reconcile.attributes, deadLetter.attributes));
+  if (reconcile.attributes) checks.push(visibilityCheck(reconcile.attributes, functionTimeoutSeconds));
+  return checks;
+}
+
+function configCheck(options: DoctorOptions): { check: Check; targets: Target[] } {
+  try {
+    const targets = selectTargets(configuredTargets(options.env, options.file), options.targets);
+    return { check: ok('config', `${targets.length} target(s): ${targets.map((t) => t.name).join(', ')}`), targets };
+  } catch (error) {
+    const described = describeError(error);
+    const fields = (described.fieldErrors ?? []).map((fe) => `${fe.path}: ${fe.message}`).join('; ');
+    const hint = described.fieldErrors?.[0]?.fix ?? described.hint ?? ERROR_CATALOG.invalid_config.hint;
+    return { check: fail('config', fields || described.message, hint), targets: [] };
+  }
+}
+
+/** Every check, in order: config, credentials, IAM permissions, targets, queues. Never writes. */
+export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
+  const config = configCheck(options);
+  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets))];
+  if (options.queue) checks.push(...(await queueChecks(options.env, options.functionTimeoutSeconds)));
+  return checks;
+}
+
+export function doctorPassed(checks: readonly Check[]): boolean {
+  return checks.every((c) => c.status !== 'fail');
+}

@@ -1,0 +1,174 @@
+// `lbsync doctor` as an operator runs it (the real bin), against `lbsync emulator --seed demo` (one key of
+// which is denied IPAM) and the local SQS-compatible queue: all ok on the demo; an unknown LB, a key without
+// IPAM read, a wrong queue URL, a queue without redrive or with a short visibility timeout each fail with the
+// right check named; it never writes (the emulator's call log has no non-GET call, the queues stay empty).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
+import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
+import { provisionQueues } from '../../shared/queue/provision';
+import { DEMO_CLUSTER, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
+import { BIN, ROOT, runBin, type Run } from './support';
+
+const NO_IPAM_SECRET = '99999999-8888-4777-8666-555555555555';
+
+let emulator: ChildProcess;
+let apiUrl: string;
+let localQueue: LocalQueue;
+let queue: EventQueue;
+let queues: { reconcileQueueUrl: string; deadLetterQueueUrl: string };
+let env: Record<string, string>;
+
+interface Report {
+  ok: boolean;
+  checks: { name: string; status: 'ok' | 'fail' | 'warn'; detail: string; hint?: string }[];
+}
+
+function startEmulatorBin(): Promise<string> {
+  emulator = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--seed', 'demo', '--deny', `ipam:${NO_IPAM_SECRET}`], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: mkdtempSync(join(tmpdir(), 'lbsync-home-')) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    emulator.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+      if (out.includes('\n')) resolve((out.split('\n')[0] ?? '').trim());
+    });
+    emulator.on('exit', (code) => reject(new Error(`lbsync emulator exited with ${code}`)));
+  });
+}
+
+beforeAll(async () => {
+  [apiUrl, localQueue] = await Promise.all([startEmulatorBin(), startLocalQueue()]);
+  queue = createEventQueue(localQueue.settings);
+  queues = await provisionQueues(queue, { reconcileQueueName: 'doctor-reconcile', deadLetterQueueName: 'doctor-dead-letter', functionTimeoutSeconds: 60 });
+  env = {
+    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
+    SCW_SECRET_KEY: FAKE_SECRET_KEY,
+    SCW_API_URL: apiUrl,
+    LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
+    SQS_ENDPOINT: localQueue.endpoint,
+    SQS_REGION: localQueue.region,
+    SQS_ACCESS_KEY_ID: localQueue.settings.accessKeyId,
+    SQS_SECRET_ACCESS_KEY: localQueue.settings.secretAccessKey,
+    RECONCILE_QUEUE_URL: queues.reconcileQueueUrl,
+    DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
+  };
+});
+afterAll(async () => {
+  emulator?.kill('SIGTERM');
+  await localQueue?.stop();
+});
+
+async function writesSeen(): Promise<string[]> {
+  const { calls } = (await (await fetch(`${apiUrl}/_emulator/calls`)).json()) as { calls: { method: string; operation: string }[] };
+  return calls.filter((c) => c.method !== 'GET').map((c) => c.operation);
+}
+
+async function doctor(args: string[], overrides: Record<string, string> = {}): Promise<Run & { report: Report }> {
+  const run = await runBin(['doctor', '-o', 'json', ...args], { ...env, ...overrides });
+  return { ...run, report: JSON.parse(run.stdout) as Report };
+}
+
+const failed = (report: Report) => report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
+
+describe('lbsync doctor', () => {
+  it('on the demo: every check ok, exit 0, in the documented line format; nothing written, nothing queued', async () => {
+    const [json, text] = await Promise.all([doctor([]), runBin(['doctor'], env)]);
+    expect(json.code).toBe(0);
+    expect(json.report.ok).toBe(true);
+    expect(json.report.checks.map((c) => c.name)).toEqual([
+      'config',
+      'credentials',
+      'iam:lb-read',
+      'iam:lb-backends',
+      'iam:instance-servers',
+      'iam:ipam-read',
+      'target:demo.k8s.local:lb',
+      'target:demo.k8s.local:servers',
+      'target:demo.k8s.local:kops-parity',
+      'target:demo.k8s.local:plan',
+      'queue:reconcile',
+      'queue:dead-letter',
+      'queue:redrive',
+      'queue:visibility',
+    ]);
+    expect(json.report.checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    const detail = (name: string) => json.report.checks.find((c) => c.name === name)?.detail;
+    expect(detail('target:demo.k8s.local:servers')).toContain('the pool would be [51.15.100.11, 51.15.100.12, 51.15.100.13]');
+    expect(detail('target:demo.k8s.local:plan')).toContain('a reconcile would write: CreateBackend lb-backend-https');
+    expect(detail('queue:visibility')).toBe("visibility timeout 90 s > the reconcile function's timeout 60 s");
+
+    expect(text.code).toBe(0);
+    const lines = text.stdout.trimEnd().split('\n');
+    expect(lines).toHaveLength(json.report.checks.length);
+    for (const line of lines) expect(line).toMatch(/^(ok|fail|warn) [a-z][\w.:-]*: \S/);
+
+    expect(await writesSeen()).toEqual([]);
+    for (const url of [queues.reconcileQueueUrl, queues.deadLetterQueueUrl]) {
+      expect((await queue.attributes(url)).ApproximateNumberOfMessages).toBe('0');
+    }
+  });
+
+  it('an unknown LB fails target:<name>:lb; the permissions are still proven by the reads that answered', async () => {
+    const targets = JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }, { kops: { cluster: 'ghost.k8s.local', zone: 'fr-par-1' } }]);
+    const { code, report } = await doctor(['--no-queue'], { LBSYNC_TARGETS: targets });
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(failed(report)).toContain('target:ghost.k8s.local:lb');
+    const lb = report.checks.find((c) => c.name === 'target:ghost.k8s.local:lb');
+    expect(lb?.detail).toBe('finding load-balancer api.ghost.k8s.local: no load-balancer named "api.ghost.k8s.local" in fr-par-1');
+    expect(lb?.hint).toMatch(/api\.<cluster>/);
+    expect(report.checks.find((c) => c.name === 'iam:lb-read')?.status).toBe('ok');
+    expect(report.checks.some((c) => c.name.startsWith('queue:'))).toBe(false);
+    expect(await writesSeen()).toEqual([]);
+  });
+
+  it('a key without IPAM read (the emulator answers 403 permissions_denied) fails iam:ipam-read, and only that', async () => {
+    const { code, report } = await doctor(['--no-queue'], { SCW_SECRET_KEY: NO_IPAM_SECRET });
+    expect(code).toBe(1);
+    expect(failed(report)).toEqual(['iam:ipam-read']);
+    const ipam = report.checks.find((c) => c.name === 'iam:ipam-read');
+    expect(ipam?.detail).toMatch(/refused \(403\)/);
+    expect(ipam?.hint).toContain('IPAMReadOnly');
+    expect(report.checks.find((c) => c.name === 'credentials')?.status).toBe('ok');
+  });
+
+  it('a missing secret key fails credentials, naming the variable', async () => {
+    const { code, report } = await doctor(['--no-queue'], { SCW_SECRET_KEY: '' });
+    expect(code).toBe(1);
+    expect(failed(report)).toEqual(['credentials']);
+    expect(report.checks.find((c) => c.name === 'credentials')?.detail).toContain('SCW_SECRET_KEY');
+  });
+
+  it('a wrong queue URL fails queue:reconcile (and the checks that need its attributes are not made)', async () => {
+    const wrong = queues.reconcileQueueUrl.replace(/doctor-reconcile$/, 'doctor-reconcile-typo');
+    const { code, report } = await doctor([], { RECONCILE_QUEUE_URL: wrong });
+    expect(code).toBe(1);
+    expect(failed(report)).toEqual(['queue:reconcile']);
+    expect(report.checks.find((c) => c.name === 'queue:reconcile')?.hint).toContain('RECONCILE_QUEUE_URL');
+    expect(report.checks.some((c) => c.name === 'queue:redrive' || c.name === 'queue:visibility')).toBe(false);
+  });
+
+  it('a reconcile queue without RedrivePolicy fails queue:redrive; a function timeout at or above the visibility timeout fails queue:visibility', async () => {
+    const bare = await queue.createQueue('doctor-bare', { VisibilityTimeout: '30' });
+    const noRedrive = await doctor([], { RECONCILE_QUEUE_URL: bare });
+    expect(failed(noRedrive.report)).toEqual(['queue:redrive', 'queue:visibility']);
+    expect(noRedrive.report.checks.find((c) => c.name === 'queue:redrive')?.hint).toContain('lbsync provision');
+    const slow = await doctor(['--function-timeout', '90']);
+    expect(slow.code).toBe(1);
+    expect(failed(slow.report)).toEqual(['queue:visibility']);
+  });
+
+  it('bad flags exit 64', async () => {
+    const [format, timeout] = await Promise.all([runBin(['doctor', '-o', 'yaml'], env), runBin(['doctor', '--function-timeout', 'soon'], env)]);
+    expect(format.code).toBe(64);
+    expect(format.stderr).toContain('yaml');
+    expect(timeout.code).toBe(64);
+  });
+});
