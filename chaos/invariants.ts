@@ -79,6 +79,26 @@ export function checkPoolWrites(fleet: Fleet, history: readonly PoolWrite[]): { 
   return { poolWrites: history.filter((w) => !w.deleted).length, badPoolWrites, badPoolWriteSamples, violations };
 }
 
+const GONE_SERVER_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
+
+/**
+ * Why a pool write shrank the pool unsafely, or undefined: it removed more serving members than allowed, or
+ * removed a serving member and left no passing one. Serving, by the write's own record (the LB's health check
+ * and the Instance state at that moment): not `failed`, and its server not stopped or stopping.
+ */
+export function judgeShrink(write: Pick<PoolWrite, 'pool' | 'poolBefore' | 'health' | 'serverStates' | 'deleted'>, maxUnavailable: number): string | undefined {
+  if (write.deleted) return undefined;
+  const after = new Set(write.pool);
+  const serving = (ip: string) => write.health[ip] !== 'failed' && !GONE_SERVER_STATES.has(write.serverStates[ip] ?? 'none');
+  const removedServing = write.poolBefore.filter((ip) => !after.has(ip) && serving(ip));
+  if (removedServing.length > maxUnavailable) return `removed ${removedServing.length} serving members (${removedServing.join(', ')}), more than maxUnavailable ${maxUnavailable}`;
+  const passingBefore = write.poolBefore.some((ip) => write.health[ip] === 'passed');
+  if (removedServing.length > 0 && passingBefore && !write.pool.some((ip) => write.health[ip] === 'passed')) {
+    return `removed ${removedServing.join(', ')} and left no passing member`;
+  }
+  return undefined;
+}
+
 export function checkRetryStorm(counts: { events: number; apiCalls: number; deliveries: number }): { apiCallBound: number; deliveryBound: number; violations: string[] } {
   const { events, apiCalls, deliveries } = counts;
   const violations: string[] = [];

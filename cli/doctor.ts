@@ -139,8 +139,8 @@ async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, targ
     const step = kopsMessage.serverIp(servers.map((s) => s.name).join(','));
     privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () => gateway.listPrivateIpsByNic(regionOf(target.zone), servers.flatMap((s) => s.privateNicIds)));
   }
-  const { ips, members, skipped, several } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several };
+  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
+  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
 }
 
 async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<Check[]> {

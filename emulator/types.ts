@@ -154,6 +154,8 @@ export interface CallRecord {
   status: number;
   write: boolean;
   durationMs: number;
+  /** The request's User-Agent (scw-lb-sync sends `scw-lb-sync/<version> event/<id>` while reconciling an event). */
+  userAgent?: string;
 }
 
 export interface PoolWrite {
@@ -165,6 +167,16 @@ export interface PoolWrite {
   lbId: string;
   /** Pool after the write; for DeleteBackend, the pool the backend had when it was deleted. */
   pool: string[];
+  /** Pool before the write (empty for CreateBackend). */
+  poolBefore: string[];
+  /**
+   * The LB's last health check of every address in poolBefore and pool, at the write (emulator/health.ts):
+   * removed addresses as they were just before it, the others just after (an address just added: `unknown`
+   * unless `healthPassAfterMs` is 0).
+   */
+  health: Record<string, string>;
+  /** The Instance state of the server holding each of those addresses at the write (`none`: no server has it). */
+  serverStates: Record<string, string>;
   deleted?: boolean;
   /** DeleteBackend under the `cascade` setting: the frontends deleted with the backend. */
   frontendsDeleted?: string[];

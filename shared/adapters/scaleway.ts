@@ -1,10 +1,11 @@
-import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile } from '@scaleway/sdk-client';
+import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgent } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import type { IpamIpView } from '../kops-rule';
-import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedServer } from '../model';
+import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../model';
 import { normalisePool } from '../pool';
+import { TOOL_VERSION } from '../version';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -20,6 +21,13 @@ export interface ScalewaySettings {
   defaultZone?: string;
   apiUrl?: string;
   requestTimeoutMs?: number;
+  /** Sent as the User-Agent (default `scw-lb-sync/<version>`; a reconcile adds ` event/<id>`, see userAgentFor). */
+  userAgent?: string;
+}
+
+/** `scw-lb-sync/<version>`, plus ` event/<id>` for the calls made for one event: the API's logs can tell them apart. */
+export function userAgentFor(eventId?: string): string {
+  return `scw-lb-sync/${TOOL_VERSION}${eventId ? ` event/${eventId}` : ''}`;
 }
 
 export interface ApiCallCount {
@@ -35,6 +43,8 @@ export interface ScalewayGateway {
   listBackends(zone: string, lbId: string): Promise<ObservedBackend[]>;
   /** Ids of the backends the LB's frontends send traffic to. */
   listFrontendBackendIds(zone: string, lbId: string): Promise<Set<string>>;
+  /** The LB's health checks of one backend's servers, one entry per server per LB instance (ListBackendStats). */
+  listBackendHealth(zone: string, lbId: string, backendId: string): Promise<ObservedMemberHealth[]>;
   listServersByTags(zone: string, tags: readonly string[]): Promise<ObservedServer[]>;
   listPrivateIpsByNic(region: string, nicIds: readonly string[]): Promise<Map<string, string[]>>;
   /** IPAM's zonal IPv4 addresses of these servers, as kOps' GetServerIP asks for them (one call for all). */
@@ -192,6 +202,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     }),
     withHTTPClient(countingFetch),
     withDefaultPageSize(PAGE_SIZE),
+    withUserAgent(settings.userAgent ?? userAgentFor()),
   );
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
@@ -212,6 +223,10 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     async listFrontendBackendIds(zone, lbId) {
       const frontends = await lb.listFrontends({ zone: zone as Zone, lbId, pageSize: PAGE_SIZE }).all();
       return new Set(frontends.flatMap((frontend) => (frontend.backend?.id ? [frontend.backend.id] : [])));
+    },
+    async listBackendHealth(zone, lbId, backendId) {
+      const stats = await lb.listBackendStats({ zone: zone as Zone, lbId, backendId, pageSize: PAGE_SIZE }).all();
+      return stats.map((s) => ({ ip: s.ip, status: s.lastHealthCheckStatus, serverState: s.serverState, instanceId: s.instanceId }));
     },
     async listServersByTags(zone, tags) {
       const servers = await instance.listServers({ zone: zone as Zone, tags: [...tags], perPage: PAGE_SIZE }).all();

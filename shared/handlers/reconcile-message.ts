@@ -13,6 +13,8 @@ import { jsonResponse } from '../platform';
 import type { ReconcileResult } from '../reconcile/reconcile-target';
 import { reconcileTarget } from '../reconcile/reconcile-target';
 import type { Sleep } from '../reconcile/readiness';
+import type { BackendRollout } from '../reconcile/stage-removals';
+import { describeRollout } from '../rollout-text';
 import { realSleep } from '../reconcile/readiness';
 import type { LbSyncEvent } from '../schemas/event';
 import { decodeEvent } from '../schemas/event';
@@ -106,7 +108,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       transientWaitMs: deps.runtime.transientWaitMs,
       duplicateGraceMs: deps.runtime.duplicateGraceMs,
       sleep,
-      onPlanned: (actions, pool) => logPlan(log, actions, pool.ips),
+      onPlanned: (actions, pool, rollouts) => logPlan(log, actions, pool.ips, rollouts),
     });
     logResult(log, result);
     const disposition = dispose(event, result, deps.runtime.retry, now(), deps.random);
@@ -155,8 +157,11 @@ function describeAction(action: Action): string {
   }
 }
 
-function logPlan(log: Logger, actions: readonly Action[], pool: readonly string[]): void {
-  if (actions.length === 0) log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
+function logPlan(log: Logger, actions: readonly Action[], pool: readonly string[], rollouts: readonly BackendRollout[]): void {
+  // Each removal (now, or held back) with its reason, before the plan line that carries the write.
+  for (const line of rollouts.flatMap(describeRollout)) log.info({ rollout: line }, line);
+  if (actions.length === 0 && rollouts.every((r) => r.rollout.deferred.length === 0)) log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
+  else if (actions.length === 0) log.info({ pool }, 'plan: nothing to write now');
   else log.info({ plan: actions.map(describeAction) }, `plan: ${actions.map(describeAction).join('; ')}`);
 }
 

@@ -1,6 +1,6 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { PoolMember, SeveralAddresses, SkippedServer } from '../desired';
+import type { LeavingServer, PoolMember, SeveralAddresses, SkippedServer } from '../desired';
 import { selectServerIps } from '../desired';
 import { normalisePool } from '../pool';
 import { targetLbIdentity } from './observe';
@@ -15,6 +15,8 @@ export interface DiscoveredPool {
   members: PoolMember[];
   skipped: SkippedServer[];
   several: SeveralAddresses[];
+  /** Servers with the tags that are stopped or stopping, and their addresses. */
+  leaving: LeavingServer[];
 }
 
 export function regionOf(zone: string): string {
@@ -24,7 +26,7 @@ export function regionOf(zone: string): string {
 /** The desired pool: the event's explicit serverIps, else the servers carrying all the target's tags. */
 export async function discoverPool(gateway: ScalewayGateway, target: Target, event?: Pick<LbSyncEvent, 'serverIps'>): Promise<DiscoveredPool> {
   if (event?.serverIps) {
-    return { ips: normalisePool(event.serverIps), source: 'event', serverCount: event.serverIps.length, members: [], skipped: [], several: [] };
+    return { ips: normalisePool(event.serverIps), source: 'event', serverCount: event.serverIps.length, members: [], skipped: [], several: [], leaving: [] };
   }
   let servers;
   try {
@@ -41,6 +43,6 @@ export async function discoverPool(gateway: ScalewayGateway, target: Target, eve
       throw wrapApiFailure(kopsMessage.serverIp(servers.map((s) => s.name).join(',')), error, 'lb_not_found', targetLbIdentity(target));
     }
   }
-  const { ips, members, skipped, several } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several };
+  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
+  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
 }

@@ -44,6 +44,8 @@ describe('targets', () => {
       ],
       servers: { tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'kops' },
       allowEmptyPool: false,
+      maxUnavailable: 1,
+      trustPartialDiscovery: false,
     });
   });
 
