@@ -95,7 +95,7 @@ export class EmulatorControls {
         lbId: b.lbId,
         backendId: b.id,
         name: b.settings.name,
-        members: healthOfPool(this.state, b.id, b.pool, now),
+        members: healthOfPool(this.state, b, b.pool, now),
       })),
       forced: this.state.health.forcedList(now),
     };

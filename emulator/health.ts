@@ -103,14 +103,17 @@ export class BackendHealth {
     return [...this.forced].flatMap(([ip, f]) => (f.until !== null && now >= f.until ? [] : [{ ip, status: f.status, until: f.until }]));
   }
 
-  /** How the LB sees one address of one backend's pool at `now`. */
-  member(backendId: string, ip: string, timing: HealthTiming, now: number): MemberHealth {
+  /**
+   * How the LB sees one address of one backend's pool at `now`. `deaf`: its server runs but does not listen on
+   * the check port, so the check fails as for a dead address.
+   */
+  member(backendId: string, ip: string, timing: HealthTiming, now: number, deaf = false): MemberHealth {
     const forced = this.forced.get(ip);
     if (forced && (forced.until === null || now < forced.until)) {
       return { ip, status: forced.status, serverState: STATE_OF[forced.status], changedAt: forced.since };
     }
     const joinedAt = this.joined.get(backendId)?.get(ip) ?? now;
-    const life = this.addresses.get(ip);
+    const life = deaf ? undefined : this.addresses.get(ip);
     if (life?.alive) {
       const from = Math.max(life.since, joinedAt);
       const readyAt = from + timing.passAfterMs;
@@ -144,15 +147,31 @@ export function aliveAddresses(world: { servers: ReadonlyMap<string, ServerRecor
   return alive;
 }
 
+type World = {
+  servers: ReadonlyMap<string, ServerRecord>;
+  ips: ReadonlyMap<string, IpamIpRecord>;
+  health: BackendHealth;
+  behaviours: { healthPassAfterMs: number; healthFailAfterMs: number };
+};
+
+/** Addresses whose server does not listen on this port (a seed's `listensOn`). */
+function deafOn(world: World, port: number): Set<string> {
+  const deaf = new Set<string>();
+  const closed = new Set<string>();
+  for (const server of world.servers.values()) {
+    if (server.listensOn === null || server.listensOn.includes(port)) continue;
+    closed.add(server.id);
+    for (const ip of server.publicIps) deaf.add(ip.address);
+  }
+  for (const ip of world.ips.values()) if (ip.ownerServerId !== null && closed.has(ip.ownerServerId)) deaf.add(ip.address.split('/')[0] ?? ip.address);
+  return deaf;
+}
+
 /** How the LB sees each given address of a backend now (the emulated LB has one instance: one entry each). */
-export function healthOfPool(
-  world: { health: BackendHealth; behaviours: { healthPassAfterMs: number; healthFailAfterMs: number } },
-  backendId: string,
-  ips: readonly string[],
-  now = Date.now(),
-): MemberHealth[] {
+export function healthOfPool(world: World, backend: { id: string; healthCheck: { port: number } }, ips: readonly string[], now = Date.now()): MemberHealth[] {
   const timing = { passAfterMs: world.behaviours.healthPassAfterMs, failAfterMs: world.behaviours.healthFailAfterMs };
-  return ips.map((ip) => world.health.member(backendId, ip, timing, now));
+  const deaf = deafOn(world, backend.healthCheck.port);
+  return ips.map((ip) => world.health.member(backend.id, ip, timing, now, deaf.has(ip)));
 }
 
 /** The Instance state of the server holding each address (public or IPAM), `none` when no server holds it. */

@@ -105,6 +105,8 @@ export interface SeedServer {
   privateNics?: SeedPrivateNic[];
   commercialType?: string;
   createdAt?: string;
+  /** Ports a health check finds open while the server runs (default: every port); e.g. a kOps worker listens on neither 443 nor 3988. */
+  listensOn?: number[];
 }
 
 /** An IPAM address not owned by a seeded server (e.g. a reserved IP); a superset of the brief's format. */

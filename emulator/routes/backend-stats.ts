@@ -18,7 +18,7 @@ export function listBackendStats(ctx: RouteContext, lb: LbRecord): JsonAnswer {
   const paging = readPagination(ctx.query, PAGINATION);
   const now = Date.now();
   const stats = backends.flatMap((backend) =>
-    healthOfPool(ctx.state, backend.id, backend.pool, now).map((member) => renderBackendServerStats(lb.instance.id, backend.id, member)),
+    healthOfPool(ctx.state, backend, backend.pool, now).map((member) => renderBackendServerStats(lb.instance.id, backend.id, member)),
   );
   return { status: 200, body: { backend_servers_stats: pageOf(stats, paging), total_count: stats.length } };
 }

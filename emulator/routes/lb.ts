@@ -81,7 +81,7 @@ function ok(body: unknown): JsonAnswer {
 
 /** The LB's view of a pool's addresses, for the pool history (taken before a write for the addresses it removes). */
 function healthNow(ctx: RouteContext, backend: BackendRecord, ips: readonly string[] = backend.pool): Record<string, string> {
-  return Object.fromEntries(healthOfPool(ctx.state, backend.id, ips).map((m) => [m.ip, m.status]));
+  return Object.fromEntries(healthOfPool(ctx.state, backend, ips).map((m) => [m.ip, m.status]));
 }
 
 function notePool(ctx: RouteContext, backend: BackendRecord, deleted = false, frontendsDeleted: string[] = [], before?: { pool: string[]; health: Record<string, string> }): void {

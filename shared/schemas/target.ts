@@ -88,7 +88,10 @@ export const fullTargetSchema = z
     loadBalancer: loadBalancerRefSchema.describe('the LB, by exact name or by id'),
     backends: z.array(backendSchema).min(1).max(20).describe('backends to keep in sync, matched by exact name'),
     servers: serverSelectorSchema.describe('which servers belong in the pools'),
-    allowEmptyPool: z.boolean().default(false).describe('allow writing an empty pool when no server matches'),
+    allowEmptyPool: z
+      .boolean()
+      .default(false)
+      .describe('allow writing an empty pool when no server matches (only once no member passes its health check: the last passing member never leaves)'),
     maxUnavailable: maxUnavailableSchema,
     trustPartialDiscovery: trustPartialDiscoverySchema,
   })
