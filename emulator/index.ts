@@ -1,10 +1,11 @@
 /**
- * A Scaleway LB + Instance + IPAM API on loopback, for the local stack, tests and benchmarks.
+ * A Scaleway LB + Instance + IPAM + Audit Trail API on loopback, for the local stack, tests and benchmarks.
  * The real Scaleway SDK talks to it with `apiURL` set to `handle.url`.
  */
 import { EmulatorControls } from './controls';
 import { listen } from './server';
 import type { EmulatorState } from './state';
+import type { WireAuditEvent } from './wire/audit-trail';
 import type { CallRecord, EmulatorOptions, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
 
 export type {
@@ -23,6 +24,19 @@ export type {
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './types';
 export { faultBodies, type FaultAnswer } from './errors';
 export type { EmulatorState } from './state';
+export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
+export type { WireAuditEvent } from './wire/audit-trail';
+
+/** The emulator's Audit Trail (emulator/audit-trail.ts): its events and the delay before they are listable. */
+export interface AuditTrailHandle {
+  delayMs(): number;
+  setDelayMs(ms: number): void;
+  /** Every recorded event in API shape, listable yet or not, oldest first. */
+  events(): WireAuditEvent[];
+  /** Adds events as given (other projects or zones, old ones, many); missing keys get defaults. */
+  inject(events: Partial<WireAuditEvent>[]): void;
+  clear(): void;
+}
 
 export interface EmulatorHandle {
   url: string;
@@ -43,10 +57,11 @@ export interface EmulatorHandle {
   loadSeed(seed: EmulatorSeed): void;
   /** LBs (with backends), servers and IPAM IPs in API shapes, as served by GET /_emulator/state. */
   dumpState(): Record<string, unknown>;
+  auditTrail: AuditTrailHandle;
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
-  const controls = new EmulatorControls(options.instancePendingMs ?? 1500, options.seed);
+  const controls = new EmulatorControls(options.instancePendingMs ?? 1500, options.seed, options.auditTrailDelayMs);
   const server = await listen(controls, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -70,5 +85,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     removeServer: (serverId) => controls.removeServer(serverId),
     loadSeed: (seed) => controls.loadSeed(seed),
     dumpState: () => controls.dumpState(),
+    auditTrail: {
+      delayMs: () => controls.auditTrail.delayMs,
+      setDelayMs: (ms) => controls.setAuditTrailDelay(ms),
+      events: () => controls.auditTrail.all().map((e) => e.wire),
+      inject: (events) => controls.injectAuditEvents(events),
+      clear: () => controls.auditTrail.clear(),
+    },
   };
 }

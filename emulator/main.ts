@@ -1,4 +1,4 @@
-/** CLI: `tsx emulator/main.ts [--port 8090] [--seed file.json] [--instance-pending-ms N] [--latency-ms N] [--no-auth]`. */
+/** CLI: `tsx emulator/main.ts [--port 8090] [--seed file.json] [--instance-pending-ms N] [--latency-ms N] [--audit-delay-ms N] [--no-auth]`. */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startEmulator, type EmulatorSeed } from './index';
@@ -10,6 +10,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     'instance-pending-ms': { type: 'string' },
     'latency-ms': { type: 'string' },
+    'audit-delay-ms': { type: 'string' },
     'no-auth': { type: 'boolean', default: false },
   },
 });
@@ -31,6 +32,7 @@ const emulator = await startEmulator({
   seed,
   instancePendingMs: numberOption('instance-pending-ms', values['instance-pending-ms']),
   latencyMs: numberOption('latency-ms', values['latency-ms']),
+  auditTrailDelayMs: numberOption('audit-delay-ms', values['audit-delay-ms']),
   requireAuth: !values['no-auth'],
 });
 console.log(emulator.url);

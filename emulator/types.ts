@@ -131,6 +131,8 @@ export interface EmulatorOptions {
   instancePendingMs?: number;
   latencyMs?: number;
   requireAuth?: boolean;
+  /** Audit Trail: how long after a mutation its event becomes listable (ASSUMED; default 30000). */
+  auditTrailDelayMs?: number;
 }
 
 export interface CallRecord {

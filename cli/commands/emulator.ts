@@ -12,6 +12,7 @@ interface EmulatorOptions {
   seed?: string;
   instancePendingMs?: string;
   latencyMs?: string;
+  auditDelayMs?: string;
   auth: boolean;
 }
 
@@ -49,12 +50,13 @@ function untilStopped(signal?: AbortSignal): Promise<void> {
 
 export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
   return new Command('emulator')
-    .description('run the Scaleway LB + Instance + IPAM API emulator alone, on loopback, until Ctrl-C')
+    .description('run the Scaleway LB + Instance + IPAM + Audit Trail API emulator alone, on loopback, until Ctrl-C')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', '8090')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" for the demo kOps cluster')
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 1500)')
     .option('--latency-ms <ms>', 'added to every answer')
+    .option('--audit-delay-ms <ms>', 'how long before a change shows in Audit Trail ListEvents (assumed; default 30000)')
     .option('--no-auth', 'accept requests without X-Auth-Token')
     .addHelpText(
       'after',
@@ -72,6 +74,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           ...(seed && { seed }),
           instancePendingMs: whole('--instance-pending-ms', options.instancePendingMs),
           latencyMs: whole('--latency-ms', options.latencyMs),
+          auditTrailDelayMs: whole('--audit-delay-ms', options.auditDelayMs),
           requireAuth: options.auth,
         });
         out.line(emulator.url);

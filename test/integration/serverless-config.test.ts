@@ -120,7 +120,7 @@ describe('serverless.yml broken', () => {
     ['a step cron the plugin rejects', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '*/5 * * * *', input: {} } }]; }, 'rejects step syntax'],
     ['a cron minute out of range', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '61 * * * *', input: {} } }]; }, 'minute 61 is outside 0-59'],
     ['a 6-field cron', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 0 * * * *', input: {} } }]; }, 'exactly 5 fields'],
-    ['sweep args the handler refuses', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 * * * *', input: { target: 'prod' } } }]; }, 'accepts only targets and dryRun'],
+    ['sweep args the handler refuses', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 * * * *', input: { target: 'prod' } } }]; }, "the sweep's input accepts only targets, dryRun, spreadSeconds"],
     ['a public inject', (c) => { c.functions.inject!.privacy = 'public'; }, 'functions.inject.privacy must be "private"'],
     ['a runtime name the platform does not have', (c) => { c.provider.runtime = 'nodejs22'; }, 'provider.runtime "nodejs22"'],
     ['a memory size that is not a tier', (c) => { c.functions.reconcile!.memoryLimit = 200; }, 'not a Scaleway memory tier'],
