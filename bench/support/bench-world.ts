@@ -70,6 +70,8 @@ export async function startBenchWorld(options: { seed: EmulatorSeed; withQueue?:
       LBSYNC_TARGETS: JSON.stringify(targets),
       INJECT_TOKEN,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // The sweep's fan-out is measured all at once; bench/sweep-spread.ts measures the spread.
+      LBSYNC_SWEEP_SPREAD_MS: '0',
       ...extra,
     }),
     gateway: () => createScalewayGateway({ accessKey: ACCESS_KEY, secretKey: SECRET_KEY, apiUrl: emulator.url, defaultZone: ZONE, requestTimeoutMs: 10_000 }),

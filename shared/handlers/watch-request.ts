@@ -90,11 +90,19 @@ function withTruncatedRegions(relevance: Relevance, targets: readonly Target[], 
   return targets.flatMap((t) => byName.get(t.name) ?? []);
 }
 
+/** What one run did, for the function's answer and for `lbsync watch`. */
+export interface WatchOutcome {
+  /** 200 done; 502 Audit Trail failed; 503 the queue failed (the next run reads the window again). */
+  status: 200 | 502 | 503;
+  report: WatchReport;
+  /** The targets named, with why (also those the queue then refused). */
+  matches: TargetMatch[];
+  ignored: Relevance['ignored'];
+  error?: { code: string; message: string; hint?: string; failed?: { target: string; code: string; message: string }[] };
+}
+
 /** One run of the watcher: read the window, name the targets the events concern, enqueue each once. */
-export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Promise<PlatformResponse> {
-  const parsed = parseArgs(rawBody);
-  if ('error' in parsed) return parsed.error;
-  const { args } = parsed;
+export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: WatchDeps): Promise<WatchOutcome> {
   const to = deps.now?.() ?? new Date();
   const from = new Date(to.getTime() - deps.window.periodMs - deps.window.overlapMs);
   const window = { from: from.toISOString(), to: to.toISOString() };
@@ -105,7 +113,7 @@ export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Prom
   const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
   const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
   const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window };
-  if (regions.length === 0) return jsonResponse(200, report);
+  if (regions.length === 0) return { status: 200, report, matches: [], ignored: {} };
 
   let read: Awaited<ReturnType<typeof readWindow>>;
   try {
@@ -114,12 +122,13 @@ export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Prom
     const failure = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error');
     const hint = ['permissions_denied', 'authentication_denied'].includes(failure.code) ? PERMISSION_HINT : failure.hint;
     deps.logger.error({ error: { code: failure.code, message: failure.message }, window }, `watch: ${failure.message}`);
-    return jsonResponse(502, { error: failure.code, message: failure.message, hint, ...report });
+    return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
   }
   const relevance = relevantTargets(read.events, selected, { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) });
   const matches = withTruncatedRegions(relevance, selected, read.truncatedRegions, window.to);
   report.events = read.events.length;
   report.relevant = relevance.relevant;
+  const outcome = (status: WatchOutcome['status'], error?: WatchOutcome['error']): WatchOutcome => ({ status, report, matches, ignored: relevance.ignored, ...(error && { error }) });
 
   const entries = matches.map((match, index) => {
     const event: LbSyncEvent = {
@@ -138,14 +147,24 @@ export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Prom
       if (batch.failed.length > 0) {
         const failed = batch.failed.map((f) => ({ target: matches[Number(f.id)]?.target ?? f.id, code: f.code, message: f.message }));
         deps.logger.error({ ...summary, failed }, `watch: the queue refused ${failed.length} event(s)`);
-        return jsonResponse(503, { error: 'queue_unavailable', message: `the queue refused ${failed.length} event(s)`, failed, ...report });
+        return outcome(503, { code: 'queue_unavailable', message: `the queue refused ${failed.length} event(s)`, failed });
       }
     } catch (error) {
       deps.logger.error({ ...summary, error: { message: (error as Error).message } }, 'watch could not enqueue');
-      return jsonResponse(503, { error: 'queue_unavailable', message: (error as Error).message, ...report });
+      return outcome(503, { code: 'queue_unavailable', message: (error as Error).message });
     }
   }
   for (const match of matches) deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);
   deps.logger.info({ ...summary, enqueued: report.enqueued }, `watch: ${report.events} event(s), ${report.relevant} relevant, ${report.enqueued} target(s) enqueued`);
-  return jsonResponse(200, report);
+  return outcome(200);
+}
+
+/** The cron trigger's request: 200 with DESIGN §4's body; 400 bad args; 502 Audit Trail failed; 503 the queue failed. */
+export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Promise<PlatformResponse> {
+  const parsed = parseArgs(rawBody);
+  if ('error' in parsed) return parsed.error;
+  const result = await watchOnce(parsed.args, deps);
+  if (result.status === 200) return jsonResponse(200, result.report);
+  const { code, ...detail } = result.error ?? { code: 'unknown', message: '' };
+  return jsonResponse(result.status, { error: code, ...detail, ...result.report });
 }
