@@ -114,7 +114,7 @@ const runtimeSchema = z.object({
   LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(5_000),
   LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(30_000),
-  LBSYNC_WATCH_PERIOD_MS: intFromEnv(1_000, 3_600_000).default(60_000),
+  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(60_000),
   LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(120_000),
   LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(300_000),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
