@@ -1,5 +1,5 @@
-// The CLI in-process against the whole local stack (emulator, SQS-compatible queue, the three
-// functions served from source, the trigger bridge): reconcile, inject, sweep, provision, dlq.
+// The CLI in-process against the whole local stack (emulator, SQS-compatible queue, the four
+// functions served from source, the trigger bridge): reconcile, inject, sweep, provision, dlq, watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
