@@ -14,6 +14,8 @@ import type { WireAuditEvent, WireAuditResource } from './wire/audit-trail';
 import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverResource } from './wire/audit-trail';
 
 export const DEFAULT_AUDIT_DELAY_MS = 30_000;
+/** The real Audit Trail keeps 90 days; the emulator keeps the latest events only, so a long-running local stack stays small. */
+export const MAX_KEPT_EVENTS = 50_000;
 
 /** Who made a call, as Audit Trail records it. */
 export interface AuditActor {
@@ -83,8 +85,13 @@ export class AuditTrailLog {
         resources: input.resources,
       },
     };
-    this.events.push(event);
+    this.keep(event);
     return event;
+  }
+
+  private keep(event: RecordedAuditEvent): void {
+    this.events.push(event);
+    if (this.events.length > MAX_KEPT_EVENTS) this.events.splice(0, this.events.length - MAX_KEPT_EVENTS);
   }
 
   /** Adds events as given (tests: other projects or zones, old events, many events); missing keys get defaults. */
@@ -111,7 +118,7 @@ export class AuditTrailLog {
         resources: Array.isArray(partial.resources) ? partial.resources : [],
       },
     };
-    this.events.push(event);
+    this.keep(event);
     return event;
   }
 

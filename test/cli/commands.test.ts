@@ -97,6 +97,16 @@ describe('lbsync against the local stack', () => {
     expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, selected: 0, unknownTargets: ['ghost'] });
   });
 
+  it('watch without --once: one run per period until stopped', async () => {
+    const stop = new AbortController();
+    let stdout = '';
+    const running = main(['watch', '--json'], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true }, env: process.env }, { stopSignal: stop.signal });
+    await waitFor('the first run', () => stdout.includes('"window"'));
+    stop.abort();
+    expect(await running).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, window: { from: expect.any(String), to: expect.any(String) } });
+  });
+
   it('provision: idempotent, prints the URLs as env lines', async () => {
     const same = await lbsync(['provision', '--function-timeout', '30']); // as the stack provisioned them
     expect(same.code).toBe(0);

@@ -100,7 +100,9 @@ describe('watcher (local stack, scaled clock: runs every 400 ms, Audit Trail del
     // Only the replacement's three events are cleared (as if they were older than period + overlap);
     // the reconcile's own SetBackendServers stays listable and must not be acted on.
     stack.emulator.auditTrail.clear();
-    stack.emulator.auditTrail.inject(recorded.filter((e) => e.method_name === 'SetBackendServers'));
+    const ours = recorded.filter((e) => e.method_name === 'SetBackendServers').map((e) => ({ ...e, recorded_at: new Date(Date.now() - AUDIT_DELAY_MS - 100).toISOString() })); // listable, inside the window
+    expect(ours.map((e) => String(e.user_agent))).toEqual([expect.stringContaining('scw-lb-sync/')]);
+    stack.emulator.auditTrail.inject(ours);
     const answer = await stack.watch({});
     expect(answer).toMatchObject({ status: 200, body: { events: 1, relevant: 0, enqueued: 0 } });
   });
