@@ -2,7 +2,7 @@
 // sweep, noticed in the emulated Audit Trail by the watch function (served by @scaleway/serverless-functions,
 // run on its own ticker), enqueued, reconciled. The evidence is the emulator's pool history and the queue.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EmulatorSeed } from '../../emulator';
+import type { EmulatorSeed, WireAuditEvent } from '../../emulator';
 import type { LocalStack } from '../../local/stack';
 import { startLocalStack } from '../../local/stack';
 import type { Delivery } from '../../local/trigger-bridge';
@@ -100,7 +100,7 @@ describe('watcher (local stack, scaled clock: runs every 400 ms, Audit Trail del
     // Only the replacement's three events are cleared (as if they were older than period + overlap);
     // the reconcile's own SetBackendServers stays listable and must not be acted on.
     stack.emulator.auditTrail.clear();
-    const ours = recorded.filter((e) => e.method_name === 'SetBackendServers').map((e) => ({ ...e, recorded_at: new Date(Date.now() - AUDIT_DELAY_MS - 100).toISOString() })); // listable, inside the window
+    const ours: WireAuditEvent[] = recorded.filter((e) => e.method_name === 'SetBackendServers').map((e) => ({ ...e, recorded_at: new Date(Date.now() - AUDIT_DELAY_MS - 100).toISOString() })); // listable, inside the window
     expect(ours.map((e) => String(e.user_agent))).toEqual([expect.stringContaining('scw-lb-sync/')]);
     stack.emulator.auditTrail.inject(ours);
     const answer = await stack.watch({});

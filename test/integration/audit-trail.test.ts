@@ -272,6 +272,16 @@ describe('watch handler (emulator + real queue)', () => {
     expect((await watch()).body).toMatchObject({ enqueued: 1 });
   });
 
+  it('more events than one run reads (truncated listing): every target of that region is enqueued', async () => {
+    const renames = Array.from({ length: 5 }, (_, i) => ({ method_name: 'UpdateServer', request_body: { name: `renamed-${i}` }, resources: [{ id: `s${i}`, type: 'instance_server' }] }));
+    emulator.auditTrail.inject(renames);
+    const complete = await watch();
+    expect(complete.body).toMatchObject({ events: 5, relevant: 0, enqueued: 0 });
+    const truncated = await watch('{}', { auditTrail: () => createAuditTrailGateway(settings({ pageSize: 2, maxPages: 1 })) });
+    expect(truncated.body).toMatchObject({ events: 2, relevant: 0, enqueued: 2, targets: [DEMO_CLUSTER, 'other.k8s.local'] });
+    expect((await drain()).map((e) => e.target).sort()).toEqual([DEMO_CLUSTER, 'other.k8s.local']);
+  });
+
   it('503 when the queue fails', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
     const answer = await watch('{}', { reconcileQueueUrl: queueUrl.replace(/[^/]+$/, 'no-such-queue') });
