@@ -11,6 +11,7 @@ import { provisionCommand } from './commands/provision';
 import { reconcileCommand } from './commands/reconcile';
 import { sweepCommand } from './commands/sweep';
 import { targetsCommand } from './commands/targets';
+import { watchCommand } from './commands/watch';
 import type { CliIo } from './output';
 import { EXIT } from './output';
 
@@ -18,6 +19,7 @@ const OVERVIEW = `
 Environment (the same names the functions use):
   targets      LBSYNC_TARGETS (JSON array) or LBSYNC_CONFIG (JSON file); most commands also take --file
   Scaleway     SCW_ACCESS_KEY, SCW_SECRET_KEY, SCW_DEFAULT_PROJECT_ID, SCW_DEFAULT_ZONE, SCW_API_URL,
+               SCW_DEFAULT_ORGANIZATION_ID (watch),
                or the scw CLI's profile: SCW_PROFILE in SCW_CONFIG_PATH (~/.config/scw/config.yaml);
                variables override the profile, key by key
   queues       SQS_ENDPOINT, SQS_REGION, SQS_ACCESS_KEY_ID, SQS_SECRET_ACCESS_KEY,
@@ -41,6 +43,7 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal } = 
     .addCommand(reconcileCommand(cli))
     .addCommand(injectCommand(cli))
     .addCommand(sweepCommand(cli))
+    .addCommand(watchCommand(cli, options.stopSignal))
     .addCommand(dlqCommand(cli))
     .addCommand(targetsCommand(cli))
     .addCommand(provisionCommand(cli))

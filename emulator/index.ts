@@ -1,5 +1,5 @@
 /**
- * A Scaleway LB + Instance + IPAM API on loopback, for the local stack, tests and benchmarks.
+ * A Scaleway LB + Instance + IPAM + Audit Trail API on loopback, for the local stack, tests and benchmarks.
  * The real Scaleway SDK talks to it with `apiURL` set to `handle.url`.
  */
 import type { EmulatorBehaviours } from './behaviours';
@@ -7,6 +7,7 @@ import { EmulatorControls } from './controls';
 import { PermissionRules } from './permissions';
 import { listen } from './server';
 import type { EmulatorState } from './state';
+import type { WireAuditEvent } from './wire/audit-trail';
 import type { CallRecord, EmulatorOptions, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
 
 export type {
@@ -29,6 +30,19 @@ export { faultBodies, type FaultAnswer } from './errors';
 export { BEHAVIOUR_CHOICES, DEFAULT_BEHAVIOURS, RECORDED_INSTANCE_PENDING_MS, type EmulatorBehaviours, type SwitchName } from './behaviours';
 export { EMULATED_APIS, parseDenial, type ApiDenial, type EmulatedApi } from './permissions';
 export type { EmulatorState } from './state';
+export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
+export type { WireAuditEvent } from './wire/audit-trail';
+
+/** The emulator's Audit Trail (emulator/audit-trail.ts): its events and the delay before they are listable. */
+export interface AuditTrailHandle {
+  delayMs(): number;
+  setDelayMs(ms: number): void;
+  /** Every recorded event in API shape, listable yet or not, oldest first. */
+  events(): WireAuditEvent[];
+  /** Adds events as given (other projects or zones, old ones, many); missing keys get defaults. */
+  inject(events: Partial<WireAuditEvent>[]): void;
+  clear(): void;
+}
 
 export interface EmulatorHandle {
   url: string;
@@ -53,12 +67,14 @@ export interface EmulatorHandle {
   behaviours(): EmulatorBehaviours;
   /** Changes the named switches; the others keep their setting. Throws on an unknown name or value. */
   setBehaviours(partial: Partial<EmulatorBehaviours>): EmulatorBehaviours;
+  auditTrail: AuditTrailHandle;
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const controls = new EmulatorControls(
     { ...options.behaviours, ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }) },
     options.seed,
+    options.auditTrailDelayMs,
   );
   const server = await listen(controls, {
     host: options.host ?? '127.0.0.1',
@@ -86,5 +102,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     dumpState: () => controls.dumpState(),
     behaviours: () => controls.behaviours(),
     setBehaviours: (partial) => controls.setBehaviours(partial),
+    auditTrail: {
+      delayMs: () => controls.auditTrail.delayMs,
+      setDelayMs: (ms) => controls.setAuditTrailDelay(ms),
+      events: () => controls.auditTrail.all().map((e) => e.wire),
+      inject: (events) => controls.injectAuditEvents(events),
+      clear: () => controls.auditTrail.clear(),
+    },
   };
 }

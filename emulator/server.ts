@@ -9,6 +9,7 @@ import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type 
 import type { PermissionRules } from './permissions';
 import { instanceApiRoutes } from './routes/instance';
 import { ipamApiRoutes } from './routes/ipam';
+import { auditTrailApiRoutes } from './routes/audit-trail';
 import { lbApiRoutes } from './routes/lb';
 import type { CallRecord } from './types';
 
@@ -48,10 +49,14 @@ function hasAuthToken(req: IncomingMessage): boolean {
 }
 
 class RequestPipeline {
+  private readonly routes: readonly Route[];
+
   constructor(
     private readonly controls: EmulatorControls,
     private readonly settings: ServerSettings,
-  ) {}
+  ) {
+    this.routes = [...API_ROUTES, ...auditTrailApiRoutes(() => controls.auditTrail)];
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator.local');
@@ -74,7 +79,7 @@ class RequestPipeline {
   }
 
   private async api(req: IncomingMessage, res: ServerResponse, method: string, url: URL, bodyText: string): Promise<void> {
-    const match = matchRoute(API_ROUTES, method, url.pathname);
+    const match = matchRoute(this.routes, method, url.pathname);
     const operation = match.kind === 'found' ? match.route.operation : 'Unknown';
     const call = this.controls.callLog.start(
       operation,
@@ -133,12 +138,13 @@ class RequestPipeline {
       if (refusal) throw refusal;
       if (match.kind === 'none') throw apiErrors.noRoute(method, url.pathname);
       if (match.kind === 'wrong-method') throw apiErrors.methodNotAllowed(method, url.pathname);
+      const body = parseJsonBody(bodyText);
       return match.route.handle({
         params: match.params,
         query: url.searchParams,
-        body: parseJsonBody(bodyText),
+        body,
         state: this.controls.state,
-        notePoolWrite: (write) => this.controls.callLog.notePoolWrite(call, write),
+        notePoolWrite: (write) => this.controls.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
       });
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };

@@ -141,6 +141,8 @@ export interface EmulatorOptions {
   requireAuth?: boolean;
   /** API keys (by secret key) answered 403 permissions_denied on one API each (emulator/permissions.ts). */
   denyApis?: ApiDenial[];
+  /** Audit Trail: how long after a mutation its event becomes listable (ASSUMED; default 30000). */
+  auditTrailDelayMs?: number;
 }
 
 export interface CallRecord {

@@ -1,6 +1,6 @@
-// The whole system on one machine, no Scaleway account: the emulated Scaleway API, an SQS-compatible
-// queue with its dead-letter queue, the three functions served by Scaleway's local runtime, a trigger
-// bridge playing the queue trigger, and a cron ticker for the sweep.
+// The whole system on one machine, no Scaleway account: the emulated Scaleway API (Audit Trail included),
+// an SQS-compatible queue with its dead-letter queue, the four functions served by Scaleway's local
+// runtime, a trigger bridge playing the queue trigger, and cron tickers for the sweep and the watcher.
 import { randomBytes } from 'node:crypto';
 import type { EmulatorHandle, EmulatorSeed } from '../emulator';
 import { startEmulator } from '../emulator';
@@ -9,7 +9,7 @@ import { createEventQueue } from '../shared/adapters/queue';
 import type { DeadLetterRecord } from '../shared/dead-letter';
 import { provisionQueues } from '../shared/queue/provision';
 import type { TargetInput } from '../shared/schemas/target';
-import { startCronTicker } from './cron';
+import { startCronTicker, startIntervalTicker } from './cron';
 import type { LocalQueue } from './queue-server';
 import { startLocalQueue } from './queue-server';
 import type { FunctionName, ServedFunction } from './serve-functions';
@@ -27,6 +27,12 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** 5-field cron for the sweep; false for none. */
   sweepCron?: string | false;
+  /** 5-field cron for the watcher (Audit Trail); false for none (the default). */
+  watchCron?: string | false;
+  /** Runs the watcher every this many ms instead (a scaled clock for tests and the benchmark). */
+  watchEveryMs?: number;
+  /** How long after a change the emulator lists it in Audit Trail (ASSUMED; emulator default 30000). */
+  auditTrailDelayMs?: number;
   /** Per-receive visibility timeout of the bridge (the local queue honours it; Scaleway uses the queue's). */
   visibilityTimeoutSeconds?: number;
   maxReceiveCount?: number;
@@ -46,6 +52,8 @@ export interface LocalStack {
   env: Record<string, string>;
   inject(event: unknown, token?: string): Promise<{ status: number; body: unknown }>;
   sweep(args?: unknown): Promise<{ status: number; body: unknown }>;
+  /** One run of the watcher, as its cron trigger would make it. */
+  watch(args?: unknown): Promise<{ status: number; body: unknown }>;
   /** Reads (and removes) what the dead-letter queue holds. */
   drainDeadLetters(): Promise<DeadLetterRecord[]>;
   stop(): Promise<void>;
@@ -73,7 +81,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const started: { stop(): Promise<void> | void }[] = [];
   try {
     // Without instancePendingMs, the emulator's recorded default (400 ms).
-    const emulator = await startEmulator({ seed: options.seed, ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }) });
+    const emulator = await startEmulator({
+      seed: options.seed,
+      ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }),
+      ...(options.auditTrailDelayMs !== undefined && { auditTrailDelayMs: options.auditTrailDelayMs }),
+    });
     started.push(emulator);
     const queue = await startLocalQueue();
     started.push(queue);
@@ -88,7 +100,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const env: Record<string, string> = {
       SCW_ACCESS_KEY: 'SCWLOCALEMULATOR0000',
       SCW_SECRET_KEY: '00000000-0000-4000-8000-00000000c0de',
-      SCW_DEFAULT_PROJECT_ID: options.seed.projectId ?? '00000000-0000-4000-8000-000000000000',
+      SCW_DEFAULT_PROJECT_ID: options.seed.projectId ?? emulator.state.owner.projectId,
+      SCW_DEFAULT_ORGANIZATION_ID: emulator.state.owner.organizationId,
       SCW_DEFAULT_ZONE: 'fr-par-1',
       SCW_API_URL: emulator.url,
       SQS_ENDPOINT: queue.endpoint,
@@ -100,6 +113,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       LBSYNC_TARGETS: JSON.stringify(options.targets),
       INJECT_TOKEN: injectToken,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Locally a sweep sends everything at once unless asked (its cron runs every minute, not every 5).
+      LBSYNC_SWEEP_SPREAD_MS: '0',
+      ...(options.watchEveryMs !== undefined && { LBSYNC_WATCH_PERIOD_MS: String(options.watchEveryMs) }),
       ...options.env,
     };
     // The functions run in this process and read their environment on first call, as on the platform.
@@ -124,6 +140,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const ticker = startCronTicker(options.sweepCron, () => void sweep().catch(() => undefined));
       started.push(ticker);
     }
+    const watch = (args: unknown = {}) => postJson(functions.watch.url, args);
+    if (options.watchCron) started.push(startCronTicker(options.watchCron, () => void watch().catch(() => undefined)));
+    if (options.watchEveryMs !== undefined) started.push(startIntervalTicker(options.watchEveryMs, () => watch()));
     return {
       emulator,
       queue,
@@ -136,6 +155,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       env,
       inject: (event, token = injectToken) => postJson(functions.inject.url, event, { Authorization: `Bearer ${token}` }),
       sweep,
+      watch,
       async drainDeadLetters() {
         const records: DeadLetterRecord[] = [];
         for (;;) {

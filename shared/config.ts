@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
+import type { AuditTrailSettings } from './adapters/audit-trail';
 import type { ScalewaySettings } from './adapters/scaleway';
 import { LbSyncError, validationError } from './errors';
+import type { FieldError } from './schemas/field-errors';
 import { toFieldErrors } from './schemas/field-errors';
 import type { Target } from './schemas/target';
 import { parseTargets } from './schemas/target';
@@ -70,6 +72,37 @@ export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySetting
   };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What the watcher needs to read Audit Trail: the API key (AuditTrailReadOnly on the organization),
+ * the organization id, and the principals whose LB backend writes are our own.
+ */
+export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSettings & { projectId?: string; ownPrincipalIds: string[] } {
+  const scaleway = scalewaySettingsFromEnv(env);
+  const organizationId = scw(env, 'SCW_DEFAULT_ORGANIZATION_ID');
+  const errors: FieldError[] = [];
+  if (!organizationId) {
+    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'is not set', fix: 'set SCW_DEFAULT_ORGANIZATION_ID (or LBSYNC_SCW_DEFAULT_ORGANIZATION_ID in a deployed function) to the organization id: Audit Trail is read per organization' });
+  } else if (!UUID.test(organizationId)) {
+    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'must be a UUID', received: organizationId, fix: 'copy the organization id from the console (Organization settings) or `scw account project list`' });
+  }
+  const ownPrincipalIds = (nonEmpty(env.LBSYNC_WATCH_OWN_PRINCIPAL_IDS) ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  for (const id of ownPrincipalIds.filter((p) => !UUID.test(p))) {
+    errors.push({ path: 'LBSYNC_WATCH_OWN_PRINCIPAL_IDS', message: 'must be a comma-separated list of UUIDs', received: id, fix: 'give the id of the IAM application whose key the reconcile function uses, or leave it unset' });
+  }
+  if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
+  return {
+    accessKey: scaleway.accessKey,
+    secretKey: scaleway.secretKey,
+    organizationId: organizationId as string,
+    ...(scaleway.apiUrl && { apiUrl: scaleway.apiUrl }),
+    ...(scaleway.projectId && { projectId: scaleway.projectId }),
+    ...(scaleway.requestTimeoutMs !== undefined && { requestTimeoutMs: scaleway.requestTimeoutMs }),
+    ownPrincipalIds,
+  };
+}
+
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 const runtimeSchema = z.object({
@@ -81,6 +114,9 @@ const runtimeSchema = z.object({
   LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(5_000),
   LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(30_000),
+  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(60_000),
+  LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(120_000),
+  LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(300_000),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
@@ -98,6 +134,10 @@ export interface RuntimeConfig {
   requestTimeoutMs: number;
   /** Unused duplicates of a managed backend are removed only once older than this. */
   duplicateGraceMs: number;
+  /** The watcher reads Audit Trail over the last periodMs + overlapMs (its cron period plus a margin). */
+  watch: { periodMs: number; overlapMs: number };
+  /** The sweep spreads its targets' notBefore over this interval (0: all at once). */
+  sweepSpreadMs: number;
   logLevel: z.output<typeof runtimeSchema>['LOG_LEVEL'];
   logFormat: 'json' | 'pretty';
 }
@@ -115,6 +155,8 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     transientWaitMs: v.LBSYNC_TRANSIENT_WAIT_MS,
     requestTimeoutMs: v.LBSYNC_REQUEST_TIMEOUT_MS,
     duplicateGraceMs: v.LBSYNC_DUPLICATE_GRACE_MS,
+    watch: { periodMs: v.LBSYNC_WATCH_PERIOD_MS, overlapMs: v.LBSYNC_WATCH_OVERLAP_MS },
+    sweepSpreadMs: v.LBSYNC_SWEEP_SPREAD_MS,
     logLevel: v.LOG_LEVEL,
     logFormat: v.LOG_FORMAT,
   };

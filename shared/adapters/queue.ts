@@ -34,6 +34,8 @@ export interface SendOptions {
 export interface BatchEntry {
   id: string;
   body: string;
+  /** Not supported by Scaleway Queues: only for QUEUE_DELAY_MODE=native against a queue that has it. */
+  delaySeconds?: number;
 }
 
 export interface BatchResult {
@@ -170,7 +172,7 @@ export function createEventQueue(settings: QueueSettings): EventQueue {
           const output = await client.send(
             new sdk.SendMessageBatchCommand({
               QueueUrl: queueUrl,
-              Entries: chunk.map((entry) => ({ Id: entry.id, MessageBody: entry.body })),
+              Entries: chunk.map((entry) => ({ Id: entry.id, MessageBody: entry.body, DelaySeconds: entry.delaySeconds })),
             }),
           );
           result.calls += 1;

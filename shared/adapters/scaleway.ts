@@ -1,10 +1,11 @@
-import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile } from '@scaleway/sdk-client';
+import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import type { IpamIpView } from '../kops-rule';
 import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedServer } from '../model';
 import { normalisePool } from '../pool';
+import { LBSYNC_USER_AGENT } from '../user-agent';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -192,6 +193,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     }),
     withHTTPClient(countingFetch),
     withDefaultPageSize(PAGE_SIZE),
+    // Audit Trail records it: the watcher ignores the writes that carry it (our own).
+    withUserAgentSuffix(LBSYNC_USER_AGENT),
   );
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
