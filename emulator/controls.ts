@@ -1,6 +1,7 @@
 /** The emulator's operations, shared by the in-process handle and the HTTP control API. */
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
+import { Gates } from './gates';
 import { EmulatorState } from './state';
 import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
 import type { ServerRecord } from './model';
@@ -12,6 +13,7 @@ export class EmulatorControls {
   readonly state: EmulatorState;
   readonly callLog = new CallLog();
   readonly faultQueue = new FaultQueue();
+  readonly gates = new Gates();
 
   constructor(instancePendingMs: number, seed: EmulatorSeed | undefined) {
     this.state = new EmulatorState(instancePendingMs);
@@ -44,6 +46,14 @@ export class EmulatorControls {
 
   faults(): FaultSpec[] {
     return this.faultQueue.list();
+  }
+
+  heldAtGates(): Record<string, number> {
+    return this.gates.held();
+  }
+
+  releaseGate(name: string, count?: number): number {
+    return this.gates.release(name, count);
   }
 
   setLbStatus(lbId: string, status: LbStatus, forMs?: number): void {

@@ -169,4 +169,6 @@ export interface FaultSpec {
   hang?: boolean;
   reset?: boolean;
   headers?: Record<string, string>;
+  /** Hold each matching request until this gate is released (emulator/gates.ts); then the rest applies. */
+  gate?: string;
 }

@@ -22,8 +22,12 @@ export function dispose(event: LbSyncEvent, result: ReconcileResult, policy: Ret
   if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
   // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
   const attempt = event.attempt + 1;
-  if (attempt >= policy.maxAttempts) return { kind: 'dead_letter', reason: 'retries_exhausted', error };
-  const delayMs = backoffDelayMs(event.attempt, policy, error.retryAfterMs ?? 0, random);
+  if (attempt >= policy.maxAttempts) {
+    // An address the event asserted that discovery never confirmed gets its own reason: a human should look.
+    return { kind: 'dead_letter', reason: error.code === 'untrusted_server_ips' ? 'untrusted_server_ips' : 'retries_exhausted', error };
+  }
+  // Never further out than the cap, even for a server's longer reset hint: the reconcile refuses later notBefores.
+  const delayMs = Math.min(policy.capMs, backoffDelayMs(event.attempt, policy, error.retryAfterMs ?? 0, random));
   return {
     kind: 'retry',
     delayMs,
