@@ -10,10 +10,11 @@ export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
  * What lands in the dead-letter queue: enough to understand, fix and redrive.
  *
  * Deliveries are at least once: a message whose invocation wrote its dead letter but could not answer
- * is delivered again and writes it again. Scaleway Queues deduplicate only on FIFO queues (the dead-letter
- * queue of a standard queue must be standard), so the record carries a recordId fixed by (eventId, attempt)
- * (by the body for an invalid one): readers (`lbsync dlq`) group records by it and mark the later ones
- * duplicate_of the first. On a FIFO dead-letter queue the recordId is sent as MessageDeduplicationId.
+ * is delivered again and writes it again. The queue cannot prevent that: MessageDeduplicationId works on
+ * FIFO queues only, a dead-letter queue has the type of the queue it serves, and a FIFO reconcile queue
+ * would let one message be in flight at a time (Scaleway has no MessageGroupId). So the record carries a
+ * recordId fixed by (eventId, attempt), or by the body for an invalid one: readers (`lbsync dlq`) group
+ * records by it, mark the later ones duplicate_of the first, and redrive each recordId once.
  */
 export interface DeadLetterRecord {
   kind: 'lbsync.dead-letter';

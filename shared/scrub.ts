@@ -37,7 +37,7 @@ export interface Scrubber {
   readonly secrets: readonly string[];
 }
 
-/** The forms a secret leaks in: verbatim, URL-encoded, base64 and base64url (unpadded), JSON-escaped. */
+/** The forms a secret leaks in: verbatim, URL-encoded, base64 (padded or not) and base64url, JSON-escaped. */
 export function leakForms(secret: string): string[] {
   const encoded = encodeURIComponent(secret);
   const bytes = Buffer.from(secret, 'utf8');
@@ -45,6 +45,7 @@ export function leakForms(secret: string): string[] {
     secret,
     encoded,
     encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    bytes.toString('base64'),
     bytes.toString('base64').replace(/=+$/, ''),
     bytes.toString('base64url'),
     JSON.stringify(secret).slice(1, -1),

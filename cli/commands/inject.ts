@@ -34,6 +34,11 @@ function buildEvent(options: InjectOptions): LbSyncEvent {
   );
 }
 
+function callerFields(event: LbSyncEvent): Omit<LbSyncEvent, 'attempt' | 'notBefore'> {
+  const { attempt: _attempt, notBefore: _notBefore, ...rest } = event;
+  return rest;
+}
+
 const PRIVATE_FUNCTION_HINT =
   'a private function needs X-Auth-Token: the secret key of an IAM application with FunctionsPrivateAccess (or a function token) ' +
   'in FUNCTION_TOKEN or a file (--function-token-env, --function-token-file); inject itself checks Authorization: Bearer <INJECT_TOKEN> (--token-env, --token-file)';
@@ -56,7 +61,8 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
         Authorization: `Bearer ${credentials.token}`,
         ...(credentials.functionToken && { 'X-Auth-Token': credentials.functionToken }),
       },
-      body: JSON.stringify(event),
+      // Only what a caller may say: attempt (and notBefore) are the system's, and inject refuses them.
+      body: JSON.stringify(callerFields(event)),
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
@@ -79,14 +85,15 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
     throw new CliError('forbidden', `the platform ${which} (403): nothing was enqueued`, PRIVATE_FUNCTION_HINT);
   }
   const details = (body.errors ?? []).map((e) => `\n  ${e.path}: ${e.message}; fix: ${e.fix}`).join('');
-  throw new CliError(`http_${response.status}`, `the inject function answered ${response.status}: ${body.message ?? text.slice(0, 200)}${details}`, response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined);
+  const summary = details ? (body.message ?? '').split('\n')[0] : (body.message ?? text.slice(0, 200));
+  throw new CliError(`http_${response.status}`, `the inject function answered ${response.status}: ${summary}${details}`, response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined);
 }
 
 export function injectCommand(cli: Cli): Command {
   return new Command('inject')
     .description('send one event: POST it to the inject function (--url) or put it straight on RECONCILE_QUEUE_URL (--queue); prints the event id')
     .requiredOption('-t, --target <name>', 'target the event names')
-    .option('--server-ips <ips>', 'explicit pool, comma-separated (overrides discovery by tags)', collect)
+    .option('--server-ips <ips>', 'addresses that should be in the pool, comma-separated: checked against discovery by tags, never added otherwise', collect)
     .option('--dry-run', 'the reconcile plans but does not write')
     .addOption(new Option('--source <source>', 'event source').choices(['manual', 'instance-replacement']).default('manual'))
     .option('--url <url>', 'the inject function\'s URL')

@@ -1,6 +1,5 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import type { EventQueue, SendOptions } from '../adapters/queue';
-import { queueNameOf } from '../adapters/queue';
+import type { EventQueue } from '../adapters/queue';
 import type { RuntimeConfig } from '../config';
 import type { DeadLetterReason } from '../dead-letter';
 import { deadLetterRecord } from '../dead-letter';
@@ -75,7 +74,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
 
   const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
     const record = deadLetterRecord({ reason, error, ...(event ? { event } : { rawBody: scrubber.text(rawBody) }), now: now() });
-    await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)), deduplicated(deps.deadLetterQueueUrl, record.recordId));
+    await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
     log.warn({ outcome: 'dead_lettered', reason, record_id: record.recordId, error: errorSummary(error) }, `dead-lettered: ${reason}: ${error.message}`);
     return jsonResponse(200, {
       outcome: 'dead_lettered', reason, target: event?.target, eventId: event?.id, attempt: event?.attempt, recordId: record.recordId, error: errorSummary(error),
@@ -116,6 +115,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     const result = await reconcileTarget(target, event, {
       gateway: deps.gateway(deadline),
       deadline,
+      now: () => now().getTime(),
       waitBudgetMs: deps.runtime.waitBudgetMs,
       transientWaitMs: deps.runtime.transientWaitMs,
       duplicateGraceMs: deps.runtime.duplicateGraceMs,
@@ -153,11 +153,6 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     log.error({ error: { message: (error as Error)?.message } }, 'hand-off to the queue failed; answering 500 so the message is redelivered');
     return jsonResponse(500, { outcome: 'handoff_failed', error: { code: 'queue_unavailable', message: (error as Error)?.message ?? String(error), hint: 'The message stays on the queue and is redelivered.' } } satisfies ReconcileAnswerBody);
   }
-}
-
-/** Scaleway Queues deduplicate only on FIFO queues (names ending in .fifo); a standard queue refuses the id. */
-function deduplicated(queueUrl: string, recordId: string): SendOptions {
-  return queueNameOf(queueUrl).endsWith('.fifo') ? { deduplicationId: recordId } : {};
 }
 
 function describeAction(action: Action): string {
