@@ -48,6 +48,9 @@ export const ENV_CATALOG = {
   LBSYNC_TRANSIENT_WAIT_MS: { in: ['reconcile'] },
   LBSYNC_REQUEST_TIMEOUT_MS: { in: ALL },
   LBSYNC_DUPLICATE_GRACE_MS: { in: ['reconcile'] },
+  // reconcile's own timeout and the margin it keeps for the hand-off (rules/timing.mjs checks the first equals `timeout`).
+  LBSYNC_FUNCTION_TIMEOUT_MS: { in: ['reconcile'] },
+  LBSYNC_DEADLINE_MARGIN_MS: { in: ['reconcile'] },
   LBSYNC_CONFIG: { forbidden: 'names a file, and only dist/** is shipped: give the targets in LBSYNC_TARGETS' },
   LBSYNC_INJECT_INSECURE: { forbidden: 'turns off the inject token check; it is for the local stack only' },
 };
