@@ -24,6 +24,8 @@ Environment (the same names the functions use):
                variables override the profile, key by key
   queues       SQS_ENDPOINT, SQS_REGION, SQS_ACCESS_KEY_ID, SQS_SECRET_ACCESS_KEY,
                RECONCILE_QUEUE_URL, DEAD_LETTER_QUEUE_URL (printed by \`lbsync provision\`)
+  inject       INJECT_TOKEN (Authorization: Bearer) and FUNCTION_TOKEN (X-Auth-Token of a private
+               function), or files: --token-file, --function-token-file; never on the command line
   tuning       LBSYNC_WAIT_BUDGET_MS, LBSYNC_REQUEST_TIMEOUT_MS; NO_COLOR disables colours
 
 Exit codes: 0 success, 1 error, 2 drift (plan only), 64 bad usage.

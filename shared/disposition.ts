@@ -2,6 +2,7 @@ import { backoffDelayMs } from './backoff';
 import type { DeadLetterReason } from './dead-letter';
 import type { LbSyncError } from './errors';
 import type { ReconcileResult } from './reconcile/reconcile-target';
+import { MAX_SERVER_HINT_MS } from './retry-horizon';
 import type { LbSyncEvent } from './schemas/event';
 
 export type Disposition =
@@ -26,8 +27,8 @@ export function dispose(event: LbSyncEvent, result: ReconcileResult, policy: Ret
     // An address the event asserted that discovery never confirmed gets its own reason: a human should look.
     return { kind: 'dead_letter', reason: error.code === 'untrusted_server_ips' ? 'untrusted_server_ips' : 'retries_exhausted', error };
   }
-  // Never further out than the cap, even for a server's longer reset hint: the reconcile refuses later notBefores.
-  const delayMs = Math.min(policy.capMs, backoffDelayMs(event.attempt, policy, error.retryAfterMs ?? 0, random));
+  // Never past the retry horizon (the draw stops at the cap, a server's hint at 15 min): the reconcile refuses later notBefores.
+  const delayMs = backoffDelayMs(event.attempt, policy, Math.min(error.retryAfterMs ?? 0, MAX_SERVER_HINT_MS), random);
   return {
     kind: 'retry',
     delayMs,

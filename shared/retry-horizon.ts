@@ -1,20 +1,29 @@
-// No retry this system schedules is further out than the retry cap (LBSYNC_RETRY_CAP_MS; the
-// disposition clips every delay to it). An event whose notBefore lies beyond it was not made by us,
-// and would otherwise circulate, held and re-enqueued, until that date: it is refused instead.
+// How far out a retry is ever scheduled: the backoff's draw never exceeds the retry cap
+// (LBSYNC_RETRY_CAP_MS), and a server's rate-limit reset hint, honoured on top of it, is honoured up to
+// 15 minutes (the longest delay SQS itself holds a message). An event whose notBefore lies beyond that
+// horizon was not scheduled by us, and would otherwise circulate, held and re-enqueued, until that date:
+// the reconcile refuses it instead.
 import type { LbSyncError } from './errors';
 import { validationError } from './errors';
 
+/** The longest server reset hint a retry waits for. */
+export const MAX_SERVER_HINT_MS = 900_000;
 /** Clocks of two invocations may differ a little; no more is tolerated. */
 export const CLOCK_SKEW_MS = 5_000;
 
-export function notBeforeBeyondCap(notBefore: string | undefined, now: Date, capMs: number): LbSyncError | undefined {
+export function retryHorizonMs(capMs: number): number {
+  return Math.max(capMs, MAX_SERVER_HINT_MS);
+}
+
+export function notBeforeBeyondHorizon(notBefore: string | undefined, now: Date, capMs: number): LbSyncError | undefined {
   if (notBefore === undefined) return undefined;
   const aheadMs = Date.parse(notBefore) - now.getTime();
-  if (!(aheadMs > capMs + CLOCK_SKEW_MS)) return undefined;
+  const horizonMs = retryHorizonMs(capMs);
+  if (!(aheadMs > horizonMs + CLOCK_SKEW_MS)) return undefined;
   return validationError('invalid_event', 'event', [
     {
       path: 'event.notBefore',
-      message: `is ${Math.round(aheadMs / 1000)} s ahead, further than any retry is scheduled (LBSYNC_RETRY_CAP_MS, ${capMs} ms)`,
+      message: `is ${Math.round(aheadMs / 1000)} s ahead, further than any retry is scheduled (${Math.round(horizonMs / 1000)} s: LBSYNC_RETRY_CAP_MS, or a server's reset hint up to 15 minutes)`,
       received: JSON.stringify(notBefore),
       fix: 'notBefore is set by the system only; send the event again without it (lbsync dlq redrive does)',
     },

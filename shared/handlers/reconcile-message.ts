@@ -15,7 +15,7 @@ import type { ReconcileResult } from '../reconcile/reconcile-target';
 import { reconcileTarget } from '../reconcile/reconcile-target';
 import type { Sleep } from '../reconcile/readiness';
 import { realSleep } from '../reconcile/readiness';
-import { notBeforeBeyondCap } from '../retry-horizon';
+import { notBeforeBeyondHorizon } from '../retry-horizon';
 import type { LbSyncEvent } from '../schemas/event';
 import { decodeEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
@@ -90,7 +90,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }
     log = log.child({ event_id: event.id, target: event.target, attempt: event.attempt });
     log.info({ source: event.source, dryRun: event.dryRun ?? false }, 'event received');
-    const tooFar = notBeforeBeyondCap(event.notBefore, now(), deps.runtime.retry.capMs);
+    const tooFar = notBeforeBeyondHorizon(event.notBefore, now(), deps.runtime.retry.capMs);
     if (tooFar) return await deadLetter('invalid_event', tooFar, event);
 
     const target = deps.targets.get(event.target);

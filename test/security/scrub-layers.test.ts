@@ -6,7 +6,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main';
 import { kopsMessage, wrapApiFailure } from '../../shared/api-errors';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
-import type { EventQueue } from '../../shared/adapters/queue';
+import { startLocalQueue } from '../../local/queue-server';
+import { createEventQueue } from '../../shared/adapters/queue';
+import { provisionQueues } from '../../shared/queue/provision';
 import { runtimeConfigFromEnv } from '../../shared/config';
 import { functionShell } from '../../shared/function-shell';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
@@ -46,21 +48,26 @@ describe('each layer scrubs on its own', () => {
   });
 
   it('the reconcile handler: a dead-letter record is scrubbed before it is sent', async () => {
-    const sent: string[] = [];
-    const queue = { send: async (_url: string, body: string) => (sent.push(body), { messageId: 'm' }) } as unknown as EventQueue;
-    const answer = await handleReconcileMessage(`{"not":"an event","key":"${SECRET_KEY}"}`, {
-      targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
-      gateway: () => world.gateway(),
-      queue: () => queue,
-      reconcileQueueUrl: 'http://q/reconcile',
-      deadLetterQueueUrl: 'http://q/dead-letter',
-      runtime: runtimeConfigFromEnv({}),
-      logger: createLogger({ service: 'test', level: 'silent' }),
-      scrubber: createScrubber([SECRET_KEY]),
-    });
-    expect(JSON.parse(answer.body)).toMatchObject({ outcome: 'dead_lettered', reason: 'invalid_event' });
-    expect(sent).toHaveLength(1);
-    expect(JSON.parse(sent[0] as string)).toMatchObject({ rawBody: '{"not":"an event","key":"[redacted]"}' });
+    const local = await startLocalQueue();
+    try {
+      const queue = createEventQueue(local.settings);
+      const urls = await provisionQueues(queue, { reconcileQueueName: 'scrub-reconcile', deadLetterQueueName: 'scrub-dead-letter', functionTimeoutSeconds: 30 });
+      const answer = await handleReconcileMessage(`{"not":"an event","key":"${SECRET_KEY}"}`, {
+        targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
+        gateway: () => world.gateway(),
+        queue: () => queue,
+        ...urls,
+        runtime: runtimeConfigFromEnv({}),
+        logger: createLogger({ service: 'test', level: 'silent' }),
+        scrubber: createScrubber([SECRET_KEY]),
+      });
+      expect(JSON.parse(answer.body)).toMatchObject({ outcome: 'dead_lettered', reason: 'invalid_event' });
+      const sent = await queue.receive(urls.deadLetterQueueUrl, { maxMessages: 10 });
+      expect(sent).toHaveLength(1);
+      expect(JSON.parse(sent[0]?.body as string)).toMatchObject({ rawBody: '{"not":"an event","key":"[redacted]"}' });
+    } finally {
+      await local.stop();
+    }
   });
 
   it('the function shell: every answer is scrubbed with the process secrets', async () => {

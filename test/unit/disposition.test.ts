@@ -5,6 +5,7 @@ import { LbSyncError } from '../../shared/errors';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
 import type { LbSyncEvent } from '../../shared/schemas/event';
 import { MAX_EVENT_BYTES } from '../../shared/schemas/event';
+import { MAX_SERVER_HINT_MS, notBeforeBeyondHorizon } from '../../shared/retry-horizon';
 
 const event: LbSyncEvent = { version: 1, id: 'evt-1', source: 'manual', target: 'prod', occurredAt: '2026-11-29T10:00:00Z', attempt: 0 };
 const now = new Date('2026-11-29T10:00:10Z');
@@ -40,9 +41,15 @@ describe('dispose', () => {
     expect(dispose({ ...event, attempt: 3 }, result({ error }), policy, now, () => 0.5)).toMatchObject({ kind: 'retry', next: { attempt: 4 } });
     expect(dispose({ ...event, attempt: 4 }, result({ error }), policy, now)).toMatchObject({ kind: 'dead_letter', reason: 'untrusted_server_ips' });
   });
-  it('no retry is scheduled past the cap, not even for a longer server reset hint (the reconcile refuses those)', () => {
-    const d = dispose(event, result({ error: new LbSyncError('rate_limited', 'x', { retryAfterMs: 3_600_000 }) }), policy, now, () => 0.9);
-    expect(d).toMatchObject({ kind: 'retry', delayMs: policy.capMs, next: { notBefore: new Date(now.getTime() + policy.capMs).toISOString() } });
+  it('a server reset hint is honoured above the cap, up to 15 minutes: no retry is scheduled past the horizon the reconcile accepts', () => {
+    const hinted = (ms: number) => dispose(event, result({ error: new LbSyncError('rate_limited', 'x', { retryAfterMs: ms }) }), policy, now, () => 0.9);
+    expect(hinted(120_000)).toMatchObject({ kind: 'retry', delayMs: 120_000 }); // above the 60 s cap
+    const capped = hinted(3_600_000);
+    expect(capped).toMatchObject({ kind: 'retry', delayMs: MAX_SERVER_HINT_MS });
+    const next = (capped as { next: LbSyncEvent }).next;
+    expect(notBeforeBeyondHorizon(next.notBefore, now, policy.capMs)).toBeUndefined();
+    expect(notBeforeBeyondHorizon(new Date(now.getTime() + MAX_SERVER_HINT_MS + 10_000).toISOString(), now, policy.capMs)?.fieldErrors?.[0]?.path).toBe('event.notBefore');
+    expect(notBeforeBeyondHorizon('2099-01-01T00:00:00Z', now, policy.capMs)?.code).toBe('invalid_event');
   });
 });
 
