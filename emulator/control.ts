@@ -77,6 +77,18 @@ const controlRoutes: Route<ControlContext>[] = [
     operation: 'ClearFaults',
     handle: (ctx) => (ctx.controls.clearFaults(), ok()),
   },
+  { method: 'GET', pattern: '/_emulator/gates', operation: 'Gates', handle: (ctx) => ok({ held: ctx.controls.heldAtGates() }) },
+  {
+    method: 'POST',
+    pattern: '/_emulator/gates/{name}/release',
+    operation: 'ReleaseGate',
+    handle: (ctx) => {
+      const body = ctx.body === undefined || ctx.body === null ? {} : objectBody(ctx.body);
+      const count = body.count;
+      if (count !== undefined && !(typeof count === 'number' && Number.isInteger(count) && count >= 1)) throw new ControlError(400, 'count must be a positive whole number');
+      return ok({ released: ctx.controls.releaseGate(ctx.params.name ?? '', count) });
+    },
+  },
   {
     method: 'POST',
     pattern: '/_emulator/lbs/{lbId}/status',

@@ -4,6 +4,7 @@ import { AuditTrailLog, DEFAULT_AUDIT_DELAY_MS, principalIdOf, recordBackendWrit
 import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
+import { Gates } from './gates';
 import { EmulatorState } from './state';
 import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
 import type { ServerRecord } from './model';
@@ -17,6 +18,7 @@ export class EmulatorControls {
   readonly callLog = new CallLog();
   readonly faultQueue = new FaultQueue();
   readonly auditTrail: AuditTrailLog;
+  readonly gates = new Gates();
 
   constructor(behaviours: Partial<EmulatorBehaviours>, seed: EmulatorSeed | undefined, auditTrailDelayMs = DEFAULT_AUDIT_DELAY_MS) {
     this.state = new EmulatorState(behaviours);
@@ -59,6 +61,14 @@ export class EmulatorControls {
 
   faults(): FaultSpec[] {
     return this.faultQueue.list();
+  }
+
+  heldAtGates(): Record<string, number> {
+    return this.gates.held();
+  }
+
+  releaseGate(name: string, count?: number): number {
+    return this.gates.release(name, count);
   }
 
   setLbStatus(lbId: string, status: LbStatus, forMs?: number): void {

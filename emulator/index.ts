@@ -55,6 +55,10 @@ export interface EmulatorHandle {
   resetHistory(): void;
   addFault(fault: FaultSpec): void;
   clearFaults(): void;
+  /** How many requests each gate fault holds now. */
+  heldAtGates(): Record<string, number>;
+  /** Lets the oldest `count` requests held at this gate through (all by default); returns how many went. */
+  releaseGate(name: string, count?: number): number;
   setLbStatus(lbId: string, status: LbStatus, forMs?: number): void;
   replaceServer(oldServerId: string, newServer: SeedServer): void;
   upsertServer(server: SeedServer): void;
@@ -94,6 +98,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     resetHistory: () => controls.resetHistory(),
     addFault: (fault) => controls.addFault(fault),
     clearFaults: () => controls.clearFaults(),
+    heldAtGates: () => controls.heldAtGates(),
+    releaseGate: (name, count) => controls.releaseGate(name, count),
     setLbStatus: (lbId, status, forMs) => controls.setLbStatus(lbId, status, forMs),
     replaceServer: (oldServerId, newServer) => void controls.replaceServer(oldServerId, newServer),
     upsertServer: (server_) => void controls.upsertServer(server_),

@@ -96,6 +96,7 @@ class RequestPipeline {
     if (this.settings.latencyMs > 0) await sleep(this.settings.latencyMs);
 
     const fault = this.controls.faultQueue.take(operation, url.pathname);
+    if (fault?.gate) await this.controls.gates.hold(fault.gate);
     if (fault?.latencyMs) await sleep(fault.latencyMs);
     if (fault?.reset) {
       this.controls.callLog.finish(call, 0);
@@ -177,6 +178,7 @@ export async function listen(controls: EmulatorControls, settings: ServerSetting
     port,
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
+        controls.gates.releaseAll();
         server.close(() => resolve());
         // Hung requests and idle keep-alive sockets would otherwise hold close() open.
         server.closeAllConnections();

@@ -189,6 +189,8 @@ export interface FaultSpec {
    * The LB is the one the request's path names (directly, or through its backend).
    */
   before?: FaultWorldChange;
+  /** Hold each matching request until this gate is released (emulator/gates.ts); then the rest applies. */
+  gate?: string;
 }
 
 export interface FaultWorldChange {

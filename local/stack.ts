@@ -14,6 +14,7 @@ import type { LocalQueue } from './queue-server';
 import { startLocalQueue } from './queue-server';
 import type { FunctionName, ServedFunction } from './serve-functions';
 import { FUNCTION_NAMES, loadHandlers, serveFunction } from './serve-functions';
+import { privateGate } from './private-gate';
 import type { Delivery, TriggerBridge } from './trigger-bridge';
 import { startTriggerBridge } from './trigger-bridge';
 
@@ -37,6 +38,10 @@ export interface LocalStackOptions {
   visibilityTimeoutSeconds?: number;
   maxReceiveCount?: number;
   onDelivery?: (delivery: Delivery) => void;
+  /** Serve inject as a private function: callers must send this as X-Auth-Token (403 otherwise). */
+  functionToken?: string;
+  /** The SCW_API_URL the functions get, from the emulator's URL (default: that URL). */
+  scwApiUrl?: (emulatorUrl: string) => string;
 }
 
 export interface LocalStack {
@@ -103,7 +108,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       SCW_DEFAULT_PROJECT_ID: options.seed.projectId ?? emulator.state.owner.projectId,
       SCW_DEFAULT_ORGANIZATION_ID: emulator.state.owner.organizationId,
       SCW_DEFAULT_ZONE: 'fr-par-1',
-      SCW_API_URL: emulator.url,
+      SCW_API_URL: options.scwApiUrl ? options.scwApiUrl(emulator.url) : emulator.url,
       SQS_ENDPOINT: queue.endpoint,
       SQS_REGION: queue.region,
       SQS_ACCESS_KEY_ID: queue.settings.accessKeyId,
@@ -112,6 +117,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
       LBSYNC_TARGETS: JSON.stringify(options.targets),
       INJECT_TOKEN: injectToken,
+      // The platform's timeout of the reconcile function, as the queues were provisioned for (30 s).
+      LBSYNC_FUNCTION_TIMEOUT_MS: '30000',
+      LBSYNC_DEADLINE_MARGIN_MS: '5000',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Locally a sweep sends everything at once unless asked (its cron runs every minute, not every 5).
       LBSYNC_SWEEP_SPREAD_MS: '0',
@@ -123,7 +131,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const handlers = await loadHandlers(options.functionsFrom);
     const functions = {} as Record<FunctionName, ServedFunction>;
     for (const name of FUNCTION_NAMES) {
-      functions[name] = await serveFunction(name, handlers[name]);
+      const handle = name === 'inject' && options.functionToken ? privateGate(handlers[name], options.functionToken) : handlers[name];
+      functions[name] = await serveFunction(name, handle);
       started.push(functions[name]);
     }
     const bridge = startTriggerBridge({
@@ -153,7 +162,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       bridge,
       injectToken,
       env,
-      inject: (event, token = injectToken) => postJson(functions.inject.url, event, { Authorization: `Bearer ${token}` }),
+      inject: (event, token = injectToken) =>
+        postJson(functions.inject.url, event, { Authorization: `Bearer ${token}`, ...(options.functionToken && { 'X-Auth-Token': options.functionToken }) }),
       sweep,
       watch,
       async drainDeadLetters() {

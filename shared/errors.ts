@@ -16,6 +16,7 @@ export const ERROR_CATALOG = {
   api_unavailable: { errorClass: 'transient', hint: 'The Scaleway API answered 5xx; check https://status.scaleway.com. Retried with backoff.' },
   network_error: { errorClass: 'transient', hint: 'The Scaleway API could not be reached or timed out; check SCW_API_URL and outbound network. Retried with backoff.' },
   apply_timeout: { errorClass: 'transient', hint: 'The write was accepted but the load balancer did not report ready within the wait budget; the next attempt re-reads and checks.' },
+  untrusted_server_ips: { errorClass: 'transient', hint: 'The event asserted serverIps that the target\'s own discovery (its tags) does not return; they are never written. Retried while a new server may still be booting; dead-lettered if they never show up: check who sent the event and the servers\' tags.' },
   no_servers: { errorClass: 'transient', hint: 'No server matched the target\'s tags (or none had an IP of the chosen ipSource); the pool is left as it is. Check servers.tags, or set allowEmptyPool if an empty pool is really wanted.' },
   backend_not_found: { errorClass: 'not_found', hint: 'The backend disappeared between read and write; the next attempt creates it.' },
   lb_not_found: { errorClass: 'permanent', hint: 'No load balancer with that name or id exists in the zone; check loadBalancer and zone in the target (kOps names it api.<cluster>).' },

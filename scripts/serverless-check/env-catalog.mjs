@@ -54,6 +54,9 @@ export const ENV_CATALOG = {
   LBSYNC_WATCH_OVERLAP_MS: { in: ['watch'] },
   LBSYNC_WATCH_OWN_PRINCIPAL_IDS: { in: ['watch'] },
   LBSYNC_SWEEP_SPREAD_MS: { in: ['sweep'] },
+  // reconcile's own timeout and the margin it keeps for the hand-off (rules/timing.mjs checks the first equals `timeout`).
+  LBSYNC_FUNCTION_TIMEOUT_MS: { in: ['reconcile'] },
+  LBSYNC_DEADLINE_MARGIN_MS: { in: ['reconcile'] },
   LBSYNC_CONFIG: { forbidden: 'names a file, and only dist/** is shipped: give the targets in LBSYNC_TARGETS' },
   LBSYNC_INJECT_INSECURE: { forbidden: 'turns off the inject token check; it is for the local stack only' },
 };

@@ -6,6 +6,7 @@ import type { IpamIpView } from '../kops-rule';
 import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedServer } from '../model';
 import { normalisePool } from '../pool';
 import { LBSYNC_USER_AGENT } from '../user-agent';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -21,6 +22,8 @@ export interface ScalewaySettings {
   defaultZone?: string;
   apiUrl?: string;
   requestTimeoutMs?: number;
+  /** Time left in the invocation: each request's timeout is clipped to it (none left: fails at once). */
+  remainingMs?: () => number;
 }
 
 export interface ApiCallCount {
@@ -157,10 +160,31 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
   };
 }
 
+/** The same failure with its message (and its cause's) scrubbed; the name, which classifies it, is kept. */
+function scrubbedError(error: unknown, scrub: (text: string) => string): unknown {
+  if (!(error instanceof Error)) return error;
+  const message = scrub(error.message);
+  const cause = error.cause instanceof Error ? scrubbedError(error.cause, scrub) : undefined;
+  if (message === error.message && cause === error.cause) return error;
+  if (error instanceof DOMException) return new DOMException(message, error.name);
+  const copy = new Error(message, cause === undefined ? undefined : { cause }) as Error & { code?: unknown };
+  copy.name = error.name;
+  const { code } = error as { code?: unknown };
+  if (code !== undefined) copy.code = code;
+  return copy;
+}
+
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
-  const timeoutMs = settings.requestTimeoutMs ?? 10_000;
+  const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
+  // An API error may echo what it was sent (the key among it): error bodies and fetch failures are
+  // scrubbed here, before the SDK builds an error message from them.
+  const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
   const countingFetch: typeof fetch = async (input, init) => {
+    // No time left in the invocation: the request is not made (nor counted); the event is retried.
+    const left = settings.remainingMs?.();
+    const timeoutMs = left === undefined ? requestTimeoutMs : Math.min(requestTimeoutMs, left);
+    if (timeoutMs <= 0) throw new DOMException('no time left in this invocation', 'TimeoutError');
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     const url = input instanceof Request ? input.url : String(input);
     if (method === 'GET') count.reads += 1;
@@ -177,7 +201,10 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       const response = await fetch(input, { ...init, signal: controller.signal });
       // The body is read by the SDK after we return; keep the timer until then.
       const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      const safeBody = body !== null && response.status >= 400 ? scrubber.text(Buffer.from(body).toString('utf8')) : body;
+      return new Response(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } catch (error) {
+      throw scrubbedError(error, scrubber.text);
     } finally {
       clearTimeout(timer);
       init?.signal?.removeEventListener('abort', onCallerAbort);
@@ -189,7 +216,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       secretKey: settings.secretKey,
       ...(settings.projectId && { defaultProjectId: settings.projectId }),
       ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
-      ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
+      ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
     }),
     withHTTPClient(countingFetch),
     withDefaultPageSize(PAGE_SIZE),

@@ -193,6 +193,36 @@ describe('lbsync against the local stack', () => {
     }
   });
 
+  it('dlq: a message delivered twice is dead-lettered twice under one recordId; list marks the copy duplicate_of, redrive sends it once', async () => {
+    await stack.bridge.waitIdle({ quietMs: 100, timeoutMs: 10_000 });
+    stack.emulator.setLbStatus(DEMO_LB_ID, 'error');
+    const body = JSON.stringify({ version: 1, id: 'evt-twice', source: 'manual', target: 'demo.k8s.local', occurredAt: new Date().toISOString(), attempt: 0 });
+    // The trigger redelivers a message whose answer it did not get: the same body, twice.
+    for (let i = 0; i < 2; i += 1) {
+      const answer = await fetch(stack.functions.reconcile.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      expect(await answer.json()).toMatchObject({ outcome: 'dead_lettered', reason: 'permanent_error', eventId: 'evt-twice', attempt: 0, recordId: expect.stringMatching(/^dl-/) });
+    }
+    const listed = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { messageId: string; eventId?: string; recordId: string; duplicate_of?: string; redrivable: boolean }[];
+    const twice = listed.filter((e) => e.eventId === 'evt-twice');
+    expect(twice).toHaveLength(2);
+    expect(twice[0]?.recordId).toBe(twice[1]?.recordId);
+    const [original, copy] = [twice.find((e) => !e.duplicate_of), twice.find((e) => e.duplicate_of)];
+    expect(copy?.duplicate_of).toBe(original?.messageId);
+    const table = await lbsync(['dlq', 'list']);
+    expect(table.stdout).toContain(`duplicate of ${original?.messageId}`);
+    expect(table.stdout).toMatch(/\(1 duplicate\)/);
+
+    stack.emulator.setLbStatus(DEMO_LB_ID, 'ready');
+    const before = deliveries.length;
+    const redriven = await lbsync(['dlq', 'redrive', '--id', 'evt-twice', '--json']);
+    expect(redriven.code).toBe(0);
+    expect(JSON.parse(redriven.stdout)).toMatchObject({ ok: true, redriven: [{ eventId: 'evt-twice', messageId: original?.messageId, duplicatesDeleted: 1 }] });
+    await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 10_000 });
+    expect(deliveries.slice(before).filter((d) => d.event?.id === 'evt-twice')).toHaveLength(1); // sent once
+    const left = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { eventId?: string }[];
+    expect(left.filter((e) => e.eventId === 'evt-twice')).toEqual([]);
+  });
+
   it('--help: examples and exit codes, no colours off a TTY', async () => {
     const help = await lbsync(['plan', '--help']);
     expect(help.code).toBe(0);

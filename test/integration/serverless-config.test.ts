@@ -148,6 +148,8 @@ describe('serverless.yml broken', () => {
     ['the local-only insecure switch', (c) => { c.functions.inject!.env = { LBSYNC_INJECT_INSECURE: 'true' }; }, 'must not be deployed'],
     ['a number where the platform wants a string', (c) => { c.functions.reconcile!.env!.LBSYNC_MAX_ATTEMPTS = 8; }, 'values must be strings'],
     ['a hold longer than the timeout allows', (c) => { c.functions.reconcile!.env!.LBSYNC_MAX_HOLD_MS = '50000'; }, 'exceed the 60 s timeout'],
+    ['a timeout the function does not know', (c) => { c.functions.reconcile!.timeout = '120s'; }, "LBSYNC_FUNCTION_TIMEOUT_MS is 60000 but the timeout is 120 s; set it to '120000'"],
+    ['no LBSYNC_FUNCTION_TIMEOUT_MS', (c) => { delete c.functions.reconcile!.env!.LBSYNC_FUNCTION_TIMEOUT_MS; }, "set env LBSYNC_FUNCTION_TIMEOUT_MS to '60000'"],
     ['a queue URL as the trigger queue', (c) => { c.functions.reconcile!.events = [{ sqs: { name: 'lbsync-reconcile-queue', queue: 'https://sqs.mnq.fr-par.scaleway.com/p/lbsync-reconcile' } }]; }, 'must be a queue name'],
     ['no queue trigger on reconcile', (c) => { c.functions.reconcile!.events = []; }, 'exactly one sqs trigger'],
     ['sources shipped in the zip', (c) => { c.package.patterns = ['!**', 'dist/**', 'shared/**']; }, 'package.patterns'],

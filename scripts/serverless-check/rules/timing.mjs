@@ -1,4 +1,5 @@
-// reconcile's worst case (hold, transient wait, wait budget, one request) fits in its timeout.
+// reconcile's worst case (hold, transient wait, wait budget, one request) fits in its timeout, and the
+// function knows that timeout (LBSYNC_FUNCTION_TIMEOUT_MS): it stops working a margin before it.
 import { TIMING_DEFAULTS } from '../env-catalog.mjs';
 import { isUnset } from '../resolve.mjs';
 
@@ -15,6 +16,12 @@ export function checkTiming(timeoutSeconds, env, report) {
     const raw = env[name];
     return raw === undefined || isUnset(raw) ? TIMING_DEFAULTS[name] : Number(raw);
   };
+  const known = env.LBSYNC_FUNCTION_TIMEOUT_MS;
+  if (known === undefined || isUnset(known)) {
+    report.error(`functions.reconcile: set env LBSYNC_FUNCTION_TIMEOUT_MS to '${timeoutSeconds * 1000}' (its timeout): the function stops working a margin before it, and must know when`);
+  } else if (Number(known) !== timeoutSeconds * 1000) {
+    report.error(`functions.reconcile: LBSYNC_FUNCTION_TIMEOUT_MS is ${known} but the timeout is ${timeoutSeconds} s; set it to '${timeoutSeconds * 1000}'`);
+  }
   const hold = value('LBSYNC_MAX_HOLD_MS');
   const transient = value('LBSYNC_TRANSIENT_WAIT_MS');
   const wait = value('LBSYNC_WAIT_BUDGET_MS');
