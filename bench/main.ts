@@ -13,6 +13,8 @@ import { jsonSummary, renderReport, type Measurements } from './report';
 import { measureRss } from './rss';
 import { buildDist, prepareOut } from './support/bundles';
 import { measureSweepScale } from './sweep-scale';
+import { measureSweepSpread } from './sweep-spread';
+import { measureWatchLatency } from './watch-latency';
 
 function parseArgs(argv: string[]): { quick: boolean; json?: string } {
   const quick = argv.includes('--quick');
@@ -23,8 +25,8 @@ function parseArgs(argv: string[]): { quick: boolean; json?: string } {
 }
 
 const PLAN = {
-  full: { coldRuns: 7, perEvent: 1000, burst: 200, sweepReconcileUpTo: 1000, convergenceRuns: 5 },
-  quick: { coldRuns: 3, perEvent: 200, burst: 100, sweepReconcileUpTo: 100, convergenceRuns: 1 },
+  full: { coldRuns: 7, perEvent: 1000, burst: 200, sweepReconcileUpTo: 1000, convergenceRuns: 5, watchRuns: 10, spreadTargets: 10_000 },
+  quick: { coldRuns: 3, perEvent: 200, burst: 100, sweepReconcileUpTo: 100, convergenceRuns: 1, watchRuns: 3, spreadTargets: 2_000 },
 };
 
 async function main(): Promise<void> {
@@ -47,6 +49,9 @@ async function main(): Promise<void> {
   const perEvent = await step('per-event overhead', () => measurePerEvent(plan.perEvent));
   const rss = await step('peak RSS', () => measureRss(plan.burst, 10));
   const sweep = await step('sweep scale', () => measureSweepScale([10, 100, 1000], plan.sweepReconcileUpTo));
+  const sweepSpread = await step(`sweep spread (${plan.spreadTargets} targets)`, () => measureSweepSpread(plan.spreadTargets));
+  // Its own process: it runs the local stack, whose environment the bundles read once per process.
+  const watchLatency = await step(`watcher latency (N=${plan.watchRuns})`, () => measureWatchLatency(plan.watchRuns));
   // Last: the local stack sets this process' environment and loads the bundles in-process.
   const convergence = await step('convergence', () => measureConvergence(plan.convergenceRuns));
 
@@ -56,7 +61,7 @@ async function main(): Promise<void> {
       date: new Date().toISOString(), mode: args.quick ? 'quick' : 'full',
       durationS: Math.round((performance.now() - started) / 1000),
     },
-    apiCalls, bundle, coldStart, perEvent, rss, sweep, convergence,
+    apiCalls, bundle, coldStart, perEvent, rss, sweep, convergence, sweepSpread, watchLatency,
   };
   process.stdout.write(`${renderReport(measurements)}\n`);
   if (args.json) {

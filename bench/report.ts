@@ -6,6 +6,8 @@ import type { ConvergenceResult } from './convergence';
 import type { PerEventResult } from './per-event';
 import type { RssRow } from './rss';
 import type { SweepRow } from './sweep-scale';
+import { renderSweepSpread, type SweepSpreadResult } from './sweep-spread';
+import { renderWatchLatency, WATCH_REAL, type WatchLatencyResult } from './watch-latency';
 
 export interface Measurements {
   machine: { cpu: string; cores: number; node: string; date: string; mode: 'quick' | 'full'; durationS?: number };
@@ -16,6 +18,8 @@ export interface Measurements {
   rss: RssRow[];
   sweep: SweepRow[];
   convergence: ConvergenceResult;
+  sweepSpread?: SweepSpreadResult;
+  watchLatency?: WatchLatencyResult;
 }
 
 const RSS_TARGET_MB = 96;
@@ -73,6 +77,15 @@ export function renderReport(m: Measurements): string {
   const c = m.convergence;
   out.push(`median ${c.ms} ms to applied (pool right at ${c.poolRightMs} ms) vs floor ${c.floorMs} ms = LB held pending 2000 ms + instances pending 3000 ms after the write; runs: ${c.runs.map((r) => `${r.appliedMs} ms/${r.deliveries} deliveries`).join(', ')}`);
 
+  if (m.sweepSpread) {
+    section(`7. Sweep of ${m.sweepSpread.targets} targets spread over 5 minutes (sweep handler -> local queue; API read rate simulated from the events' notBefore)`);
+    out.push(...renderSweepSpread(m.sweepSpread));
+  }
+  if (m.watchLatency) {
+    section('8. Replacement -> pool converged with only the watcher (no boot hook, no sweep; local stack, dist bundles, scaled clock)');
+    out.push(...renderWatchLatency(m.watchLatency));
+  }
+
   section('Targets');
   const noop = m.apiCalls.scenarios.find((s) => s.scenario === 'noop');
   const replace = m.apiCalls.scenarios.find((s) => s.scenario === 'replace');
@@ -97,6 +110,16 @@ export function renderReport(m: Measurements): string {
     [c.ratio <= 1.5, `convergence ${c.ms} ms vs floor ${c.floorMs} ms: ${c.ratio}x (target <= 1.5x; runs ${c.runs.map((r) => r.appliedMs).join('/')} ms)`,
       'bound: the retry of an LB-level transient state is a re-enqueue with full-jitter backoff (uniform in [0, 2000 * 2^attempt] ms), so the first write lands a random draw after the LB is ready. What moves it: while the LB is pending, poll GetLb inside the invocation (250-500 ms steps, within the hold budget) instead of re-enqueueing, or cap the jitter for transient-state retries.'],
   ];
+  const spread = m.sweepSpread;
+  if (spread) {
+    lines.push([spread.dueOnly.spread.peakPerSecond <= 1.5 * spread.dueOnly.spread.meanPerSecond && spread.enqueue.maxEarlyMs === 0,
+      `sweep of ${spread.targets} spread: peak ${spread.dueOnly.spread.peakPerSecond} reads/s vs mean ${spread.dueOnly.spread.meanPerSecond} (target <= 1.5x; unspread peak ${spread.dueOnly.unspread.peakPerSecond}/s), none sent early`]);
+  }
+  const watch = m.watchLatency;
+  if (watch) {
+    const bound = WATCH_REAL.auditDelayMs + WATCH_REAL.periodMs;
+    lines.push([watch.derived.worstMs <= bound + 5_000, `watcher: replacement -> pool right, derived median ${(watch.derived.medianMs / 1000).toFixed(1)} s, worst ${(watch.derived.worstMs / 1000).toFixed(1)} s with Audit Trail listing after ${WATCH_REAL.auditDelayMs / 1000} s (target: worst <= delay + one cron period + 5 s = ${(bound + 5_000) / 1000} s)`]);
+  }
   for (const [ok, text, bound] of lines) {
     out.push(`${verdict(ok)}  ${text}`);
     if (!ok && bound) out.push(`      ${bound}`);
@@ -123,10 +146,12 @@ export function jsonSummary(m: Measurements): Record<string, unknown> {
       nodeBootMs: reconcileCold?.nodeBootMs, ratioAboveBoot: reconcileCold?.ratioAboveBoot, runs: m.coldStart.runs,
       byFunction: m.coldStart.rows, sqsLoadedOnNoopReconcile: m.coldStart.sqsLoadedOnNoopReconcile, sqsLoadedOnInject: m.coldStart.sqsLoadedOnInject,
     },
-    bundleBytes: { reconcile: cold('reconcile')?.bundleBytes, inject: cold('inject')?.bundleBytes, sweep: cold('sweep')?.bundleBytes, variants: m.bundle.variants, topPackages: m.bundle.topPackages },
+    bundleBytes: { reconcile: cold('reconcile')?.bundleBytes, inject: cold('inject')?.bundleBytes, sweep: cold('sweep')?.bundleBytes, watch: cold('watch')?.bundleBytes, variants: m.bundle.variants, topPackages: m.bundle.topPackages },
     perEvent: m.perEvent,
-    rssMB: { reconcile: rss('reconcile'), inject: rss('inject'), sweep: rss('sweep'), targetMB: RSS_TARGET_MB, tierMB: TIER_MB },
+    rssMB: { reconcile: rss('reconcile'), inject: rss('inject'), sweep: rss('sweep'), watch: rss('watch'), targetMB: RSS_TARGET_MB, tierMB: TIER_MB },
     sweep: { t10: sweep(10), t100: sweep(100), t1000: sweep(1000) },
     convergence: m.convergence,
+    ...(m.sweepSpread && { sweepSpread: m.sweepSpread }),
+    ...(m.watchLatency && { watchLatency: m.watchLatency }),
   };
 }

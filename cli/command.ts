@@ -9,12 +9,15 @@ export interface Cli {
   exitCode: number;
   /** Set once the program is parsed (it depends on --no-color). */
   output(command: Command): Output;
+  /** A secret read while running (a token from a file or a named variable): never printed from now on. */
+  protect(secret: string): void;
 }
 
-export function createCli(io: CliIo): Cli {
+export function createCli(io: CliIo, protect: (secret: string) => void = () => undefined): Cli {
   return {
     io,
     exitCode: 0,
+    protect,
     output(command) {
       const root = rootOf(command);
       return createOutput(io, { noColor: root.opts().color === false });

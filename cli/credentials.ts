@@ -13,6 +13,8 @@ import { validationError } from '../shared/errors';
 
 export interface ResolvedCredentials {
   settings: ScalewaySettings;
+  /** default_organization_id of the profile or SCW_DEFAULT_ORGANIZATION_ID (Audit Trail is read per organization). */
+  organizationId?: string;
   /** Where the keys came from, for messages: "environment" or "profile <name> in <path>". */
   source: string;
 }
@@ -62,6 +64,7 @@ export function resolveScalewayCredentials(env: NodeJS.ProcessEnv = process.env)
   const source = fromEnv.accessKey && fromEnv.secretKey ? 'environment' : (file.label ?? 'environment');
   return {
     source,
+    ...(profile.defaultOrganizationId && { organizationId: profile.defaultOrganizationId }),
     settings: {
       accessKey: profile.accessKey,
       secretKey: profile.secretKey,

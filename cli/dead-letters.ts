@@ -4,6 +4,7 @@
 // ChangeMessageVisibility 0 — the one value Scaleway Queues accept besides the queue's own.
 import type { EventQueue, ReceivedMessage } from '../shared/adapters/queue';
 import type { DeadLetterRecord } from '../shared/dead-letter';
+import { deadLetterRecordId } from '../shared/dead-letter';
 import type { LbSyncEvent } from '../shared/schemas/event';
 import { decodeEvent, parseEvent } from '../shared/schemas/event';
 
@@ -26,6 +27,10 @@ export interface DeadLetterEntry {
   redriveEvent?: LbSyncEvent;
   /** Why it cannot be redriven. */
   notRedrivable?: string;
+  /** The same for every dead letter of one (event id, attempt): a redelivered message dead-lettered twice. */
+  recordId: string;
+  /** The message id of the first dead letter with this recordId, when this one is a later copy. */
+  duplicateOf?: string;
 }
 
 function redrivable(event: unknown): { event?: LbSyncEvent; why?: string } {
@@ -38,7 +43,25 @@ function redrivable(event: unknown): { event?: LbSyncEvent; why?: string } {
   }
 }
 
+/** The recordId a record carries, or the one it would carry (older records, messages the queue moved). */
+function recordIdOf(entry: Omit<DeadLetterEntry, 'recordId'>): string {
+  if (entry.record?.recordId) return entry.record.recordId;
+  const event = (entry.record?.event ?? entry.redriveEvent) as { id?: unknown; attempt?: unknown } | undefined;
+  if (entry.origin === 'queue') {
+    // The body is the event as it was on the reconcile queue, attempt included.
+    const moved = JSON.parse(entry.body) as { id: string; attempt?: number };
+    return deadLetterRecordId({ eventId: moved.id, attempt: moved.attempt ?? 0 });
+  }
+  if (event && typeof event.id === 'string') return deadLetterRecordId({ eventId: event.id, attempt: typeof event.attempt === 'number' ? event.attempt : 0 });
+  return deadLetterRecordId({ rawBody: entry.record?.rawBody ?? entry.body });
+}
+
 export function classify(message: ReceivedMessage): DeadLetterEntry {
+  const entry = classifyBody(message);
+  return { ...entry, recordId: recordIdOf(entry) };
+}
+
+function classifyBody(message: ReceivedMessage): Omit<DeadLetterEntry, 'recordId'> {
   const base = { messageId: message.messageId, receiptHandle: message.receiptHandle, receiveCount: message.receiveCount, body: message.body, ...(message.sentAt && { sentAt: message.sentAt }) };
   let value: unknown;
   try {
@@ -48,7 +71,7 @@ export function classify(message: ReceivedMessage): DeadLetterEntry {
   }
   if (typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'lbsync.dead-letter') {
     const record = value as DeadLetterRecord;
-    const entry: DeadLetterEntry = {
+    const entry: Omit<DeadLetterEntry, 'recordId'> = {
       ...base,
       origin: 'lbsync',
       record,
@@ -94,7 +117,44 @@ export async function scanDeadLetters(queue: EventQueue, url: string, options: S
     for (const m of batch) seen.set(m.messageId, classify(m));
     if (fresh.length === 0) break;
   }
-  return [...seen.values()].sort((a, b) => (a.sentAt ?? 0) - (b.sentAt ?? 0));
+  return markDuplicates([...seen.values()].sort((a, b) => (a.sentAt ?? 0) - (b.sentAt ?? 0)));
+}
+
+/**
+ * Within each recordId, the first dead letter is the original (a record written by the function before a
+ * message the queue moved, then the oldest); the others get duplicate_of its message id.
+ */
+export function markDuplicates(entries: DeadLetterEntry[]): DeadLetterEntry[] {
+  const before = (a: DeadLetterEntry, b: DeadLetterEntry): boolean => {
+    const byOrigin = Number(a.origin !== 'lbsync') - Number(b.origin !== 'lbsync');
+    if (byOrigin !== 0) return byOrigin < 0;
+    if ((a.sentAt ?? 0) !== (b.sentAt ?? 0)) return (a.sentAt ?? 0) < (b.sentAt ?? 0);
+    return a.messageId < b.messageId;
+  };
+  const firstOf = new Map<string, DeadLetterEntry>();
+  for (const entry of entries) {
+    const first = firstOf.get(entry.recordId);
+    if (!first || before(entry, first)) firstOf.set(entry.recordId, entry);
+  }
+  return entries.map((entry) => {
+    const original = firstOf.get(entry.recordId) as DeadLetterEntry;
+    const { duplicateOf: _previous, ...rest } = entry;
+    return original === entry ? rest : { ...rest, duplicateOf: original.messageId };
+  });
+}
+
+/** The originals the ids name (a duplicate's id names its original), each with its duplicates. */
+export function groupsFor(entries: readonly DeadLetterEntry[], picked: readonly DeadLetterEntry[]): { original: DeadLetterEntry; duplicates: DeadLetterEntry[] }[] {
+  const byMessage = new Map(entries.map((e) => [e.messageId, e]));
+  const originals = new Map<string, DeadLetterEntry>();
+  for (const e of picked) {
+    const original = e.duplicateOf ? (byMessage.get(e.duplicateOf) ?? e) : e;
+    originals.set(original.messageId, original);
+  }
+  return [...originals.values()].map((original) => ({
+    original,
+    duplicates: entries.filter((e) => e.duplicateOf === original.messageId),
+  }));
 }
 
 /** Makes the messages visible again; a failure only delays them until their visibility timeout. */
@@ -121,5 +181,8 @@ export function entrySummary(e: DeadLetterEntry) {
     receiveCount: e.receiveCount,
     redrivable: e.redriveEvent !== undefined,
     ...(e.notRedrivable && { notRedrivable: e.notRedrivable }),
+    recordId: e.recordId,
+    // Named as the design names it: this dead letter repeats the one with that message id.
+    ...(e.duplicateOf && { duplicate_of: e.duplicateOf }),
   };
 }

@@ -11,24 +11,31 @@ import { provisionCommand } from './commands/provision';
 import { reconcileCommand } from './commands/reconcile';
 import { sweepCommand } from './commands/sweep';
 import { targetsCommand } from './commands/targets';
-import type { CliIo } from './output';
+import { watchCommand } from './commands/watch';
+import type { CliIo, Stream } from './output';
 import { EXIT } from './output';
+import { configWarnings, secretValues } from '../shared/config';
+import type { Scrubber } from '../shared/scrub';
+import { createScrubber } from '../shared/scrub';
 
 const OVERVIEW = `
 Environment (the same names the functions use):
   targets      LBSYNC_TARGETS (JSON array) or LBSYNC_CONFIG (JSON file); most commands also take --file
   Scaleway     SCW_ACCESS_KEY, SCW_SECRET_KEY, SCW_DEFAULT_PROJECT_ID, SCW_DEFAULT_ZONE, SCW_API_URL,
+               SCW_DEFAULT_ORGANIZATION_ID (watch),
                or the scw CLI's profile: SCW_PROFILE in SCW_CONFIG_PATH (~/.config/scw/config.yaml);
                variables override the profile, key by key
   queues       SQS_ENDPOINT, SQS_REGION, SQS_ACCESS_KEY_ID, SQS_SECRET_ACCESS_KEY,
                RECONCILE_QUEUE_URL, DEAD_LETTER_QUEUE_URL (printed by \`lbsync provision\`)
+  inject       INJECT_TOKEN (Authorization: Bearer) and FUNCTION_TOKEN (X-Auth-Token of a private
+               function), or files: --token-file, --function-token-file; never on the command line
   tuning       LBSYNC_WAIT_BUDGET_MS, LBSYNC_REQUEST_TIMEOUT_MS; NO_COLOR disables colours
 
 Exit codes: 0 success, 1 error, 2 drift (plan only), 64 bad usage.
 `;
 
-export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal } = {}) {
-  const cli = createCli(io);
+export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal; protect?: (secret: string) => void } = {}) {
+  const cli = createCli(io, options.protect);
   const program = new Command('lbsync')
     .description('keep Scaleway Load Balancer backends in step with the servers that should serve them')
     .option('--no-color', 'never colour the output (also: NO_COLOR=1)')
@@ -41,6 +48,7 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal } = 
     .addCommand(reconcileCommand(cli))
     .addCommand(injectCommand(cli))
     .addCommand(sweepCommand(cli))
+    .addCommand(watchCommand(cli, options.stopSignal))
     .addCommand(dlqCommand(cli))
     .addCommand(targetsCommand(cli))
     .addCommand(provisionCommand(cli))
@@ -55,11 +63,28 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal } = 
   return { program, cli };
 }
 
+/** A stream whose every write is scrubbed first (the scrubber may learn secrets while the command runs). */
+function scrubbing(stream: Stream, scrubber: () => Scrubber): Stream {
+  return {
+    write: (text: string) => stream.write(scrubber().text(text)),
+    ...(stream.isTTY !== undefined && { isTTY: stream.isTTY }),
+  };
+}
+
 /** Runs one command line; returns the exit code (never calls process.exit). */
 export async function main(argv: string[], io: Partial<CliIo> = {}, options: { stopSignal?: AbortSignal } = {}): Promise<number> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const fullIo: CliIo = { stdout: io.stdout ?? process.stdout, stderr: io.stderr ?? process.stderr, env: io.env ?? process.env };
-  const { program, cli } = buildProgram(fullIo, options);
+  const env = io.env ?? process.env;
+  // Everything the CLI prints (its own output, commander's, errors, --json) goes through one scrubber.
+  let scrubber = createScrubber(secretValues(env));
+  const protect = (secret: string) => void (scrubber = scrubber.with([secret]));
+  const fullIo: CliIo = {
+    stdout: scrubbing(io.stdout ?? process.stdout, () => scrubber),
+    stderr: scrubbing(io.stderr ?? process.stderr, () => scrubber),
+    env,
+  };
+  for (const warning of configWarnings(env)) fullIo.stderr.write(`warning: ${warning}\n`);
+  const { program, cli } = buildProgram(fullIo, { ...options, protect });
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (error) {

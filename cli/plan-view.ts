@@ -59,15 +59,14 @@ export interface BackendView {
 
 /** Why each address would be added or removed: which server it is, or that no selected server has it. */
 export function poolChanges(added: readonly string[], removed: readonly string[], pool: DiscoveredPool | undefined, rollout?: BackendRollout): PoolChange[] {
-  const fromEvent = pool?.source === 'event';
   const serverOf = new Map((pool?.members ?? []).map((m) => [m.ip, m.server]));
-  const gone = fromEvent ? 'not in the pool the event gives' : "no server carrying the target's tags has this address";
+  const gone = "no server carrying the target's tags has this address";
   const removedWhy = new Map((rollout?.rollout.removed ?? []).map((r) => [r.ip, r.why]));
   return [
     ...added.map((ip): PoolChange => ({
       ip,
       change: 'add',
-      why: fromEvent ? 'in the pool the event gives' : `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
+      why: `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
     })),
     ...removed.map((ip): PoolChange => ({ ip, change: 'remove', why: removedWhy.has(ip) ? `${gone}; ${removedWhy.get(ip)}` : gone })),
     ...(rollout?.rollout.deferred ?? []).map((d): PoolChange => ({ ip: d.ip, change: 'keep', why: `${gone}; kept for now: ${d.why}` })),

@@ -4,6 +4,7 @@ import { matchRoute, type JsonAnswer, type Route } from './http';
 import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './types';
 import type { EmulatorControls } from './controls';
 import { HEALTH_CHECK_STATUSES, type HealthCheckStatus } from './health';
+import type { WireAuditEvent } from './wire/audit-trail';
 
 interface ControlContext {
   params: Record<string, string>;
@@ -76,6 +77,18 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/faults',
     operation: 'ClearFaults',
     handle: (ctx) => (ctx.controls.clearFaults(), ok()),
+  },
+  { method: 'GET', pattern: '/_emulator/gates', operation: 'Gates', handle: (ctx) => ok({ held: ctx.controls.heldAtGates() }) },
+  {
+    method: 'POST',
+    pattern: '/_emulator/gates/{name}/release',
+    operation: 'ReleaseGate',
+    handle: (ctx) => {
+      const body = ctx.body === undefined || ctx.body === null ? {} : objectBody(ctx.body);
+      const count = body.count;
+      if (count !== undefined && !(typeof count === 'number' && Number.isInteger(count) && count >= 1)) throw new ControlError(400, 'count must be a positive whole number');
+      return ok({ released: ctx.controls.releaseGate(ctx.params.name ?? '', count) });
+    },
   },
   {
     method: 'POST',
@@ -176,6 +189,50 @@ const controlRoutes: Route<ControlContext>[] = [
       }
       return ok({ behaviours: ctx.controls.setBehaviours(partial) });
     },
+  },
+  {
+    method: 'GET',
+    pattern: '/_emulator/audit-trail',
+    operation: 'AuditTrail',
+    handle: (ctx) => {
+      const { auditTrail } = ctx.controls;
+      const now = Date.now();
+      return ok({ delayMs: auditTrail.delayMs, events: auditTrail.all().map((e) => ({ ...e.wire, listable: e.recordedAtMs + auditTrail.delayMs <= now })) });
+    },
+  },
+  {
+    method: 'PUT',
+    pattern: '/_emulator/audit-trail/settings',
+    operation: 'SetAuditTrailSettings',
+    handle: (ctx) => {
+      const body = objectBody(ctx.body);
+      try {
+        ctx.controls.setAuditTrailDelay(body.delayMs as number);
+      } catch (error) {
+        throw new ControlError(400, (error as Error).message);
+      }
+      return ok({ delayMs: ctx.controls.auditTrail.delayMs });
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/_emulator/audit-trail/events',
+    operation: 'InjectAuditEvents',
+    handle: (ctx) => {
+      const events = (Array.isArray(ctx.body) ? ctx.body : [objectBody(ctx.body)]) as Partial<WireAuditEvent>[];
+      try {
+        ctx.controls.injectAuditEvents(events);
+      } catch (error) {
+        throw new ControlError(400, (error as Error).message);
+      }
+      return ok({ added: events.length });
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/_emulator/audit-trail',
+    operation: 'ClearAuditTrail',
+    handle: (ctx) => (ctx.controls.auditTrail.clear(), ok()),
   },
 ];
 

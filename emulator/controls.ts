@@ -1,22 +1,29 @@
 /** The emulator's operations, shared by the in-process handle and the HTTP control API. */
+import type { IncomingHttpHeaders } from 'node:http';
+import { AuditTrailLog, DEFAULT_AUDIT_DELAY_MS, principalIdOf, recordBackendWrite, recordServerChange, recordServerDeleted } from './audit-trail';
 import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
+import { Gates } from './gates';
 import { EmulatorState } from './state';
 import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
 import type { ServerRecord } from './model';
 import { healthOfPool, type ForcedHealth, type HealthCheckStatus, type MemberHealth } from './health';
 import { renderBackend, renderLb } from './wire/lb';
 import { renderServer } from './wire/instance';
+import type { WireAuditEvent } from './wire/audit-trail';
 import { renderIpamIp } from './wire/ipam';
 
 export class EmulatorControls {
   readonly state: EmulatorState;
   readonly callLog = new CallLog();
   readonly faultQueue = new FaultQueue();
+  readonly auditTrail: AuditTrailLog;
+  readonly gates = new Gates();
 
-  constructor(behaviours: Partial<EmulatorBehaviours>, seed: EmulatorSeed | undefined) {
+  constructor(behaviours: Partial<EmulatorBehaviours>, seed: EmulatorSeed | undefined, auditTrailDelayMs = DEFAULT_AUDIT_DELAY_MS) {
     this.state = new EmulatorState(behaviours);
+    this.auditTrail = new AuditTrailLog(auditTrailDelayMs);
     if (seed) this.state.loadSeed(seed);
   }
 
@@ -57,20 +64,58 @@ export class EmulatorControls {
     return this.faultQueue.list();
   }
 
+  heldAtGates(): Record<string, number> {
+    return this.gates.held();
+  }
+
+  releaseGate(name: string, count?: number): number {
+    return this.gates.release(name, count);
+  }
+
   setLbStatus(lbId: string, status: LbStatus, forMs?: number): void {
     this.state.setLbStatus(lbId, status, forMs);
   }
 
+  // Server mutations are recorded in Audit Trail, as made by someone else's tooling (emulator/audit-trail.ts).
+
   replaceServer(oldServerId: string, newServer: SeedServer): ServerRecord {
-    return this.state.replaceServer(oldServerId, newServer);
+    const old = this.state.servers.get(oldServerId);
+    const server = this.state.replaceServer(oldServerId, newServer);
+    if (old) recordServerDeleted(this.auditTrail, this.state.owner, old);
+    recordServerChange(this.auditTrail, this.state.owner, undefined, server);
+    return server;
   }
 
   upsertServer(server: SeedServer): ServerRecord {
-    return this.state.upsertServer(server);
+    const before = server.id ? this.state.servers.get(server.id) : undefined;
+    const after = this.state.upsertServer(server);
+    recordServerChange(this.auditTrail, this.state.owner, before, after);
+    return after;
   }
 
   removeServer(serverId: string): void {
+    const before = this.state.servers.get(serverId);
     this.state.removeServer(serverId);
+    if (before) recordServerDeleted(this.auditTrail, this.state.owner, before);
+  }
+
+  setAuditTrailDelay(ms: number): void {
+    if (!Number.isInteger(ms) || ms < 0) throw new Error(`the Audit Trail delay must be a whole number of ms >= 0 (got ${String(ms)})`);
+    this.auditTrail.delayMs = ms;
+  }
+
+  injectAuditEvents(events: Partial<WireAuditEvent>[]): void {
+    for (const event of events) this.auditTrail.inject(event, this.state.owner);
+  }
+
+  /** A successful backend write through the LB routes: the pool history, and Audit Trail with the caller's identity. */
+  notePoolWrite(call: CallRecord, write: Omit<PoolWrite, 'at' | 'seq' | 'operation'>, request: { body: unknown; headers: IncomingHttpHeaders; remoteAddress?: string }): void {
+    this.callLog.notePoolWrite(call, write);
+    const lb = this.state.lbs.get(write.lbId);
+    if (!lb) return;
+    const token = String(request.headers['x-auth-token'] ?? '');
+    const actor = { principalId: principalIdOf(token), userAgent: String(request.headers['user-agent'] ?? ''), sourceIp: request.remoteAddress ?? '127.0.0.1' };
+    recordBackendWrite(this.auditTrail, lb, { ...write, operation: call.operation }, this.state.backends.get(write.backendId), request.body, actor);
   }
 
   loadSeed(seed: EmulatorSeed): void {

@@ -1,5 +1,5 @@
 /**
- * A Scaleway LB + Instance + IPAM API on loopback, for the local stack, tests and benchmarks.
+ * A Scaleway LB + Instance + IPAM + Audit Trail API on loopback, for the local stack, tests and benchmarks.
  * The real Scaleway SDK talks to it with `apiURL` set to `handle.url`.
  */
 import type { EmulatorBehaviours } from './behaviours';
@@ -7,6 +7,7 @@ import { EmulatorControls } from './controls';
 import { PermissionRules } from './permissions';
 import { listen } from './server';
 import type { EmulatorState } from './state';
+import type { WireAuditEvent } from './wire/audit-trail';
 import type { CallRecord, EmulatorOptions, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
 
 export type {
@@ -31,6 +32,19 @@ export { EMULATED_APIS, parseDenial, type ApiDenial, type EmulatedApi } from './
 export type { EmulatorState } from './state';
 export { HEALTH_CHECK_STATUSES, type HealthCheckStatus, type MemberHealth, type ForcedHealth } from './health';
 import type { ForcedHealth, HealthCheckStatus, MemberHealth } from './health';
+export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
+export type { WireAuditEvent } from './wire/audit-trail';
+
+/** The emulator's Audit Trail (emulator/audit-trail.ts): its events and the delay before they are listable. */
+export interface AuditTrailHandle {
+  delayMs(): number;
+  setDelayMs(ms: number): void;
+  /** Every recorded event in API shape, listable yet or not, oldest first. */
+  events(): WireAuditEvent[];
+  /** Adds events as given (other projects or zones, old ones, many); missing keys get defaults. */
+  inject(events: Partial<WireAuditEvent>[]): void;
+  clear(): void;
+}
 
 export interface EmulatorHandle {
   url: string;
@@ -43,6 +57,10 @@ export interface EmulatorHandle {
   resetHistory(): void;
   addFault(fault: FaultSpec): void;
   clearFaults(): void;
+  /** How many requests each gate fault holds now. */
+  heldAtGates(): Record<string, number>;
+  /** Lets the oldest `count` requests held at this gate through (all by default); returns how many went. */
+  releaseGate(name: string, count?: number): number;
   setLbStatus(lbId: string, status: LbStatus, forMs?: number): void;
   replaceServer(oldServerId: string, newServer: SeedServer): void;
   upsertServer(server: SeedServer): void;
@@ -61,12 +79,14 @@ export interface EmulatorHandle {
   clearForcedHealth(ip?: string): void;
   /** Every backend's members as ListBackendStats reports them now, and the forced addresses. */
   backendHealth(): { backends: { lbId: string; backendId: string; name: string; members: MemberHealth[] }[]; forced: ForcedHealth[] };
+  auditTrail: AuditTrailHandle;
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
   const controls = new EmulatorControls(
     { ...options.behaviours, ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }) },
     options.seed,
+    options.auditTrailDelayMs,
   );
   const server = await listen(controls, {
     host: options.host ?? '127.0.0.1',
@@ -86,6 +106,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     resetHistory: () => controls.resetHistory(),
     addFault: (fault) => controls.addFault(fault),
     clearFaults: () => controls.clearFaults(),
+    heldAtGates: () => controls.heldAtGates(),
+    releaseGate: (name, count) => controls.releaseGate(name, count),
     setLbStatus: (lbId, status, forMs) => controls.setLbStatus(lbId, status, forMs),
     replaceServer: (oldServerId, newServer) => void controls.replaceServer(oldServerId, newServer),
     upsertServer: (server_) => void controls.upsertServer(server_),
@@ -97,5 +119,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     forceHealth: (ip, status, forMs) => controls.forceHealth(ip, status, forMs),
     clearForcedHealth: (ip) => controls.clearForcedHealth(ip),
     backendHealth: () => controls.backendHealth(),
+    auditTrail: {
+      delayMs: () => controls.auditTrail.delayMs,
+      setDelayMs: (ms) => controls.setAuditTrailDelay(ms),
+      events: () => controls.auditTrail.all().map((e) => e.wire),
+      inject: (events) => controls.injectAuditEvents(events),
+      clear: () => controls.auditTrail.clear(),
+    },
   };
 }

@@ -1,6 +1,6 @@
 /**
- * CLI: `tsx emulator/main.ts [--port 8090] [--seed file.json] [--instance-pending-ms N] [--latency-ms N] [--no-auth]
- * [--behaviours '{"writesWhileTransient":"accept"}']` (switches: docs/emulator.md).
+ * CLI: `tsx emulator/main.ts [--port 8090] [--seed file.json] [--instance-pending-ms N] [--latency-ms N] [--audit-delay-ms N]
+ * [--no-auth] [--behaviours '{"writesWhileTransient":"accept"}']` (switches: docs/emulator.md).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -14,6 +14,7 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     'instance-pending-ms': { type: 'string' },
     'latency-ms': { type: 'string' },
+    'audit-delay-ms': { type: 'string' },
     'no-auth': { type: 'boolean', default: false },
     behaviours: { type: 'string' },
   },
@@ -46,6 +47,7 @@ const emulator = await startEmulator({
   seed,
   instancePendingMs: numberOption('instance-pending-ms', values['instance-pending-ms']),
   latencyMs: numberOption('latency-ms', values['latency-ms']),
+  auditTrailDelayMs: numberOption('audit-delay-ms', values['audit-delay-ms']),
   requireAuth: !values['no-auth'],
   behaviours: behavioursOption(values.behaviours),
 });

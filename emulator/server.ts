@@ -9,6 +9,7 @@ import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type 
 import type { PermissionRules } from './permissions';
 import { instanceApiRoutes } from './routes/instance';
 import { ipamApiRoutes } from './routes/ipam';
+import { auditTrailApiRoutes } from './routes/audit-trail';
 import { lbApiRoutes } from './routes/lb';
 import type { CallRecord } from './types';
 
@@ -48,10 +49,14 @@ function hasAuthToken(req: IncomingMessage): boolean {
 }
 
 class RequestPipeline {
+  private readonly routes: readonly Route[];
+
   constructor(
     private readonly controls: EmulatorControls,
     private readonly settings: ServerSettings,
-  ) {}
+  ) {
+    this.routes = [...API_ROUTES, ...auditTrailApiRoutes(() => controls.auditTrail)];
+  }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator.local');
@@ -74,7 +79,7 @@ class RequestPipeline {
   }
 
   private async api(req: IncomingMessage, res: ServerResponse, method: string, url: URL, bodyText: string): Promise<void> {
-    const match = matchRoute(API_ROUTES, method, url.pathname);
+    const match = matchRoute(this.routes, method, url.pathname);
     const operation = match.kind === 'found' ? match.route.operation : 'Unknown';
     const call = this.controls.callLog.start(
       operation,
@@ -92,6 +97,7 @@ class RequestPipeline {
     if (this.settings.latencyMs > 0) await sleep(this.settings.latencyMs);
 
     const fault = this.controls.faultQueue.take(operation, url.pathname);
+    if (fault?.gate) await this.controls.gates.hold(fault.gate);
     if (fault?.latencyMs) await sleep(fault.latencyMs);
     if (fault?.reset) {
       this.controls.callLog.finish(call, 0);
@@ -134,12 +140,13 @@ class RequestPipeline {
       if (refusal) throw refusal;
       if (match.kind === 'none') throw apiErrors.noRoute(method, url.pathname);
       if (match.kind === 'wrong-method') throw apiErrors.methodNotAllowed(method, url.pathname);
+      const body = parseJsonBody(bodyText);
       return match.route.handle({
         params: match.params,
         query: url.searchParams,
-        body: parseJsonBody(bodyText),
+        body,
         state: this.controls.state,
-        notePoolWrite: (write) => this.controls.callLog.notePoolWrite(call, write),
+        notePoolWrite: (write) => this.controls.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
       });
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };
@@ -172,6 +179,7 @@ export async function listen(controls: EmulatorControls, settings: ServerSetting
     port,
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
+        controls.gates.releaseAll();
         server.close(() => resolve());
         // Hung requests and idle keep-alive sockets would otherwise hold close() open.
         server.closeAllConnections();

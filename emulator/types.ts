@@ -143,6 +143,8 @@ export interface EmulatorOptions {
   requireAuth?: boolean;
   /** API keys (by secret key) answered 403 permissions_denied on one API each (emulator/permissions.ts). */
   denyApis?: ApiDenial[];
+  /** Audit Trail: how long after a mutation its event becomes listable (ASSUMED; default 30000). */
+  auditTrailDelayMs?: number;
 }
 
 export interface CallRecord {
@@ -201,6 +203,8 @@ export interface FaultSpec {
    * The LB is the one the request's path names (directly, or through its backend).
    */
   before?: FaultWorldChange;
+  /** Hold each matching request until this gate is released (emulator/gates.ts); then the rest applies. */
+  gate?: string;
 }
 
 export interface FaultWorldChange {

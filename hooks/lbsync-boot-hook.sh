@@ -6,11 +6,19 @@
 # This script POSTs an `instance-replacement` event to the inject function. It never blocks boot:
 # every failure is logged (stderr, i.e. the journal under systemd) and it always exits 0.
 #
+# Two secrets, both read from files (or the environment) at each attempt and handed to curl on its
+# standard input, never on its command line (visible to every user in ps):
+#   - the inject token, sent as `Authorization: Bearer ...`, checked by the inject function itself;
+#   - the platform's token, sent as `X-Auth-Token: ...`, checked by Scaleway in front of a private
+#     function: the secret key of an IAM application with FunctionsPrivateAccess (or a function token).
+#
 # Configuration (environment, or KEY=value lines in $LBSYNC_HOOK_ENV_FILE, default /etc/lbsync/boot-hook.env):
 #   INJECT_URL                      the inject function's URL (required)
 #   TARGET                          the target name, e.g. the kOps cluster name (required)
-#   INJECT_TOKEN_FILE               file holding the token (default /etc/lbsync/token); read at each attempt
-#   INJECT_TOKEN                    the token itself, used only when the file is absent (prefer the file)
+#   INJECT_TOKEN_FILE               file holding the inject token (default /etc/lbsync/token); read at each attempt
+#   INJECT_TOKEN                    the inject token itself, used only when the file is absent (prefer the file)
+#   FUNCTION_TOKEN_FILE             file holding the X-Auth-Token (default /etc/lbsync/function-token)
+#   FUNCTION_TOKEN                  the X-Auth-Token itself, used only when the file is absent (prefer the file)
 #   LBSYNC_HOOK_ATTEMPTS            attempts before giving up (default 5)
 #   LBSYNC_HOOK_BACKOFF_SECONDS     first wait between attempts, doubled each time (default 2)
 #   LBSYNC_HOOK_MAX_BACKOFF_SECONDS cap on one wait (default 30)
@@ -30,6 +38,7 @@ fi
 INJECT_URL=${INJECT_URL:-}
 TARGET=${TARGET:-}
 TOKEN_FILE=${INJECT_TOKEN_FILE:-/etc/lbsync/token}
+FUNCTION_TOKEN_FILE=${FUNCTION_TOKEN_FILE:-/etc/lbsync/function-token}
 ATTEMPTS=${LBSYNC_HOOK_ATTEMPTS:-5}
 BACKOFF=${LBSYNC_HOOK_BACKOFF_SECONDS:-2}
 MAX_BACKOFF=${LBSYNC_HOOK_MAX_BACKOFF_SECONDS:-30}
@@ -133,25 +142,41 @@ else
   log "node $host booted (metadata API unreachable, identity from the hostname); event $event_id for target $TARGET"
 fi
 
-read_token() {
-  if [ -r "$TOKEN_FILE" ]; then
-    tr -d ' \t\r\n' < "$TOKEN_FILE"
+# read_secret FILE FALLBACK: the file's content without whitespace, else the fallback value.
+read_secret() {
+  if [ -r "$1" ]; then
+    tr -d ' \t\r\n' < "$1"
   else
-    printf '%s' "${INJECT_TOKEN:-}"
+    printf '%s' "$2"
   fi
+}
+
+# A token goes into a curl config line between double quotes: refuse what would break out of them.
+config_safe() {
+  case $1 in *'"'* | *'\'*) return 1 ;; *) return 0 ;; esac
 }
 
 attempt=1
 wait_s=$BACKOFF
 last=""
+told_no_function_token=""
 while [ "$attempt" -le "$ATTEMPTS" ]; do
-  token=$(read_token)
+  token=$(read_secret "$TOKEN_FILE" "${INJECT_TOKEN:-}")
+  function_token=$(read_secret "$FUNCTION_TOKEN_FILE" "${FUNCTION_TOKEN:-}")
+  if [ -z "$function_token" ] && [ -z "$told_no_function_token" ]; then
+    log "no X-Auth-Token ($FUNCTION_TOKEN_FILE is missing or empty and FUNCTION_TOKEN is not set): a private inject function answers 403"
+    told_no_function_token=yes
+  fi
   if [ -z "$token" ]; then
     last="no token ($TOKEN_FILE is missing or empty and INJECT_TOKEN is not set)"
+  elif ! config_safe "$token" || ! config_safe "$function_token"; then
+    last="a token holds a double quote or a backslash; check $TOKEN_FILE and $FUNCTION_TOKEN_FILE"
   else
-    # The token goes to curl on stdin (a config line), never on its command line (visible in ps).
-    answer=$(printf 'header = "Authorization: Bearer %s"\n' "$token" |
-      curl -sS --config - --max-time "$TIMEOUT" -X POST -H 'Content-Type: application/json' \
+    # The tokens go to curl on stdin (config lines), never on its command line (visible in ps).
+    answer=$( {
+      printf 'header = "Authorization: Bearer %s"\n' "$token"
+      [ -n "$function_token" ] && printf 'header = "X-Auth-Token: %s"\n' "$function_token"
+    } | curl -sS --config - --max-time "$TIMEOUT" -X POST -H 'Content-Type: application/json' \
         --data-binary "$body" -w '\n%{http_code}' "$INJECT_URL" 2>&1)
     status=$(printf '%s\n' "$answer" | tail -n 1)
     reply=$(printf '%s\n' "$answer" | sed '$d' | tr '\n' ' ' | cut -c1-300)
@@ -165,6 +190,9 @@ while [ "$attempt" -le "$ATTEMPTS" ]; do
         ;;
       401)
         last="unauthorized (401): the token in $TOKEN_FILE is not the inject function's INJECT_TOKEN"
+        ;;
+      403)
+        last="forbidden (403): the platform refused the call; a private function needs X-Auth-Token (an IAM key with FunctionsPrivateAccess, in $FUNCTION_TOKEN_FILE) besides Authorization: Bearer (the inject token, in $TOKEN_FILE)"
         ;;
       000 | '')
         last="no answer from $INJECT_URL: $reply"

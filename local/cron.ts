@@ -59,3 +59,26 @@ export function startCronTicker(expression: string, fire: (at: Date) => void): {
   arm();
   return { stop: () => clearTimeout(timer) };
 }
+
+/** Calls run() every `everyMs` ms, one run at a time (a run that overruns delays the next). */
+export function startIntervalTicker(everyMs: number, run: () => Promise<unknown>): { stop(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const arm = () => {
+    timer = setTimeout(() => {
+      void run()
+        .catch(() => undefined)
+        .finally(() => {
+          if (!stopped) arm();
+        });
+    }, everyMs);
+    timer.unref();
+  };
+  arm();
+  return {
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+  };
+}

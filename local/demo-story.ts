@@ -1,12 +1,22 @@
 // The demo `npm start -- --once` tells, step by step, on the embedded stack:
 // sweep creates the backend; a control-plane server is replaced and an instance-replacement event injected
 // while the LB is busy, so the event is retried with backoff; the pool ends on the new control plane;
+// another is replaced with no event at all (boot hook off, no sweep) and the watcher finds it in Audit Trail;
 // an invalid event lands in the dead-letter queue.
 import type { LocalStack } from './stack';
 
 export const DEMO_CLUSTER = 'demo.k8s.local';
 export const DEMO_LB_ID = 'bd9c66b3-ad3c-4d6d-9a3d-1fa7bc8960a9';
 const REPLACED_SERVER_ID = '972a8469-1641-4f82-8b9d-2434e465e150';
+const WATCHED_SERVER_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
+const WATCHED_NEW_SERVER = {
+  id: '5e0b7a2c-8d41-4f6a-b3c9-1e2d3f4a5b62',
+  name: 'control-plane-fr-par-1-1-r1',
+  zone: 'fr-par-1',
+  state: 'running',
+  tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane', 'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1'],
+  publicIps: ['51.15.100.15'],
+};
 const NEW_SERVER = {
   id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11',
   name: 'control-plane-fr-par-1-0-r1',
@@ -49,7 +59,24 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
 
 const samePool = (a: string[] | undefined, b: string[]) => !!a && a.length === b.length && [...a].sort().every((ip, i) => ip === b[i]);
 
-export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBusyMs?: number; stepTimeoutMs?: number } = {}): Promise<StoryStep[]> {
+/** Runs the watcher every `everyMs` (its cron, sped up) until check() holds; returns the runs' answers. */
+async function watchUntil(stack: LocalStack, check: () => boolean, everyMs: number, timeoutMs: number): Promise<{ ms: number; runs: { enqueued: number; targets: string[] }[] }> {
+  const started = Date.now();
+  const runs: { enqueued: number; targets: string[] }[] = [];
+  while (Date.now() - started < timeoutMs) {
+    const answer = await stack.watch({});
+    if (answer.status !== 200) throw new Error(`watch answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+    runs.push(answer.body as { enqueued: number; targets: string[] });
+    const until = Date.now() + everyMs;
+    while (Date.now() < until) {
+      if (check()) return { ms: Date.now() - started, runs };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  throw new Error(`timed out after ${timeoutMs} ms: the watcher did not bring the pool to the new control plane`);
+}
+
+export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBusyMs?: number; stepTimeoutMs?: number; watchEveryMs?: number } = {}): Promise<StoryStep[]> {
   const stepTimeoutMs = options.stepTimeoutMs ?? 45_000;
   const lbBusyMs = options.lbBusyMs ?? 4_000;
   const steps: StoryStep[] = [];
@@ -87,7 +114,27 @@ export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBus
     return `pool = [${backendPool(stack)?.join(', ')}] after ${ms} ms (${retries} LB look-ups in all)`;
   });
 
-  await step('3. an invalid event goes to the dead-letter queue with its reason', async () => {
+  await step('3. another control-plane server is replaced with no event at all (boot hook off, no sweep); the watcher finds it in Audit Trail', async () => {
+    await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: stepTimeoutMs });
+    // Step 2's changes are still in the watcher's window (the last 3 minutes); as if they were older, so
+    // that what the watcher finds now is this replacement alone.
+    stack.emulator.auditTrail.clear();
+    const replacedAt = Date.now();
+    stack.emulator.replaceServer(WATCHED_SERVER_ID, WATCHED_NEW_SERVER);
+    const delayMs = stack.emulator.auditTrail.delayMs();
+    say(`   replaced ${WATCHED_SERVER_ID.slice(0, 8)} by ${WATCHED_NEW_SERVER.name} (51.15.100.15); nothing injected. Audit Trail lists it after ${delayMs} ms (assumed delay)`);
+    const wanted = controlPlaneIps(stack);
+    const everyMs = options.watchEveryMs ?? 1_000;
+    const { ms, runs } = await watchUntil(stack, () => samePool(backendPool(stack), wanted), everyMs, stepTimeoutMs);
+    const noticed = runs.findIndex((r) => r.enqueued > 0);
+    say(`   watcher runs (every ${everyMs} ms here, every minute when deployed): ${runs.map((r) => (r.enqueued > 0 ? `enqueued ${r.targets.join(', ')}` : 'nothing yet')).join('; ')}`);
+    if (noticed === -1) throw new Error('the pool changed but no watcher run enqueued anything');
+    const write = stack.emulator.history().find((w) => w.at >= replacedAt && w.operation === 'SetBackendServers');
+    if (!write?.pool.includes('51.15.100.15')) throw new Error('no SetBackendServers with the new server in the emulator\'s pool history');
+    return `pool = [${backendPool(stack)?.join(', ')}] after ${ms} ms, noticed on watcher run ${noticed + 1}`;
+  });
+
+  await step('4. an invalid event goes to the dead-letter queue with its reason', async () => {
     const refused = await stack.inject({ source: 'manual', target: DEMO_CLUSTER, serverIps: ['not-an-ip'] });
     say(`   inject refuses it at the edge: ${refused.status} ${JSON.stringify((refused.body as { errors?: unknown }).errors)}`);
     await stack.events.send(stack.reconcileQueueUrl, '{"version":1,"target":"demo.k8s.local","source":"manual","serverIps":["not-an-ip"]}');
@@ -99,7 +146,7 @@ export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBus
     return `dead-lettered: reason=${record.reason}, ${record.error.fieldErrors?.map((e) => e.path).join(', ')}`;
   });
 
-  await step('4. nothing lost, nothing left: the queue drains and the pool holds', async () => {
+  await step('5. nothing lost, nothing left: the queue drains and the pool holds', async () => {
     await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: stepTimeoutMs });
     const pool = backendPool(stack);
     const wanted = controlPlaneIps(stack);

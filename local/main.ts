@@ -13,18 +13,25 @@ const { values: args } = parseArgs({
     seed: { type: 'string' },
     targets: { type: 'string' },
     'sweep-cron': { type: 'string', default: '* * * * *' },
+    'watch-cron': { type: 'string', default: '* * * * *' },
+    'audit-delay-ms': { type: 'string' },
     'log-level': { type: 'string', default: 'info' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
 if (args.help) {
-  console.log(`Usage: npm start [-- --once] [--seed emulator-seed.json] [--targets targets.json] [--sweep-cron "*/5 * * * *"] [--log-level debug]
+  console.log(`Usage: npm start [-- --once] [--seed emulator-seed.json] [--targets targets.json] [--sweep-cron "*/5 * * * *"]
+                 [--watch-cron "* * * * *"] [--audit-delay-ms 30000] [--log-level debug]
 
-  Starts the emulated Scaleway API (seeded with a demo kOps cluster), a local SQS-compatible queue with its
-  dead-letter queue, the three functions (reconcile, inject, sweep) served by @scaleway/serverless-functions,
-  the queue-trigger bridge and the sweep cron, and prints what happens.
-  --once   run the demo story (create, replace during a busy LB, dead-letter) and exit 0 only if it converged`);
+  Starts the emulated Scaleway API (seeded with a demo kOps cluster, Audit Trail included), a local
+  SQS-compatible queue with its dead-letter queue, the four functions (reconcile, inject, sweep, watch)
+  served by @scaleway/serverless-functions, the queue-trigger bridge and the sweep and watch crons, and
+  prints what happens.
+  --once            run the demo story (create, replace during a busy LB, replace with only the watcher,
+                    dead-letter) and exit 0 only if it converged
+  --audit-delay-ms  how long the emulator waits before listing a change in Audit Trail (assumed; default
+                    30000, or 2000 with --once)`);
   process.exit(0);
 }
 
@@ -32,12 +39,20 @@ const readJson = <T>(path: string): T => JSON.parse(readFileSync(path, 'utf8')) 
 const seed = readJson<EmulatorSeed>(args.seed ?? new URL('../emulator/seeds/demo.json', import.meta.url).pathname);
 const targets = args.targets ? readJson<TargetInput[]>(args.targets) : [{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' as const } }];
 const say = (line: string) => process.stdout.write(`${line}\n`);
+// The real listing delay is unknown (assumed 30 s); --once shortens it so CI does not wait.
+const auditTrailDelayMs = Number(args['audit-delay-ms'] ?? (args.once ? 2_000 : 30_000));
+if (!Number.isInteger(auditTrailDelayMs) || auditTrailDelayMs < 0) {
+  console.error(`--audit-delay-ms must be a whole number of ms >= 0, got ${args['audit-delay-ms']}`);
+  process.exit(64);
+}
 
 const stack = await startLocalStack({
   seed,
   targets,
   functionsFrom: 'dist',
   sweepCron: args.once ? false : args['sweep-cron'],
+  watchCron: args.once ? false : args['watch-cron'],
+  auditTrailDelayMs,
   env: {
     LOG_FORMAT: 'pretty',
     LOG_LEVEL: args['log-level'] ?? 'info',
@@ -59,11 +74,12 @@ say(`scw-lb-sync local stack
   functions              reconcile ${stack.functions.reconcile.url}
                          inject    ${stack.functions.inject.url}
                          sweep     ${stack.functions.sweep.url}
+                         watch     ${stack.functions.watch.url}   (Audit Trail delay ${auditTrailDelayMs} ms, assumed)
   targets                ${targets.length} (${JSON.stringify(targets)})`);
 
 /** The stack's environment as one shell line, for running the CLI against it from another terminal. */
 function localEnvLine(env: Record<string, string>): string {
-  const names = ['SCW_API_URL', 'SCW_ACCESS_KEY', 'SCW_SECRET_KEY', 'SQS_ENDPOINT', 'SQS_REGION', 'SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL', 'INJECT_TOKEN', 'LBSYNC_TARGETS'];
+  const names = ['SCW_API_URL', 'SCW_ACCESS_KEY', 'SCW_SECRET_KEY', 'SCW_DEFAULT_ORGANIZATION_ID', 'SQS_ENDPOINT', 'SQS_REGION', 'SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL', 'INJECT_TOKEN', 'LBSYNC_TARGETS'];
   return names.map((name) => `${name}='${env[name] ?? ''}'`).join(' ');
 }
 
@@ -92,8 +108,9 @@ Try it (in another terminal):
 
 The lbsync CLI against this stack (local, fake credentials):
   export ${localEnvLine(stack.env)}
-  npx lbsync plan; npx lbsync dlq list; npx lbsync inject --target ${DEMO_CLUSTER} --url ${stack.functions.inject.url}
-The sweep runs on "${args['sweep-cron']}" (UTC); one runs now. Ctrl-C stops everything.
+  npx lbsync plan; npx lbsync dlq list; npx lbsync watch --once; npx lbsync inject --target ${DEMO_CLUSTER} --url ${stack.functions.inject.url}
+The sweep runs on "${args['sweep-cron']}" and the watcher on "${args['watch-cron']}" (UTC): after a replacement like the
+one above, with no inject, the watcher finds it in Audit Trail within about ${Math.round(auditTrailDelayMs / 1000) + 60} s. One sweep runs now. Ctrl-C stops everything.
 `);
   await stack.sweep({});
 }

@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { serveHandler } from '@scaleway/serverless-functions';
 import type { Handle } from '../shared/function-shell';
 
-export const FUNCTION_NAMES = ['reconcile', 'inject', 'sweep'] as const;
+export const FUNCTION_NAMES = ['reconcile', 'inject', 'sweep', 'watch'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export interface ServedFunction {
@@ -18,14 +18,15 @@ export async function loadHandlers(from: 'dist' | 'source'): Promise<Record<Func
   if (from === 'dist') {
     const require = createRequire(import.meta.url);
     const load = (name: FunctionName) => (require(`../dist/${name}/handler.js`) as { handle: Handle }).handle;
-    return { reconcile: load('reconcile'), inject: load('inject'), sweep: load('sweep') };
+    return { reconcile: load('reconcile'), inject: load('inject'), sweep: load('sweep'), watch: load('watch') };
   }
-  const [reconcile, inject, sweep] = await Promise.all([
+  const [reconcile, inject, sweep, watch] = await Promise.all([
     import('../functions/reconcile/handler'),
     import('../functions/inject/handler'),
     import('../functions/sweep/handler'),
+    import('../functions/watch/handler'),
   ]);
-  return { reconcile: reconcile.handle, inject: inject.handle, sweep: sweep.handle };
+  return { reconcile: reconcile.handle, inject: inject.handle, sweep: sweep.handle, watch: watch.handle };
 }
 
 let listeningNoticeMuted = false;

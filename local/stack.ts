@@ -1,6 +1,6 @@
-// The whole system on one machine, no Scaleway account: the emulated Scaleway API, an SQS-compatible
-// queue with its dead-letter queue, the three functions served by Scaleway's local runtime, a trigger
-// bridge playing the queue trigger, and a cron ticker for the sweep.
+// The whole system on one machine, no Scaleway account: the emulated Scaleway API (Audit Trail included),
+// an SQS-compatible queue with its dead-letter queue, the four functions served by Scaleway's local
+// runtime, a trigger bridge playing the queue trigger, and cron tickers for the sweep and the watcher.
 import { randomBytes } from 'node:crypto';
 import type { EmulatorHandle, EmulatorSeed } from '../emulator';
 import { startEmulator } from '../emulator';
@@ -9,11 +9,12 @@ import { createEventQueue } from '../shared/adapters/queue';
 import type { DeadLetterRecord } from '../shared/dead-letter';
 import { provisionQueues } from '../shared/queue/provision';
 import type { TargetInput } from '../shared/schemas/target';
-import { startCronTicker } from './cron';
+import { startCronTicker, startIntervalTicker } from './cron';
 import type { LocalQueue } from './queue-server';
 import { startLocalQueue } from './queue-server';
 import type { FunctionName, ServedFunction } from './serve-functions';
 import { FUNCTION_NAMES, loadHandlers, serveFunction } from './serve-functions';
+import { privateGate } from './private-gate';
 import type { Delivery, TriggerBridge } from './trigger-bridge';
 import { startTriggerBridge } from './trigger-bridge';
 
@@ -27,10 +28,20 @@ export interface LocalStackOptions {
   env?: Record<string, string>;
   /** 5-field cron for the sweep; false for none. */
   sweepCron?: string | false;
+  /** 5-field cron for the watcher (Audit Trail); false for none (the default). */
+  watchCron?: string | false;
+  /** Runs the watcher every this many ms instead (a scaled clock for tests and the benchmark). */
+  watchEveryMs?: number;
+  /** How long after a change the emulator lists it in Audit Trail (ASSUMED; emulator default 30000). */
+  auditTrailDelayMs?: number;
   /** Per-receive visibility timeout of the bridge (the local queue honours it; Scaleway uses the queue's). */
   visibilityTimeoutSeconds?: number;
   maxReceiveCount?: number;
   onDelivery?: (delivery: Delivery) => void;
+  /** Serve inject as a private function: callers must send this as X-Auth-Token (403 otherwise). */
+  functionToken?: string;
+  /** The SCW_API_URL the functions get, from the emulator's URL (default: that URL). */
+  scwApiUrl?: (emulatorUrl: string) => string;
 }
 
 export interface LocalStack {
@@ -46,6 +57,8 @@ export interface LocalStack {
   env: Record<string, string>;
   inject(event: unknown, token?: string): Promise<{ status: number; body: unknown }>;
   sweep(args?: unknown): Promise<{ status: number; body: unknown }>;
+  /** One run of the watcher, as its cron trigger would make it. */
+  watch(args?: unknown): Promise<{ status: number; body: unknown }>;
   /** Reads (and removes) what the dead-letter queue holds. */
   drainDeadLetters(): Promise<DeadLetterRecord[]>;
   stop(): Promise<void>;
@@ -73,7 +86,11 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
   const started: { stop(): Promise<void> | void }[] = [];
   try {
     // Without instancePendingMs, the emulator's recorded default (400 ms).
-    const emulator = await startEmulator({ seed: options.seed, ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }) });
+    const emulator = await startEmulator({
+      seed: options.seed,
+      ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }),
+      ...(options.auditTrailDelayMs !== undefined && { auditTrailDelayMs: options.auditTrailDelayMs }),
+    });
     started.push(emulator);
     const queue = await startLocalQueue();
     started.push(queue);
@@ -88,9 +105,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const env: Record<string, string> = {
       SCW_ACCESS_KEY: 'SCWLOCALEMULATOR0000',
       SCW_SECRET_KEY: '00000000-0000-4000-8000-00000000c0de',
-      SCW_DEFAULT_PROJECT_ID: options.seed.projectId ?? '00000000-0000-4000-8000-000000000000',
+      SCW_DEFAULT_PROJECT_ID: options.seed.projectId ?? emulator.state.owner.projectId,
+      SCW_DEFAULT_ORGANIZATION_ID: emulator.state.owner.organizationId,
       SCW_DEFAULT_ZONE: 'fr-par-1',
-      SCW_API_URL: emulator.url,
+      SCW_API_URL: options.scwApiUrl ? options.scwApiUrl(emulator.url) : emulator.url,
       SQS_ENDPOINT: queue.endpoint,
       SQS_REGION: queue.region,
       SQS_ACCESS_KEY_ID: queue.settings.accessKeyId,
@@ -99,7 +117,13 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
       LBSYNC_TARGETS: JSON.stringify(options.targets),
       INJECT_TOKEN: injectToken,
+      // The platform's timeout of the reconcile function, as the queues were provisioned for (30 s).
+      LBSYNC_FUNCTION_TIMEOUT_MS: '30000',
+      LBSYNC_DEADLINE_MARGIN_MS: '5000',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // Locally a sweep sends everything at once unless asked (its cron runs every minute, not every 5).
+      LBSYNC_SWEEP_SPREAD_MS: '0',
+      ...(options.watchEveryMs !== undefined && { LBSYNC_WATCH_PERIOD_MS: String(options.watchEveryMs) }),
       ...options.env,
     };
     // The functions run in this process and read their environment on first call, as on the platform.
@@ -107,7 +131,8 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const handlers = await loadHandlers(options.functionsFrom);
     const functions = {} as Record<FunctionName, ServedFunction>;
     for (const name of FUNCTION_NAMES) {
-      functions[name] = await serveFunction(name, handlers[name]);
+      const handle = name === 'inject' && options.functionToken ? privateGate(handlers[name], options.functionToken) : handlers[name];
+      functions[name] = await serveFunction(name, handle);
       started.push(functions[name]);
     }
     const bridge = startTriggerBridge({
@@ -124,6 +149,9 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       const ticker = startCronTicker(options.sweepCron, () => void sweep().catch(() => undefined));
       started.push(ticker);
     }
+    const watch = (args: unknown = {}) => postJson(functions.watch.url, args);
+    if (options.watchCron) started.push(startCronTicker(options.watchCron, () => void watch().catch(() => undefined)));
+    if (options.watchEveryMs !== undefined) started.push(startIntervalTicker(options.watchEveryMs, () => watch()));
     return {
       emulator,
       queue,
@@ -134,8 +162,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       bridge,
       injectToken,
       env,
-      inject: (event, token = injectToken) => postJson(functions.inject.url, event, { Authorization: `Bearer ${token}` }),
+      inject: (event, token = injectToken) =>
+        postJson(functions.inject.url, event, { Authorization: `Bearer ${token}`, ...(options.functionToken && { 'X-Auth-Token': options.functionToken }) }),
       sweep,
+      watch,
       async drainDeadLetters() {
         const records: DeadLetterRecord[] = [];
         for (;;) {

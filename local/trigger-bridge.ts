@@ -13,6 +13,8 @@ export interface Delivery {
   attempt: number;
   durationMs: number;
   body: string;
+  /** The function's answer (its body), when it answered. */
+  answer?: string;
 }
 
 export interface TriggerBridgeOptions {
@@ -76,7 +78,7 @@ export function startTriggerBridge(options: TriggerBridgeOptions): TriggerBridge
     }
   };
 
-  async function post(body: string): Promise<number | 'error'> {
+  async function post(body: string): Promise<{ status: number | 'error'; answer?: string }> {
     try {
       const response = await fetch(functionEndpoint, {
         method: 'POST',
@@ -86,16 +88,16 @@ export function startTriggerBridge(options: TriggerBridgeOptions): TriggerBridge
         redirect: 'manual',
         signal: AbortSignal.timeout(requestTimeoutMs),
       });
-      await response.arrayBuffer().catch(() => undefined);
-      return response.status;
+      const answer = await response.text().catch(() => undefined);
+      return { status: response.status, ...(answer !== undefined && { answer }) };
     } catch {
-      return 'error';
+      return { status: 'error' };
     }
   }
 
   async function deliver(message: ReceivedMessage): Promise<void> {
     const startedAt = performance.now();
-    const status = await post(message.body);
+    const { status, answer } = await post(message.body);
     const durationMs = Math.round(performance.now() - startedAt);
     counters.delivered += 1;
     if (typeof status === 'number' && status >= 200 && status < 300) {
@@ -110,7 +112,7 @@ export function startTriggerBridge(options: TriggerBridgeOptions): TriggerBridge
     }
     lastActivityAt = Date.now();
     try {
-      options.onDelivery?.({ messageId: message.messageId, status, attempt: message.receiveCount, durationMs, body: message.body });
+      options.onDelivery?.({ messageId: message.messageId, status, attempt: message.receiveCount, durationMs, body: message.body, ...(answer !== undefined && { answer }) });
     } catch {
       // An observer's failure must not stop the bridge.
     }

@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-export const FUNCTIONS = ['reconcile', 'inject', 'sweep'];
+export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
 
 /** The esbuild options for one function's bundle. */
 export function bundleOptions(name, outfile = `dist/${name}/handler.js`) {

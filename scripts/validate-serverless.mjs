@@ -25,7 +25,7 @@ import { loadServerlessConfig } from './serverless-check/resolve.mjs';
 import { checkEnvironment } from './serverless-check/rules/environment.mjs';
 import { checkFunctionSettings } from './serverless-check/rules/function-settings.mjs';
 import { checkFunctionList, checkPackage, checkProvider } from './serverless-check/rules/service.mjs';
-import { checkTiming } from './serverless-check/rules/timing.mjs';
+import { checkSweepTiming, checkTiming, checkWatchTiming } from './serverless-check/rules/timing.mjs';
 import { checkTriggers } from './serverless-check/rules/triggers.mjs';
 
 export { cronProblems } from './serverless-check/rules/cron.mjs';
@@ -63,6 +63,8 @@ export async function validateServerlessConfig({ configPath, root, env = process
     checkTriggers(name, functions[name], effective[name], report);
   }
   if (functions.reconcile) checkTiming(timeouts.reconcile, effective.reconcile, report);
+  if (functions.sweep) checkSweepTiming(timeouts.sweep, effective.sweep, report);
+  if (functions.watch) checkWatchTiming(functions.watch, effective.watch, report);
 
   if (requireEnv) {
     for (const [name, paths] of unset) report.error(`${name} is not set in this environment (used at ${paths.join(', ')})`);

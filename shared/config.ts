@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
+import type { AuditTrailSettings } from './adapters/audit-trail';
 import type { ScalewaySettings } from './adapters/scaleway';
 import { LbSyncError, validationError } from './errors';
+import type { FieldError } from './schemas/field-errors';
+import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub';
 import { toFieldErrors } from './schemas/field-errors';
 import type { Target } from './schemas/target';
 import { parseTargets } from './schemas/target';
@@ -59,7 +62,9 @@ export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySetting
   if (!secretKey) throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
   const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
   const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
-  const apiUrl = scw(env, 'SCW_API_URL');
+  // Credentials in the URL are never sent nor shown (configWarnings says so): the API authenticates with the key.
+  const rawApiUrl = scw(env, 'SCW_API_URL');
+  const apiUrl = rawApiUrl && stripUrlCredentials(rawApiUrl);
   return {
     accessKey,
     secretKey,
@@ -67,6 +72,37 @@ export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySetting
     ...(defaultZone && { defaultZone }),
     ...(apiUrl && { apiUrl }),
     requestTimeoutMs: runtimeConfigFromEnv(env).requestTimeoutMs,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What the watcher needs to read Audit Trail: the API key (AuditTrailReadOnly on the organization),
+ * the organization id, and the principals whose LB backend writes are our own.
+ */
+export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSettings & { projectId?: string; ownPrincipalIds: string[] } {
+  const scaleway = scalewaySettingsFromEnv(env);
+  const organizationId = scw(env, 'SCW_DEFAULT_ORGANIZATION_ID');
+  const errors: FieldError[] = [];
+  if (!organizationId) {
+    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'is not set', fix: 'set SCW_DEFAULT_ORGANIZATION_ID (or LBSYNC_SCW_DEFAULT_ORGANIZATION_ID in a deployed function) to the organization id: Audit Trail is read per organization' });
+  } else if (!UUID.test(organizationId)) {
+    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'must be a UUID', received: organizationId, fix: 'copy the organization id from the console (Organization settings) or `scw account project list`' });
+  }
+  const ownPrincipalIds = (nonEmpty(env.LBSYNC_WATCH_OWN_PRINCIPAL_IDS) ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  for (const id of ownPrincipalIds.filter((p) => !UUID.test(p))) {
+    errors.push({ path: 'LBSYNC_WATCH_OWN_PRINCIPAL_IDS', message: 'must be a comma-separated list of UUIDs', received: id, fix: 'give the id of the IAM application whose key the reconcile function uses, or leave it unset' });
+  }
+  if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
+  return {
+    accessKey: scaleway.accessKey,
+    secretKey: scaleway.secretKey,
+    organizationId: organizationId as string,
+    ...(scaleway.apiUrl && { apiUrl: scaleway.apiUrl }),
+    ...(scaleway.projectId && { projectId: scaleway.projectId }),
+    ...(scaleway.requestTimeoutMs !== undefined && { requestTimeoutMs: scaleway.requestTimeoutMs }),
+    ownPrincipalIds,
   };
 }
 
@@ -81,6 +117,12 @@ const runtimeSchema = z.object({
   LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(5_000),
   LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(30_000),
+  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(60_000),
+  LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(120_000),
+  LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(300_000),
+  // Scaleway caps a function's timeout at 15 minutes; serverless.yml sets this to reconcile's `timeout`.
+  LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(60_000),
+  LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(10_000),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
@@ -98,6 +140,14 @@ export interface RuntimeConfig {
   requestTimeoutMs: number;
   /** Unused duplicates of a managed backend are removed only once older than this. */
   duplicateGraceMs: number;
+  /** The watcher reads Audit Trail over the last periodMs + overlapMs (its cron period plus a margin). */
+  watch: { periodMs: number; overlapMs: number };
+  /** The sweep spreads its targets' notBefore over this interval (0: all at once). */
+  sweepSpreadMs: number;
+  /** The platform's timeout for one invocation (reconcile's `timeout` in serverless.yml). */
+  functionTimeoutMs: number;
+  /** Kept free at the end of an invocation for the hand-off (re-enqueue or dead-letter) and the answer. */
+  deadlineMarginMs: number;
   logLevel: z.output<typeof runtimeSchema>['LOG_LEVEL'];
   logFormat: 'json' | 'pretty';
 }
@@ -107,6 +157,15 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
   const parsed = runtimeSchema.safeParse(present, { reportInput: true });
   if (!parsed.success) throw validationError('invalid_config', 'environment', toFieldErrors(parsed.error));
   const v = parsed.data;
+  if (v.LBSYNC_DEADLINE_MARGIN_MS >= v.LBSYNC_FUNCTION_TIMEOUT_MS) {
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_DEADLINE_MARGIN_MS',
+        message: `is ${v.LBSYNC_DEADLINE_MARGIN_MS} ms, not less than LBSYNC_FUNCTION_TIMEOUT_MS (${v.LBSYNC_FUNCTION_TIMEOUT_MS} ms): no time would be left to work`,
+        fix: 'set LBSYNC_FUNCTION_TIMEOUT_MS to the function timeout and keep the margin a few seconds below it',
+      },
+    ]);
+  }
   return {
     retry: { baseMs: v.LBSYNC_RETRY_BASE_MS, capMs: v.LBSYNC_RETRY_CAP_MS, maxAttempts: v.LBSYNC_MAX_ATTEMPTS },
     delayMode: v.QUEUE_DELAY_MODE,
@@ -115,6 +174,10 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     transientWaitMs: v.LBSYNC_TRANSIENT_WAIT_MS,
     requestTimeoutMs: v.LBSYNC_REQUEST_TIMEOUT_MS,
     duplicateGraceMs: v.LBSYNC_DUPLICATE_GRACE_MS,
+    watch: { periodMs: v.LBSYNC_WATCH_PERIOD_MS, overlapMs: v.LBSYNC_WATCH_OVERLAP_MS },
+    sweepSpreadMs: v.LBSYNC_SWEEP_SPREAD_MS,
+    functionTimeoutMs: v.LBSYNC_FUNCTION_TIMEOUT_MS,
+    deadlineMarginMs: v.LBSYNC_DEADLINE_MARGIN_MS,
     logLevel: v.LOG_LEVEL,
     logFormat: v.LOG_FORMAT,
   };
@@ -147,7 +210,8 @@ function requireVariables(env: Env, names: readonly (keyof typeof QUEUE_VARIABLE
 /** The SQS endpoint and credentials, without the queue URLs (provisioning creates those). */
 export function queueConnectionFromEnv(env: Env = process.env): QueueConnection {
   requireVariables(env, ['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
-  const endpoint = nonEmpty(env.SQS_ENDPOINT);
+  const rawEndpoint = nonEmpty(env.SQS_ENDPOINT);
+  const endpoint = rawEndpoint && stripUrlCredentials(rawEndpoint);
   return {
     ...(endpoint && { endpoint }),
     region: nonEmpty(env.SQS_REGION) ?? 'fr-par',
@@ -159,7 +223,7 @@ export function queueConnectionFromEnv(env: Env = process.env): QueueConnection 
 /** One queue URL, named by its variable, checked on its own (a sender needs no dead-letter URL). */
 export function queueUrlFromEnv(env: Env, name: 'RECONCILE_QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL'): string {
   requireVariables(env, [name]);
-  return env[name]?.trim() as string;
+  return stripUrlCredentials(env[name]?.trim() as string);
 }
 
 export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
@@ -171,8 +235,23 @@ export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
   };
 }
 
-/** Values that must never reach a log line or a dead-letter record. */
+const SECRET_VARIABLES = [
+  'SCW_SECRET_KEY', 'LBSYNC_SCW_SECRET_KEY', 'SQS_SECRET_ACCESS_KEY', 'INJECT_TOKEN', 'SCW_ACCESS_KEY', 'LBSYNC_SCW_ACCESS_KEY',
+  'SQS_ACCESS_KEY_ID', 'FUNCTION_TOKEN',
+];
+/** Variables holding URLs whose userinfo (user:password@) is a secret. */
+const URL_VARIABLES = ['SCW_API_URL', 'LBSYNC_SCW_API_URL', 'SQS_ENDPOINT', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL'];
+
+/** Values that must never reach a log line, a dead-letter record, an answer or the CLI's output. */
 export function secretValues(env: Env = process.env): string[] {
-  const names = ['SCW_SECRET_KEY', 'LBSYNC_SCW_SECRET_KEY', 'SQS_SECRET_ACCESS_KEY', 'INJECT_TOKEN', 'SCW_ACCESS_KEY', 'LBSYNC_SCW_ACCESS_KEY', 'SQS_ACCESS_KEY_ID'];
-  return names.map((n) => nonEmpty(env[n])).filter((v): v is string => v !== undefined && v.length >= 6);
+  const plain = SECRET_VARIABLES.map((n) => nonEmpty(env[n]));
+  const inUrls = URL_VARIABLES.flatMap((n) => urlCredentials(nonEmpty(env[n])));
+  return [...plain, ...inUrls].filter((v): v is string => v !== undefined && v.length >= 6);
+}
+
+/** What is wrong but harmless enough to run with, told once when a process starts. */
+export function configWarnings(env: Env = process.env): string[] {
+  return URL_VARIABLES.filter((n) => hasUrlCredentials(nonEmpty(env[n]))).map(
+    (n) => `${n} carries credentials (user:password@); they are removed: never sent and never shown (the Scaleway APIs authenticate with the keys)`,
+  );
 }

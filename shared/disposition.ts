@@ -2,6 +2,7 @@ import { backoffDelayMs } from './backoff';
 import type { DeadLetterReason } from './dead-letter';
 import type { LbSyncError } from './errors';
 import type { ReconcileResult } from './reconcile/reconcile-target';
+import { MAX_SERVER_HINT_MS } from './retry-horizon';
 import type { LbSyncEvent } from './schemas/event';
 
 export type Disposition =
@@ -34,8 +35,12 @@ export function dispose(event: LbSyncEvent, result: ReconcileResult, policy: Ret
   if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
   // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
   const attempt = event.attempt + 1;
-  if (attempt >= policy.maxAttempts) return { kind: 'dead_letter', reason: 'retries_exhausted', error };
-  const delayMs = backoffDelayMs(event.attempt, policy, retryFloorMs(error), random);
+  if (attempt >= policy.maxAttempts) {
+    // An address the event asserted that discovery never confirmed gets its own reason: a human should look.
+    return { kind: 'dead_letter', reason: error.code === 'untrusted_server_ips' ? 'untrusted_server_ips' : 'retries_exhausted', error };
+  }
+  // Never past the retry horizon (the draw stops at the cap, above a floor honoured up to 15 min): the reconcile refuses later notBefores.
+  const delayMs = backoffDelayMs(event.attempt, policy, Math.min(retryFloorMs(error), MAX_SERVER_HINT_MS), random);
   return {
     kind: 'retry',
     delayMs,

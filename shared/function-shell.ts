@@ -1,16 +1,20 @@
+import { secretValues } from './config';
 import type { Logger } from './log';
 import { invocationLogger } from './log';
 import type { PlatformContext, PlatformEvent, PlatformResponse } from './platform';
 import { jsonResponse, requestId } from './platform';
 import type { FunctionRuntime } from './runtime';
 import { createFunctionRuntime } from './runtime';
+import type { Scrubber } from './scrub';
+import { createScrubber } from './scrub';
 
 export type Handle = (event: PlatformEvent, context?: PlatformContext) => Promise<PlatformResponse>;
 type Run = (event: PlatformEvent, runtime: FunctionRuntime, logger: Logger) => Promise<PlatformResponse>;
 
 /**
  * The part every function shares: the runtime read once per process, a per-invocation logger
- * with Powertools' keys, and a configuration error turned into a logged 500 rather than a crash.
+ * with Powertools' keys, a configuration error turned into a logged 500 rather than a crash, and
+ * every answer scrubbed of secrets (an API error echoing a key must not reach the caller).
  */
 export function functionShell(name: string, run: Run, configErrorBody: (message: string) => unknown): Handle {
   let runtime: FunctionRuntime | undefined;
@@ -27,12 +31,17 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
         ...(context.memoryLimitInMb !== undefined && { memorySizeMb: context.memoryLimitInMb }),
         ...(id && { requestId: id }),
       });
-      return await run(event, runtime, logger);
+      return scrubbed(await run(event, runtime, logger), runtime.scrubber);
     } catch (error) {
-      const message = (error as Error)?.message ?? String(error);
+      const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
+      const message = scrubber.text((error as Error)?.message ?? String(error));
       if (runtime) runtime.logger.error(message);
       else console.error(JSON.stringify({ level: 'ERROR', timestamp: new Date().toISOString(), service: `lbsync-${name}`, message }));
-      return jsonResponse(500, configErrorBody(message));
+      return scrubbed(jsonResponse(500, configErrorBody(message)), scrubber);
     }
   };
+}
+
+function scrubbed(response: PlatformResponse, scrubber: Scrubber): PlatformResponse {
+  return { ...response, body: scrubber.text(response.body) };
 }

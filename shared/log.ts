@@ -1,16 +1,16 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
+import type { Scrubber } from './scrub';
+import { createScrubber, REDACTED, SECRET_FIELDS } from './scrub';
 
 export type { Logger } from 'pino';
 
-export const REDACTED = '[redacted]';
+export { REDACTED } from './scrub';
 
-/** Paths that may carry credentials, wherever they appear in a log object. */
+/** Paths that may carry credentials, wherever they appear in a log object (the names are scrub.ts'). */
 const REDACT_PATHS = [
-  'secretKey', '*.secretKey', 'accessKey', '*.accessKey', 'secretAccessKey', '*.secretAccessKey',
-  'accessKeyId', '*.accessKeyId', 'token', '*.token', 'password', '*.password',
-  'authorization', '*.authorization', 'headers.authorization', '*.headers.authorization',
-  'headers["x-auth-token"]', '*.headers["x-auth-token"]', 'env', '*.env',
+  ...SECRET_FIELDS.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name)).flatMap((name) => [name, `*.${name}`]),
+  'headers.authorization', '*.headers.authorization', 'headers["x-auth-token"]', '*.headers["x-auth-token"]',
 ];
 
 export interface LoggerOptions {
@@ -20,18 +20,15 @@ export interface LoggerOptions {
   format?: 'json' | 'pretty';
   /** Literal secret values to scrub from any string that reaches the log (belt and braces over paths). */
   secrets?: readonly string[];
+  /** Or the scrubber itself (its secrets, plus URL credentials); wins over `secrets`. */
+  scrubber?: Scrubber;
   destination?: pino.DestinationStream;
-}
-
-function scrubber(secrets: readonly string[]) {
-  const needles = secrets.filter((s) => s.length >= 6);
-  if (needles.length === 0) return (line: string) => line;
-  return (line: string) => needles.reduce((text, secret) => text.split(secret).join(REDACTED), line);
 }
 
 /** One logger per process, Powertools-style keys: level, message, timestamp, service. */
 export function createLogger(options: LoggerOptions): Logger {
-  const scrub = scrubber(options.secrets ?? []);
+  const scrubber = options.scrubber ?? createScrubber(options.secrets ?? []);
+  const scrub = (line: string) => scrubber.text(line);
   const destination = options.destination ?? pino.destination({ dest: 1, sync: true });
   const render = options.format === 'pretty' ? prettyLine : (line: string) => line;
   const scrubbingDestination: pino.DestinationStream = { write: (line: string) => destination.write(render(scrub(line))) };

@@ -1,15 +1,19 @@
 import type { EventQueue } from './adapters/queue';
 import { createEventQueue } from './adapters/queue';
 import type { Env, QueueEnv, RuntimeConfig } from './config';
-import { loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, secretValues } from './config';
+import { configWarnings, loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, secretValues } from './config';
 import type { Logger } from './log';
 import { createLogger } from './log';
 import type { Target } from './schemas/target';
+import type { Scrubber } from './scrub';
+import { createScrubber } from './scrub';
 
 /** What a function needs, read once per process from the environment; each part only when first used. */
 export interface FunctionRuntime {
   readonly logger: Logger;
   readonly config: RuntimeConfig;
+  /** Applied to every log line, answer and dead-letter record this process writes. */
+  readonly scrubber: Scrubber;
   targets(): Target[];
   targetsByName(): ReadonlyMap<string, Target>;
   queueEnv(): QueueEnv;
@@ -24,7 +28,9 @@ export function once<T>(make: () => T): () => T {
 
 export function createFunctionRuntime(service: string, env: Env = process.env): FunctionRuntime {
   const config = runtimeConfigFromEnv(env);
-  const logger = createLogger({ service, level: config.logLevel, format: config.logFormat, secrets: secretValues(env) });
+  const scrubber = createScrubber(secretValues(env));
+  const logger = createLogger({ service, level: config.logLevel, format: config.logFormat, scrubber });
+  for (const warning of configWarnings(env)) logger.warn({ warning }, warning);
   const targets = once(() => loadTargets(env));
   const targetsByName = once(() => new Map(targets().map((t) => [t.name, t])));
   const queueEnv = once(() => queueEnvFromEnv(env));
@@ -37,5 +43,5 @@ export function createFunctionRuntime(service: string, env: Env = process.env): 
       secretAccessKey: q.secretAccessKey,
     });
   });
-  return { logger, config, targets, targetsByName, queueEnv, queue };
+  return { logger, config, scrubber, targets, targetsByName, queueEnv, queue };
 }

@@ -57,6 +57,7 @@ export async function startBenchWorld(options: { seed: EmulatorSeed; withQueue?:
       SCW_ACCESS_KEY: ACCESS_KEY,
       SCW_SECRET_KEY: SECRET_KEY,
       SCW_DEFAULT_PROJECT_ID: PROJECT_ID,
+      SCW_DEFAULT_ORGANIZATION_ID: PROJECT_ID, // the fleet seed's organization (the watch function reads Audit Trail per organization)
       SCW_DEFAULT_ZONE: ZONE,
       SCW_API_URL: emulator.url,
       ...(queue && {
@@ -70,6 +71,8 @@ export async function startBenchWorld(options: { seed: EmulatorSeed; withQueue?:
       LBSYNC_TARGETS: JSON.stringify(targets),
       INJECT_TOKEN,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      // The sweep's fan-out is measured all at once; bench/sweep-spread.ts measures the spread.
+      LBSYNC_SWEEP_SPREAD_MS: '0',
       ...extra,
     }),
     gateway: () => createScalewayGateway({ accessKey: ACCESS_KEY, secretKey: SECRET_KEY, apiUrl: emulator.url, defaultZone: ZONE, requestTimeoutMs: 10_000 }),

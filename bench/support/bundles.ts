@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 // @ts-expect-error: plain .mjs build script without types
 import { buildAll, bundleOptions, FUNCTIONS } from '../../scripts/build.mjs';
 
-export type FunctionName = 'reconcile' | 'inject' | 'sweep';
+export type FunctionName = 'reconcile' | 'inject' | 'sweep' | 'watch';
 export const FUNCTION_NAMES = FUNCTIONS as FunctionName[];
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import type { DeadLetterEntry } from '../dead-letters';
-import { entrySummary, matches, release, scanDeadLetters } from '../dead-letters';
+import { entrySummary, groupsFor, matches, release, scanDeadLetters } from '../dead-letters';
 import { queueAccess } from '../environment';
 import type { Output } from '../output';
 import { CliError, EXIT, plural, table } from '../output';
@@ -11,7 +11,11 @@ const VISIBILITY_NOTE = `How reading works: SQS has no peek, so list/show/redriv
 for a short visibility timeout, 30 s asked; Scaleway Queues apply the queue's own instead), then make
 the ones they did not delete visible again at once. Consequences: while a command runs, a concurrent
 reader does not see those messages; if it is killed they reappear after the visibility timeout; each
-read adds one to a message's receive count; at most --limit messages are read.`;
+read adds one to a message's receive count; at most --limit messages are read.
+
+Duplicates: a message delivered twice may be dead-lettered twice. Every record carries a recordId fixed by
+(event id, attempt); later records with the same recordId are listed with duplicate_of (the message id of
+the first), and redrive sends the event once and deletes its duplicates with it.`;
 
 interface ListOptions {
   json?: boolean;
@@ -53,11 +57,12 @@ function listCommand(cli: Cli): Command {
             e.reason,
             e.errorCode ?? '-',
             e.deadLetteredAt ?? (e.sentAt ? new Date(e.sentAt).toISOString() : '-'),
-            e.redriveEvent ? c.green('yes') : c.red('no'),
+            e.duplicateOf ? c.dim(`duplicate of ${e.duplicateOf}`) : e.redriveEvent ? c.green('yes') : c.red('no'),
           ]),
         ];
         for (const line of table(rows)) out.line(line);
-        out.line(c.dim(`${plural(entries.length, 'dead letter')}; details: lbsync dlq show --id <event or message id>`));
+        const duplicates = entries.filter((e) => e.duplicateOf).length;
+        out.line(c.dim(`${plural(entries.length, 'dead letter')}${duplicates ? ` (${plural(duplicates, 'duplicate')})` : ''}; details: lbsync dlq show --id <event or message id>`));
         return EXIT.ok;
       }),
     );
@@ -66,7 +71,8 @@ function listCommand(cli: Cli): Command {
 function showEntry(out: Output, e: DeadLetterEntry): void {
   const { c } = out;
   out.line(`${c.bold('message')}   ${e.messageId}  ${c.dim(`(received ${e.receiveCount}x)`)}`);
-  out.line(`${c.bold('event')}     ${e.eventId ?? '-'}  target ${e.target ?? '-'}`);
+  out.line(`${c.bold('event')}     ${e.eventId ?? '-'}  target ${e.target ?? '-'}${e.record?.attempt !== undefined ? `  attempt ${e.record.attempt}` : ''}`);
+  if (e.duplicateOf) out.line(`${c.bold('duplicate')} of message ${e.duplicateOf} (same recordId ${e.recordId})`);
   out.line(`${c.bold('reason')}    ${e.reason}${e.errorCode ? `  ${c.red(e.errorCode)}` : ''}`);
   if (e.message) out.line(`${c.bold('error')}     ${e.message.split('\n').join('\n          ')}`);
   if (e.record?.error?.hint) out.line(`${c.bold('hint')}      ${e.record.error.hint}`);
@@ -87,7 +93,7 @@ function showCommand(cli: Cli): Command {
         const q = queueAccess(cli.io.env);
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
         await release(q.queue, q.deadLetterQueueUrl, entries);
-        const entry = entries.find((e) => matches(e, options.id));
+        const entry = entries.find((e) => matches(e, options.id) && !e.duplicateOf) ?? entries.find((e) => matches(e, options.id));
         if (!entry) throw new CliError('not_found', `no dead letter with event or message id ${options.id}`, 'list them with `lbsync dlq list`');
         if (options.json) out.json({ ...entrySummary(entry), record: entry.record ?? null, ...(entry.record ? {} : { body: entry.body }) });
         else showEntry(out, entry);
@@ -127,20 +133,23 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
         const selected = options.all ? entries : entries.filter((e) => options.id?.some((id) => matches(e, id)));
         const missing = (options.id ?? []).filter((id) => !entries.some((e) => matches(e, id)));
-        const redriven: { eventId: string; messageId: string; target: string }[] = [];
+        const redriven: { eventId: string; messageId: string; target: string; duplicatesDeleted?: number }[] = [];
         const skipped: { id: string; why: string }[] = missing.map((id) => ({ id, why: 'no dead letter with this event or message id' }));
         const left: { id: string; why: string }[] = [];
         const handled = new Set<string>();
         try {
-          for (const e of selected) {
+          // One send per recordId: a duplicate names its original, and goes with it.
+          for (const { original: e, duplicates } of groupsFor(entries, selected)) {
             if (!e.redriveEvent) {
               (options.all ? left : skipped).push({ id: e.eventId ?? e.messageId, why: e.notRedrivable ?? 'not redrivable' });
               continue;
             }
             await q.queue.send(q.reconcileQueueUrl, JSON.stringify(e.redriveEvent));
-            await q.queue.delete(q.deadLetterQueueUrl, e.receiptHandle);
-            handled.add(e.messageId);
-            redriven.push({ eventId: e.redriveEvent.id, messageId: e.messageId, target: e.redriveEvent.target });
+            for (const done of [e, ...duplicates]) {
+              await q.queue.delete(q.deadLetterQueueUrl, done.receiptHandle);
+              handled.add(done.messageId);
+            }
+            redriven.push({ eventId: e.redriveEvent.id, messageId: e.messageId, target: e.redriveEvent.target, ...(duplicates.length > 0 && { duplicatesDeleted: duplicates.length }) });
           }
         } finally {
           await release(q.queue, q.deadLetterQueueUrl, entries.filter((e) => !handled.has(e.messageId)));
@@ -151,7 +160,10 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
           return ok ? EXIT.ok : EXIT.error;
         }
         const { c } = out;
-        for (const r of redriven) out.line(`${c.green('redriven')} ${r.eventId} ${c.dim(`(target ${r.target}, message ${r.messageId})`)}`);
+        for (const r of redriven) {
+          const dup = r.duplicatesDeleted ? `, ${plural(r.duplicatesDeleted, 'duplicate')} deleted` : '';
+          out.line(`${c.green('redriven')} ${r.eventId} ${c.dim(`(target ${r.target}, message ${r.messageId}${dup})`)}`);
+        }
         for (const s of skipped) out.line(`${c.red('skipped')}  ${s.id}: ${s.why}`);
         for (const s of left) out.line(`${c.yellow('left')}     ${s.id}: ${s.why}`);
         out.line(`${plural(redriven.length, 'event')} put back on the reconcile queue${skipped.length ? `, ${skipped.length} skipped` : ''}`);

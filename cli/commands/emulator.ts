@@ -14,6 +14,7 @@ interface EmulatorOptions {
   deny?: string[];
   instancePendingMs?: string;
   latencyMs?: string;
+  auditDelayMs?: string;
   auth: boolean;
   behaviours?: string;
 }
@@ -73,13 +74,14 @@ function untilStopped(signal?: AbortSignal): Promise<void> {
 
 export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
   return new Command('emulator')
-    .description('run the Scaleway LB + Instance + IPAM API emulator alone, on loopback, until Ctrl-C')
+    .description('run the Scaleway LB + Instance + IPAM + Audit Trail API emulator alone, on loopback, until Ctrl-C')
     .option('-p, --port <port>', 'port to listen on (0: any free port)', '8090')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing), or "kops-made" (an LB exactly as kOps makes it)')
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 400, as recorded)')
     .option('--behaviours <json>', 'switches for the behaviours no recording shows, e.g. \'{"writesWhileTransient":"accept"}\' (docs/emulator.md)')
     .option('--latency-ms <ms>', 'added to every answer')
+    .option('--audit-delay-ms <ms>', 'how long before a change shows in Audit Trail ListEvents (assumed; default 30000)')
     .option('--no-auth', 'accept requests without X-Auth-Token')
     .option('--deny <api:secret-key>', `answer 403 permissions_denied to the key with this secret key on one API (${EMULATED_APIS.join(', ')}); repeatable; fake local keys only`, collect)
     .addHelpText(
@@ -98,6 +100,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           ...(seed && { seed }),
           instancePendingMs: whole('--instance-pending-ms', options.instancePendingMs),
           latencyMs: whole('--latency-ms', options.latencyMs),
+          auditTrailDelayMs: whole('--audit-delay-ms', options.auditDelayMs),
           requireAuth: options.auth,
           behaviours: readBehavioursFlag(options.behaviours),
           denyApis: (options.deny ?? []).map(denial),

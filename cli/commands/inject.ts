@@ -3,8 +3,10 @@ import type { LbSyncEvent } from '../../shared/schemas/event';
 import { completeEvent, parseEvent } from '../../shared/schemas/event';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
+import { stripUrlCredentials } from '../../shared/scrub';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
+import { readSecret } from '../secrets';
 
 interface InjectOptions {
   target: string;
@@ -13,6 +15,9 @@ interface InjectOptions {
   source: 'manual' | 'instance-replacement';
   url?: string;
   tokenEnv: string;
+  tokenFile?: string;
+  functionTokenEnv: string;
+  functionTokenFile?: string;
   queue?: boolean;
   json?: boolean;
 }
@@ -29,18 +34,40 @@ function buildEvent(options: InjectOptions): LbSyncEvent {
   );
 }
 
-async function postToFunction(url: string, token: string, event: LbSyncEvent): Promise<string> {
+function callerFields(event: LbSyncEvent): Omit<LbSyncEvent, 'attempt' | 'notBefore'> {
+  const { attempt: _attempt, notBefore: _notBefore, ...rest } = event;
+  return rest;
+}
+
+const PRIVATE_FUNCTION_HINT =
+  'a private function needs X-Auth-Token: the secret key of an IAM application with FunctionsPrivateAccess (or a function token) ' +
+  'in FUNCTION_TOKEN or a file (--function-token-env, --function-token-file); inject itself checks Authorization: Bearer <INJECT_TOKEN> (--token-env, --token-file)';
+
+interface Credentials {
+  /** Authorization: Bearer, checked by the inject function itself. */
+  token: string;
+  /** X-Auth-Token, checked by the platform in front of a private function. */
+  functionToken?: string;
+}
+
+async function postToFunction(url: string, credentials: Credentials, event: LbSyncEvent): Promise<string> {
+  const shownUrl = stripUrlCredentials(url);
   let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-      body: JSON.stringify(event),
+      headers: {
+        'Content-Type': 'application/json',
+        Authorization: `Bearer ${credentials.token}`,
+        ...(credentials.functionToken && { 'X-Auth-Token': credentials.functionToken }),
+      },
+      // Only what a caller may say: attempt (and notBefore) are the system's, and inject refuses them.
+      body: JSON.stringify(callerFields(event)),
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new CliError('inject_unreachable', `could not reach the inject function at ${url} (${cause})`, 'check the URL (the function\'s endpoint) and the network; nothing was enqueued');
+    throw new CliError('inject_unreachable', `could not reach the inject function at ${shownUrl} (${cause})`, 'check the URL (the function\'s endpoint) and the network; nothing was enqueued');
   }
   const text = await response.text();
   let body: { eventId?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
@@ -51,32 +78,41 @@ async function postToFunction(url: string, token: string, event: LbSyncEvent): P
   }
   if (response.status === 202) return body.eventId ?? event.id;
   if (response.status === 401) {
-    throw new CliError('unauthorized', `the inject function refused the token (401)`, 'the token must be the function\'s INJECT_TOKEN; check the variable named by --token-env');
+    throw new CliError('unauthorized', `the inject function refused the token (401)`, 'the token must be the function\'s INJECT_TOKEN; check the variable named by --token-env (or the file given with --token-file)');
+  }
+  if (response.status === 403) {
+    const which = credentials.functionToken ? 'refused the X-Auth-Token' : 'got no X-Auth-Token';
+    throw new CliError('forbidden', `the platform ${which} (403): nothing was enqueued`, PRIVATE_FUNCTION_HINT);
   }
   const details = (body.errors ?? []).map((e) => `\n  ${e.path}: ${e.message}; fix: ${e.fix}`).join('');
-  throw new CliError(`http_${response.status}`, `the inject function answered ${response.status}: ${body.message ?? text.slice(0, 200)}${details}`, response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined);
+  const summary = details ? (body.message ?? '').split('\n')[0] : (body.message ?? text.slice(0, 200));
+  throw new CliError(`http_${response.status}`, `the inject function answered ${response.status}: ${summary}${details}`, response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined);
 }
 
 export function injectCommand(cli: Cli): Command {
   return new Command('inject')
     .description('send one event: POST it to the inject function (--url) or put it straight on RECONCILE_QUEUE_URL (--queue); prints the event id')
     .requiredOption('-t, --target <name>', 'target the event names')
-    .option('--server-ips <ips>', 'explicit pool, comma-separated (overrides discovery by tags)', collect)
+    .option('--server-ips <ips>', 'addresses that should be in the pool, comma-separated: checked against discovery by tags, never added otherwise', collect)
     .option('--dry-run', 'the reconcile plans but does not write')
     .addOption(new Option('--source <source>', 'event source').choices(['manual', 'instance-replacement']).default('manual'))
     .option('--url <url>', 'the inject function\'s URL')
     .option('--token-env <name>', 'environment variable holding the inject token (never pass the token itself)', 'INJECT_TOKEN')
+    .option('--token-file <path>', 'file holding the inject token (wins over --token-env)')
+    .option('--function-token-env <name>', 'environment variable holding the X-Auth-Token a private function needs', 'FUNCTION_TOKEN')
+    .option('--function-token-file <path>', 'file holding the X-Auth-Token (wins over --function-token-env)')
     .option('--queue', 'send straight onto RECONCILE_QUEUE_URL with the SQS_* credentials')
     .option('--json', 'print {eventId, target, via} as JSON')
     .addHelpText(
       'after',
       helpText(
         [
-          'INJECT_TOKEN=$(cat /etc/lbsync/token) lbsync inject --target prod.k8s.local --url https://lbsyncxxxx-inject.functions.fnc.fr-par.scw.cloud',
+          'lbsync inject --target prod.k8s.local --url https://lbsyncxxxx-inject.functions.fnc.fr-par.scw.cloud --token-file /etc/lbsync/token --function-token-file /etc/lbsync/function-token',
+          'INJECT_TOKEN=$(cat token) FUNCTION_TOKEN=$(cat iam-key) lbsync inject --target prod.k8s.local --url https://...',
           'lbsync inject --target prod.k8s.local --queue --source instance-replacement',
           'lbsync inject --target prod.k8s.local --queue --server-ips 51.15.1.2,51.15.1.3 --dry-run',
         ],
-        [[0, 'the event was accepted (202) or enqueued; its id is printed'], [1, 'refused (401, 400 with field errors), unreachable, or a configuration error'], [64, 'bad flags (give exactly one of --url and --queue)']],
+        [[0, 'the event was accepted (202) or enqueued; its id is printed'], [1, 'refused (401, 403, 400 with field errors), unreachable, or a configuration error'], [64, 'bad flags (give exactly one of --url and --queue)']],
       ),
     )
     .action(
@@ -87,9 +123,18 @@ export function injectCommand(cli: Cli): Command {
         let via: 'function' | 'queue';
         let eventId = event.id;
         if (options.url) {
-          const token = env[options.tokenEnv]?.trim();
-          if (!token) throw new CliError('invalid_config', `${options.tokenEnv} is not set`, `export ${options.tokenEnv} with the inject function's token (e.g. ${options.tokenEnv}=$(cat /etc/lbsync/token))`);
-          eventId = await postToFunction(options.url, token, event);
+          const token = readSecret(
+            { what: 'inject token', ...(options.tokenFile && { file: options.tokenFile }), envName: options.tokenEnv, fileFlag: '--token-file', envFlag: '--token-env' },
+            env,
+            cli.protect,
+          );
+          if (!token) throw new CliError('invalid_config', `${options.tokenEnv} is not set`, `export ${options.tokenEnv} with the inject function's token (e.g. ${options.tokenEnv}=$(cat /etc/lbsync/token)), or give --token-file`);
+          const functionToken = readSecret(
+            { what: 'X-Auth-Token', ...(options.functionTokenFile && { file: options.functionTokenFile }), envName: options.functionTokenEnv, fileFlag: '--function-token-file', envFlag: '--function-token-env' },
+            env,
+            cli.protect,
+          );
+          eventId = await postToFunction(options.url, { token, ...(functionToken && { functionToken }) }, event);
           via = 'function';
         } else {
           // The inject function refuses unknown targets; on the queue they would only be dead-lettered.

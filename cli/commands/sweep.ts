@@ -1,11 +1,12 @@
 import { Command } from 'commander';
 import type { EventQueue } from '../../shared/adapters/queue';
+import { runtimeConfigFromEnv } from '../../shared/config';
 import { handleSweepRequest, type SweepReport } from '../../shared/handlers/sweep-request';
 import { createLogger } from '../../shared/log';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { configuredTargets, queueFor } from '../environment';
-import { EXIT, plural } from '../output';
+import { CliError, EXIT, plural } from '../output';
 import { progress } from '../progress';
 
 interface SweepOptions {
@@ -13,6 +14,7 @@ interface SweepOptions {
   file?: string;
   dryRun?: boolean;
   queue?: boolean;
+  spread?: string;
   json?: boolean;
 }
 
@@ -43,11 +45,12 @@ export function sweepCommand(cli: Cli): Command {
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
     .option('--dry-run', 'the events ask for a dry run (plan only)')
     .option('--queue', 'send straight onto RECONCILE_QUEUE_URL (the default and only way)')
+    .option('--spread <seconds>', 'spread the events over this many seconds as the cron sweep does (0..900; default 0: all at once). With QUEUE_DELAY_MODE=hold the command sends each batch when due, so it runs that long')
     .option('--json', 'print the sweep report as JSON')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync sweep', 'lbsync sweep --target prod.k8s.local --target staging.k8s.local', 'lbsync sweep --dry-run --json'],
+        ['lbsync sweep', 'lbsync sweep --target prod.k8s.local --target staging.k8s.local', 'lbsync sweep --dry-run --json', 'lbsync sweep --spread 300'],
         [[0, 'every selected target was enqueued'], [1, 'some events were refused by the queue, a --target is unknown, or a configuration/queue error'], [64, 'bad flags']],
       ),
     )
@@ -57,12 +60,17 @@ export function sweepCommand(cli: Cli): Command {
         const targets = configuredTargets(env, options.file);
         const q = queueFor(env, 'RECONCILE_QUEUE_URL');
         const bar = progress(out, 'enqueued', !options.json);
-        const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }) };
+        const spreadSeconds = options.spread === undefined ? undefined : Number(options.spread);
+        if (spreadSeconds !== undefined && (!Number.isInteger(spreadSeconds) || spreadSeconds < 0 || spreadSeconds > 900)) {
+          throw new CliError('usage', `--spread must be a whole number of seconds from 0 to 900, got "${options.spread}"`);
+        }
+        const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }), ...(spreadSeconds !== undefined && { spreadSeconds }) };
         const total = options.target ? targets.filter((t) => options.target?.includes(t.name)).length : targets.length;
         const answer = await handleSweepRequest(JSON.stringify(args), {
           targets,
           queue: () => withBatchProgress(q.queue, (sent) => bar.update(sent, total)),
           reconcileQueueUrl: q.url,
+          delayMode: runtimeConfigFromEnv(env).delayMode,
           logger: createLogger({ service: 'lbsync-cli', level: 'silent' }),
         });
         bar.end();

@@ -18,12 +18,13 @@ export const handle = functionShell(
     const { reconcileQueueUrl, deadLetterQueueUrl } = runtime.queueEnv();
     return handleReconcileMessage(requestBody(event), {
       targets: runtime.targetsByName(),
-      gateway: () => createScalewayGateway(scalewaySettings()),
+      gateway: (deadline, eventId) => createScalewayGateway({ ...scalewaySettings(), remainingMs: deadline.remainingMs, eventId }),
       queue: runtime.queue,
       reconcileQueueUrl,
       deadLetterQueueUrl,
       runtime: runtime.config,
       logger,
+      scrubber: runtime.scrubber,
     });
   },
   (message) => ({ outcome: 'handoff_failed', error: { code: 'invalid_config', message } }),

@@ -2,7 +2,7 @@ import { functionShell } from '../../shared/function-shell';
 import { handleSweepRequest } from '../../shared/handlers/sweep-request';
 import { requestBody } from '../../shared/platform';
 
-/** Cron trigger: its JSON args arrive as the body; enqueues one `sweep` event per selected target. */
+/** Cron trigger: its JSON args arrive as the body; enqueues one `sweep` event per selected target, spread over its period. */
 export const handle = functionShell(
   'sweep',
   (event, runtime, logger) =>
@@ -10,6 +10,8 @@ export const handle = functionShell(
       targets: runtime.targets(),
       queue: runtime.queue,
       reconcileQueueUrl: runtime.queueEnv().reconcileQueueUrl,
+      spreadMs: runtime.config.sweepSpreadMs,
+      delayMode: runtime.config.delayMode,
       logger,
     }),
   (message) => ({ error: 'invalid_config', message }),

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** DESIGN §4 "Functions": one bundle per function, dist/<name>/handler.js exporting handle. */
-export const FUNCTIONS = ['reconcile', 'inject', 'sweep'];
+export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
 
 /**
  * @typedef {object} CatalogEntry
@@ -29,17 +29,19 @@ export const ENV_CATALOG = {
   DEAD_LETTER_QUEUE_URL: { in: ALL, required: true },
   // A plain variable, or a secret when the JSON outgrows 1000 characters.
   LBSYNC_TARGETS: { in: ALL, required: true, eitherKind: true },
-  LBSYNC_SCW_ACCESS_KEY: { in: ['reconcile'], required: true, secret: true },
-  LBSYNC_SCW_SECRET_KEY: { in: ['reconcile'], required: true, secret: true },
+  // reconcile's key writes LBs; watch's own key only reads Audit Trail (least privilege: two keys).
+  LBSYNC_SCW_ACCESS_KEY: { in: ['reconcile', 'watch'], required: true, secret: true },
+  LBSYNC_SCW_SECRET_KEY: { in: ['reconcile', 'watch'], required: true, secret: true },
+  LBSYNC_SCW_DEFAULT_ORGANIZATION_ID: { in: ['watch'], required: true },
   INJECT_TOKEN: { in: ['inject'], required: true, secret: true },
   SQS_ENDPOINT: { in: ALL },
   SQS_REGION: { in: ALL },
   LOG_LEVEL: { in: ALL },
   LOG_FORMAT: { in: ALL },
   QUEUE_DELAY_MODE: { in: ALL },
-  LBSYNC_SCW_DEFAULT_PROJECT_ID: { in: ['reconcile'] },
+  LBSYNC_SCW_DEFAULT_PROJECT_ID: { in: ['reconcile', 'watch'] },
   LBSYNC_SCW_DEFAULT_ZONE: { in: ['reconcile'] },
-  LBSYNC_SCW_API_URL: { in: ['reconcile'] },
+  LBSYNC_SCW_API_URL: { in: ['reconcile', 'watch'] },
   LBSYNC_RETRY_BASE_MS: { in: ALL },
   LBSYNC_RETRY_CAP_MS: { in: ALL },
   LBSYNC_MAX_ATTEMPTS: { in: ALL },
@@ -48,13 +50,23 @@ export const ENV_CATALOG = {
   LBSYNC_TRANSIENT_WAIT_MS: { in: ['reconcile'] },
   LBSYNC_REQUEST_TIMEOUT_MS: { in: ALL },
   LBSYNC_DUPLICATE_GRACE_MS: { in: ['reconcile'] },
+  LBSYNC_WATCH_PERIOD_MS: { in: ['watch'] },
+  LBSYNC_WATCH_OVERLAP_MS: { in: ['watch'] },
+  LBSYNC_WATCH_OWN_PRINCIPAL_IDS: { in: ['watch'] },
+  LBSYNC_SWEEP_SPREAD_MS: { in: ['sweep'] },
+  // reconcile's own timeout and the margin it keeps for the hand-off (rules/timing.mjs checks the first equals `timeout`).
+  LBSYNC_FUNCTION_TIMEOUT_MS: { in: ['reconcile'] },
+  LBSYNC_DEADLINE_MARGIN_MS: { in: ['reconcile'] },
   LBSYNC_CONFIG: { forbidden: 'names a file, and only dist/** is shipped: give the targets in LBSYNC_TARGETS' },
   LBSYNC_INJECT_INSECURE: { forbidden: 'turns off the inject token check; it is for the local stack only' },
 };
 /** Prefixes of the names our code reads (AWS_* belong to the AWS SDK and are not ours). */
 const OUR_NAMES = /\b(?:LBSYNC|SQS|SCW|RECONCILE|DEAD_LETTER|QUEUE|INJECT|LOG)_[A-Z0-9_]*[A-Z0-9]\b/g;
 /** shared/config.ts defaults, for the timing check when serverless.yml leaves a value out. */
-export const TIMING_DEFAULTS = { LBSYNC_MAX_HOLD_MS: 20_000, LBSYNC_TRANSIENT_WAIT_MS: 5_000, LBSYNC_WAIT_BUDGET_MS: 15_000, LBSYNC_REQUEST_TIMEOUT_MS: 10_000 };
+export const TIMING_DEFAULTS = {
+  LBSYNC_MAX_HOLD_MS: 20_000, LBSYNC_TRANSIENT_WAIT_MS: 5_000, LBSYNC_WAIT_BUDGET_MS: 15_000, LBSYNC_REQUEST_TIMEOUT_MS: 10_000,
+  LBSYNC_SWEEP_SPREAD_MS: 300_000, LBSYNC_WATCH_PERIOD_MS: 60_000,
+};
 
 /**
  * Names our bundles read, deployed names (SCW_X -> LBSYNC_SCW_X). Bundles not built yet are skipped.

@@ -3,6 +3,7 @@
 // (a no-op reconcile answered from the event alone, a rejected inject) should not
 // pay for parsing the SDK.
 import type * as SqsSdk from '@aws-sdk/client-sqs';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
 
 export interface QueueSettings {
   /** Defaults to Scaleway's endpoint for the region: https://sqs.mnq.<region>.scaleway.com */
@@ -34,6 +35,8 @@ export interface SendOptions {
 export interface BatchEntry {
   id: string;
   body: string;
+  /** Not supported by Scaleway Queues: only for QUEUE_DELAY_MODE=native against a queue that has it. */
+  delaySeconds?: number;
 }
 
 export interface BatchResult {
@@ -114,7 +117,7 @@ export function createEventQueue(settings: QueueSettings): EventQueue {
   async function connect() {
     const sdk = await loadSqsSdk();
     const client = new sdk.SQSClient({
-      endpoint: settings.endpoint ?? scalewayQueueEndpoint(settings.region),
+      endpoint: settings.endpoint ? stripUrlCredentials(settings.endpoint) : scalewayQueueEndpoint(settings.region),
       region: settings.region,
       credentials: { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
       retryMode: 'standard',
@@ -170,7 +173,7 @@ export function createEventQueue(settings: QueueSettings): EventQueue {
           const output = await client.send(
             new sdk.SendMessageBatchCommand({
               QueueUrl: queueUrl,
-              Entries: chunk.map((entry) => ({ Id: entry.id, MessageBody: entry.body })),
+              Entries: chunk.map((entry) => ({ Id: entry.id, MessageBody: entry.body, DelaySeconds: entry.delaySeconds })),
             }),
           );
           result.calls += 1;
@@ -294,14 +297,6 @@ function handOffError(operation: string, queueName: string, error: unknown, sett
   const isServiceError = typeof error === 'object' && error !== null && '$fault' in error;
   const sqsErrorCode = isServiceError ? name : (code ?? name);
   const label = sqsErrorCode && sqsErrorCode !== 'Error' ? `${sqsErrorCode}: ` : '';
-  const detail = redact(`${label}${message}`, [settings.secretAccessKey, settings.accessKeyId]);
-  return new QueueHandOffError(operation, queueName, sqsErrorCode, detail, { cause: error });
-}
-
-function redact(text: string, secrets: string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join('[redacted]');
-  }
-  return result;
+  const scrubber = createScrubber([settings.secretAccessKey, settings.accessKeyId, ...urlCredentials(settings.endpoint)]);
+  return new QueueHandOffError(operation, scrubber.text(queueName), sqsErrorCode, scrubber.text(`${label}${message}`), { cause: error });
 }

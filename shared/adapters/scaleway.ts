@@ -1,11 +1,12 @@
-import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgent } from '@scaleway/sdk-client';
+import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import type { IpamIpView } from '../kops-rule';
 import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../model';
 import { normalisePool } from '../pool';
-import { TOOL_VERSION } from '../version';
+import { userAgentFor } from '../user-agent';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -21,13 +22,10 @@ export interface ScalewaySettings {
   defaultZone?: string;
   apiUrl?: string;
   requestTimeoutMs?: number;
-  /** Sent as the User-Agent (default `scw-lb-sync/<version>`; a reconcile adds ` event/<id>`, see userAgentFor). */
-  userAgent?: string;
-}
-
-/** `scw-lb-sync/<version>`, plus ` event/<id>` for the calls made for one event: the API's logs can tell them apart. */
-export function userAgentFor(eventId?: string): string {
-  return `scw-lb-sync/${TOOL_VERSION}${eventId ? ` event/${eventId}` : ''}`;
+  /** Time left in the invocation: each request's timeout is clipped to it (none left: fails at once). */
+  remainingMs?: () => number;
+  /** The event these calls are made for: the User-Agent then ends in ` event/<id>` (see userAgentFor). */
+  eventId?: string;
 }
 
 export interface ApiCallCount {
@@ -166,10 +164,31 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
   };
 }
 
+/** The same failure with its message (and its cause's) scrubbed; the name, which classifies it, is kept. */
+function scrubbedError(error: unknown, scrub: (text: string) => string): unknown {
+  if (!(error instanceof Error)) return error;
+  const message = scrub(error.message);
+  const cause = error.cause instanceof Error ? scrubbedError(error.cause, scrub) : undefined;
+  if (message === error.message && cause === error.cause) return error;
+  if (error instanceof DOMException) return new DOMException(message, error.name);
+  const copy = new Error(message, cause === undefined ? undefined : { cause }) as Error & { code?: unknown };
+  copy.name = error.name;
+  const { code } = error as { code?: unknown };
+  if (code !== undefined) copy.code = code;
+  return copy;
+}
+
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
-  const timeoutMs = settings.requestTimeoutMs ?? 10_000;
+  const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
+  // An API error may echo what it was sent (the key among it): error bodies and fetch failures are
+  // scrubbed here, before the SDK builds an error message from them.
+  const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
   const countingFetch: typeof fetch = async (input, init) => {
+    // No time left in the invocation: the request is not made (nor counted); the event is retried.
+    const left = settings.remainingMs?.();
+    const timeoutMs = left === undefined ? requestTimeoutMs : Math.min(requestTimeoutMs, left);
+    if (timeoutMs <= 0) throw new DOMException('no time left in this invocation', 'TimeoutError');
     const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
     const url = input instanceof Request ? input.url : String(input);
     if (method === 'GET') count.reads += 1;
@@ -186,7 +205,10 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       const response = await fetch(input, { ...init, signal: controller.signal });
       // The body is read by the SDK after we return; keep the timer until then.
       const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+      const safeBody = body !== null && response.status >= 400 ? scrubber.text(Buffer.from(body).toString('utf8')) : body;
+      return new Response(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } catch (error) {
+      throw scrubbedError(error, scrubber.text);
     } finally {
       clearTimeout(timer);
       init?.signal?.removeEventListener('abort', onCallerAbort);
@@ -198,11 +220,13 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       secretKey: settings.secretKey,
       ...(settings.projectId && { defaultProjectId: settings.projectId }),
       ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
-      ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
+      ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
     }),
     withHTTPClient(countingFetch),
     withDefaultPageSize(PAGE_SIZE),
-    withUserAgent(settings.userAgent ?? userAgentFor()),
+    // Audit Trail records it: the watcher ignores the writes that carry it (our own). The event id lets the
+    // API's own logs (and the chaos run, through the emulator's call log) tie each call to its event.
+    withUserAgentSuffix(userAgentFor(settings.eventId)),
   );
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);

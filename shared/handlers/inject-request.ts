@@ -1,12 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { EventQueue } from '../adapters/queue';
-import { LbSyncError } from '../errors';
+import type { LbSyncError } from '../errors';
+import { validationError } from '../errors';
 import type { Logger } from '../log';
 import type { PlatformEvent, PlatformResponse } from '../platform';
 import { header, jsonResponse, requestBody } from '../platform';
 import { completeEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
 import type { FieldError } from '../schemas/field-errors';
 import type { Target } from '../schemas/target';
+import { checkInjectPolicy } from './inject-policy';
 
 export interface InjectDeps {
   targets: ReadonlyMap<string, Target>;
@@ -67,6 +69,9 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
       { path: 'event', message: 'is not valid JSON', fix: 'send a JSON object matching event version 1' },
     ]);
   }
+  // Fields and sources only the system sets are refused, together with whatever else is wrong.
+  const policy = checkInjectPolicy(value);
+  value = policy.rest;
   if (value && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, 'source')) {
     value = { ...value, source: 'manual' };
   }
@@ -75,8 +80,10 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
     parsed = parseEvent(completeEvent(value, deps.now?.() ?? new Date()));
   } catch (error) {
     const e = error as LbSyncError;
-    return badRequest(e.message, e.fieldErrors ?? []);
+    const errors = [...policy.errors, ...(e.fieldErrors ?? [])];
+    return badRequest(validationError('invalid_event', 'event', errors).message, errors);
   }
+  if (policy.errors.length > 0) return badRequest(validationError('invalid_event', 'event', policy.errors).message, policy.errors);
   if (!deps.targets.has(parsed.target)) {
     const known = [...deps.targets.keys()];
     return badRequest(`no target named "${parsed.target}"`, [

@@ -3,6 +3,8 @@ import type { EventQueue } from '../adapters/queue';
 import type { RuntimeConfig } from '../config';
 import type { DeadLetterReason } from '../dead-letter';
 import { deadLetterRecord } from '../dead-letter';
+import type { Deadline } from '../deadline';
+import { invocationDeadline } from '../deadline';
 import { dispose } from '../disposition';
 import type { LbIdentity } from '../errors';
 import { LbSyncError } from '../errors';
@@ -16,16 +18,22 @@ import type { Sleep } from '../reconcile/readiness';
 import type { BackendRollout } from '../reconcile/stage-removals';
 import { describeRollout } from '../rollout-text';
 import { realSleep } from '../reconcile/readiness';
+import { notBeforeBeyondHorizon } from '../retry-horizon';
 import type { LbSyncEvent } from '../schemas/event';
 import { decodeEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
+import type { Scrubber } from '../scrub';
+import { createScrubber } from '../scrub';
 
 export type ReconcileOutcome = 'applied' | 'noop' | 'retry_scheduled' | 'dead_lettered';
 
 export interface ReconcileMessageDeps {
   targets: ReadonlyMap<string, Target>;
-  /** A fresh gateway per message, so its call count is this message's. */
-  gateway: () => ScalewayGateway;
+  /**
+   * A fresh gateway per message, so its call count is this message's; its requests end by the deadline and carry
+   * the event id in their User-Agent.
+   */
+  gateway: (deadline: Deadline, eventId: string) => ScalewayGateway;
   queue: () => EventQueue;
   reconcileQueueUrl: string;
   deadLetterQueueUrl: string;
@@ -34,6 +42,8 @@ export interface ReconcileMessageDeps {
   now?: () => Date;
   sleep?: Sleep;
   random?: () => number;
+  /** Applied to dead-letter records (the answer is scrubbed by the function shell); default: URL credentials only. */
+  scrubber?: Scrubber;
 }
 
 export interface ReconcileAnswerBody {
@@ -42,6 +52,8 @@ export interface ReconcileAnswerBody {
   eventId?: string;
   reason?: DeadLetterReason;
   attempt?: number;
+  /** A dead letter's recordId: the same for every dead letter of this (event id, attempt). */
+  recordId?: string;
   actions?: Action['kind'][];
   apiCalls?: { reads: number; writes: number };
   retryInMs?: number;
@@ -62,14 +74,17 @@ function asLbSyncError(error: unknown): LbSyncError {
 export async function handleReconcileMessage(rawBody: string, deps: ReconcileMessageDeps): Promise<PlatformResponse> {
   const now = deps.now ?? (() => new Date());
   const sleep = deps.sleep ?? realSleep;
+  const scrubber = deps.scrubber ?? createScrubber();
+  // Every wait below is clipped to this, so the invocation hands the event on before the platform's timeout.
+  const deadline = invocationDeadline(now().getTime(), deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, () => now().getTime());
   let log = deps.logger;
 
   const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
-    const record = deadLetterRecord({ reason, error, ...(event ? { event } : { rawBody }), now: now() });
-    await deps.queue().send(deps.deadLetterQueueUrl, JSON.stringify(record));
-    log.warn({ outcome: 'dead_lettered', reason, error: errorSummary(error) }, `dead-lettered: ${reason}: ${error.message}`);
+    const record = deadLetterRecord({ reason, error, ...(event ? { event } : { rawBody: scrubber.text(rawBody) }), now: now() });
+    await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
+    log.warn({ outcome: 'dead_lettered', reason, record_id: record.recordId, error: errorSummary(error) }, `dead-lettered: ${reason}: ${error.message}`);
     return jsonResponse(200, {
-      outcome: 'dead_lettered', reason, target: event?.target, eventId: event?.id, attempt: event?.attempt, error: errorSummary(error),
+      outcome: 'dead_lettered', reason, target: event?.target, eventId: event?.id, attempt: event?.attempt, recordId: record.recordId, error: errorSummary(error),
     } satisfies ReconcileAnswerBody);
   };
 
@@ -82,6 +97,8 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }
     log = log.child({ event_id: event.id, target: event.target, attempt: event.attempt });
     log.info({ source: event.source, dryRun: event.dryRun ?? false }, 'event received');
+    const tooFar = notBeforeBeyondHorizon(event.notBefore, now(), deps.runtime.retry.capMs);
+    if (tooFar) return await deadLetter('invalid_event', tooFar, event);
 
     const target = deps.targets.get(event.target);
     if (!target) {
@@ -91,7 +108,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     if (event.notBefore) {
       const waitMs = Date.parse(event.notBefore) - now().getTime();
       if (waitMs > 0) {
-        const holdMs = Math.min(waitMs, deps.runtime.maxHoldMs);
+        const holdMs = Math.min(waitMs, deps.runtime.maxHoldMs, deadline.remainingMs());
         log.debug({ waitMs, holdMs }, 'holding early event until due');
         await sleep(holdMs);
         if (holdMs < waitMs) {
@@ -103,7 +120,9 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }
 
     const result = await reconcileTarget(target, event, {
-      gateway: deps.gateway(),
+      gateway: deps.gateway(deadline, event.id),
+      deadline,
+      now: () => now().getTime(),
       waitBudgetMs: deps.runtime.waitBudgetMs,
       transientWaitMs: deps.runtime.transientWaitMs,
       duplicateGraceMs: deps.runtime.duplicateGraceMs,

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { EventQueue } from '../adapters/queue';
+import type { BatchEntry, EventQueue } from '../adapters/queue';
 import type { Logger } from '../log';
 import type { PlatformResponse } from '../platform';
 import { jsonResponse } from '../platform';
@@ -8,12 +8,14 @@ import { newEventId } from '../schemas/event';
 import { toFieldErrors } from '../schemas/field-errors';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
+import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../sweep-schedule';
 
-/** The cron trigger's JSON args: which targets to sweep (all when omitted). */
+/** The cron trigger's JSON args: which targets to sweep (all when omitted), over how long. */
 export const sweepArgsSchema = z
   .object({
     targets: z.array(targetNameSchema).max(10_000).optional(),
     dryRun: z.boolean().optional(),
+    spreadSeconds: z.number().int().min(0).max(900).optional().describe('spread the targets over this many seconds (default LBSYNC_SWEEP_SPREAD_MS)'),
   })
   .strict();
 
@@ -22,7 +24,13 @@ export interface SweepDeps {
   queue: () => EventQueue;
   reconcileQueueUrl: string;
   logger: Logger;
+  /** Spread the events' notBefore over this interval unless the args say otherwise; 0 sends all at once. */
+  spreadMs?: number;
+  /** hold (Scaleway: no DelaySeconds): the sweep sends each batch when due; native: all at once, delayed. */
+  delayMode?: 'hold' | 'native';
   now?: () => Date;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
 }
 
 export interface SweepReport {
@@ -31,47 +39,82 @@ export interface SweepReport {
   failed: { target: string; code: string; message: string }[];
   unknownTargets: string[];
   batches: number;
+  /** The interval the events' notBefore were spread over (0: all due at once). */
+  spreadMs: number;
+  /** all-at-once, delayed (native: DelaySeconds until due) or paced (hold: each batch sent when due). */
+  sending: 'all-at-once' | 'delayed' | 'paced';
 }
 
-/** One `sweep` event per selected target, sent 10 per SendMessageBatch call. */
-export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Promise<PlatformResponse> {
-  let args: z.output<typeof sweepArgsSchema> = {};
-  if (rawBody.trim() !== '') {
-    let value: unknown;
-    try {
-      value = JSON.parse(rawBody);
-    } catch {
-      return jsonResponse(400, { error: 'invalid_args', errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {"targets":["prod"]}' }] });
-    }
-    const parsed = sweepArgsSchema.safeParse(value, { reportInput: true });
-    if (!parsed.success) return jsonResponse(400, { error: 'invalid_args', errors: toFieldErrors(parsed.error, 'args') });
-    args = parsed.data;
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function parseArgs(rawBody: string): { args: z.output<typeof sweepArgsSchema> } | { error: PlatformResponse } {
+  if (rawBody.trim() === '') return { args: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(rawBody);
+  } catch {
+    return { error: jsonResponse(400, { error: 'invalid_args', errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {"targets":["prod"]}' }] }) };
   }
+  const parsed = sweepArgsSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) return { error: jsonResponse(400, { error: 'invalid_args', errors: toFieldErrors(parsed.error, 'args') }) };
+  return { args: parsed.data };
+}
+
+/**
+ * One `sweep` event per selected target, 10 per SendMessageBatch call, each with a notBefore spread
+ * evenly over the interval (shared/sweep-schedule.ts says why and how they are sent).
+ */
+export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Promise<PlatformResponse> {
+  const parsed = parseArgs(rawBody);
+  if ('error' in parsed) return parsed.error;
+  const { args } = parsed;
+  const now = () => (deps.now?.() ?? new Date()).getTime();
+  const sleep = deps.sleep ?? realSleep;
   const known = new Set(deps.targets.map((t) => t.name));
   const unknownTargets = (args.targets ?? []).filter((name) => !known.has(name));
   const wanted = args.targets ? new Set(args.targets) : undefined;
   const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
-  const occurredAt = (deps.now?.() ?? new Date()).toISOString();
-  const entries = selected.map((target, index) => {
+  const spreadMs = args.spreadSeconds !== undefined ? args.spreadSeconds * 1000 : (deps.spreadMs ?? 0);
+  const startMs = now();
+  const occurredAt = new Date(startMs).toISOString();
+  const dueTimes = spreadMs > 0 ? spreadDueTimes(selected.length, spreadMs, startMs, deps.random) : [];
+  const sending: SweepReport['sending'] = spreadMs === 0 ? 'all-at-once' : deps.delayMode === 'native' ? 'delayed' : 'paced';
+  const entries: BatchEntry[] = selected.map((target, index) => {
+    const due = dueTimes[index];
     const event: LbSyncEvent = {
       version: 1, id: newEventId(), source: 'sweep', target: target.name, occurredAt, attempt: 0,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
+      ...(due !== undefined && { notBefore: new Date(due).toISOString() }),
     };
-    return { id: String(index), body: JSON.stringify(event) };
+    return {
+      id: String(index),
+      body: JSON.stringify(event),
+      ...(due !== undefined && sending === 'delayed' && { delaySeconds: delaySecondsUntil(due, startMs) }),
+    };
   });
-  const report: SweepReport = { selected: selected.length, enqueued: 0, failed: [], unknownTargets, batches: 0 };
+  const report: SweepReport = { selected: selected.length, enqueued: 0, failed: [], unknownTargets, batches: 0, spreadMs, sending };
+  const send = async (part: BatchEntry[]) => {
+    const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, part);
+    report.enqueued += batch.sent.length;
+    report.batches += batch.calls;
+    report.failed.push(...batch.failed.map((f) => ({ target: selected[Number(f.id)]?.name ?? f.id, code: f.code, message: f.message })));
+  };
   if (entries.length > 0) {
     try {
-      const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, entries);
-      report.enqueued = batch.sent.length;
-      report.batches = batch.calls;
-      report.failed = batch.failed.map((f) => ({ target: selected[Number(f.id)]?.name ?? f.id, code: f.code, message: f.message }));
+      if (sending !== 'paced') await send(entries);
+      else {
+        for (const { sendAt, indexes } of pacedSends(dueTimes)) {
+          const wait = sendAt - now();
+          if (wait > 0) await sleep(wait);
+          await send(indexes.map((i) => entries[i] as BatchEntry));
+        }
+      }
     } catch (error) {
-      deps.logger.error({ error: { message: (error as Error).message } }, 'sweep could not enqueue');
+      deps.logger.error({ error: { message: (error as Error).message }, enqueued: report.enqueued }, 'sweep could not enqueue');
       return jsonResponse(503, { error: 'queue_unavailable', message: (error as Error).message, ...report });
     }
   }
   for (const name of unknownTargets) deps.logger.warn({ target: name }, `sweep args name an unknown target "${name}"`);
-  deps.logger.info({ ...report }, `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es)`);
+  deps.logger.info({ ...report }, `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`);
   return jsonResponse(report.failed.length > 0 ? 502 : 200, report);
 }

@@ -2,16 +2,15 @@ import type { ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
 import type { LeavingServer, PoolMember, SeveralAddresses, SkippedServer } from '../desired';
 import { selectServerIps } from '../desired';
-import { normalisePool } from '../pool';
 import { targetLbIdentity } from './observe';
-import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
 
 export interface DiscoveredPool {
   ips: string[];
-  source: 'event' | 'tags';
+  /** Always the target's own discovery: an event's serverIps never replaces it (see asserted-ips.ts). */
+  source: 'tags';
   serverCount: number;
-  /** Which server each address comes from (empty when the event gave the pool). */
+  /** Which server each address comes from. */
   members: PoolMember[];
   skipped: SkippedServer[];
   several: SeveralAddresses[];
@@ -23,11 +22,8 @@ export function regionOf(zone: string): string {
   return zone.replace(/-\d+$/, '');
 }
 
-/** The desired pool: the event's explicit serverIps, else the servers carrying all the target's tags. */
-export async function discoverPool(gateway: ScalewayGateway, target: Target, event?: Pick<LbSyncEvent, 'serverIps'>): Promise<DiscoveredPool> {
-  if (event?.serverIps) {
-    return { ips: normalisePool(event.serverIps), source: 'event', serverCount: event.serverIps.length, members: [], skipped: [], several: [], leaving: [] };
-  }
+/** The desired pool: the addresses of the servers carrying all the target's tags. */
+export async function discoverPool(gateway: ScalewayGateway, target: Target): Promise<DiscoveredPool> {
   let servers;
   try {
     servers = await gateway.listServersByTags(target.zone, target.servers.tags);

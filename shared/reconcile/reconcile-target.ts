@@ -1,6 +1,9 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage } from '../api-errors';
 import type { SeveralAddresses } from '../desired';
+import { unconfirmedServerIps, untrustedServerIpsError } from '../asserted-ips';
+import type { Deadline } from '../deadline';
+import { NO_DEADLINE } from '../deadline';
 import { desiredBackends } from '../desired';
 import { LbSyncError } from '../errors';
 import type { Action, ObservedBackend, ObservedLb } from '../model';
@@ -49,6 +52,8 @@ export interface ReconcileOptions {
   duplicateGraceMs?: number;
   sleep?: Sleep;
   now?: () => number;
+  /** The invocation's deadline: the transient wait and the wait for the write to apply are clipped to it. */
+  deadline?: Deadline;
   /** Told the plan before any write, so logs read in the order things happen. */
   onPlanned?: (actions: readonly Action[], pool: DiscoveredPool, rollouts: readonly BackendRollout[]) => void;
 }
@@ -72,12 +77,15 @@ function asLbSyncError(error: unknown): LbSyncError {
 
 /**
  * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
- * The event only names the target (and may pin the pool); it is never trusted as a description of the world.
+ * The event only names the target; it is never trusted as a description of the world. Its serverIps are
+ * checked against discovery, never written: the discovered pool is written (it is the truth either way),
+ * then an address discovery lacks fails the reconcile with untrusted_server_ips, so the event is retried.
  */
 export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
   const { gateway } = options;
   const now = options.now ?? Date.now;
   const clock = { sleep: options.sleep ?? realSleep, now };
+  const deadline = options.deadline ?? NO_DEADLINE;
   const started = now();
   const dryRun = event.dryRun === true;
   const result: ReconcileResult = {
@@ -91,19 +99,23 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     apiCalls: gateway.calls(),
     durationMs: 0,
   };
+  // Set once discovery is in: an event asserting addresses discovery lacks fails after the pool is settled.
+  let unconfirmed: LbSyncError | undefined;
   const finish = (patch: Partial<ReconcileResult>): ReconcileResult =>
-    Object.assign(result, patch, { apiCalls: gateway.calls(), durationMs: now() - started });
+    Object.assign(result, patch, !patch.error && unconfirmed && { status: 'failed', error: unconfirmed }, { apiCalls: gateway.calls(), durationMs: now() - started });
 
   try {
     // The LB lookup and server discovery are independent: run them side by side.
-    const poolPromise = discoverPool(gateway, target, event);
+    const poolPromise = discoverPool(gateway, target);
     poolPromise.catch(() => undefined);
     let lb = await findLb(gateway, target);
-    if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, options.transientWaitMs ?? 0, clock);
+    if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
     if (!dryRun) assertWritable(lb);
     const [observed, pool] = await Promise.all([observeBackends(gateway, target, lb), poolPromise]);
     result.pool = pool;
+    const unlisted = unconfirmedServerIps(event.serverIps, pool.ips);
+    if (unlisted.length > 0) unconfirmed = untrustedServerIpsError(unlisted, target.name, pool.ips);
     result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const desired = desiredBackends(target, pool.ips);
     const judged = judgeAllDuplicates(desired, observed.duplicates, now(), options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS);
@@ -129,15 +141,16 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
     options.onPlanned?.(planned, pool, staged.rollouts);
     if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned' });
-    // Removals held back are retried (a transient error), after whatever could be written now.
-    const held = staged.hold ? { error: staged.hold } : {};
+    // Removals held back are retried (a transient error), after whatever could be written now. An event whose
+    // asserted addresses discovery lacks is retried anyway, under its own, more telling code.
+    const held = staged.hold && !unconfirmed ? { error: staged.hold } : {};
     if (planned.length === 0) return finish({ status: 'noop', ...held });
 
     const applied = await applyActions(gateway, target.zone, lb, planned);
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
-    await waitUntilApplied(gateway, target.zone, lb, options.waitBudgetMs, clock);
+    await waitUntilApplied(gateway, target.zone, lb, deadline.clip(options.waitBudgetMs), clock);
     return finish({ status: 'applied', ...held });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { LbSyncError, validationError } from '../errors';
+import { backendIpSchema } from './backend-address';
 import { toFieldErrors } from './field-errors';
-import { EVENT_SOURCES, ipSchema, isoDateTimeSchema, targetNameSchema } from './primitives';
+import { EVENT_SOURCES, isoDateTimeSchema, targetNameSchema } from './primitives';
 
 export const MAX_EVENT_BYTES = 64 * 1024;
 
@@ -18,7 +19,11 @@ export const eventSchema = z
     source: z.enum(EVENT_SOURCES).describe('what produced the event'),
     target: targetNameSchema.describe('name of a configured target'),
     occurredAt: isoDateTimeSchema.describe('when it happened (inject fills now)'),
-    serverIps: z.array(ipSchema).max(256).optional().describe('explicit pool; overrides discovery by tags'),
+    serverIps: z
+      .array(backendIpSchema)
+      .max(256)
+      .optional()
+      .describe('assertion: these should be in the pool; never adds an address the target\'s own discovery does not return'),
     dryRun: z.boolean().optional().describe('plan only, write nothing'),
     attempt: z.number().int().min(0).max(1000).default(0).describe('set by the system on re-enqueue'),
     notBefore: isoDateTimeSchema.optional().describe('set by the system on re-enqueue: not processed before'),

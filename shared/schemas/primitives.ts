@@ -13,7 +13,7 @@ export const PROXY_PROTOCOLS = [
   'proxy_protocol_v2_ssl_cn',
 ] as const;
 export const IP_SOURCES = ['public', 'ipam-private', 'kops'] as const;
-export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep'] as const;
+export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep', 'audit'] as const;
 
 export const zoneSchema = z
   .string()

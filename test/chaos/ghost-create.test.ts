@@ -2,7 +2,11 @@
 // see in create-once's re-list (a create that committed after the client gave up; a racer whose re-list
 // failed). The next reconcile removes it: an unused duplicate with the target's own settings, past the grace
 // period (0 here), is deleted; the one a frontend uses, else the oldest, stays.
+//
+// Every ordering here is chosen with the emulator's gates (a request is held until the test releases it),
+// never with latencies that race each other: the outcome is the same on an idle machine and a busy one.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
 import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import type { World } from '../support/world';
 import { DEMO_CONTROL_PLANE_IPS, demoTarget, startWorld } from '../support/world';
@@ -16,40 +20,71 @@ afterEach(async () => {
 });
 
 const fastSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20)));
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const httpsBackends = () => world.backends().filter((b) => b.name === 'lb-backend-https');
+
+/** Polls a condition of the emulator's state; fails (never passes) when it does not come. */
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+const held = (gate: string) => world.emulator.heldAtGates()[gate] ?? 0;
 
 describe('a backend we created but did not see in the re-list is removed by the next reconcile', () => {
   it('CreateBackend that commits after the client timed out: the retry creates a second one; the next removes it', async () => {
-    // The API takes 700 ms on this create; the client gives up at 300 ms, but the create still lands.
-    world.emulator.addFault({ operation: 'CreateBackend', latencyMs: 700 });
-    const first = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(300), waitBudgetMs: 2_000, sleep: fastSleep });
+    // The first create is held at a gate: the client gives up (its 2 s request timeout), the create is still pending.
+    world.emulator.addFault({ operation: 'CreateBackend', gate: 'late-create' });
+    const first = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(2_000), waitBudgetMs: 2_000, sleep: fastSleep });
     expect(first.error?.code).toBe('network_error'); // transient: the event is retried
-    // The retry (backoff ~50 ms here) finds no backend yet, creates one, re-lists, sees only its own: keeps it.
-    const retry = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(300), waitBudgetMs: 2_000, sleep: fastSleep });
+    expect(held('late-create')).toBe(1);
+    expect(httpsBackends()).toHaveLength(0);
+    // The retry finds no backend yet, creates one, re-lists, sees only its own: keeps it.
+    const retry = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, sleep: fastSleep });
     expect(retry.status).toBe('applied');
-    await sleep(700); // the first create lands, newer than the retry's
-    const later = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(300), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep });
+    const kept = httpsBackends()[0] as { id: string; created_at: string };
+    // The held create lands now, strictly later (a later millisecond) than the retry's: it is the newer one.
+    await until('the clock to pass the retry create', () => Date.now() > Date.parse(kept.created_at));
+    expect(world.emulator.releaseGate('late-create')).toBe(1);
+    await until('the late create to land', () => httpsBackends().length === 2);
+    const later = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep });
     expect(later.error).toBeUndefined();
     expect(later.done.map((a) => a.kind)).toEqual(['DeleteDuplicateBackend']);
-    expect(httpsBackends()).toHaveLength(1);
+    expect(httpsBackends().map((b) => b.id)).toEqual([kept.id]);
   });
 
   it('two racers, the newer one fails its re-list: its retry removes its duplicate', async () => {
-    // Both read "missing" (ListBackends held until both asked); A creates first (older), B second.
-    world.emulator.addFault({ operation: 'ListBackends', latencyMs: 150, count: 2 });
-    world.emulator.addFault({ operation: 'CreateBackend', latencyMs: 10 });
-    world.emulator.addFault({ operation: 'CreateBackend', latencyMs: 80 });
-    // A's re-list passes (a fault with no effect, consumed in order); B's re-list fails with a 503.
-    world.emulator.addFault({ operation: 'ListBackends', count: 1 });
+    // Both read "missing": their ListBackends are held until both have asked.
+    world.emulator.addFault({ operation: 'ListBackends', gate: 'first-read', count: 2 });
+    // Both creates are held; released one at a time, so the first released is the older backend.
+    world.emulator.addFault({ operation: 'CreateBackend', gate: 'create', count: 2 });
+    // A request timeout far above anything here: no client gives up while the test holds its request.
+    const racers = [0, 1].map(() => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(60_000), waitBudgetMs: 2_000, sleep: fastSleep }));
+    const settled: ReconcileResult[] = [];
+    for (const racer of racers) void racer.then((r) => settled.push(r));
+    await until('both first reads held', () => held('first-read') === 2);
+    world.emulator.releaseGate('first-read');
+    await until('both creates held', () => held('create') === 2);
+    // A: created first, re-lists (sees only its own), waits until applied: done before B's create lands.
+    world.emulator.releaseGate('create', 1);
+    await until('the first racer to finish', () => settled.length === 1);
+    const a = settled[0] as ReconcileResult;
+    expect(a.error).toBeUndefined();
+    expect(a.done.map((x) => x.kind)).toEqual(['CreateBackend']);
+    // B: its create lands (newer), and its re-list fails with a 503.
     world.emulator.addFault({ operation: 'ListBackends', status: 503, body: { message: 'service unavailable' } });
-    const [a, b] = await Promise.all([0, 1].map(() => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, sleep: fastSleep })));
-    expect(a?.error).toBeUndefined();
-    expect(b?.error?.transient).toBe(true); // B is retried...
+    await until('the clock to pass the first create', () => Date.now() > Date.parse((httpsBackends()[0] as { created_at: string }).created_at));
+    world.emulator.releaseGate('create', 1);
+    const [first, second] = await Promise.all(racers);
+    const b = [first, second].find((r) => r !== a) as ReconcileResult;
+    expect(b.error?.transient).toBe(true); // B is retried...
+    expect(httpsBackends()).toHaveLength(2);
     const retryOfB = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep });
     expect(retryOfB.error).toBeUndefined();
-    // ...and the retry removes the backend B created.
-    expect(retryOfB.done.map((a) => a.kind)).toEqual(['DeleteDuplicateBackend']);
+    // ...and the retry removes the backend B created; A's stays.
+    expect(retryOfB.done.map((x) => x.kind)).toEqual(['DeleteDuplicateBackend']);
     expect(httpsBackends()).toHaveLength(1);
     expect(httpsBackends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
   });

@@ -1,8 +1,10 @@
-// hooks/lbsync-boot-hook.sh under sh: against the local stack's inject function (202, the event
-// lands on the queue and the pool converges), with a wrong token (retries, gives up, exit 0), and
-// against a failing URL (exactly the configured number of attempts), with and without metadata.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+// hooks/lbsync-boot-hook.sh under sh: against the local stack's inject function, served as a private
+// function (the platform's X-Auth-Token gate in front of it): 202, the event lands on the queue and the
+// pool converges; with a wrong or missing token (retries, gives up, exit 0, a hint naming both headers);
+// against a failing URL (exactly the configured number of attempts), with and without metadata. Neither
+// token ever appears on curl's command line (a shim records it) nor in the hook's output.
+import { execFile, execFileSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,13 @@ import { ROOT, waitFor } from './support';
 
 const HOOK = join(ROOT, 'hooks/lbsync-boot-hook.sh');
 const dir = mkdtempSync(join(tmpdir(), 'lbsync-hook-'));
+const FUNCTION_TOKEN = 'IAM-SECRET-KEY-4242-function-private-access';
+// A curl shim first on PATH: writes each argument to ARGV_LOG, then runs the real curl with the same stdin.
+const shimDir = mkdtempSync(join(tmpdir(), 'lbsync-curl-shim-'));
+const argvLog = join(shimDir, 'argv.log');
+const realCurl = execFileSync('sh', ['-c', 'command -v curl']).toString().trim();
+writeFileSync(join(shimDir, 'curl'), `#!/bin/sh\nprintf '%s\\n' "$@" >> "${argvLog}"\nexec "${realCurl}" "$@"\n`);
+chmodSync(join(shimDir, 'curl'), 0o755);
 let stack: LocalStack;
 let closedPort: number;
 const delivered: { body: string; status: number | 'error' }[] = [];
@@ -26,8 +35,9 @@ function runHook(env: Record<string, string>): Promise<{ code: number; stderr: s
       [HOOK],
       {
         env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          PATH: `${shimDir}:${process.env.PATH ?? '/usr/bin:/bin'}`,
           LBSYNC_HOOK_ENV_FILE: join(dir, 'absent.env'),
+          FUNCTION_TOKEN_FILE: join(dir, 'absent-function-token'),
           LBSYNC_METADATA_URL: `http://127.0.0.1:${closedPort}/conf?format=json`,
           LBSYNC_HOOK_BACKOFF_SECONDS: '0',
           ...env,
@@ -65,6 +75,7 @@ beforeAll(async () => {
   await new Promise((r) => probe.server.close(r));
   stack = await startDemoStack({
     instancePendingMs: 50,
+    functionToken: FUNCTION_TOKEN,
     env: { LBSYNC_WAIT_BUDGET_MS: '3000' },
     onDelivery: (d) => delivered.push({ body: d.body, status: d.status }),
   });
@@ -74,12 +85,22 @@ afterAll(async () => {
 });
 
 describe('lbsync boot hook', () => {
-  it('POSTs an instance-replacement event named after the host; 202, the event is processed and the pool converges', async () => {
-    const result = await runHook({ INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken) });
+  it('POSTs an instance-replacement event named after the host, with both tokens (read from files, never on argv); 202, processed, the pool converges', async () => {
+    writeFileSync(argvLog, '');
+    const result = await runHook({
+      INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local',
+      INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken), FUNCTION_TOKEN_FILE: tokenFile('function-token', FUNCTION_TOKEN),
+    });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('metadata API unreachable, identity from the hostname');
+    // 202 through the gate: the X-Auth-Token was sent, and right.
     expect(result.stderr).toMatch(/attempt 1\/5: accepted \(202\) \{"eventId":"evt-boot-[A-Za-z0-9._:-]+-\d+","target":"demo.k8s.local"\}/);
     expect(result.stderr).not.toContain(stack.injectToken);
+    expect(result.stderr).not.toContain(FUNCTION_TOKEN);
+    const argv = readFileSync(argvLog, 'utf8');
+    expect(argv).toContain(stack.functions.inject.url); // the shim did see the request's command line...
+    expect(argv).not.toContain(stack.injectToken); // ...and neither token was on it
+    expect(argv).not.toContain(FUNCTION_TOKEN);
     const eventId = /"eventId":"([^"]+)"/.exec(result.stderr)?.[1] as string;
     await waitFor('the event to be delivered', () => delivered.find((d) => d.body.includes(eventId) && d.status === 200));
     const event = JSON.parse(delivered.find((d) => d.body.includes(eventId))?.body as string);
@@ -89,8 +110,33 @@ describe('lbsync boot hook', () => {
     expect(state.lbs.find((lb) => lb.id === DEMO_LB_ID)?.backends[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
   });
 
+  it('no X-Auth-Token for a private function: said once, 403 five times with a hint naming both headers, exit 0, nothing enqueued', async () => {
+    const before = delivered.length;
+    const result = await runHook({ INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken) });
+    expect(result.code).toBe(0);
+    expect(result.stderr.match(/no X-Auth-Token/g)).toHaveLength(1);
+    expect(result.stderr.match(/forbidden \(403\)/g)).toHaveLength(5);
+    expect(result.stderr).toMatch(/needs X-Auth-Token \(an IAM key with FunctionsPrivateAccess, in .*absent-function-token\) besides Authorization: Bearer/);
+    expect(result.stderr).not.toContain(stack.injectToken);
+    await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: 10_000 });
+    expect(delivered.length).toBe(before);
+  });
+
+  it('a wrong X-Auth-Token (from the environment, the file being absent): 403, never printed', async () => {
+    const result = await runHook({
+      INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken),
+      FUNCTION_TOKEN: 'WRONG-FUNCTION-TOKEN-0000', LBSYNC_HOOK_ATTEMPTS: '2',
+    });
+    expect(result.stderr.match(/forbidden \(403\)/g)).toHaveLength(2);
+    expect(result.stderr).not.toContain('no X-Auth-Token');
+    expect(result.stderr).not.toContain('WRONG-FUNCTION-TOKEN-0000');
+  });
+
   it('a wrong token: retried 5 times, then gives up with exit 0 and a clear line', async () => {
-    const result = await runHook({ INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('wrong', 'not-the-token') });
+    const result = await runHook({
+      INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('wrong', 'not-the-token'),
+      FUNCTION_TOKEN_FILE: tokenFile('function-token', FUNCTION_TOKEN),
+    });
     expect(result.code).toBe(0);
     expect(result.stderr.match(/unauthorized \(401\)/g)).toHaveLength(5);
     expect(result.stderr).toContain('attempt 4/5 failed: unauthorized (401)');

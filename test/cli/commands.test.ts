@@ -1,5 +1,5 @@
-// The CLI in-process against the whole local stack (emulator, SQS-compatible queue, the three
-// functions served from source, the trigger bridge): reconcile, inject, sweep, provision, dlq.
+// The CLI in-process against the whole local stack (emulator, SQS-compatible queue, the four
+// functions served from source, the trigger bridge): reconcile, inject, sweep, provision, dlq, watch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
@@ -10,6 +10,8 @@ import { runInProcess as lbsync, waitFor } from './support';
 
 let stack: LocalStack;
 const deliveries: (Delivery & { event?: { id?: string; source?: string } })[] = [];
+
+const DEMO_CP1_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
 
 function deliveredEvent(id: string) {
   return deliveries.find((d) => d.event?.id === id && d.status === 200);
@@ -95,6 +97,16 @@ describe('lbsync against the local stack', () => {
     expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, selected: 0, unknownTargets: ['ghost'] });
   });
 
+  it('watch without --once: one run per period until stopped', async () => {
+    const stop = new AbortController();
+    let stdout = '';
+    const running = main(['watch', '--json'], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true }, env: process.env }, { stopSignal: stop.signal });
+    await waitFor('the first run', () => stdout.includes('"window"'));
+    stop.abort();
+    expect(await running).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ ok: true, window: { from: expect.any(String), to: expect.any(String) } });
+  });
+
   it('provision: idempotent, prints the URLs as env lines', async () => {
     const same = await lbsync(['provision', '--function-timeout', '30']); // as the stack provisioned them
     expect(same.code).toBe(0);
@@ -153,6 +165,62 @@ describe('lbsync against the local stack', () => {
     const left = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as unknown[];
     expect(left).toHaveLength(1); // the raw one stays; list and the refused redrive deleted nothing
     expect((await lbsync(['dlq', 'redrive'])).code).toBe(64);
+  });
+
+  it('watch --once: a replacement found in Audit Trail is enqueued as an audit event and reconciled', async () => {
+    await stack.bridge.waitIdle({ quietMs: 100, timeoutMs: 10_000 });
+    stack.emulator.auditTrail.clear();
+    stack.emulator.auditTrail.setDelayMs(0);
+    const nothing = await lbsync(['watch', '--once', '--json']);
+    expect(nothing.code).toBe(0);
+    expect(JSON.parse(nothing.stdout)).toMatchObject({ ok: true, events: 0, enqueued: 0, targets: [] });
+    const before = deliveries.filter((d) => d.event?.source === 'audit').length;
+    stack.emulator.replaceServer(DEMO_CP1_ID, { name: 'cp-watched', zone: 'fr-par-1', tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], publicIps: ['51.15.100.61'] });
+    const found = await lbsync(['watch', '--once']);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toMatch(/3 events, 3 relevant, 1 target enqueued/);
+    expect(found.stdout).toContain('CreateServer cp-watched (fr-par-1): created with the target\'s tags');
+    await waitFor('the audit event to be delivered', () => deliveries.filter((d) => d.event?.source === 'audit' && d.status === 200).length > before);
+    await waitFor('the pool to hold the new server', () => pool()?.includes('51.15.100.61'));
+    const organization = process.env.SCW_DEFAULT_ORGANIZATION_ID;
+    delete process.env.SCW_DEFAULT_ORGANIZATION_ID;
+    try {
+      const missing = await lbsync(['watch', '--once']);
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain('SCW_DEFAULT_ORGANIZATION_ID: is not set');
+    } finally {
+      process.env.SCW_DEFAULT_ORGANIZATION_ID = organization;
+    }
+  });
+
+  it('dlq: a message delivered twice is dead-lettered twice under one recordId; list marks the copy duplicate_of, redrive sends it once', async () => {
+    await stack.bridge.waitIdle({ quietMs: 100, timeoutMs: 10_000 });
+    stack.emulator.setLbStatus(DEMO_LB_ID, 'error');
+    const body = JSON.stringify({ version: 1, id: 'evt-twice', source: 'manual', target: 'demo.k8s.local', occurredAt: new Date().toISOString(), attempt: 0 });
+    // The trigger redelivers a message whose answer it did not get: the same body, twice.
+    for (let i = 0; i < 2; i += 1) {
+      const answer = await fetch(stack.functions.reconcile.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+      expect(await answer.json()).toMatchObject({ outcome: 'dead_lettered', reason: 'permanent_error', eventId: 'evt-twice', attempt: 0, recordId: expect.stringMatching(/^dl-/) });
+    }
+    const listed = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { messageId: string; eventId?: string; recordId: string; duplicate_of?: string; redrivable: boolean }[];
+    const twice = listed.filter((e) => e.eventId === 'evt-twice');
+    expect(twice).toHaveLength(2);
+    expect(twice[0]?.recordId).toBe(twice[1]?.recordId);
+    const [original, copy] = [twice.find((e) => !e.duplicate_of), twice.find((e) => e.duplicate_of)];
+    expect(copy?.duplicate_of).toBe(original?.messageId);
+    const table = await lbsync(['dlq', 'list']);
+    expect(table.stdout).toContain(`duplicate of ${original?.messageId}`);
+    expect(table.stdout).toMatch(/\(1 duplicate\)/);
+
+    stack.emulator.setLbStatus(DEMO_LB_ID, 'ready');
+    const before = deliveries.length;
+    const redriven = await lbsync(['dlq', 'redrive', '--id', 'evt-twice', '--json']);
+    expect(redriven.code).toBe(0);
+    expect(JSON.parse(redriven.stdout)).toMatchObject({ ok: true, redriven: [{ eventId: 'evt-twice', messageId: original?.messageId, duplicatesDeleted: 1 }] });
+    await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 10_000 });
+    expect(deliveries.slice(before).filter((d) => d.event?.id === 'evt-twice')).toHaveLength(1); // sent once
+    const left = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { eventId?: string }[];
+    expect(left.filter((e) => e.eventId === 'evt-twice')).toEqual([]);
   });
 
   it('--help: examples and exit codes, no colours off a TTY', async () => {

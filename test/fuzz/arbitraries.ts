@@ -1,4 +1,5 @@
 // Shared fast-check arbitraries: valid events and targets, and the ways they go wrong.
+import { isIPv4 } from 'node:net';
 import fc from 'fast-check';
 
 /** Fixed seed in CI (FUZZ_SEED overrides it to explore), moderate runs so the suite stays quick. */
@@ -16,7 +17,30 @@ export const isoDate = fc
 
 export const eventId = fc.tuple(fc.constantFrom(...alnum), chars([...alnum, '.', '_', ':', '-'], 0, 60)).map(([a, b]) => a + b);
 export const targetName = fc.tuple(fc.constantFrom(...alnum), chars([...alnum, '.', '_', '-'], 0, 40)).map(([a, b]) => a + b);
-export const ip = fc.oneof(fc.ipV4(), fc.ipV6());
+/** Addresses a backend may have (the refused ranges are filtered out by their own definition, below). */
+export const ip = fc.oneof(fc.ipV4(), fc.ipV6()).filter((a) => !isRefusedRange(a));
+
+/** Loopback, link-local (the metadata service), unspecified, multicast, reserved/broadcast, IPv4-mapped. */
+export const refusedIp = fc.oneof(
+  fc.constantFrom('127.0.0.1', '169.254.42.42', '0.0.0.0', '255.255.255.255', '::1', '::', 'fe80::1', 'ff02::1', '::ffff:51.15.1.2', 'fd00:42::42'),
+  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b, c]) => `127.${a}.${b}.${c}`),
+  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b]) => `169.254.${a}.${b}`),
+  fc.tuple(fc.integer({ min: 224, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map((o) => o.join('.')),
+  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b, c]) => `0.${a}.${b}.${c}`),
+  fc.ipV4().map((v4) => `::ffff:${v4}`),
+  fc.integer({ min: 0, max: 0xffff }).map((n) => `fe80::${n.toString(16)}`),
+  fc.integer({ min: 0, max: 0xffff }).map((n) => `ff0e::${n.toString(16)}`),
+);
+
+/** The refused ranges, written out independently of shared/schemas/backend-address.ts (the code under test). */
+function isRefusedRange(address: string): boolean {
+  if (isIPv4(address)) {
+    const [a = 0, b = 0] = address.split('.').map(Number);
+    return a === 0 || a === 127 || (a === 169 && b === 254) || a >= 224;
+  }
+  const full = new URL(`http://[${address}]`).hostname.slice(1, -1);
+  return full === '::' || full === '::1' || /^fe[89ab]/.test(full) || full.startsWith('ff') || full.startsWith('::ffff:') || full === 'fd00:42::42';
+}
 
 export const validEvent = fc.record(
   {

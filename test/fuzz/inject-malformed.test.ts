@@ -36,6 +36,12 @@ async function post(body: string, contentType: string | undefined, token = stack
 function acceptable(body: string): boolean {
   try {
     const value = JSON.parse(body) as unknown;
+    // Fields and sources only the system sets are refused from callers.
+    if (value && typeof value === 'object' && !Array.isArray(value)) {
+      const own = (key: string) => Object.prototype.hasOwnProperty.call(value, key);
+      const source = (value as { source?: unknown }).source;
+      if (own('attempt') || own('notBefore') || (own('source') && source !== 'manual' && source !== 'instance-replacement')) return false;
+    }
     const withSource = value && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, 'source') ? { ...value, source: 'manual' } : value;
     return parseEvent(completeEvent(withSource)).target === DEMO_CLUSTER;
   } catch {

@@ -10,6 +10,7 @@ import { handleReconcileMessage } from '../../shared/handlers/reconcile-message'
 import { runtimeConfigFromEnv } from '../../shared/config';
 import { createLogger } from '../../shared/log';
 import { provisionQueues } from '../../shared/queue/provision';
+import { CLOCK_SKEW_MS, retryHorizonMs } from '../../shared/retry-horizon';
 import { decodeEvent, MAX_EVENT_BYTES } from '../../shared/schemas/event';
 import type { World } from '../support/world';
 import { DEMO_CLUSTER, demoTarget, startWorld } from '../support/world';
@@ -82,13 +83,16 @@ describe('reconcile: malformed bodies and unknown targets', () => {
     await fc.assert(
       fc.asyncProperty(malformedBody, async (body) => {
         let target: string | undefined;
+        let notBefore: string | undefined;
         try {
-          target = decodeEvent(body).target;
+          ({ target, notBefore } = decodeEvent(body));
         } catch {
           target = undefined;
         }
-        fc.pre(target !== DEMO_CLUSTER); // a valid event for the configured target is not malformed
-        const expected = target === undefined ? 'invalid_event' : 'unknown_target';
+        // An event scheduled further out than any retry (the cap) is not one of ours: invalid before anything else.
+        const tooFar = notBefore !== undefined && Date.parse(notBefore) > Date.now() + retryHorizonMs(deps().runtime.retry.capMs) + CLOCK_SKEW_MS;
+        fc.pre(target !== DEMO_CLUSTER || tooFar); // a valid event for the configured target is not malformed
+        const expected = target === undefined || tooFar ? 'invalid_event' : 'unknown_target';
         world.emulator.resetCalls();
         const answer = await handleReconcileMessage(body, deps());
         expect(answer.statusCode).toBe(200);
@@ -98,7 +102,12 @@ describe('reconcile: malformed bodies and unknown targets', () => {
         const records = await takeDeadLetters();
         expect(records).toHaveLength(1);
         expect(records[0]).toMatchObject({ kind: 'lbsync.dead-letter', reason: expected });
-        if (expected === 'invalid_event') expect(records[0]?.rawBody).toBe(body.slice(0, 16 * 1024));
+        // Kept whole up to the 64 KiB an event may have; a longer body is cut there and says so.
+        if (expected === 'invalid_event' && target === undefined) {
+          const bytes = Buffer.byteLength(body);
+          expect(records[0]).toMatchObject({ rawBodyBytes: bytes, ...(bytes > MAX_EVENT_BYTES && { rawBodyTruncated: true }) });
+          expect(records[0]?.rawBody).toBe(bytes > MAX_EVENT_BYTES ? Buffer.from(body).subarray(0, MAX_EVENT_BYTES).toString() : body);
+        }
         expect(prototypeIsClean()).toBe(true);
       }),
       { ...FUZZ, numRuns: Math.min(FUZZ.numRuns, 120) },

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { LbSyncError } from '../../shared/errors';
 import { decodeEvent, MAX_EVENT_BYTES, parseEvent } from '../../shared/schemas/event';
 import { parseTargets } from '../../shared/schemas/target';
-import { FUZZ, pollutingJson, pollutingKeys, prototypeIsClean, validEvent, validFullTarget, validKopsTarget, wrongValue } from './arbitraries';
+import { FUZZ, pollutingJson, pollutingKeys, prototypeIsClean, refusedIp, validEvent, validFullTarget, validKopsTarget, wrongValue } from './arbitraries';
 
 type Outcome = { ok: true; value: unknown } | { ok: false };
 
@@ -101,6 +101,24 @@ describe('events', () => {
     for (const key of pollutingKeys) {
       expect(refusedProperly('invalid_event', () => parseEvent(JSON.parse(`{"${key}":{"polluted":true}}`))).ok).toBe(false);
     }
+  });
+
+  it('serverIps naming loopback, link-local, unspecified, multicast, reserved or IPv4-mapped addresses are refused, the field named', () => {
+    fc.assert(
+      fc.property(validEvent, refusedIp, fc.nat({ max: 5 }), (event, refused, at) => {
+        const ips = [...(event.serverIps ?? [])];
+        const index = Math.min(at, ips.length);
+        ips.splice(index, 0, refused);
+        try {
+          parseEvent({ ...event, serverIps: ips });
+          expect.unreachable(`${refused} was accepted`);
+        } catch (error) {
+          expect((error as LbSyncError).code).toBe('invalid_event');
+          expect((error as LbSyncError).fieldErrors?.map((e) => e.path)).toContain(`event.serverIps[${index}]`);
+        }
+      }),
+      FUZZ,
+    );
   });
 
   it('huge arrays and huge bodies are refused without blowing up', () => {

@@ -209,12 +209,52 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(world.backends()[0]?.pool).toEqual([]);
   });
 
-  it('an explicit serverIps pool in the event overrides discovery and skips ListServers', async () => {
-    await converge();
-    const result = await reconcile(demoTarget(), { serverIps: ['51.15.100.12', '51.15.100.11'] });
-    expect(result.pool?.source).toBe('event');
-    expect(world.emulator.calls().map((c) => c.operation)).not.toContain('ListServers');
-    expect(world.backends()[0]?.pool).toEqual(['51.15.100.11', '51.15.100.12']);
+  describe("an event's serverIps is an assertion checked against discovery, never a pool", () => {
+    const writtenPools = () => world.emulator.history().map((w) => w.pool);
+
+    it('addresses outside discovery are never written: the discovered pool is, then the event fails untrusted_server_ips', async () => {
+      // The demo backend is missing: discovery's pool is written (created), the hostile addresses are not.
+      const result = await reconcile(demoTarget(), { serverIps: ['6.6.6.6', '51.15.100.11'] });
+      expect(result.error).toMatchObject({ code: 'untrusted_server_ips', errorClass: 'transient' });
+      expect(result.error?.message).toMatch(/^event serverIps 6\.6\.6\.6 not returned by the discovery of target demo\.k8s\.local/);
+      expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend']);
+      expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+      expect(writtenPools().flat()).not.toContain('6.6.6.6');
+      expect(world.emulator.calls().map((c) => c.operation)).toContain('ListServers');
+    });
+
+    it('in sync and asserting an address discovery lacks: no write at all, still untrusted_server_ips', async () => {
+      await converge();
+      world.emulator.resetHistory();
+      const result = await reconcile(demoTarget(), { serverIps: ['51.15.100.99'] });
+      expect(result.error?.code).toBe('untrusted_server_ips');
+      expect(world.writes()).toEqual([]);
+      expect(writtenPools()).toEqual([]);
+      expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    });
+
+    it('a subset of the discovered pool never shrinks it: the asserted addresses are there, nothing is removed', async () => {
+      await converge();
+      const result = await reconcile(demoTarget(), { serverIps: ['51.15.100.12', '51.15.100.11'] });
+      expect(result.error).toBeUndefined();
+      expect(result.status).toBe('noop');
+      expect(world.writes()).toEqual([]);
+      expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    });
+
+    it('a new server not yet tagged: the assertion fails until discovery shows it, then holds (another spelling of one IPv6 matches)', async () => {
+      await converge();
+      const untagged = { name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.14'], tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local'] };
+      world.emulator.upsertServer({ id: '9e3c9a3c-0000-4000-8000-000000000014', ...untagged });
+      const early = await reconcile(demoTarget(), { serverIps: ['51.15.100.14'] });
+      expect(early.error?.code).toBe('untrusted_server_ips');
+      expect(world.writes()).toEqual([]);
+      world.emulator.upsertServer({ id: '9e3c9a3c-0000-4000-8000-000000000014', ...untagged, tags: [...untagged.tags, 'noprefix=kops.k8s.io/role=ControlPlane'] });
+      const later = await reconcile(demoTarget(), { serverIps: ['51.15.100.14'] });
+      expect(later.error).toBeUndefined();
+      expect(later.status).toBe('applied');
+      expect(world.backends()[0]?.pool).toEqual([...DEMO_CONTROL_PLANE_IPS, '51.15.100.14']);
+    });
   });
 
   it('ipam-private: private-NIC addresses from IPAM, one ListIPs call, masks stripped', async () => {

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { loadTargets, runtimeConfigFromEnv } from '../../shared/config';
+import { auditTrailSettingsFromEnv, loadTargets, runtimeConfigFromEnv } from '../../shared/config';
 import { sweepArgsSchema } from '../../shared/handlers/sweep-request';
+import { watchArgsSchema } from '../../shared/handlers/watch-request';
 
 const root = join(import.meta.dirname, '..', '..');
 const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
@@ -34,6 +35,9 @@ const deployEnv: Record<string, string> = {
   LBSYNC_SCW_ACCESS_KEY: 'SCW0000000000000000A',
   LBSYNC_SCW_SECRET_KEY: '00000000-0000-4000-8000-0000000000cc',
   INJECT_TOKEN: 'inject-token-0123456789',
+  SCW_DEFAULT_ORGANIZATION_ID: '00000000-0000-4000-8000-0000000000dd',
+  LBSYNC_WATCH_SCW_ACCESS_KEY: 'SCW0000000000000000W',
+  LBSYNC_WATCH_SCW_SECRET_KEY: '00000000-0000-4000-8000-0000000000ee',
 };
 
 let dir: string;
@@ -79,7 +83,7 @@ function effectiveEnv(result: Validation, name: string): Record<string, string> 
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'lbsync-serverless-'));
-  const bundles = ['reconcile', 'inject', 'sweep'].map((n) => join(root, 'dist', n, 'handler.js'));
+  const bundles = ['reconcile', 'inject', 'sweep', 'watch'].map((n) => join(root, 'dist', n, 'handler.js'));
   if (!bundles.every((b) => existsSync(b))) execFileSync(process.execPath, ['scripts/build.mjs', '--quiet'], { cwd: root });
 });
 
@@ -95,13 +99,20 @@ describe('serverless.yml as committed', () => {
   it('passes the pre-deploy check once the deployer environment is complete, and the functions accept what it gives them', () => {
     const result = validate(committed, deployEnv, ['--require-env']);
     expect(result.errors).toEqual([]);
-    for (const name of ['reconcile', 'inject', 'sweep']) {
+    for (const name of ['reconcile', 'inject', 'sweep', 'watch']) {
       const env = { ...effectiveEnv(result, name), ...deployEnv };
       expect(() => runtimeConfigFromEnv(env)).not.toThrow();
       expect(loadTargets(env).map((t) => t.name)).toEqual(['prod.k8s.local']);
     }
+    // The watch function gets the organization, and its own key (the deployer's LBSYNC_WATCH_* names).
+    const watchEnv = effectiveEnv(result, 'watch');
+    const watchSecrets = { LBSYNC_SCW_ACCESS_KEY: deployEnv.LBSYNC_WATCH_SCW_ACCESS_KEY, LBSYNC_SCW_SECRET_KEY: deployEnv.LBSYNC_WATCH_SCW_SECRET_KEY };
+    expect(auditTrailSettingsFromEnv({ ...watchEnv, ...watchSecrets })).toMatchObject({ organizationId: deployEnv.SCW_DEFAULT_ORGANIZATION_ID, accessKey: deployEnv.LBSYNC_WATCH_SCW_ACCESS_KEY });
+    expect(runtimeConfigFromEnv(watchEnv).watch).toEqual({ periodMs: 60_000, overlapMs: 120_000 });
+    expect(runtimeConfigFromEnv(effectiveEnv(result, 'sweep')).sweepSpreadMs).toBe(300_000);
     const input = result.resolved.functions.sweep?.events?.[0]?.schedule?.input;
     expect(sweepArgsSchema.safeParse(input).success).toBe(true);
+    expect(watchArgsSchema.safeParse(result.resolved.functions.watch?.events?.[0]?.schedule?.input).success).toBe(true);
   });
 
   it('reports every missing deployment value under --require-env', () => {
@@ -120,17 +131,25 @@ describe('serverless.yml broken', () => {
     ['a step cron the plugin rejects', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '*/5 * * * *', input: {} } }]; }, 'rejects step syntax'],
     ['a cron minute out of range', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '61 * * * *', input: {} } }]; }, 'minute 61 is outside 0-59'],
     ['a 6-field cron', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 0 * * * *', input: {} } }]; }, 'exactly 5 fields'],
-    ['sweep args the handler refuses', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 * * * *', input: { target: 'prod' } } }]; }, 'accepts only targets and dryRun'],
+    ['sweep args the handler refuses', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 * * * *', input: { target: 'prod' } } }]; }, "the sweep's input accepts only targets, dryRun, spreadSeconds"],
     ['a public inject', (c) => { c.functions.inject!.privacy = 'public'; }, 'functions.inject.privacy must be "private"'],
     ['a runtime name the platform does not have', (c) => { c.provider.runtime = 'nodejs22'; }, 'provider.runtime "nodejs22"'],
     ['a memory size that is not a tier', (c) => { c.functions.reconcile!.memoryLimit = 200; }, 'not a Scaleway memory tier'],
     ['a credential as a plain variable', (c) => { c.provider.env.SQS_SECRET_ACCESS_KEY = '${env:SQS_SECRET_ACCESS_KEY}'; delete c.provider.secret.SQS_SECRET_ACCESS_KEY; }, 'a credential; move it under "secret"'],
-    ['the LB credential on every function', (c) => { c.provider.secret.LBSYNC_SCW_SECRET_KEY = '${env:LBSYNC_SCW_SECRET_KEY}'; }, 'only reconcile needs it'],
+    ['the LB credential on every function', (c) => { c.provider.secret.LBSYNC_SCW_SECRET_KEY = '${env:LBSYNC_SCW_SECRET_KEY}'; }, 'only reconcile, watch needs it'],
+    ['no watch function', (c) => { delete c.functions.watch; }, 'functions: missing watch'],
+    ['a watch without its organization', (c) => { delete c.functions.watch!.env!.LBSYNC_SCW_DEFAULT_ORGANIZATION_ID; }, 'LBSYNC_SCW_DEFAULT_ORGANIZATION_ID is required by the watch bundle'],
+    ['a watch every 5 minutes reading 1-minute windows', (c) => { c.functions.watch!.events = [{ schedule: { rate: '0,5,10,15,20,25,30,35,40,45,50,55 * * * *', input: {} } }]; }, 'leaves up to 5 min between runs'],
+    ['a watch only during office hours', (c) => { c.functions.watch!.events = [{ schedule: { rate: '* 8-18 * * *', input: {} } }]; }, 'must run every hour of every day'],
+    ['watch args the handler refuses', (c) => { c.functions.watch!.events = [{ schedule: { rate: '* * * * *', input: { spreadSeconds: 10 } } }]; }, "the watch's input accepts only targets, dryRun"],
+    ['a paced sweep longer than its timeout', (c) => { c.functions.sweep!.timeout = '120s'; }, 'needs a timeout of at least 330s'],
     ['a required variable left out', (c) => { delete c.provider.env.RECONCILE_QUEUE_URL; }, 'RECONCILE_QUEUE_URL is required'],
     ['a misspelt variable', (c) => { c.provider.env.LBSYNC_TARGET = 'x'; }, 'no bundle reads LBSYNC_TARGET'],
     ['the local-only insecure switch', (c) => { c.functions.inject!.env = { LBSYNC_INJECT_INSECURE: 'true' }; }, 'must not be deployed'],
     ['a number where the platform wants a string', (c) => { c.functions.reconcile!.env!.LBSYNC_MAX_ATTEMPTS = 8; }, 'values must be strings'],
     ['a hold longer than the timeout allows', (c) => { c.functions.reconcile!.env!.LBSYNC_MAX_HOLD_MS = '50000'; }, 'exceed the 60 s timeout'],
+    ['a timeout the function does not know', (c) => { c.functions.reconcile!.timeout = '120s'; }, "LBSYNC_FUNCTION_TIMEOUT_MS is 60000 but the timeout is 120 s; set it to '120000'"],
+    ['no LBSYNC_FUNCTION_TIMEOUT_MS', (c) => { delete c.functions.reconcile!.env!.LBSYNC_FUNCTION_TIMEOUT_MS; }, "set env LBSYNC_FUNCTION_TIMEOUT_MS to '60000'"],
     ['a queue URL as the trigger queue', (c) => { c.functions.reconcile!.events = [{ sqs: { name: 'lbsync-reconcile-queue', queue: 'https://sqs.mnq.fr-par.scaleway.com/p/lbsync-reconcile' } }]; }, 'must be a queue name'],
     ['no queue trigger on reconcile', (c) => { c.functions.reconcile!.events = []; }, 'exactly one sqs trigger'],
     ['sources shipped in the zip', (c) => { c.package.patterns = ['!**', 'dist/**', 'shared/**']; }, 'package.patterns'],

@@ -1,10 +1,12 @@
-// The whole stack in a child process with fake credentials and LOG_LEVEL=trace; every byte it writes
-// (the functions log to fd 1 through pino) and every dead-letter record is searched for the secrets.
+// The whole stack in a child process with fake credentials, SCW_API_URL carrying user:password@, an API
+// that echoes the secrets in 400/418/500 bodies, LOG_LEVEL=trace, and the CLI run against it: every byte
+// it writes (the functions' logs go to fd 1 through pino, their answers and the CLI's output are printed
+// too) and every dead-letter record is searched for each secret, plain and encoded.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { DeadLetterRecord } from '../../shared/dead-letter';
-import { FAKE_SECRETS } from './fixtures/secrets';
+import { ALL_SECRETS } from './fixtures/secrets';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/secret-stack.ts', import.meta.url));
@@ -20,36 +22,67 @@ function runFixture(): Promise<{ code: number | null; output: string }> {
   });
 }
 
-/** A secret as it might leak: verbatim, base64 (Basic auth), URL-encoded, JSON-escaped. */
+/** A secret as it might leak: verbatim, base64 (and base64url), URL-encoded, JSON-escaped. */
 function forms(secret: string): string[] {
-  return [secret, Buffer.from(secret).toString('base64'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)];
+  return [...new Set([secret, Buffer.from(secret).toString('base64').replace(/=+$/, ''), Buffer.from(secret).toString('base64url'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])];
 }
 
-describe('secrets never reach the logs or the dead-letter queue', () => {
-  it('runs the stack with fake keys and finds none of them in any output or record', async () => {
+function parsed<T>(json: string): T {
+  try {
+    return JSON.parse(json) as T;
+  } catch (error) {
+    throw new Error(`not JSON (${(error as Error).message}): ${json.slice(0, 300)}`);
+  }
+}
+
+interface Answer {
+  outcome?: string;
+  reason?: string;
+  error?: { code?: string; message?: string };
+}
+
+describe('secrets never leave', () => {
+  it('runs the whole stack and the CLI against an API that echoes them, and finds none in logs, answers, records or CLI output', async () => {
     const { code, output } = await runFixture();
-    expect(code, output.slice(-2_000)).toBe(0);
+    expect(code, output.slice(-3_000)).toBe(0);
 
-    const [before, dlqLine] = output.split('DLQ-RECORDS ');
-    const records = JSON.parse((dlqLine ?? '[]').split('\n')[0] ?? '[]') as DeadLetterRecord[];
-    const logLines = (before ?? '').split('\n').filter((l) => l.startsWith('{'));
+    const lines = output.split('\n');
+    const logLines = lines.filter((l) => l.startsWith('{"level"'));
+    const answers = lines.filter((l) => l.startsWith('ANSWER {')).map((l) => parsed<Answer>(l.slice('ANSWER '.length)));
+    const cliRuns = lines.filter((l) => l.startsWith('CLI '));
+    const records = parsed<DeadLetterRecord[]>(lines.find((l) => l.startsWith('DLQ-RECORDS '))?.slice('DLQ-RECORDS '.length) ?? '[]');
 
-    // The run really exercised the paths that could leak.
-    const services = new Set(logLines.map((l) => (JSON.parse(l) as { service?: string }).service));
+    // The run really went through every path that could leak.
+    const services = new Set(logLines.map((l) => parsed<{ service?: string }>(l).service));
     expect([...services].sort()).toEqual(['lbsync-inject', 'lbsync-reconcile', 'lbsync-sweep']);
     expect(logLines.length).toBeGreaterThan(30);
     expect(output).toContain('dead-lettered');
     expect(output).toContain('retry ');
     const reasons = new Set(records.map((r) => r.reason));
-    for (const reason of ['invalid_event', 'unknown_target', 'permanent_error']) expect(reasons).toContain(reason);
-    expect(records.some((r) => r.error.code === 'authentication_denied')).toBe(true);
+    for (const reason of ['invalid_event', 'unknown_target', 'permanent_error', 'retries_exhausted']) expect(reasons).toContain(reason);
+    const codes = new Set(records.map((r) => r.error.code));
+    for (const c of ['authentication_denied', 'invalid_arguments', 'unknown_api_error', 'api_unavailable']) expect(codes).toContain(c);
+    // The echoes arrived, scrubbed: in records, in the functions' answers and in the CLI's output.
+    const echoed = records.filter((r) => ['invalid_arguments', 'unknown_api_error', 'api_unavailable'].includes(r.error.code));
+    for (const r of echoed) expect(r.error.message).toContain('[redacted]');
+    expect(answers.some((a) => a.error?.code === 'unknown_api_error' && a.error.message?.includes('[redacted]'))).toBe(true);
+    expect(answers.some((a) => a.outcome === 'retry_scheduled' && a.error?.code === 'api_unavailable' && a.error.message?.includes('[redacted]'))).toBe(true);
+    expect(cliRuns).toHaveLength(11);
+    expect(cliRuns.filter((l) => l.startsWith('CLI reconcile') || l.startsWith('CLI plan'))).toHaveLength(4);
+    const cliOutput = output.slice(output.indexOf('\nCLI '));
+    for (const c of ['invalid_arguments', 'unknown_api_error', 'api_unavailable', 'forbidden']) expect(cliOutput).toContain(c);
+    expect(cliOutput).toMatch(/hint: a private function needs X-Auth-Token/);
+    // The URL's credentials: dropped (never sent), and said so by name, in the functions' logs and the CLI.
+    expect(logLines.some((l) => l.includes('SCW_API_URL carries credentials'))).toBe(true);
+    expect(cliOutput).toContain('warning: SCW_API_URL carries credentials');
+    expect(records.find((r) => r.rawBody?.startsWith('{"leak"'))?.rawBody).toBe('{"leak":"[redacted]","also":"[redacted]"');
 
     const recordsText = JSON.stringify(records);
-    for (const [name, secret] of Object.entries(FAKE_SECRETS)) {
+    for (const [name, secret] of Object.entries(ALL_SECRETS)) {
       for (const form of forms(secret)) {
-        expect(output.includes(form), `${name} (${form}) in the logs`).toBe(false);
+        expect(output.includes(form), `${name} (${form}) in the output (logs, answers, CLI)`).toBe(false);
         expect(recordsText.includes(form), `${name} (${form}) in a dead-letter record`).toBe(false);
       }
     }
-  }, 60_000);
+  }, 90_000);
 });

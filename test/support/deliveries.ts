@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EmulatorHandle } from '../../emulator';
 import type { EventQueue } from '../../shared/adapters/queue';
-import { createScalewayGateway, userAgentFor } from '../../shared/adapters/scaleway';
+import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { runtimeConfigFromEnv } from '../../shared/config';
 import type { DeadLetterRecord } from '../../shared/dead-letter';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../shared/handlers/reconcile-message';
@@ -49,7 +49,7 @@ export async function sendEvent(events: EventQueue, emulator: EmulatorHandle, ta
   const deps = {
     targets: new Map([[target.name, target]]),
     gateway: () =>
-      createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs: 5_000, userAgent: userAgentFor(eventId) }),
+      createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs: 5_000, eventId }),
     queue: () => events,
     reconcileQueueUrl: queues.reconcileQueueUrl,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,

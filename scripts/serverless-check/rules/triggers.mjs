@@ -6,8 +6,10 @@ import { cronProblems } from './cron.mjs';
 
 /** @typedef {import('../report.mjs').Report} Report */
 
-/** The triggers each function needs: reconcile reads the queue, inject is called over HTTP, sweep runs on a schedule. */
-const WANTED_TRIGGERS = { reconcile: ['sqs'], inject: [], sweep: ['schedule'] };
+/** The triggers each function needs: reconcile reads the queue, inject is called over HTTP, sweep and watch run on a schedule. */
+const WANTED_TRIGGERS = { reconcile: ['sqs'], inject: [], sweep: ['schedule'], watch: ['schedule'] };
+/** The keys each scheduled function's args accept (shared/handlers/sweep-request.ts, watch-request.ts). */
+const SCHEDULE_ARGS = { sweep: ['targets', 'dryRun', 'spreadSeconds'], watch: ['targets', 'dryRun'] };
 
 /**
  * @param {string} name  the function's name under functions:
@@ -32,7 +34,7 @@ export function checkTriggers(name, fn, resolvedEnv, report) {
     report.error(`${where}: ${name} needs ${wanted.length ? `exactly one ${wanted[0]} trigger` : 'no trigger (it is called over HTTP)'}, found [${kinds.join(', ')}]`);
   }
   if (name === 'reconcile') checkReconcileQueue(where, events, resolvedEnv, report);
-  if (name === 'sweep') checkSweepInput(where, events, report);
+  if (SCHEDULE_ARGS[name]) checkScheduleInput(name, where, events, report);
 }
 
 /** One trigger as the plugin's validator would see it. */
@@ -62,9 +64,10 @@ function checkReconcileQueue(where, events, resolvedEnv, report) {
   }
 }
 
-/** The schedule's input is the sweep's arguments: targets and dryRun only. */
-function checkSweepInput(where, events, report) {
+/** The schedule's input is the function's arguments: only the keys its handler accepts. */
+function checkScheduleInput(name, where, events, report) {
   const input = events.find((e) => isPlainObject(e) && e.schedule)?.schedule.input ?? {};
-  const unknown = isPlainObject(input) ? Object.keys(input).filter((k) => !['targets', 'dryRun'].includes(k)) : [];
-  if (unknown.length > 0) report.error(`${where}: the sweep's input accepts only targets and dryRun (found ${unknown.join(', ')})`);
+  const accepted = SCHEDULE_ARGS[name];
+  const unknown = isPlainObject(input) ? Object.keys(input).filter((k) => !accepted.includes(k)) : [];
+  if (unknown.length > 0) report.error(`${where}: the ${name}'s input accepts only ${accepted.join(', ')} (found ${unknown.join(', ')})`);
 }

@@ -1,0 +1,119 @@
+import { Command } from 'commander';
+import { auditTrailSettingsFromEnv, runtimeConfigFromEnv } from '../../shared/config';
+import type { WatchDeps, WatchOutcome } from '../../shared/handlers/watch-request';
+import { watchOnce } from '../../shared/handlers/watch-request';
+import { createLogger } from '../../shared/log';
+import { LBSYNC_USER_AGENT_MARKER } from '../../shared/user-agent';
+import type { Cli } from '../command';
+import { act, collect, helpText } from '../command';
+import { resolveScalewayCredentials } from '../credentials';
+import { configuredTargets, queueFor } from '../environment';
+import type { Output } from '../output';
+import { CliError, EXIT, plural } from '../output';
+
+interface WatchOptions {
+  once?: boolean;
+  target?: string[];
+  file?: string;
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** The watch function's settings, with the keys and organization found the way `scw` finds them. */
+function auditTrailSettings(env: NodeJS.ProcessEnv) {
+  const credentials = resolveScalewayCredentials(env);
+  const { settings } = credentials;
+  const organizationId = env.SCW_DEFAULT_ORGANIZATION_ID?.trim() || credentials.organizationId;
+  return auditTrailSettingsFromEnv({
+    ...env,
+    SCW_ACCESS_KEY: settings.accessKey,
+    SCW_SECRET_KEY: settings.secretKey,
+    ...(organizationId && { SCW_DEFAULT_ORGANIZATION_ID: organizationId }),
+    ...(settings.apiUrl && { SCW_API_URL: settings.apiUrl }),
+    ...(settings.projectId && { SCW_DEFAULT_PROJECT_ID: settings.projectId }),
+  });
+}
+
+function print(out: Output, result: WatchOutcome, dryRun: boolean): void {
+  const { c } = out;
+  const { report } = result;
+  const minutes = (Date.parse(report.window.to) - Date.parse(report.window.from)) / 60_000;
+  out.line(`watch: ${report.window.from} -> ${report.window.to} (${minutes.toFixed(1)} min): ${plural(report.events, 'event')}, ${report.relevant} relevant, ${c.bold(plural(report.enqueued, 'target'))} enqueued${dryRun ? ' (dry run)' : ''}`);
+  for (const match of result.matches) {
+    const sent = report.targets.includes(match.target);
+    out.line(`  ${sent ? c.green(match.target) : c.red(`${match.target} (not enqueued)`)}`);
+    for (const reason of match.reasons.slice(0, 5)) out.line(`    ${c.dim(reason)}`);
+    if (match.reasons.length > 5) out.line(`    ${c.dim(`... ${match.reasons.length - 5} more`)}`);
+  }
+  const ignored = Object.entries(result.ignored).map(([why, n]) => `${n} ${why.replace(/_/g, ' ')}`);
+  if (ignored.length > 0) out.line(`  ${c.dim(`ignored: ${ignored.join(', ')}`)}`);
+  if (result.error) {
+    out.line(`  ${c.red('error')} [${result.error.code}] ${result.error.message}`);
+    if (result.error.hint) out.line(`  ${c.dim('hint:')} ${result.error.hint}`);
+  }
+}
+
+export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
+  return new Command('watch')
+    .description('read Audit Trail as the watch function does and enqueue an `audit` event for each target whose servers or backends changed')
+    .option('--once', 'read one window (the last LBSYNC_WATCH_PERIOD_MS + LBSYNC_WATCH_OVERLAP_MS) and exit')
+    .option('-t, --target <name>', 'only this target (repeatable, or comma-separated); all by default', collect)
+    .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
+    .option('--dry-run', 'the events ask for a dry run (plan only)')
+    .option('--json', 'print each run as JSON: {events, relevant, enqueued, targets, window, matches, ignored}')
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync watch --once', 'SCW_DEFAULT_ORGANIZATION_ID=<org-uuid> lbsync watch --once --target prod.k8s.local --json', 'lbsync watch   # every LBSYNC_WATCH_PERIOD_MS until Ctrl-C'],
+        [[0, 'the window was read and every concerned target enqueued'], [1, 'Audit Trail or the queue failed, or a configuration error (organization id, keys, targets)'], [64, 'bad flags']],
+      ),
+    )
+    .action(
+      act<WatchOptions>(cli, async (options, out) => {
+        const env = cli.io.env;
+        const targets = configuredTargets(env, options.file);
+        const known = targets.map((t) => t.name);
+        const unknown = (options.target ?? []).filter((n) => !known.includes(n));
+        if (unknown.length > 0) throw new CliError('usage', `no target named ${unknown.map((n) => `"${n}"`).join(', ')} in the configuration`, `use one of: ${known.join(', ')}`);
+        const { ownPrincipalIds, projectId, ...auditTrail } = auditTrailSettings(env);
+        const q = queueFor(env, 'RECONCILE_QUEUE_URL');
+        const { createAuditTrailGateway } = await import('../../shared/adapters/audit-trail');
+        const { watch } = runtimeConfigFromEnv(env);
+        const deps: WatchDeps = {
+          targets,
+          auditTrail: () => createAuditTrailGateway(auditTrail),
+          queue: () => q.queue,
+          reconcileQueueUrl: q.url,
+          window: watch,
+          own: { userAgentMarker: LBSYNC_USER_AGENT_MARKER, principalIds: new Set(ownPrincipalIds) },
+          ...(projectId && { projectId }),
+          logger: createLogger({ service: 'lbsync-cli', level: 'silent' }),
+        };
+        const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }) };
+        const runOnce = async () => {
+          const result = await watchOnce(args, deps);
+          if (options.json) out.json({ ok: result.status === 200, ...result.report, matches: result.matches, ignored: result.ignored, ...(result.error && { error: result.error }) });
+          else print(out, result, options.dryRun === true);
+          return result.status === 200 ? EXIT.ok : EXIT.error;
+        };
+        if (options.once) return runOnce();
+        // Every period until Ctrl-C, like the cron trigger; a failed run is told and the next one reads the window again.
+        const stop = new AbortController();
+        const onSignal = () => stop.abort();
+        process.once('SIGINT', onSignal);
+        stopSignal?.addEventListener('abort', onSignal, { once: true });
+        try {
+          while (!stop.signal.aborted) {
+            await runOnce();
+            await new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, watch.periodMs);
+              stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+            });
+          }
+          return EXIT.ok;
+        } finally {
+          process.off('SIGINT', onSignal);
+        }
+      }),
+    );
+}

@@ -1,0 +1,194 @@
+/**
+ * The emulator's Audit Trail: every mutation it makes (servers created, deleted, re-tagged or powered
+ * on/off through the control API; LB backend writes through the LB routes) is recorded as an event,
+ * listable once `delayMs` has passed since it was recorded.
+ * ASSUMED: the real delay before an event is listable is not documented. The default, 30 s, is a
+ * conservative guess; in the one recording we have (a Secret Manager event, test/fixtures/audit-trail/)
+ * a listing about 1 s after the call did not show it and one about 2 s after it did.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { BackendRecord, LbRecord, ServerRecord } from './model';
+import type { Ownership } from './seed';
+import type { PoolWrite } from './types';
+import type { WireAuditEvent, WireAuditResource } from './wire/audit-trail';
+import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverResource } from './wire/audit-trail';
+
+export const DEFAULT_AUDIT_DELAY_MS = 30_000;
+/** The real Audit Trail keeps 90 days; the emulator keeps the latest events only, so a long-running local stack stays small. */
+export const MAX_KEPT_EVENTS = 50_000;
+
+/** Who made a call, as Audit Trail records it. */
+export interface AuditActor {
+  principalId: string;
+  userAgent: string;
+  sourceIp: string;
+}
+
+/** Changes made through the control API stand for someone else's tooling (kOps, the console). */
+export const OPERATOR_ACTOR: AuditActor = {
+  principalId: '0e7a7c55-0b5e-4c3a-9f4e-6b0c0ffee001',
+  userAgent: 'scaleway-sdk-go/v1.0.0-beta.7 (go1.25.3; linux; amd64) kops/1.33 (emulated)',
+  sourceIp: '198.51.100.7',
+};
+
+/** The principal id the emulator gives an API key: the same for the same X-Auth-Token, a UUID. */
+export function principalIdOf(token: string): string {
+  const hex = createHash('sha256').update(`principal:${token}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export interface AuditEventInput {
+  methodName: string;
+  product: { product_name: string; service_name: string };
+  locality: string;
+  organizationId: string;
+  projectId: string;
+  actor: AuditActor;
+  resources: WireAuditResource[];
+  requestBody?: Record<string, unknown>;
+  statusCode?: number;
+}
+
+export interface RecordedAuditEvent {
+  recordedAtMs: number;
+  wire: WireAuditEvent;
+}
+
+const regionOf = (locality: string) => locality.replace(/-\d+$/, '');
+
+export class AuditTrailLog {
+  private events: RecordedAuditEvent[] = [];
+
+  constructor(
+    public delayMs: number = DEFAULT_AUDIT_DELAY_MS,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  record(input: AuditEventInput): RecordedAuditEvent {
+    const recordedAtMs = this.clock();
+    const event: RecordedAuditEvent = {
+      recordedAtMs,
+      wire: {
+        id: randomUUID(),
+        recorded_at: new Date(recordedAtMs).toISOString(),
+        locality: input.locality,
+        principal: { id: input.actor.principalId },
+        organization_id: input.organizationId,
+        project_id: input.projectId,
+        source_ip: input.actor.sourceIp,
+        user_agent: input.actor.userAgent,
+        ...input.product,
+        method_name: input.methodName,
+        request_id: randomUUID(),
+        ...(input.requestBody && { request_body: input.requestBody }),
+        status_code: input.statusCode ?? 200,
+        resources: input.resources,
+      },
+    };
+    this.keep(event);
+    return event;
+  }
+
+  private keep(event: RecordedAuditEvent): void {
+    this.events.push(event);
+    if (this.events.length > MAX_KEPT_EVENTS) this.events.splice(0, this.events.length - MAX_KEPT_EVENTS);
+  }
+
+  /** Adds events as given (tests: other projects or zones, old events, many events); missing keys get defaults. */
+  inject(partial: Partial<WireAuditEvent>, defaults: { organizationId: string; projectId: string }): RecordedAuditEvent {
+    const recordedAtMs = typeof partial.recorded_at === 'string' ? Date.parse(partial.recorded_at) : this.clock();
+    if (!Number.isFinite(recordedAtMs)) throw new Error(`recorded_at "${String(partial.recorded_at)}" is not a date`);
+    const event: RecordedAuditEvent = {
+      recordedAtMs,
+      wire: {
+        principal: { id: OPERATOR_ACTOR.principalId },
+        organization_id: defaults.organizationId,
+        project_id: defaults.projectId,
+        source_ip: OPERATOR_ACTOR.sourceIp,
+        user_agent: OPERATOR_ACTOR.userAgent,
+        product_name: 'instance',
+        service_name: 'scaleway.instance.v1.Api',
+        method_name: 'UpdateServer',
+        request_id: randomUUID(),
+        status_code: 200,
+        ...partial,
+        id: typeof partial.id === 'string' ? partial.id : randomUUID(),
+        recorded_at: new Date(recordedAtMs).toISOString(),
+        locality: typeof partial.locality === 'string' ? partial.locality : 'fr-par-1',
+        resources: Array.isArray(partial.resources) ? partial.resources : [],
+      },
+    };
+    this.keep(event);
+    return event;
+  }
+
+  /** The events of a region that are listable now (recorded at least delayMs ago). */
+  listable(region: string, now = this.clock()): RecordedAuditEvent[] {
+    return this.events.filter((e) => regionOf(e.wire.locality) === region && e.recordedAtMs + this.delayMs <= now);
+  }
+
+  all(): RecordedAuditEvent[] {
+    return [...this.events];
+  }
+
+  clear(): void {
+    this.events = [];
+  }
+}
+
+// ---- what the emulator's own mutations look like in Audit Trail ----
+
+
+/** The ServerAction a change of state amounts to (ASSUMED: the Instance API's action names). */
+function powerAction(from: string | undefined, to: string): string | undefined {
+  const running = (s: string | undefined) => s === 'running' || s === 'starting';
+  if (to === 'stopped in place') return 'stop_in_place';
+  if (running(to) && !running(from)) return 'poweron';
+  if ((to === 'stopped' || to === 'stopping') && running(from)) return 'poweroff';
+  return undefined;
+}
+
+type ServerSnapshot = Pick<ServerRecord, 'id' | 'name' | 'zone' | 'tags' | 'state' | 'commercialType' | 'createdAt' | 'modifiedAt'>;
+
+/**
+ * A server created or changed: CreateServer (with its tags, as kOps sends them) then ServerAction poweron when it
+ * runs; for an existing server, UpdateServer with the new tags when they changed and a ServerAction when its
+ * state did. Address changes are not recorded: the real API records them on the IP, not on the server.
+ */
+export function recordServerChange(log: AuditTrailLog, owner: Ownership, before: ServerSnapshot | undefined, after: ServerRecord, actor: AuditActor = OPERATOR_ACTOR): void {
+  const base = { product: INSTANCE_SERVICE, locality: after.zone, organizationId: owner.organizationId, projectId: owner.projectId, actor, resources: [serverResource(after)] };
+  if (!before) {
+    log.record({ ...base, methodName: 'CreateServer', requestBody: { name: after.name, commercial_type: after.commercialType, tags: [...after.tags], project: owner.projectId, routed_ip_enabled: true } });
+  } else if (before.tags.join('\n') !== after.tags.join('\n')) {
+    log.record({ ...base, methodName: 'UpdateServer', requestBody: { tags: [...after.tags] } });
+  }
+  const action = powerAction(before?.state ?? 'stopped', after.state);
+  if (action) log.record({ ...base, methodName: 'ServerAction', requestBody: { action } });
+}
+
+export function recordServerDeleted(log: AuditTrailLog, owner: Ownership, server: ServerSnapshot, actor: AuditActor = OPERATOR_ACTOR): void {
+  log.record({
+    product: INSTANCE_SERVICE, locality: server.zone, organizationId: owner.organizationId, projectId: owner.projectId, actor,
+    methodName: 'DeleteServer', resources: [serverResource(server, new Date().toISOString())],
+  });
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A backend write through the LB routes, by whoever made the request. */
+export function recordBackendWrite(
+  log: AuditTrailLog,
+  lb: Pick<LbRecord, 'zone' | 'projectId' | 'organizationId'>,
+  write: Omit<PoolWrite, 'at' | 'seq'>,
+  backend: Pick<BackendRecord, 'createdAt' | 'updatedAt'> | undefined,
+  requestBody: unknown,
+  actor: AuditActor,
+): void {
+  const now = new Date().toISOString();
+  log.record({
+    product: LB_SERVICE, locality: lb.zone, organizationId: lb.organizationId, projectId: lb.projectId, actor,
+    methodName: write.operation,
+    resources: [backendResource({ id: write.backendId, lbId: write.lbId, name: write.backendName, createdAt: backend?.createdAt ?? now, updatedAt: backend?.updatedAt ?? now }, write.deleted ? now : null)],
+    ...(isRecord(requestBody) ? { requestBody } : {}),
+  });
+}

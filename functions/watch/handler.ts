@@ -1,0 +1,29 @@
+import { createAuditTrailGateway } from '../../shared/adapters/audit-trail';
+import { auditTrailSettingsFromEnv } from '../../shared/config';
+import { functionShell } from '../../shared/function-shell';
+import { handleWatchRequest } from '../../shared/handlers/watch-request';
+import { requestBody } from '../../shared/platform';
+import { once } from '../../shared/runtime';
+import { LBSYNC_USER_AGENT_MARKER } from '../../shared/user-agent';
+
+// Only this function reads Audit Trail: its SDK stays out of the other bundles.
+const settings = once(() => auditTrailSettingsFromEnv(process.env));
+
+/** Cron trigger (every minute): Audit Trail events of the last period + overlap -> one `audit` event per concerned target. */
+export const handle = functionShell(
+  'watch',
+  (event, runtime, logger) => {
+    const { ownPrincipalIds, projectId, ...auditTrail } = settings();
+    return handleWatchRequest(requestBody(event), {
+      targets: runtime.targets(),
+      auditTrail: () => createAuditTrailGateway(auditTrail),
+      queue: runtime.queue,
+      reconcileQueueUrl: runtime.queueEnv().reconcileQueueUrl,
+      window: runtime.config.watch,
+      own: { userAgentMarker: LBSYNC_USER_AGENT_MARKER, principalIds: new Set(ownPrincipalIds) },
+      ...(projectId && { projectId }),
+      logger,
+    });
+  },
+  (message) => ({ error: 'invalid_config', message }),
+);

@@ -1,0 +1,131 @@
+// The only module that talks to Audit Trail: ListEvents with the official SDK, every page, mapped to
+// shared/audit-relevance.ts' AuditEvent. Only the watch function (and `lbsync watch`) import it, so
+// the Audit Trail SDK stays out of the other bundles.
+import { AuditTrailv1alpha1 } from '@scaleway/sdk-audit-trail';
+import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
+import type { AuditEvent, AuditResource } from '../audit-relevance';
+import { LBSYNC_USER_AGENT } from '../user-agent';
+
+type Region = `${string}-${string}`;
+export type WatchedResourceType = 'instance_server' | 'load_balancer_backend';
+
+export interface AuditTrailSettings {
+  accessKey: string;
+  secretKey: string;
+  organizationId: string;
+  apiUrl?: string;
+  requestTimeoutMs?: number;
+  /** Events per ListEvents page; the API takes 1..1000 (the SDK's validation rules). */
+  pageSize?: number;
+  /** Pages read per query before giving up on the rest (the answer then says truncated). */
+  maxPages?: number;
+}
+
+export interface EventQuery {
+  region: string;
+  resourceType: WatchedResourceType;
+  recordedAfter: Date;
+  recordedBefore: Date;
+  projectId?: string;
+}
+
+export interface EventListing {
+  events: AuditEvent[];
+  /** ListEvents calls made. */
+  pages: number;
+  /** More pages remained after maxPages. */
+  truncated: boolean;
+}
+
+export interface AuditTrailGateway {
+  /** Every event of the query, oldest first, all pages; errors are the SDK's own. */
+  listEvents(query: EventQuery): Promise<EventListing>;
+}
+
+const MAX_PAGE_SIZE = 1000;
+const DEFAULT_MAX_PAGES = 20;
+const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
+
+/** fetch with a per-request bound, the timer cleared as soon as the body is in. */
+function fetchWithTimeout(timeoutMs: number): typeof fetch {
+  return async (input, init) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
+    try {
+      const response = await fetch(input, { ...init, signal: controller.signal });
+      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
+      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+function toAuditResource(resource: AuditTrailv1alpha1.Resource): AuditResource {
+  const backend = resource.loadBalancerBackendInfo;
+  const name = backend?.name || resource.name || resource.instanceServerInfo?.name || undefined;
+  return {
+    id: resource.id,
+    type: resource.type,
+    ...(name && { name }),
+    ...(backend?.lbId && { lbId: backend.lbId }),
+  };
+}
+
+export function toAuditEvent(event: AuditTrailv1alpha1.Event): AuditEvent {
+  const body = event.requestBody;
+  return {
+    id: event.id,
+    recordedAt: event.recordedAt?.toISOString() ?? '',
+    locality: event.locality,
+    ...(event.principal?.id && { principalId: event.principal.id }),
+    ...(event.projectId && { projectId: event.projectId }),
+    ...(event.userAgent && { userAgent: event.userAgent }),
+    methodName: event.methodName,
+    statusCode: event.statusCode,
+    resources: (event.resources ?? []).map(toAuditResource),
+    ...(body && typeof body === 'object' && !Array.isArray(body) && { requestBody: body }),
+  };
+}
+
+export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrailGateway {
+  const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, settings.pageSize ?? MAX_PAGE_SIZE));
+  const maxPages = settings.maxPages ?? DEFAULT_MAX_PAGES;
+  const client = createAdvancedClient(
+    withProfile({
+      accessKey: settings.accessKey,
+      secretKey: settings.secretKey,
+      defaultOrganizationId: settings.organizationId,
+      ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
+    }),
+    withHTTPClient(fetchWithTimeout(settings.requestTimeoutMs ?? 10_000)),
+    withDefaultPageSize(pageSize),
+    withUserAgentSuffix(LBSYNC_USER_AGENT),
+  );
+  const api = new AuditTrailv1alpha1.API(client);
+
+  return {
+    async listEvents(query) {
+      const events: AuditEvent[] = [];
+      let pageToken: string | undefined;
+      let pages = 0;
+      do {
+        const page = await api.listEvents({
+          region: query.region as Region,
+          organizationId: settings.organizationId,
+          resourceType: query.resourceType,
+          recordedAfter: query.recordedAfter,
+          recordedBefore: query.recordedBefore,
+          orderBy: 'recorded_at_asc',
+          pageSize,
+          ...(query.projectId && { projectId: query.projectId }),
+          ...(pageToken && { pageToken }),
+        });
+        pages += 1;
+        events.push(...page.events.map(toAuditEvent));
+        pageToken = page.nextPageToken || undefined;
+      } while (pageToken && pages < maxPages);
+      return { events, pages, truncated: pageToken !== undefined };
+    },
+  };
+}

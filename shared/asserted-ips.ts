@@ -1,0 +1,26 @@
+// An event's serverIps is an assertion ("these addresses should be in the pool"), never a pool: the
+// pool is always what the target's own discovery returns. What discovery does not (yet) show is not
+// written; the event is retried (a server that just booted may not be listed with its address yet)
+// and dead-lettered as untrusted_server_ips when it never shows up.
+import { isIPv6 } from 'node:net';
+import { LbSyncError } from './errors';
+
+/** One spelling per address (IPv6 lower-case and compressed), so "2001:DB8:0::1" matches "2001:db8::1". */
+export function canonicalIp(ip: string): string {
+  return isIPv6(ip) ? new URL(`http://[${ip}]`).hostname.slice(1, -1) : ip;
+}
+
+/** The asserted addresses discovery did not return, in the order given. */
+export function unconfirmedServerIps(asserted: readonly string[] | undefined, discovered: readonly string[]): string[] {
+  if (!asserted || asserted.length === 0) return [];
+  const known = new Set(discovered.map(canonicalIp));
+  return [...new Set(asserted.map(canonicalIp))].filter((ip) => !known.has(ip));
+}
+
+export function untrustedServerIpsError(unconfirmed: readonly string[], target: string, discovered: readonly string[]): LbSyncError {
+  return new LbSyncError(
+    'untrusted_server_ips',
+    `event serverIps ${unconfirmed.join(', ')} not returned by the discovery of target ${target} (it found ${discovered.join(', ') || 'none'}); ` +
+      'they are not written, the pool stays the discovered one',
+  );
+}

@@ -1,0 +1,42 @@
+// What a caller of inject may say, beyond what the event schema allows: the fields only the system
+// sets (attempt, notBefore: a caller could otherwise park an event in 2099 or skip its retries) and the
+// sources only the system uses (sweep, audit: they tell operators which part of the system acted).
+import type { FieldError } from '../schemas/field-errors';
+
+export const INJECTABLE_SOURCES = ['manual', 'instance-replacement'] as const;
+
+const SYSTEM_FIELDS: Record<string, string> = {
+  attempt: 'is set by the system when it re-enqueues an event, never by a caller',
+  notBefore: 'is set by the system when it schedules a retry, never by a caller',
+};
+
+export interface InjectPolicyCheck {
+  errors: FieldError[];
+  /** The value without what was refused (source back to the default), so the schema reports only the rest. */
+  rest: unknown;
+}
+
+/** Refuses system-only fields and sources in an injected event (a decoded JSON value). */
+export function checkInjectPolicy(value: unknown): InjectPolicyCheck {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { errors: [], rest: value };
+  const input = value as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  const rest: Record<string, unknown> = { ...input };
+  for (const [field, why] of Object.entries(SYSTEM_FIELDS)) {
+    if (!Object.prototype.hasOwnProperty.call(input, field)) continue;
+    errors.push({ path: `event.${field}`, message: why, fix: `remove "${field}"` });
+    delete rest[field];
+  }
+  const source = input.source;
+  if (source !== undefined && !(INJECTABLE_SOURCES as readonly unknown[]).includes(source)) {
+    errors.push({
+      path: 'event.source',
+      message: 'is not a source a caller may use (sweep and audit events come from the system itself)',
+      received: (JSON.stringify(source) ?? String(source)).slice(0, 80),
+      allowed: [...INJECTABLE_SOURCES],
+      fix: `use one of: ${INJECTABLE_SOURCES.join(', ')} (or leave it out: manual)`,
+    });
+    rest.source = 'manual';
+  }
+  return { errors, rest };
+}

@@ -1,0 +1,170 @@
+import * as z from 'zod';
+import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
+import type { EventQueue } from '../adapters/queue';
+import { wrapApiFailure } from '../api-errors';
+import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../audit-relevance';
+import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../audit-relevance';
+import type { Logger } from '../log';
+import type { PlatformResponse } from '../platform';
+import { jsonResponse } from '../platform';
+import type { LbSyncEvent } from '../schemas/event';
+import { newEventId } from '../schemas/event';
+import { toFieldErrors } from '../schemas/field-errors';
+import { targetNameSchema } from '../schemas/primitives';
+import type { Target } from '../schemas/target';
+
+/** The cron trigger's JSON args: which targets to watch (all when omitted). */
+export const watchArgsSchema = z
+  .object({
+    targets: z.array(targetNameSchema).max(10_000).optional(),
+    dryRun: z.boolean().optional(),
+  })
+  .strict();
+
+export interface WatchDeps {
+  targets: readonly Target[];
+  auditTrail: () => AuditTrailGateway;
+  queue: () => EventQueue;
+  reconcileQueueUrl: string;
+  /** Each run reads [now - periodMs - overlapMs, now]: a late, slow or skipped run loses nothing. */
+  window: { periodMs: number; overlapMs: number };
+  own: OwnIdentity;
+  /** The targets' project (SCW_DEFAULT_PROJECT_ID); unset: every project of the organization. */
+  projectId?: string;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** DESIGN §4: the watch function's answer. */
+export interface WatchReport {
+  events: number;
+  relevant: number;
+  enqueued: number;
+  targets: string[];
+  window: { from: string; to: string };
+}
+
+const PERMISSION_HINT = "The watch function's API key needs the AuditTrailReadOnly permission set at organization scope, and SCW_DEFAULT_ORGANIZATION_ID must be that organization.";
+
+const regionOf = (zone: string) => zone.replace(/-\d+$/, '');
+
+function parseArgs(rawBody: string): { args: z.output<typeof watchArgsSchema> } | { error: PlatformResponse } {
+  if (rawBody.trim() === '') return { args: {} };
+  let value: unknown;
+  try {
+    value = JSON.parse(rawBody);
+  } catch {
+    return { error: jsonResponse(400, { error: 'invalid_args', errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {} or {"targets":["prod"]}' }] }) };
+  }
+  const parsed = watchArgsSchema.safeParse(value, { reportInput: true });
+  if (!parsed.success) return { error: jsonResponse(400, { error: 'invalid_args', errors: toFieldErrors(parsed.error, 'args') }) };
+  return { args: parsed.data };
+}
+
+/** Every event of the window, per region and watched resource type; a truncated region names all its targets. */
+async function readWindow(gateway: AuditTrailGateway, regions: string[], from: Date, to: Date, projectId: string | undefined) {
+  const queries = regions.flatMap((region) => WATCHED_RESOURCE_TYPES.map((resourceType: WatchedResourceType) => ({ region, resourceType })));
+  const listings = await Promise.all(
+    queries.map(async (q): Promise<EventListing & { region: string }> => {
+      try {
+        const listing = await gateway.listEvents({ ...q, recordedAfter: from, recordedBefore: to, ...(projectId && { projectId }) });
+        return { ...listing, region: q.region };
+      } catch (error) {
+        throw wrapApiFailure(`listing Audit Trail ${q.resourceType} events in ${q.region}`, error, 'unknown_api_error');
+      }
+    }),
+  );
+  const events: AuditEvent[] = listings.flatMap((l) => l.events);
+  const truncatedRegions = [...new Set(listings.filter((l) => l.truncated).map((l) => l.region))];
+  return { events, truncatedRegions, calls: listings.reduce((sum, l) => sum + l.pages, 0) };
+}
+
+function withTruncatedRegions(relevance: Relevance, targets: readonly Target[], truncatedRegions: string[], at: string): TargetMatch[] {
+  if (truncatedRegions.length === 0) return relevance.matches;
+  const byName = new Map(relevance.matches.map((m) => [m.target, m]));
+  for (const target of targets.filter((t) => truncatedRegions.includes(regionOf(t.zone)))) {
+    const match = byName.get(target.name) ?? { target: target.name, reasons: [], lastRecordedAt: at };
+    match.reasons.push(`more events in ${regionOf(target.zone)} than one run reads: every target of the region`);
+    byName.set(target.name, match);
+  }
+  return targets.flatMap((t) => byName.get(t.name) ?? []);
+}
+
+/** What one run did, for the function's answer and for `lbsync watch`. */
+export interface WatchOutcome {
+  /** 200 done; 502 Audit Trail failed; 503 the queue failed (the next run reads the window again). */
+  status: 200 | 502 | 503;
+  report: WatchReport;
+  /** The targets named, with why (also those the queue then refused). */
+  matches: TargetMatch[];
+  ignored: Relevance['ignored'];
+  error?: { code: string; message: string; hint?: string; failed?: { target: string; code: string; message: string }[] };
+}
+
+/** One run of the watcher: read the window, name the targets the events concern, enqueue each once. */
+export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: WatchDeps): Promise<WatchOutcome> {
+  const to = deps.now?.() ?? new Date();
+  const from = new Date(to.getTime() - deps.window.periodMs - deps.window.overlapMs);
+  const window = { from: from.toISOString(), to: to.toISOString() };
+
+  const known = new Set(deps.targets.map((t) => t.name));
+  for (const name of (args.targets ?? []).filter((n) => !known.has(n))) deps.logger.warn({ target: name }, `watch args name an unknown target "${name}"`);
+  const wanted = args.targets ? new Set(args.targets) : undefined;
+  const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
+  const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
+  const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window };
+  if (regions.length === 0) return { status: 200, report, matches: [], ignored: {} };
+
+  let read: Awaited<ReturnType<typeof readWindow>>;
+  try {
+    read = await readWindow(deps.auditTrail(), regions, from, to, deps.projectId);
+  } catch (error) {
+    const failure = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error');
+    const hint = ['permissions_denied', 'authentication_denied'].includes(failure.code) ? PERMISSION_HINT : failure.hint;
+    deps.logger.error({ error: { code: failure.code, message: failure.message }, window }, `watch: ${failure.message}`);
+    return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
+  }
+  const relevance = relevantTargets(read.events, selected, { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) });
+  const matches = withTruncatedRegions(relevance, selected, read.truncatedRegions, window.to);
+  report.events = read.events.length;
+  report.relevant = relevance.relevant;
+  const outcome = (status: WatchOutcome['status'], error?: WatchOutcome['error']): WatchOutcome => ({ status, report, matches, ignored: relevance.ignored, ...(error && { error }) });
+
+  const entries = matches.map((match, index) => {
+    const event: LbSyncEvent = {
+      version: 1, id: newEventId(), source: 'audit', target: match.target, occurredAt: match.lastRecordedAt || window.to, attempt: 0,
+      ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
+    };
+    return { id: String(index), body: JSON.stringify(event) };
+  });
+  const summary = { events: report.events, relevant: report.relevant, ignored: relevance.ignored, list_calls: read.calls, truncated_regions: read.truncatedRegions, window };
+  if (entries.length > 0) {
+    try {
+      const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, entries);
+      const sent = new Set(batch.sent);
+      report.targets = matches.filter((_, i) => sent.has(String(i))).map((m) => m.target);
+      report.enqueued = report.targets.length;
+      if (batch.failed.length > 0) {
+        const failed = batch.failed.map((f) => ({ target: matches[Number(f.id)]?.target ?? f.id, code: f.code, message: f.message }));
+        deps.logger.error({ ...summary, failed }, `watch: the queue refused ${failed.length} event(s)`);
+        return outcome(503, { code: 'queue_unavailable', message: `the queue refused ${failed.length} event(s)`, failed });
+      }
+    } catch (error) {
+      deps.logger.error({ ...summary, error: { message: (error as Error).message } }, 'watch could not enqueue');
+      return outcome(503, { code: 'queue_unavailable', message: (error as Error).message });
+    }
+  }
+  for (const match of matches) deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);
+  deps.logger.info({ ...summary, enqueued: report.enqueued }, `watch: ${report.events} event(s), ${report.relevant} relevant, ${report.enqueued} target(s) enqueued`);
+  return outcome(200);
+}
+
+/** The cron trigger's request: 200 with DESIGN §4's body; 400 bad args; 502 Audit Trail failed; 503 the queue failed. */
+export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Promise<PlatformResponse> {
+  const parsed = parseArgs(rawBody);
+  if ('error' in parsed) return parsed.error;
+  const result = await watchOnce(parsed.args, deps);
+  if (result.status === 200) return jsonResponse(200, result.report);
+  const { code, ...detail } = result.error ?? { code: 'unknown', message: '' };
+  return jsonResponse(result.status, { error: code, ...detail, ...result.report });
+}

@@ -1,0 +1,124 @@
+// Whoever holds the inject token (or can put a message on the queue) must not be able to steer a pool:
+// over HTTP into the served functions (local stack), the hostile events of the chaos schedule are refused
+// at the edge, and an address outside the target's own discovery is never written, whatever the event says.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalStack } from '../../local/stack';
+import type { Delivery } from '../../local/trigger-bridge';
+import type { DeadLetterRecord } from '../../shared/dead-letter';
+import { startDemoStack } from '../support/demo-stack';
+import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID } from '../support/world';
+
+let stack: LocalStack;
+const deliveries: Delivery[] = [];
+const MAX_ATTEMPTS = 3;
+
+beforeAll(async () => {
+  stack = await startDemoStack({
+    instancePendingMs: 30,
+    env: { LBSYNC_RETRY_BASE_MS: '50', LBSYNC_RETRY_CAP_MS: '200', LBSYNC_MAX_ATTEMPTS: String(MAX_ATTEMPTS), LBSYNC_WAIT_BUDGET_MS: '3000', LBSYNC_MAX_HOLD_MS: '1000' },
+    onDelivery: (d) => void deliveries.push(d),
+  });
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const idle = () => stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 20_000 });
+
+async function inject(event: Record<string, unknown>) {
+  const response = await fetch(stack.functions.inject.url, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${stack.injectToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(event),
+  });
+  return { status: response.status, body: (await response.json()) as { eventId?: string; errors?: { path: string; message: string; fix: string }[] } };
+}
+
+function writtenPools(): string[][] {
+  return stack.emulator.history().map((w) => w.pool);
+}
+
+describe('inject refuses what only the system may say', () => {
+  const refused: [string, Record<string, unknown>, string, RegExp][] = [
+    ['an attempt', { attempt: 0 }, 'event.attempt', /set by the system/],
+    ['a notBefore in 2099', { notBefore: '2099-01-01T00:00:00Z' }, 'event.notBefore', /set by the system/],
+    ['source sweep', { source: 'sweep' }, 'event.source', /not a source a caller may use/],
+    ['source audit', { source: 'audit' }, 'event.source', /not a source a caller may use/],
+    ['an unknown source', { source: 'cron' }, 'event.source', /not a source a caller may use/],
+    ['a loopback address', { serverIps: ['51.15.100.11', '127.0.0.1'] }, 'event.serverIps[1]', /loopback/],
+    ['the metadata service', { serverIps: ['169.254.42.42'] }, 'event.serverIps[0]', /Scaleway metadata service/],
+    ['a link-local address', { serverIps: ['169.254.1.1'] }, 'event.serverIps[0]', /link-local/],
+    ['the unspecified address', { serverIps: ['0.0.0.0'] }, 'event.serverIps[0]', /unspecified/],
+    ['a multicast address', { serverIps: ['224.0.0.1'] }, 'event.serverIps[0]', /multicast/],
+    ['the broadcast address', { serverIps: ['255.255.255.255'] }, 'event.serverIps[0]', /broadcast/],
+    ['IPv6 loopback', { serverIps: ['::1'] }, 'event.serverIps[0]', /loopback/],
+    ['an IPv4-mapped IPv6 address', { serverIps: ['::ffff:127.0.0.1'] }, 'event.serverIps[0]', /IPv4-mapped/],
+  ];
+
+  for (const [what, fields, path, message] of refused) {
+    it(`${what}: 400 naming ${path}, nothing enqueued`, async () => {
+      const before = deliveries.length;
+      const answer = await inject({ target: DEMO_CLUSTER, ...fields });
+      expect(answer.status).toBe(400);
+      const error = answer.body.errors?.find((e) => e.path === path);
+      expect(error?.message).toMatch(message);
+      expect(error?.fix).toBeTruthy();
+      await idle();
+      expect(deliveries.length).toBe(before);
+    });
+  }
+
+  it('every problem at once: system fields and a bad address together', async () => {
+    const answer = await inject({ target: DEMO_CLUSTER, attempt: 3, notBefore: '2099-01-01T00:00:00Z', source: 'sweep', serverIps: ['127.0.0.1'] });
+    expect(answer.status).toBe(400);
+    expect(answer.body.errors?.map((e) => e.path).sort()).toEqual(['event.attempt', 'event.notBefore', 'event.serverIps[0]', 'event.source']);
+  });
+});
+
+describe('serverIps outside the target never reach the pool', () => {
+  it('accepted at the edge (inject cannot know discovery), written never: retried, then dead-lettered untrusted_server_ips', async () => {
+    const answer = await inject({ target: DEMO_CLUSTER, source: 'instance-replacement', serverIps: ['6.6.6.6'] });
+    expect(answer.status).toBe(202);
+    const eventId = answer.body.eventId as string;
+    await idle();
+    // Every attempt ran (the backend was created from discovery on the first), then the dead letter.
+    const mine = deliveries.filter((d) => d.body.includes(eventId)).map((d) => JSON.parse(d.answer ?? '{}') as { outcome: string; attempt: number; reason?: string });
+    expect(mine.map((a) => a.outcome)).toEqual([...Array<string>(MAX_ATTEMPTS - 1).fill('retry_scheduled'), 'dead_lettered']);
+    expect(mine.map((a) => a.attempt)).toEqual([0, 1, 2]);
+    expect(mine.at(-1)?.reason).toBe('untrusted_server_ips');
+    const records = await stack.drainDeadLetters();
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ reason: 'untrusted_server_ips', eventId, attempt: MAX_ATTEMPTS - 1, error: { code: 'untrusted_server_ips' } });
+    expect(records[0]?.error.hint).toMatch(/never written/);
+    // The evidence: no write ever held the address, and the pool is discovery's.
+    expect(writtenPools().length).toBeGreaterThan(0);
+    for (const pool of writtenPools()) expect(pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    const state = stack.emulator.dumpState() as { lbs: { id: string; backends: { pool: string[] }[] }[] };
+    expect(state.lbs.find((lb) => lb.id === DEMO_LB_ID)?.backends[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+  });
+});
+
+describe('the reconcile refuses what the queue brings, at once and without an API call', () => {
+  const direct = async (event: Record<string, unknown>) => {
+    stack.emulator.resetCalls();
+    await stack.events.send(stack.reconcileQueueUrl, JSON.stringify({ version: 1, source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString(), ...event }));
+    await idle();
+    const records = await stack.drainDeadLetters();
+    expect(stack.emulator.calls()).toEqual([]);
+    return records;
+  };
+
+  it('a notBefore in 2099 (further than any retry is scheduled): dead-lettered invalid_event, not held nor re-enqueued', async () => {
+    const before = deliveries.length;
+    const records = await direct({ id: 'evt-2099', notBefore: '2099-01-01T00:00:00Z', attempt: 1 });
+    expect(records).toEqual([expect.objectContaining({ reason: 'invalid_event', eventId: 'evt-2099', attempt: 1 })] as DeadLetterRecord[]);
+    expect(records[0]?.error.fieldErrors?.map((e) => e.path)).toEqual(['event.notBefore']);
+    expect(deliveries.length - before).toBe(1); // one delivery, no re-enqueue
+  });
+
+  it('a loopback or metadata address in serverIps: dead-lettered invalid_event naming the field', async () => {
+    const records = await direct({ id: 'evt-loopback', serverIps: ['51.15.100.11', '169.254.42.42'] });
+    expect(records).toEqual([expect.objectContaining({ reason: 'invalid_event' })]);
+    expect(records[0]?.error.fieldErrors?.map((e) => e.path)).toEqual(['event.serverIps[1]']);
+  });
+});
