@@ -45,18 +45,17 @@ export interface BackendView {
 
 /** Why each address would be added or removed: which server it is, or that no selected server has it. */
 export function poolChanges(added: readonly string[], removed: readonly string[], pool: DiscoveredPool | undefined): PoolChange[] {
-  const fromEvent = pool?.source === 'event';
   const serverOf = new Map((pool?.members ?? []).map((m) => [m.ip, m.server]));
   return [
     ...added.map((ip): PoolChange => ({
       ip,
       change: 'add',
-      why: fromEvent ? 'in the pool the event gives' : `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
+      why: `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
     })),
     ...removed.map((ip): PoolChange => ({
       ip,
       change: 'remove',
-      why: fromEvent ? 'not in the pool the event gives' : "no server carrying the target's tags has this address",
+      why: "no server carrying the target's tags has this address",
     })),
   ];
 }
