@@ -56,14 +56,15 @@ describe('dispose', () => {
     expect(dispose({ ...event, attempt: 3 }, result({ error }), policy, now, () => 0.5)).toMatchObject({ kind: 'retry', next: { attempt: 4 } });
     expect(dispose({ ...event, attempt: 4 }, result({ error }), policy, now)).toMatchObject({ kind: 'dead_letter', reason: 'untrusted_server_ips' });
   });
-  it('a server reset hint is honoured above the cap, up to 15 minutes: no retry is scheduled past the horizon the reconcile accepts', () => {
+  it('a server reset hint is honoured above the cap, up to 15 minutes, with the draw on top: no retry is scheduled past the horizon the reconcile accepts', () => {
     const hinted = (ms: number) => dispose(event, result({ error: new LbSyncError('rate_limited', 'x', { retryAfterMs: ms }) }), policy, now, () => 0.9);
-    expect(hinted(120_000)).toMatchObject({ kind: 'retry', delayMs: 120_000 }); // above the 60 s cap
+    const draw = Math.floor(0.9 * Math.min(policy.capMs, policy.baseMs)); // attempt 0
+    expect(hinted(120_000)).toMatchObject({ kind: 'retry', delayMs: 120_000 + draw }); // above the 60 s cap
     const capped = hinted(3_600_000);
-    expect(capped).toMatchObject({ kind: 'retry', delayMs: MAX_SERVER_HINT_MS });
+    expect(capped).toMatchObject({ kind: 'retry', delayMs: MAX_SERVER_HINT_MS + draw });
     const next = (capped as { next: LbSyncEvent }).next;
     expect(notBeforeBeyondHorizon(next.notBefore, now, policy.capMs)).toBeUndefined();
-    expect(notBeforeBeyondHorizon(new Date(now.getTime() + MAX_SERVER_HINT_MS + 10_000).toISOString(), now, policy.capMs)?.fieldErrors?.[0]?.path).toBe('event.notBefore');
+    expect(notBeforeBeyondHorizon(new Date(now.getTime() + policy.capMs + MAX_SERVER_HINT_MS + 10_000).toISOString(), now, policy.capMs)?.fieldErrors?.[0]?.path).toBe('event.notBefore');
     expect(notBeforeBeyondHorizon('2099-01-01T00:00:00Z', now, policy.capMs)?.code).toBe('invalid_event');
   });
 });
