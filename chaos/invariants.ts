@@ -1,7 +1,7 @@
 /**
  * The end-of-run invariants that judge the system's state, as pure checks returning violations:
- * - converged: every target's backend exists once and its pool is the control-plane public IPs of the
- *   emulator's current state;
+ * - converged: every target's backend exists once and its pool is the public IPs of the emulator's running,
+ *   role-tagged control planes (stopped, stopping, untagged and address-less ones are out);
  * - no backend name duplicated at the end;
  * - no bad pool write at any moment: every pool write in the emulator's history (DeleteBackend aside) is
  *   non-empty and holds only IPs that, at the time of the write, were or had been control-plane IPs of
@@ -9,6 +9,8 @@
  *   the servers, then writes; a replacement landing between the two makes its write one step stale, which
  *   the next event corrects. A worker IP, another cluster's IP, an IP of a server not yet created, or an
  *   empty pool is a bad write;
+ * - no unsafe shrink: no pool write removed more serving members than maxUnavailable, or left none passing
+ *   (judged by the write's own record of the LB's health checks and the servers' states, see judgeShrink);
  * - no retry storm: API calls <= API_CALLS_PER_EVENT x events, deliveries <= DELIVERIES_PER_EVENT x events;
  * - the reconcile queue is empty.
  * (That every event got a final answer is accounting.ts.)
@@ -23,8 +25,10 @@ export const DELIVERIES_PER_EVENT = 6;
 /** The part of the emulator's state dump the convergence check reads. */
 export interface EmulatorStateDump {
   lbs: { id: string; backends: { name: string; pool: string[] }[] }[];
-  servers: { tags: string[]; public_ips: { address: string }[] }[];
+  servers: { tags: string[]; state: string; public_ips: { address: string }[] }[];
 }
+
+const OUT_OF_POOL_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
 
 export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { converged: number; dupBackends: number; violations: string[] } {
   const violations: string[] = [];
@@ -35,10 +39,10 @@ export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { conv
     const backends = lb?.backends.filter((b) => b.name === BACKEND) ?? [];
     dupBackends += Math.max(0, backends.length - 1);
     const wanted = state.servers
-      .filter((s) => s.tags.includes(`noprefix=kops.k8s.io/cluster=${c.name}`) && s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane'))
+      .filter((s) => s.tags.includes(`noprefix=kops.k8s.io/cluster=${c.name}`) && s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane') && !OUT_OF_POOL_STATES.has(s.state))
       .flatMap((s) => s.public_ips.map((ip) => ip.address))
       .sort();
-    const model = c.controlPlane.map((s) => s.ip).sort();
+    const model = fleet.desiredPool(c);
     if (JSON.stringify(wanted) !== JSON.stringify(model)) violations.push(`${c.name}: emulator servers ${wanted.join(',')} differ from the chaos model ${model.join(',')}`);
     const pool = [...(backends[0]?.pool ?? [])].sort();
     if (backends.length === 1 && JSON.stringify(pool) === JSON.stringify(wanted)) converged += 1;
@@ -97,6 +101,19 @@ export function judgeShrink(write: Pick<PoolWrite, 'pool' | 'poolBefore' | 'heal
     return `removed ${removedServing.join(', ')} and left no passing member`;
   }
   return undefined;
+}
+
+/** Every pool write judged by judgeShrink. */
+export function checkShrinks(history: readonly PoolWrite[], maxUnavailable: number): { unsafeShrinks: number; samples: string[]; violations: string[] } {
+  const samples: string[] = [];
+  let unsafeShrinks = 0;
+  for (const write of history) {
+    const problem = judgeShrink(write, maxUnavailable);
+    if (!problem) continue;
+    unsafeShrinks += 1;
+    if (samples.length < 10) samples.push(`#${write.seq} ${write.operation} ${write.lbId} [${write.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`);
+  }
+  return { unsafeShrinks, samples, violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [] };
 }
 
 export function checkRetryStorm(counts: { events: number; apiCalls: number; deliveries: number }): { apiCallBound: number; deliveryBound: number; violations: string[] } {

@@ -14,7 +14,7 @@ describe('chaos (CI size)', () => {
     expect(buildSchedule(createPrng(SEED + 1), { seed: SEED + 1, events: 60, targets: 4 }).hash).not.toBe(a.hash);
   });
 
-  it('60 events over 4 targets under faults: converged, nothing lost, no duplicate, no bad pool write, no storm', async () => {
+  it('60 events over 4 targets under faults: converged before any sweep, nothing lost, every answer backed, no unsafe write', async () => {
     const report = await runChaos({ seed: SEED, events: 60, targets: 4, idleTimeoutMs: 30_000 });
     const line = summaryLine(report);
     expect(report.violations, line).toEqual([]);
@@ -24,9 +24,13 @@ describe('chaos (CI size)', () => {
     expect(report.lost).toBe(0);
     expect(report.dupBackends).toBe(0);
     expect(report.badPoolWrites).toBe(0);
+    expect(report.unsafeShrinks).toBe(0);
+    expect(report.unbackedAnswers).toBe(0);
+    expect(report.backedAnswers).toBe((report.outcomes.applied ?? 0) + (report.outcomes.noop ?? 0) + (report.outcomes.dead_lettered ?? 0) - report.destroyedByDriver);
     expect(report.queueEmpty).toBe(true);
     expect(report.apiCalls).toBeLessThanOrEqual(report.apiCallBound);
     expect(report.ok).toBe(true);
-    expect(line).toMatch(/^chaos: seed=20261129 events=\d+ faults=\d+ converged=4\/4 lost=0 dup_backends=0 bad_pool_writes=0 api_calls=\d+$/);
-  }, 60_000);
+    expect(line).toMatch(/^chaos: seed=20261129 events=\d+ faults=\d+ converged=4\/4 lost=0 dup_backends=0 bad_pool_writes=0 unsafe_shrinks=0 unbacked_answers=0 api_calls=\d+$/);
+  }, 90_000);
+
 });
