@@ -116,7 +116,9 @@ function judgeEnding(item: ProducedEvent, allowRetriesExhausted: boolean, overta
       return ['untrusted_server_ips', 'retries_exhausted', 'permanent_error'].includes(item.reason ?? '') ? undefined : `asserted addresses outside the target, dead-lettered ${item.reason}`;
     case 'valid':
       if (!dead || item.reason === 'permanent_error' || (allowRetriesExhausted && item.reason === 'retries_exhausted')) return undefined;
-      if (overtaken && item.reason === 'untrusted_server_ips') return undefined;
+      // Its asserted address left before discovery could confirm it: the event is retried until it runs out, and
+      // ends untrusted_server_ips, or retries_exhausted when a fault hit its last attempt.
+      if (overtaken && (item.reason === 'untrusted_server_ips' || item.reason === 'retries_exhausted')) return undefined;
       return `a valid event was dead-lettered (${item.reason})`;
   }
 }

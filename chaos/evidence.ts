@@ -2,7 +2,8 @@
  * Answers checked against evidence, not taken at their word. Every final answer of the reconcile function is
  * matched with what independently shows it happened:
  * - `applied`: a write the emulator answered 2xx, made for that event (the User-Agent of every call made for an
- *   event ends in ` event/<id>`, and the emulator's call log keeps it) while that delivery was under way;
+ *   event ends in ` event/<id>`, and the emulator's call log keeps it) while that delivery was under way; or a
+ *   DeleteBackend of a duplicate answered 404, which the reconciler counts as done (another reconcile removed it);
  * - `noop`: the reads that prove the pool was in sync, made for that event during that delivery: the LB
  *   (ListLbs or GetLb), its backends (ListBackends) and the servers (ListServers), each answered 2xx;
  * - `dead_lettered`: its record (by recordId) in the dead-letter queue.
@@ -42,6 +43,8 @@ export function eventOfCall(call: Pick<CallRecord, 'userAgent'>): string | undef
 }
 
 const ok = (call: CallRecord) => call.status >= 200 && call.status < 300;
+/** A write the API took, or a duplicate's deletion that found it gone already (done, for the reconciler). */
+const wrote = (call: CallRecord) => call.write && (ok(call) || (call.operation === 'DeleteBackend' && call.status === 404));
 
 export function checkEvidence(input: EvidenceInput): EvidenceReport {
   const callsByEvent = new Map<string, CallRecord[]>();
@@ -56,7 +59,12 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
   const report: EvidenceReport = { backed: 0, unbacked: 0, unbackedSamples: [], destroyedByDriver: 0 };
   const unbacked = (a: RecordedAnswer, why: string) => {
     report.unbacked += 1;
-    if (report.unbackedSamples.length < 10) report.unbackedSamples.push(`${answerKey(a) ?? '?'}: answered ${a.answer?.outcome} ${why}`);
+    if (report.unbackedSamples.length >= 10) return;
+    // What there was, to tell a lie from a timing slip: the calls made for that event, relative to the delivery.
+    const made = (callsByEvent.get(a.answer?.eventId ?? '') ?? [])
+      .map((c) => `${c.operation}@${c.at - a.startedAt}ms:${c.status}${used.has(c.seq) ? '(used)' : ''}`)
+      .join(' ');
+    report.unbackedSamples.push(`${answerKey(a) ?? '?'}: answered ${a.answer?.outcome} ${why} [delivery 0..${a.at - a.startedAt} ms; calls for it: ${made || 'none'}]`);
   };
   /** An unused call for this event, during this delivery, that `fits`; marked used. */
   const take = (a: RecordedAnswer, id: string, fits: (c: CallRecord) => boolean): CallRecord | undefined => {
@@ -70,7 +78,7 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
     const outcome = a.answer?.outcome;
     const id = a.answer?.eventId;
     if (outcome === 'applied') {
-      if (id && take(a, id, (c) => c.write && ok(c))) report.backed += 1;
+      if (id && take(a, id, wrote)) report.backed += 1;
       else unbacked(a, 'with no write made for it (User-Agent event/<id>) while it ran');
     } else if (outcome === 'noop') {
       const missing = NOOP_PROOF.filter((ops) => !(id && take(a, id, (c) => !c.write && ok(c) && ops.includes(c.operation))));
