@@ -30,13 +30,13 @@ export { ZONE };
 export const REQUEST_TIMEOUT_MS = 500;
 
 /**
- * The queue and retry settings a run uses. ci: room to recover from every fault (10 receives, 20 attempts), so
+ * The queue and retry settings a run uses. ci: room to recover from every fault (10 receives, 16 attempts), so
  * any dead letter of a valid event but a permanent error is a violation. production: the deployed defaults
  * (maxReceiveCount 4, LBSYNC_MAX_ATTEMPTS 8), under which the schedule's lb_stuck and crash faults really end in
  * retries_exhausted and queue_redrive.
  */
 export const PROFILES = {
-  ci: { maxReceiveCount: 10, maxAttempts: 20 },
+  ci: { maxReceiveCount: 10, maxAttempts: 16 },
   production: { maxReceiveCount: 4, maxAttempts: 8 },
 } as const;
 export type Profile = keyof typeof PROFILES;
