@@ -6,12 +6,15 @@ import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { measureApiCalls } from './api-calls';
 import { measureBundleSize } from './bundle-size';
+import { measureCliStart } from './cli-start';
 import { measureColdStart } from './cold-start';
+import { computeCost } from './cost';
 import { measureConvergence } from './convergence';
 import { measurePerEvent } from './per-event';
 import { jsonSummary, renderReport, type Measurements } from './report';
 import { measureRss } from './rss';
-import { buildDist, prepareOut } from './support/bundles';
+import { measureSequential } from './sequential';
+import { buildDist, buildForDefaultHeap, prepareOut } from './support/bundles';
 import { measureSweepScale } from './sweep-scale';
 
 function parseArgs(argv: string[]): { quick: boolean; json?: string } {
@@ -23,8 +26,8 @@ function parseArgs(argv: string[]): { quick: boolean; json?: string } {
 }
 
 const PLAN = {
-  full: { coldRuns: 7, perEvent: 1000, burst: 200, sweepReconcileUpTo: 1000, convergenceRuns: 5 },
-  quick: { coldRuns: 3, perEvent: 200, burst: 100, sweepReconcileUpTo: 100, convergenceRuns: 1 },
+  full: { coldRuns: 7, perEvent: 1000, burst: 200, sweepReconcileUpTo: 1000, convergenceRuns: 5, sequential: 1000, unbounded: true, cliRuns: 7 },
+  quick: { coldRuns: 3, perEvent: 200, burst: 100, sweepReconcileUpTo: 100, convergenceRuns: 1, sequential: 100, unbounded: false, cliRuns: 3 },
 };
 
 async function main(): Promise<void> {
@@ -47,6 +50,9 @@ async function main(): Promise<void> {
   const perEvent = await step('per-event overhead', () => measurePerEvent(plan.perEvent));
   const rss = await step('peak RSS', () => measureRss(plan.burst, 10));
   const sweep = await step('sweep scale', () => measureSweepScale([10, 100, 1000], plan.sweepReconcileUpTo));
+  const sequential = await step(`memory per instance (${plan.sequential} events of each kind, one at a time${plan.unbounded ? '; and with V8\'s default heap' : ''})`, () =>
+    measureSequential(plan.sequential, plan.unbounded ? { compare: { execArgv: [], handler: buildForDefaultHeap() } } : {}));
+  const cli = await step(`CLI start (N=${plan.cliRuns})`, () => measureCliStart(plan.cliRuns));
   // Last: the local stack sets this process' environment and loads the bundles in-process.
   const convergence = await step('convergence', () => measureConvergence(plan.convergenceRuns));
 
@@ -57,6 +63,7 @@ async function main(): Promise<void> {
       durationS: Math.round((performance.now() - started) / 1000),
     },
     apiCalls, bundle, coldStart, perEvent, rss, sweep, convergence,
+    platform: { sequential, cli, cost: computeCost(sequential.rows, apiCalls) },
   };
   process.stdout.write(`${renderReport(measurements)}\n`);
   if (args.json) {

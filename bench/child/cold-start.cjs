@@ -2,7 +2,7 @@
 // argv: <handler path>; env BENCH_EVENT holds the platform event (JSON).
 'use strict';
 const requireStart = performance.now();
-const { handle } = require(process.argv[2]);
+const { handle, codeCache } = require(process.argv[2]);
 const required = performance.now();
 const event = JSON.parse(process.env.BENCH_EVENT);
 
@@ -22,6 +22,7 @@ handle(event, { functionName: 'bench', memoryLimitInMb: 128 }).then(
         nodeModulesLoaded: fromNodeModules.length,
         sqsInRequireCache: fromNodeModules.some((p) => p.includes('@aws-sdk')),
         sqsMarker: globalThis.__lbsyncBenchSqsLoaded === true,
+        codeCache: codeCache ?? 'none',
         maxRssMB: process.resourceUsage().maxRSS / 1024,
       },
       () => process.exit(0),

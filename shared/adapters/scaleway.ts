@@ -4,6 +4,7 @@ import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedServer } from '../model';
 import { normalisePool } from '../pool';
+import { createHttpTransport, type OutgoingRequest } from './http-transport';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -45,7 +46,6 @@ export interface ScalewayGateway {
 }
 
 const PAGE_SIZE = 100;
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 const ID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const LOCALITY_SEGMENT = /\/(zones|regions)\/[a-z0-9-]+/g;
 
@@ -143,28 +143,15 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
   const timeoutMs = settings.requestTimeoutMs ?? 10_000;
-  const countingFetch: typeof fetch = async (input, init) => {
-    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    const url = input instanceof Request ? input.url : String(input);
+  const transport = createHttpTransport({ timeoutMs });
+  // The SDK hands over a built Request (its own `new Request`, an HttpRequest in the bundles) and no init.
+  const countingFetch = async (request: OutgoingRequest) => {
+    const method = request.method.toUpperCase();
     if (method === 'GET') count.reads += 1;
     else count.writes += 1;
-    const key = operationKey(method, url);
+    const key = operationKey(method, request.url);
     count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
-    // A timer cleared as soon as the answer is in, rather than AbortSignal.timeout(), whose timers
-    // (and what they hold) live on for the full timeout after every request.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
-    const onCallerAbort = () => controller.abort(init?.signal?.reason);
-    init?.signal?.addEventListener('abort', onCallerAbort, { once: true });
-    try {
-      const response = await fetch(input, { ...init, signal: controller.signal });
-      // The body is read by the SDK after we return; keep the timer until then.
-      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    } finally {
-      clearTimeout(timer);
-      init?.signal?.removeEventListener('abort', onCallerAbort);
-    }
+    return transport(request);
   };
   const client = createAdvancedClient(
     withProfile({
@@ -174,7 +161,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
       ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
     }),
-    withHTTPClient(countingFetch),
+    withHTTPClient(countingFetch as unknown as typeof fetch),
     withDefaultPageSize(PAGE_SIZE),
   );
   const lb = new Lbv1.ZonedAPI(client);
