@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBenchWorld } from './support/bench-world';
-import { buildMarked, buildUnbundled, DEPLOYED_NODE_FLAGS, distBundle, distHandler, FUNCTION_NAMES, markedHandler, REPO, unbundledHandler, type FunctionName } from './support/bundles';
+import { buildMarked, buildUnbundled, DEPLOYED_NODE_FLAGS, distBundle, FUNCTION_NODE, distHandler, FUNCTION_NAMES, markedHandler, REPO, unbundledHandler, type FunctionName } from './support/bundles';
 import { runChild } from './support/child';
 import { buildFleet, clusterName } from './support/fleet';
 import { expectedAnswer, platformEvent } from './support/platform-events';
@@ -68,7 +68,7 @@ const CHILD = join(REPO, 'bench/child/cold-start.cjs');
 function bareNode(): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...DEPLOYED_NODE_FLAGS, '-e', '0'], { stdio: 'ignore' });
+    const child = spawn(FUNCTION_NODE, [...DEPLOYED_NODE_FLAGS, '-e', '0'], { stdio: 'ignore' });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`node -e 0 exited ${code}`))));
   });

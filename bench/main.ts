@@ -2,6 +2,7 @@
  * `npm run bench [-- --quick] [-- --json [file]]`: measures scw-lb-sync side by side with kOps' call pattern
  * and prints one table. --quick is the CI smoke mode (smaller N, same measurements).
  */
+import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { measureApiCalls } from './api-calls';
@@ -14,8 +15,13 @@ import { measurePerEvent } from './per-event';
 import { jsonSummary, renderReport, type Measurements } from './report';
 import { measureRss } from './rss';
 import { measureSequential } from './sequential';
-import { buildDist, buildForDefaultHeap, prepareOut } from './support/bundles';
+import { buildDist, buildForDefaultHeap, FUNCTION_NODE, prepareOut } from './support/bundles';
 import { measureSweepScale } from './sweep-scale';
+
+/** The node running the functions (LBSYNC_CODE_CACHE_NODE, else this one). */
+function functionsNodeVersion(): string {
+  return FUNCTION_NODE === process.execPath ? process.version : execFileSync(FUNCTION_NODE, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+}
 
 function parseArgs(argv: string[]): { quick: boolean; json?: string } {
   const quick = argv.includes('--quick');
@@ -58,7 +64,7 @@ async function main(): Promise<void> {
 
   const measurements: Measurements = {
     machine: {
-      cpu: cpus()[0]?.model.trim() ?? 'unknown', cores: cpus().length, node: process.version,
+      cpu: cpus()[0]?.model.trim() ?? 'unknown', cores: cpus().length, node: process.version, functionsNode: functionsNodeVersion(),
       date: new Date().toISOString(), mode: args.quick ? 'quick' : 'full',
       durationS: Math.round((performance.now() - started) / 1000),
     },

@@ -9,7 +9,7 @@ import type { RssRow } from './rss';
 import type { SweepRow } from './sweep-scale';
 
 export interface Measurements {
-  machine: { cpu: string; cores: number; node: string; date: string; mode: 'quick' | 'full'; durationS?: number };
+  machine: { cpu: string; cores: number; node: string; functionsNode?: string; date: string; mode: 'quick' | 'full'; durationS?: number };
   apiCalls: ApiCallsResult;
   bundle: BundleSizeResult;
   coldStart: ColdStartResult;
@@ -37,7 +37,7 @@ function table(rows: string[][]): string {
 export function renderReport(m: Measurements): string {
   const out: string[] = [];
   const section = (title: string) => out.push('', `== ${title}`);
-  out.push(`scw-lb-sync bench (${m.machine.mode}) — ${m.machine.date} — ${m.machine.cpu}, ${m.machine.cores} cores, node ${m.machine.node}`);
+  out.push(`scw-lb-sync bench (${m.machine.mode}) — ${m.machine.date} — ${m.machine.cpu}, ${m.machine.cores} cores, node ${m.machine.node}${m.machine.functionsNode && m.machine.functionsNode !== m.machine.node ? ` (functions on node ${m.machine.functionsNode})` : ''}`);
 
   section('1. Scaleway API calls per reconcile (emulator call log; kOps = LBBackend.Find + RenderScw replayed with the JS SDK)');
   out.push(table([

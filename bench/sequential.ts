@@ -7,7 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startBenchWorld, type BenchWorld } from './support/bench-world';
-import { DEPLOYED_NODE_FLAGS, distHandler, FUNCTION_NAMES, REPO } from './support/bundles';
+import { DEPLOYED_NODE_FLAGS, distHandler, FUNCTION_NAMES, FUNCTION_NODE, REPO } from './support/bundles';
 import { FLEET, scenariosFor, type Scenario } from './support/scenarios';
 import { round } from './support/stats';
 
@@ -84,6 +84,7 @@ function startInstance(handler: string, env: Record<string, string>, execArgv: s
     const child: ChildProcess = fork(SERVE, [handler], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       execArgv,
+      execPath: FUNCTION_NODE,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     let stderr = '';

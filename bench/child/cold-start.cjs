@@ -1,6 +1,8 @@
 // A fresh node process: require one function's handler, answer one event, report timings over IPC.
 // argv: <handler path>; env BENCH_EVENT holds the platform event (JSON).
 'use strict';
+// The platform's runtime serves HTTP: node:http (and net, stream) is loaded before it requires a handler.
+require('node:http');
 const requireStart = performance.now();
 const { handle, codeCache } = require(process.argv[2]);
 const required = performance.now();

@@ -20,6 +20,11 @@ export const OUT = join(REPO, 'bench/.out');
 export const distHandler = (name: FunctionName) => join(REPO, `dist/${name}/handler.js`);
 /** The self-contained bundle itself (its size is the deployed code size). */
 export const distBundle = (name: FunctionName) => join(REPO, `dist/${name}/bundle.js`);
+/**
+ * The node that runs the functions in the bench: the one their code cache is made for (scripts/build.mjs),
+ * so `LBSYNC_CODE_CACHE_NODE=/path/to/node22 npm run bench` measures them on the runtime's Node version.
+ */
+export const FUNCTION_NODE = process.env.LBSYNC_CODE_CACHE_NODE || process.execPath;
 /** The node flags the functions are deployed with (serverless.yml NODE_OPTIONS); every bench child runs with them. */
 export const DEPLOYED_NODE_FLAGS = (FUNCTION_NODE_OPTIONS as string).split(' ').filter(Boolean);
 export const unbundledHandler = (name: FunctionName) => join(OUT, `unbundled/${name}/handler.cjs`);
@@ -77,7 +82,7 @@ export function buildForDefaultHeap(): (name: FunctionName) => string {
   writeFileSync(join(root, 'package.json'), '{"type":"commonjs"}\n');
   for (const name of FUNCTION_NAMES) {
     cpSync(join(REPO, 'dist', name), join(root, name), { recursive: true });
-    execFileSync(process.execPath, [join(root, name, 'handler.js'), '--write-code-cache'], { env: { PATH: process.env.PATH ?? '' } });
+    execFileSync(FUNCTION_NODE, [join(root, name, 'handler.js'), '--write-code-cache'], { env: { PATH: process.env.PATH ?? '' } });
   }
   return (name) => join(root, name, 'handler.js');
 }

@@ -1,6 +1,6 @@
 /** Runs a bench child process (plain node, fresh) and returns the one message it sends over IPC. */
 import { fork } from 'node:child_process';
-import { DEPLOYED_NODE_FLAGS } from './bundles';
+import { DEPLOYED_NODE_FLAGS, FUNCTION_NODE } from './bundles';
 
 export interface ChildRun<T> {
   result: T;
@@ -14,6 +14,7 @@ export function runChild<T>(script: string, args: string[], env: Record<string, 
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       // As deployed (the code cache is accepted only under the flags it was made with).
       execArgv: options.execArgv ?? DEPLOYED_NODE_FLAGS,
+      execPath: FUNCTION_NODE,
       // The functions log to stdout: discard it; keep stderr for failures.
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
