@@ -95,6 +95,15 @@ describe('reconcile bundle, as deployed, against the emulator and the local queu
   });
 });
 
+describe('what the function bundles leave out', () => {
+  it.each(['reconcile', 'inject', 'sweep'])('%s: no AWS default credential chain (static SQS keys only), no pino worker transports', (name) => {
+    const bundle = readFileSync(join(ROOT, 'dist', name, 'bundle.js'), 'utf8');
+    for (const chainMarker of ['AWS_CONTAINER_CREDENTIALS_FULL_URI', 'credential_process', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'sso_session']) expect(bundle).not.toContain(chainMarker);
+    expect(bundle).toContain('the bundles carry no AWS default credential chain');
+    expect(bundle).toContain('pino transports are not bundled');
+  });
+});
+
 describe('code-cache loader', () => {
   let dir: string;
   const token = 'inject-token-0123456789abcdef';
