@@ -15,6 +15,7 @@ const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
 interface Validation {
   ok: boolean;
   errors: string[];
+  warnings: string[];
   deployerEnv: string[];
   resolved: {
     provider: { env: Record<string, string> };
@@ -90,6 +91,14 @@ describe('serverless.yml as committed', () => {
     const result = validate(committed);
     expect(result.errors).toEqual([]);
     expect(result.deployerEnv).toEqual(expect.arrayContaining(['LBSYNC_TARGETS', 'RECONCILE_QUEUE_URL', 'LBSYNC_SCW_SECRET_KEY', 'INJECT_TOKEN']));
+  });
+
+  it('warns when the code cache was made by another Node than the runtime (the functions would start without it)', () => {
+    const major = Number(process.versions.node.split('.')[0]);
+    const [same, other] = validateAll([mutated((c) => { c.provider.runtime = `node${major}`; }), mutated((c) => { c.provider.runtime = `node${major === 22 ? 20 : 22}`; })]);
+    expect(same!.warnings).toEqual([]);
+    expect(other!.ok).toBe(true);
+    expect(other!.warnings).toEqual(expect.arrayContaining([expect.stringContaining(`dist/reconcile: the V8 code cache was made by Node ${process.version}`)]));
   });
 
   it('sizes every function for the 128 MB tier, with the node options the code cache is made under', () => {
