@@ -122,7 +122,8 @@ async function main() {
       process.stdout.write(result.ok ? `${name}: valid\n` : `${name}: ${result.errors.length} problem(s)\n`);
     });
   }
-  process.exit(results.every((r) => r.ok) ? 0 : 1);
+  // exitCode, not exit(): a large --json answer written to a pipe must be flushed before the process ends.
+  process.exitCode = results.every((r) => r.ok) ? 0 : 1;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main();
