@@ -25,9 +25,10 @@ async function sizeOf(fn: FunctionName, change: (o: BuildOptions) => BuildOption
 
 export async function measureBundleSize(): Promise<BundleSizeResult> {
   const variants: [string, (o: BuildOptions) => BuildOptions][] = [
-    ['before (CommonJS builds, whole zod)', (o) => ({ ...o, mainFields: undefined, plugins: [] })],
-    ['+ prefer ESM builds (mainFields)', (o) => ({ ...o, plugins: [] })],
-    ['+ zod namespace import (shipped)', (o) => o],
+    ['before (CommonJS builds)', (o) => ({ ...o, mainFields: undefined, plugins: [], alias: {} })],
+    ['+ prefer ESM builds (mainFields), zod namespace import', (o) => ({ ...o, plugins: [], alias: {} })],
+    ['+ no AWS default credential chain, no pino transports', (o) => ({ ...o, plugins: [] })],
+    ['+ Scaleway SDK on node:http, no undici (shipped)', (o) => o],
     ['  (not minified, for reference)', (o) => ({ ...o, minify: false })],
   ];
   const sized: BundleVariant[] = [];

@@ -1,8 +1,13 @@
-/** 2. Cold start: fresh node process -> first answered event, bundled (dist/) vs our code over node_modules. */
+/**
+ * 2. Cold start: fresh node process -> first answered event, bundled (dist/) vs our code over node_modules, and
+ * the bundle's load next to node's own start: `node -e 0` (spawn to exit) in the same run, alternated, with
+ * the node flags the functions are deployed with (which the code cache is made for).
+ */
+import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBenchWorld } from './support/bench-world';
-import { buildMarked, buildUnbundled, distHandler, FUNCTION_NAMES, markedHandler, REPO, unbundledHandler, type FunctionName } from './support/bundles';
+import { buildMarked, buildUnbundled, DEPLOYED_NODE_FLAGS, distBundle, FUNCTION_NODE, distHandler, FUNCTION_NAMES, markedHandler, REPO, unbundledHandler, type FunctionName } from './support/bundles';
 import { runChild } from './support/child';
 import { buildFleet, clusterName } from './support/fleet';
 import { expectedAnswer, platformEvent } from './support/platform-events';
@@ -18,6 +23,7 @@ interface ChildReport {
   nodeModulesLoaded: number;
   sqsInRequireCache: boolean;
   sqsMarker: boolean;
+  codeCache: string;
 }
 
 export interface ColdStartRow {
@@ -33,6 +39,16 @@ export interface ColdStartRow {
   unbundledRequireMs: number;
   unbundledModules: number;
   bundleBytes: number;
+  /** `node -e 0`, spawn to exit, median over the runs of this function. */
+  bareNodeMs: number;
+  /** require() of the deployed handler (bundle + code cache), median. */
+  requireMs: number;
+  /** First handle() of a no-op after the require, median. */
+  firstHandleMs: number;
+  /** requireMs / bareNodeMs: target <= 1. */
+  loadVsBootRatio: number;
+  /** What the code-cache loader did: accepted | rejected | other-v8 | missing. */
+  codeCache: string;
 }
 
 export interface ColdStartResult {
@@ -47,6 +63,16 @@ export interface ColdStartResult {
 }
 
 const CHILD = join(REPO, 'bench/child/cold-start.cjs');
+
+/** Wall time of `node <deployed flags> -e 0`, from spawn to exit. */
+function bareNode(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(FUNCTION_NODE, [...DEPLOYED_NODE_FLAGS, '-e', '0'], { stdio: 'ignore' });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(performance.now() - started) : reject(new Error(`node -e 0 exited ${code}`))));
+  });
+}
 
 export async function measureColdStart(runs: number): Promise<ColdStartResult> {
   const { seed, targets } = buildFleet({ clusters: 1, inSync: true });
@@ -65,10 +91,13 @@ export async function measureColdStart(runs: number): Promise<ColdStartResult> {
     for (const fn of FUNCTION_NAMES) {
       const bundled: ChildReport[] = [];
       const unbundled: ChildReport[] = [];
-      // One warm-up of each (page cache), then alternate so drift on a shared machine hits both alike.
+      const bare: number[] = [];
+      // One warm-up of each (page cache), then alternate so drift on a shared machine hits all alike.
+      await bareNode();
       await once(fn, distHandler(fn));
       await once(fn, unbundledHandler(fn));
       for (let i = 0; i < runs; i += 1) {
+        bare.push(await bareNode());
         bundled.push(await once(fn, distHandler(fn)));
         unbundled.push(await once(fn, unbundledHandler(fn)));
       }
@@ -85,7 +114,12 @@ export async function measureColdStart(runs: number): Promise<ColdStartResult> {
         bundledRequireMs: round(median(bundled.map((r) => r.requireMs))),
         unbundledRequireMs: round(median(unbundled.map((r) => r.requireMs))),
         unbundledModules: Math.max(...unbundled.map((r) => r.nodeModulesLoaded)),
-        bundleBytes: statSync(distHandler(fn)).size,
+        bundleBytes: statSync(distBundle(fn)).size,
+        bareNodeMs: round(median(bare)),
+        requireMs: round(median(bundled.map((r) => r.requireMs))),
+        firstHandleMs: round(median(bundled.map((r) => r.handleMs))),
+        loadVsBootRatio: round(median(bundled.map((r) => r.requireMs)) / median(bare), 2),
+        codeCache: [...new Set(bundled.map((r) => r.codeCache))].join('/'),
       });
     }
     const markedReconcile = await once('reconcile', markedHandler('reconcile'));

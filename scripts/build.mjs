@@ -1,16 +1,64 @@
-// Bundles each function into one self-contained, minified file: dist/<name>/handler.js,
-// exporting handle(event, context) as the Scaleway Node runtime expects.
+// `npm run build`: one self-contained, minified bundle per function, and the `lbsync` CLI bundle.
+//   dist/<name>/bundle.js         the function's code and every dependency, exporting handle(event, context)
+//   dist/<name>/handler.js        what the platform loads (handler: dist/<name>/handler.handle): bundle.js with
+//                                 the V8 code cache below when the runtime's V8 made it (scripts/code-cache/)
+//   dist/<name>/bundle.cache      V8 code cache of bundle.js (+ bundle.cache.json: the node and V8 that made it)
+//   dist-cli/lbsync.cjs           the CLI (bin/lbsync.mjs loads it), with its own code cache
+// The code cache is made by the node running the build, or by LBSYNC_CODE_CACHE_NODE (a path to another node
+// binary, e.g. the runtime's major version); a runtime with another V8 loads the bundle without it.
 // `npm run bench` imports bundleOptions() to measure exactly what gets deployed.
 import { build } from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { FUNCTION_NODE_OPTIONS } from './function-sizing.mjs';
 
-export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const FUNCTIONS_DIR = join(ROOT, 'functions');
+const LOADER = join(ROOT, 'scripts/code-cache/loader.cjs');
+
+/** Every functions/<name>/handler.ts is a function: adding one needs no list to be kept in step. */
+export const FUNCTIONS = readdirSync(FUNCTIONS_DIR, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && existsSync(join(FUNCTIONS_DIR, entry.name, 'handler.ts')))
+  .map((entry) => entry.name)
+  .sort();
+
+/**
+ * The Scaleway SDK uses the fetch API's globals (fetch, Request, Headers). Node's are undici: touching one
+ * loads it (~45 ms, ~8 MB) and its client compiles a WebAssembly parser (~25 MB transient). In the bundles
+ * the SDK's references are bound to shared/adapters/sdk-fetch-globals.ts (plain classes sent with node:http).
+ */
+const SDK_FETCH_GLOBALS = ['fetch', 'Request', 'Headers', 'Response'];
+const SDK_FETCH_MODULE = join(ROOT, 'shared/adapters/sdk-fetch-globals.ts');
+const scalewaySdkOnNodeHttp = {
+  name: 'scaleway-sdk-on-node-http',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@scaleway[\\/]sdk-client[\\/]dist[\\/].*\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      // Free references only: not a property (.fetch), an object key (fetch:) or part of a longer name.
+      const used = SDK_FETCH_GLOBALS.filter((name) => new RegExp(`(?<![\\w$.])${name}(?![\\w$:])`).test(source.replace(/(["'`]).*?\1/g, '""')));
+      if (used.length === 0) return undefined;
+      return { contents: `import { ${used.join(', ')} } from ${JSON.stringify(SDK_FETCH_MODULE)};\n${source}`, loader: 'js', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+/**
+ * Modules the bundles never run, left out: the AWS SDK's default credential chain (the functions pass static
+ * Scaleway Queues keys, so it is never consulted; it brings STS/SSO clients, INI/process/IMDS providers) and
+ * pino's worker-thread transports (the logger writes to a stream in this thread).
+ */
+const NEVER_RUN = {
+  '@aws-sdk/credential-provider-node': join(ROOT, 'shared/adapters/static-credentials-only.ts'),
+  'thread-stream': join(ROOT, 'shared/no-log-transports.cjs'),
+};
 
 /** The esbuild options for one function's bundle. */
-export function bundleOptions(name, outfile = `dist/${name}/handler.js`) {
+export function bundleOptions(name, outfile = `dist/${name}/bundle.js`) {
   return {
-    entryPoints: [`functions/${name}/handler.ts`],
+    entryPoints: [join(FUNCTIONS_DIR, name, 'handler.ts')],
     outfile,
     bundle: true,
     minify: true,
@@ -21,7 +69,12 @@ export function bundleOptions(name, outfile = `dist/${name}/handler.js`) {
     // Prefer packages' ESM builds (the AWS SDK's dist-es): esbuild can tree-shake ESM, not CommonJS.
     // Still one file: ESM inputs are converted into the CommonJS bundle.
     mainFields: ['module', 'main'],
+    // import('node:http') and the like as require(): the bundle is compiled with its code cache by vm.Script,
+    // which has no dynamic-import loader, and CommonJS needs none for Node's own modules.
+    supported: { 'dynamic-import': false },
     // Our sources import zod as `import * as z`: a named `{ z }` import would pull in all of zod (~350 KiB more).
+    alias: NEVER_RUN,
+    plugins: [scalewaySdkOnNodeHttp],
     sourcemap: false,
     legalComments: 'none',
     metafile: true,
@@ -29,23 +82,86 @@ export function bundleOptions(name, outfile = `dist/${name}/handler.js`) {
   };
 }
 
-async function bundle(name) {
-  const result = await build(bundleOptions(name));
+/**
+ * `import.meta.url` of our own sources, in a CommonJS bundle: the source file's URL, found from the bundle's
+ * place in the clone (the CLI bundle is used where it is built), e.g. the emulator's demo seed.
+ */
+function sourceUrlsFrom(outdir) {
+  return {
+    name: 'import-meta-url-of-source',
+    setup(b) {
+      b.onLoad({ filter: /\.ts$/ }, (args) => {
+        if (args.path.includes('node_modules')) return undefined;
+        const source = readFileSync(args.path, 'utf8');
+        if (!source.includes('import.meta.url')) return undefined;
+        const fromBundle = JSON.stringify(relative(outdir, args.path));
+        const url = `require('node:url').pathToFileURL(require('node:path').join(__dirname, ${fromBundle})).href`;
+        return { contents: source.replaceAll('import.meta.url', url), loader: 'ts' };
+      });
+    },
+  };
+}
+
+/** The CLI: one bundle for `lbsync`. */
+export function cliBundleOptions(outfile = join(ROOT, 'dist-cli/bundle.js')) {
+  const base = bundleOptions('cli', outfile);
+  return { ...base, entryPoints: [join(ROOT, 'cli/main.ts')], plugins: [...base.plugins, sourceUrlsFrom(dirname(outfile))] };
+}
+
+const run = promisify(execFile);
+
+/**
+ * Runs the bundle's start-up in the node, with the node options, that will load it, and saves V8's code.
+ * V8 accepts the cache only under the same V8 version and flags.
+ */
+async function writeCodeCache(loader, nodeOptions, node) {
+  await run(node, [...nodeOptions.split(' ').filter(Boolean), loader, '--write-code-cache'], {
+    env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+  });
+}
+
+async function bundleFunction(name) {
+  const dir = join(ROOT, 'dist', name);
+  const result = await build(bundleOptions(name, join(dir, 'bundle.js')));
+  copyFileSync(LOADER, join(dir, 'handler.js'));
+  // For the functions' runtime: LBSYNC_CODE_CACHE_NODE names its node when the build runs another version.
+  await writeCodeCache(join(dir, 'handler.js'), FUNCTION_NODE_OPTIONS, process.env.LBSYNC_CODE_CACHE_NODE || process.execPath);
   const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
   return { name, bytes };
 }
 
-export async function buildAll({ quiet = false } = {}) {
-  mkdirSync('dist', { recursive: true });
-  // The repo is "type": "module"; the bundles are CommonJS.
-  writeFileSync('dist/package.json', `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
-  const results = await Promise.all(FUNCTIONS.map(bundle));
+async function bundleCli() {
+  const dir = join(ROOT, 'dist-cli');
+  const result = await build(cliBundleOptions(join(dir, 'bundle.js')));
+  copyFileSync(LOADER, join(dir, 'lbsync.cjs'));
+  // For the node running this build, which runs the CLI too.
+  await writeCodeCache(join(dir, 'lbsync.cjs'), '', process.execPath);
+  const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
+  return { name: 'cli', bytes };
+}
+
+/** Builds the function bundles and the CLI bundle (`parts` narrows it: `--only cli` for `npm run lbsync`). */
+export async function buildAll({ quiet = false, parts = ['functions', 'cli'] } = {}) {
+  for (const dir of ['dist', 'dist-cli']) {
+    mkdirSync(join(ROOT, dir), { recursive: true });
+    // The repo is "type": "module"; the bundles are CommonJS.
+    writeFileSync(join(ROOT, dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
+  }
+  const results = parts.includes('functions') ? await Promise.all(FUNCTIONS.map(bundleFunction)) : [];
+  const cli = parts.includes('cli') ? [await bundleCli()] : [];
   if (!quiet) {
-    for (const { name, bytes } of results) console.log(`dist/${name}/handler.js  ${(bytes / 1024).toFixed(1)} KiB`);
+    for (const { name, bytes } of results) console.log(`dist/${name}/bundle.js  ${(bytes / 1024).toFixed(1)} KiB`);
+    for (const { bytes } of cli) console.log(`dist-cli/bundle.js  ${(bytes / 1024).toFixed(1)} KiB`);
   }
   return results;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  await buildAll({ quiet: process.argv.includes('--quiet') });
+  const only = process.argv.indexOf('--only');
+  const parts = only === -1 ? undefined : [process.argv[only + 1]];
+  if (parts && !['functions', 'cli'].includes(parts[0])) {
+    console.error('usage: node scripts/build.mjs [--quiet] [--only functions|cli]');
+    process.exit(64);
+  }
+  await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }) });
 }

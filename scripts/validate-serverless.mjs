@@ -22,6 +22,7 @@ import { runPluginValidation } from './serverless-check/plugin.mjs';
 import { redactSecrets } from './serverless-check/redact.mjs';
 import { createReport } from './serverless-check/report.mjs';
 import { loadServerlessConfig } from './serverless-check/resolve.mjs';
+import { checkCodeCache } from './serverless-check/rules/code-cache.mjs';
 import { checkEnvironment } from './serverless-check/rules/environment.mjs';
 import { checkFunctionSettings } from './serverless-check/rules/function-settings.mjs';
 import { checkFunctionList, checkPackage, checkProvider } from './serverless-check/rules/service.mjs';
@@ -34,6 +35,7 @@ export { cronProblems } from './serverless-check/rules/cron.mjs';
  * @typedef {object} Validation
  * @property {boolean} ok
  * @property {string[]} errors
+ * @property {string[]} warnings      what does not stop a deploy (a code cache the runtime will not use)
  * @property {string} plugin          what the plugin's own validation did
  * @property {string[]} deployerEnv   the ${env:...} names this environment leaves unset
  * @property {string[]} bundleEnv     the names the built bundles read
@@ -73,6 +75,7 @@ export async function validateServerlessConfig({ configPath, root, env = process
   return {
     ok: errors.length === 0,
     errors,
+    warnings: checkCodeCache(FUNCTIONS.filter((n) => functions[n]), provider.runtime, root),
     plugin,
     deployerEnv: [...unset.keys()],
     bundleEnv: [...bundleNames].sort(),
@@ -112,13 +115,15 @@ async function main() {
   } else {
     results.forEach((result, i) => {
       for (const error of result.errors) process.stdout.write(`error  ${error}\n`);
+      for (const warning of result.warnings) process.stdout.write(`warn   ${warning}\n`);
       process.stdout.write(`plugin: ${result.plugin}\n`);
       if (result.deployerEnv.length > 0) process.stdout.write(`set at deploy time: ${result.deployerEnv.join(' ')}\n`);
       const name = values.config[i];
       process.stdout.write(result.ok ? `${name}: valid\n` : `${name}: ${result.errors.length} problem(s)\n`);
     });
   }
-  process.exit(results.every((r) => r.ok) ? 0 : 1);
+  // exitCode, not exit(): a large --json answer written to a pipe must be flushed before the process ends.
+  process.exitCode = results.every((r) => r.ok) ? 0 : 1;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) await main();

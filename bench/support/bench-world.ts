@@ -57,7 +57,8 @@ export async function startBenchWorld(options: { seed: EmulatorSeed; withQueue?:
       SCW_ACCESS_KEY: ACCESS_KEY,
       SCW_SECRET_KEY: SECRET_KEY,
       SCW_DEFAULT_PROJECT_ID: PROJECT_ID,
-      SCW_DEFAULT_ORGANIZATION_ID: PROJECT_ID, // the fleet seed's organization (the watch function reads Audit Trail per organization)
+      // The fleet's organization (a cron function reading Audit Trail needs it).
+      SCW_DEFAULT_ORGANIZATION_ID: PROJECT_ID,
       SCW_DEFAULT_ZONE: ZONE,
       SCW_API_URL: emulator.url,
       ...(queue && {

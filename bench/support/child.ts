@@ -1,5 +1,6 @@
 /** Runs a bench child process (plain node, fresh) and returns the one message it sends over IPC. */
 import { fork } from 'node:child_process';
+import { DEPLOYED_NODE_FLAGS, FUNCTION_NODE } from './bundles';
 
 export interface ChildRun<T> {
   result: T;
@@ -11,7 +12,9 @@ export function runChild<T>(script: string, args: string[], env: Record<string, 
   return new Promise((resolve, reject) => {
     const child = fork(script, args, {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
-      execArgv: options.execArgv ?? [],
+      // As deployed (the code cache is accepted only under the flags it was made with).
+      execArgv: options.execArgv ?? DEPLOYED_NODE_FLAGS,
+      execPath: FUNCTION_NODE,
       // The functions log to stdout: discard it; keep stderr for failures.
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });

@@ -1,7 +1,9 @@
 // The functions, the variables their bundles read and where each belongs, and the scan of the
 // built bundles for the names our code reads.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+
+import { FUNCTION_NODE_OPTIONS } from '../function-sizing.mjs';
 
 /** DESIGN §4 "Functions": one bundle per function, dist/<name>/handler.js exporting handle. */
 export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
@@ -13,6 +15,7 @@ export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
  * @property {boolean} [secret]            a credential: deployed under "secret"
  * @property {boolean} [eitherKind]        may be deployed under "env" or "secret"
  * @property {string} [forbidden]          must not be deployed, and why
+ * @property {string} [exactly]            read by node itself, not the bundles: must be this value
  */
 
 /**
@@ -57,6 +60,8 @@ export const ENV_CATALOG = {
   // reconcile's own timeout and the margin it keeps for the hand-off (rules/timing.mjs checks the first equals `timeout`).
   LBSYNC_FUNCTION_TIMEOUT_MS: { in: ['reconcile'] },
   LBSYNC_DEADLINE_MARGIN_MS: { in: ['reconcile'] },
+  // Read by node: the heap bound the bench measures and the code cache is made under (scripts/function-sizing.mjs).
+  NODE_OPTIONS: { in: ALL, required: true, exactly: FUNCTION_NODE_OPTIONS },
   LBSYNC_CONFIG: { forbidden: 'names a file, and only dist/** is shipped: give the targets in LBSYNC_TARGETS' },
   LBSYNC_INJECT_INSECURE: { forbidden: 'turns off the inject token check; it is for the local stack only' },
 };
@@ -76,10 +81,13 @@ export const TIMING_DEFAULTS = {
 export function namesReadByBundles(root) {
   const names = new Set();
   for (const name of FUNCTIONS) {
-    const file = join(root, 'dist', name, 'handler.js');
-    if (!existsSync(file)) continue;
-    for (const match of readFileSync(file, 'utf8').matchAll(OUR_NAMES)) {
-      names.add(match[0].startsWith('SCW_') ? `LBSYNC_${match[0]}` : match[0]);
+    const dir = join(root, 'dist', name);
+    if (!existsSync(dir)) continue;
+    // handler.js (the code-cache loader) and bundle.js (the code).
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+      for (const match of readFileSync(join(dir, file), 'utf8').matchAll(OUR_NAMES)) {
+        names.add(match[0].startsWith('SCW_') ? `LBSYNC_${match[0]}` : match[0]);
+      }
     }
   }
   return names;

@@ -7,6 +7,8 @@ import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, Observed
 import { normalisePool } from '../pool';
 import { userAgentFor } from '../user-agent';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
+import { HttpResponse } from './http-messages';
+import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -56,7 +58,6 @@ export interface ScalewayGateway {
 }
 
 const PAGE_SIZE = 100;
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 const ID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const LOCALITY_SEGMENT = /\/(zones|regions)\/[a-z0-9-]+/g;
 
@@ -181,38 +182,30 @@ function scrubbedError(error: unknown, scrub: (text: string) => string): unknown
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
   const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
-  // An API error may echo what it was sent (the key among it): error bodies and fetch failures are
+  const transport = createHttpTransport({ timeoutMs: requestTimeoutMs });
+  // An API error may echo what it was sent (the key among it): error bodies and transport failures are
   // scrubbed here, before the SDK builds an error message from them.
   const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
-  const countingFetch: typeof fetch = async (input, init) => {
+  // The SDK hands over a built Request (its own `new Request`, an HttpRequest in the bundles) and no init.
+  const countingFetch = async (request: OutgoingRequest) => {
     // No time left in the invocation: the request is not made (nor counted); the event is retried.
     const left = settings.remainingMs?.();
     const timeoutMs = left === undefined ? requestTimeoutMs : Math.min(requestTimeoutMs, left);
-    if (timeoutMs <= 0) throw new DOMException('no time left in this invocation', 'TimeoutError');
-    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
-    const url = input instanceof Request ? input.url : String(input);
+    if (timeoutMs <= 0) throw timeoutError('no time left in this invocation');
+    const method = request.method.toUpperCase();
     if (method === 'GET') count.reads += 1;
     else count.writes += 1;
-    const key = operationKey(method, url);
+    const key = operationKey(method, request.url);
     count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
-    // A timer cleared as soon as the answer is in, rather than AbortSignal.timeout(), whose timers
-    // (and what they hold) live on for the full timeout after every request.
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
-    const onCallerAbort = () => controller.abort(init?.signal?.reason);
-    init?.signal?.addEventListener('abort', onCallerAbort, { once: true });
+    let response: HttpResponse;
     try {
-      const response = await fetch(input, { ...init, signal: controller.signal });
-      // The body is read by the SDK after we return; keep the timer until then.
-      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      const safeBody = body !== null && response.status >= 400 ? scrubber.text(Buffer.from(body).toString('utf8')) : body;
-      return new Response(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
+      response = await transport(request, { timeoutMs });
     } catch (error) {
       throw scrubbedError(error, scrubber.text);
-    } finally {
-      clearTimeout(timer);
-      init?.signal?.removeEventListener('abort', onCallerAbort);
     }
+    if (response.status < 400 || response.body === null) return response;
+    const safeBody = scrubber.text(response.body.toString('utf8'));
+    return new HttpResponse(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   const client = createAdvancedClient(
     withProfile({
@@ -222,7 +215,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
       ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
     }),
-    withHTTPClient(countingFetch),
+    withHTTPClient(countingFetch as unknown as typeof fetch),
     withDefaultPageSize(PAGE_SIZE),
     // Audit Trail records it: the watcher ignores the writes that carry it (our own). The event id lets the
     // API's own logs (and the chaos run, through the emulator's call log) tie each call to its event.

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import { LbSyncError, validationError } from '../errors';
 import { backendIpSchema } from './backend-address';
@@ -34,7 +33,8 @@ export type LbSyncEvent = z.output<typeof eventSchema>;
 export type LbSyncEventInput = z.input<typeof eventSchema>;
 
 export function newEventId(): string {
-  return `evt-${randomUUID()}`;
+  // The global Web Crypto, loaded on first use: importing node:crypto would load it on every cold start.
+  return `evt-${crypto.randomUUID()}`;
 }
 
 /** Validates an already-decoded event; throws invalid_event naming every bad field. */

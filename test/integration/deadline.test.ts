@@ -152,7 +152,7 @@ describe('the invocation deadline', () => {
 
   it('without a deadline problem nothing changes: a whole reconcile within the budget is applied', async () => {
     await world.stop();
-    // No pending window: the fake clock's waits take no real time, so a real-time window would race them.
+    // No pending window: the fake clock's polls take no real time, so a real-time window could outlast them.
     world = await startWorld({ instancePendingMs: 0 });
     const clock = fakeClock();
     const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '60000' });

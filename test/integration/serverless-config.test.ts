@@ -16,6 +16,7 @@ const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
 interface Validation {
   ok: boolean;
   errors: string[];
+  warnings: string[];
   deployerEnv: string[];
   resolved: {
     provider: { env: Record<string, string> };
@@ -96,6 +97,21 @@ describe('serverless.yml as committed', () => {
     expect(result.deployerEnv).toEqual(expect.arrayContaining(['LBSYNC_TARGETS', 'RECONCILE_QUEUE_URL', 'LBSYNC_SCW_SECRET_KEY', 'INJECT_TOKEN']));
   });
 
+  it('warns when the code cache was made by another Node than the runtime (the functions would start without it)', () => {
+    const major = Number(process.versions.node.split('.')[0]);
+    const [same, other] = validateAll([mutated((c) => { c.provider.runtime = `node${major}`; }), mutated((c) => { c.provider.runtime = `node${major === 22 ? 20 : 22}`; })]);
+    expect(same!.warnings).toEqual([]);
+    expect(other!.ok).toBe(true);
+    expect(other!.warnings).toEqual(expect.arrayContaining([expect.stringContaining(`dist/reconcile: the V8 code cache was made by Node ${process.version}`)]));
+  });
+
+  it('sizes every function for the 128 MB tier, with the node options the code cache is made under', () => {
+    const config = parse(committed) as Config;
+    expect(Object.values(config.functions).map((f) => f.memoryLimit)).toEqual(Object.keys(config.functions).map(() => 128));
+    const manifest = JSON.parse(readFileSync(join(root, 'dist', 'reconcile', 'bundle.cache.json'), 'utf8')) as { flags: string };
+    expect(manifest.flags).toBe(config.provider.env.NODE_OPTIONS);
+  });
+
   it('passes the pre-deploy check once the deployer environment is complete, and the functions accept what it gives them', () => {
     const result = validate(committed, deployEnv, ['--require-env']);
     expect(result.errors).toEqual([]);
@@ -135,6 +151,9 @@ describe('serverless.yml broken', () => {
     ['a public inject', (c) => { c.functions.inject!.privacy = 'public'; }, 'functions.inject.privacy must be "private"'],
     ['a runtime name the platform does not have', (c) => { c.provider.runtime = 'nodejs22'; }, 'provider.runtime "nodejs22"'],
     ['a memory size that is not a tier', (c) => { c.functions.reconcile!.memoryLimit = 200; }, 'not a Scaleway memory tier'],
+    ['a function above the tier the bench measured', (c) => { c.functions.reconcile!.memoryLimit = 256; }, 'functions.reconcile.memoryLimit is 256 MB; every function is sized for 128 MB'],
+    ['node options other than the code cache was made under', (c) => { c.provider.env.NODE_OPTIONS = '--max-old-space-size=64'; }, 'provider.env.NODE_OPTIONS must be "--max-semi-space-size=1 --max-old-space-size=64"'],
+    ['no node options', (c) => { delete c.provider.env.NODE_OPTIONS; }, 'NODE_OPTIONS is required'],
     ['a credential as a plain variable', (c) => { c.provider.env.SQS_SECRET_ACCESS_KEY = '${env:SQS_SECRET_ACCESS_KEY}'; delete c.provider.secret.SQS_SECRET_ACCESS_KEY; }, 'a credential; move it under "secret"'],
     ['the LB credential on every function', (c) => { c.provider.secret.LBSYNC_SCW_SECRET_KEY = '${env:LBSYNC_SCW_SECRET_KEY}'; }, 'only reconcile, watch needs it'],
     ['no watch function', (c) => { delete c.functions.watch; }, 'functions: missing watch'],

@@ -59,6 +59,9 @@ function checkVariable(where, kind, key, value, report) {
     report.error(`${at}: must not be deployed: ${entry.forbidden}`);
     return;
   }
+  if (entry.exactly !== undefined && value !== entry.exactly) {
+    report.error(`${at} must be "${entry.exactly}" (scripts/function-sizing.mjs): the V8 code cache is made under these node options and V8 turns it down under others; npm run bench measures the 128 MB tier with them`);
+  }
   if (entry.secret && kind === 'env') report.error(`${at}: a credential; move it under "secret"`);
   if (!entry.secret && !entry.eitherKind && kind === 'secret') report.error(`${at}: not a credential; keep it under "env" so it shows in the console`);
   if (entry.in !== ALL && where === 'provider') report.error(`${at}: only ${entry.in.join(', ')} needs it; set it on that function, not the namespace`);
@@ -73,8 +76,8 @@ function checkCatalogMatchesBundles(bundleNames, report) {
     if (!ENV_CATALOG[key]) report.error(`the bundles read ${key}, which neither serverless.yml nor this check's catalog knows: provide it and add it to ENV_CATALOG`);
   }
   if (bundleNames.size > 0) {
-    for (const key of Object.keys(ENV_CATALOG)) {
-      if (!bundleNames.has(key)) report.error(`ENV_CATALOG lists ${key}, which no bundle reads any more`);
+    for (const [key, entry] of Object.entries(ENV_CATALOG)) {
+      if (entry.exactly === undefined && !bundleNames.has(key)) report.error(`ENV_CATALOG lists ${key}, which no bundle reads any more`);
     }
   }
 }

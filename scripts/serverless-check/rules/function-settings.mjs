@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { FUNCTION_MEMORY_MB } from '../../function-sizing.mjs';
 import { MAX_SCALE, MEMORY_TIERS, NODE_RUNTIMES } from '../scaleway-limits.mjs';
 
 /** @typedef {import('../report.mjs').Report} Report */
@@ -21,6 +22,9 @@ export function checkFunctionSettings(name, fn, root, report) {
   // inject or sweep would let anyone fill the queue. Triggers invoke private functions.
   if (fn.privacy !== 'private') report.error(`${where}.privacy must be "private" (got ${JSON.stringify(fn.privacy)})`);
   if (!MEMORY_TIERS.includes(fn.memoryLimit)) report.error(`${where}.memoryLimit ${JSON.stringify(fn.memoryLimit)} is not a Scaleway memory tier (${MEMORY_TIERS.join(', ')} MB)`);
+  else if (fn.memoryLimit !== FUNCTION_MEMORY_MB) {
+    report.error(`${where}.memoryLimit is ${fn.memoryLimit} MB; every function is sized for ${FUNCTION_MEMORY_MB} MB (scripts/function-sizing.mjs: npm run bench measures each under 96 MB there, and a bigger tier bills more GB-s for memory nothing uses)`);
+  }
   const timeout = /^(\d+)s$/.exec(String(fn.timeout ?? ''));
   if (!timeout || Number(timeout[1]) < 1) report.error(`${where}.timeout must be a whole number of seconds like "60s" (got ${JSON.stringify(fn.timeout)})`);
   const { minScale, maxScale } = fn;

@@ -1,0 +1,110 @@
+/**
+ * The kinds of event each function gets on the platform, as HTTP requests its instance serves one after
+ * another. One list: a function found in functions/<name>/handler.ts runs the scenarios named here for it,
+ * or, when it has none, the cron tick (a `{}` POST answered 2xx), so a new cron function is measured as is.
+ * A function that needs its own events gets an entry in SCENARIOS.
+ */
+import type { BenchWorld } from './bench-world';
+import { INJECT_TOKEN } from './bench-world';
+import { buildFleet, clusterName, newControlPlane, type Cluster } from './fleet';
+import { reconcileMessage } from './platform-events';
+
+/** Clusters of the bench world the scenarios share; the sweep's targets are the first SWEEP_TARGETS. */
+export const SWEEP_TARGETS = 100;
+export const FLEET = () => buildFleet({ clusters: SWEEP_TARGETS, inSync: true });
+type Fleet = ReturnType<typeof FLEET>;
+
+/** Which cluster each reconcile scenario works on, so they never disturb each other. */
+const NOOP = 0;
+const WRITE = 1;
+const BUSY = 2;
+
+export interface ScenarioRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface Scenario {
+  fn: string;
+  kind: string;
+  /** Its key in the bench JSON (cost.per1M.<key>). */
+  key: string;
+  /** Delivered by the queue trigger: the event itself is one queue message. */
+  fromQueue?: boolean;
+  /** How many targets the function's configuration holds (the first N clusters of the fleet). */
+  targets: number;
+  /** Extra environment for the function process. */
+  env?: Record<string, string>;
+  /** Once, before the first event (the emulator state this kind of event needs). */
+  setup?: (world: BenchWorld, fleet: Fleet) => void;
+  /** The i-th request (and whatever the world must change first for it to be this kind of event). */
+  request: (i: number, world: BenchWorld, fleet: Fleet) => ScenarioRequest;
+  /** What a correct answer is; anything else stops the bench (a failing run is never measured as a pass). */
+  expect: (status: number, body: string) => boolean;
+}
+
+const json = { 'content-type': 'application/json' };
+const outcome = (status: number, body: string) => (status === 200 ? (JSON.parse(body) as { outcome?: string }).outcome : undefined);
+const cluster = (fleet: Fleet, i: number) => fleet.clusters[i] as Cluster;
+/** A reconcile that meets an LB in a transient state retries at once instead of waiting inside the invocation. */
+const NO_TRANSIENT_WAIT = { LBSYNC_TRANSIENT_WAIT_MS: '0' };
+const MAX_ATTEMPTS = 8;
+
+function reconcileEvent(target: string, attempt = 0): ScenarioRequest {
+  const event = JSON.parse(reconcileMessage(target)) as Record<string, unknown>;
+  return { headers: json, body: JSON.stringify({ ...event, attempt }) };
+}
+
+export const SCENARIOS: Scenario[] = [
+  {
+    fn: 'reconcile', kind: 'noop', key: 'reconcileNoop', fromQueue: true, targets: 4,
+    request: () => reconcileEvent(clusterName(NOOP)),
+    expect: (status, body) => outcome(status, body) === 'noop',
+  },
+  {
+    fn: 'reconcile', kind: 'write', key: 'reconcileWrite', fromQueue: true, targets: 4,
+    // An instance replacement before each event: one SetBackendServers per event.
+    request: (i, world, fleet) => {
+      const c = cluster(fleet, WRITE);
+      const slot = i % c.controlPlaneIds.length;
+      const id = `0000abcd-0000-4000-8000-${String(i).padStart(12, '0')}`;
+      world.emulator.replaceServer(c.controlPlaneIds[slot] as string, { ...newControlPlane(c, `51.99.${Math.floor(i / 250) % 250}.${(i % 250) + 1}`, `w${i}`), id });
+      c.controlPlaneIds[slot] = id;
+      return reconcileEvent(clusterName(WRITE));
+    },
+    expect: (status, body) => outcome(status, body) === 'applied',
+  },
+  {
+    fn: 'reconcile', kind: 'retry', key: 'reconcileRetry', fromQueue: true, targets: 4, env: NO_TRANSIENT_WAIT,
+    setup: (world, fleet) => world.emulator.setLbStatus(cluster(fleet, BUSY).lbId, 'migrating'),
+    request: () => reconcileEvent(clusterName(BUSY)),
+    expect: (status, body) => outcome(status, body) === 'retry_scheduled',
+  },
+  {
+    fn: 'reconcile', kind: 'dead letter', key: 'reconcileDeadLetter', fromQueue: true, targets: 4, env: NO_TRANSIENT_WAIT,
+    // The last attempt meets the LB still busy: retries exhausted, the event goes to the dead-letter queue.
+    setup: (world, fleet) => world.emulator.setLbStatus(cluster(fleet, BUSY).lbId, 'migrating'),
+    request: () => reconcileEvent(clusterName(BUSY), MAX_ATTEMPTS - 1),
+    expect: (status, body) => outcome(status, body) === 'dead_lettered',
+  },
+  {
+    fn: 'inject', kind: 'inject', key: 'inject', targets: 4,
+    request: () => ({ headers: { ...json, authorization: `Bearer ${INJECT_TOKEN}` }, body: JSON.stringify({ target: clusterName(NOOP) }) }),
+    expect: (status) => status === 202,
+  },
+  {
+    fn: 'sweep', kind: `sweep of ${SWEEP_TARGETS} targets`, key: `sweep${SWEEP_TARGETS}`, targets: SWEEP_TARGETS,
+    request: () => ({ headers: json, body: '{}' }),
+    expect: (status, body) => status === 200 && (JSON.parse(body) as { enqueued?: number }).enqueued === SWEEP_TARGETS,
+  },
+];
+
+/** A cron function without its own entry: its tick, with the fleet's targets. */
+export function cronTick(fn: string): Scenario {
+  return { fn, kind: 'cron tick', key: fn, targets: 4, request: () => ({ headers: json, body: '{}' }), expect: (status) => status >= 200 && status < 300 };
+}
+
+export function scenariosFor(fn: string): Scenario[] {
+  const own = SCENARIOS.filter((s) => s.fn === fn);
+  return own.length > 0 ? own : [cronTick(fn)];
+}
