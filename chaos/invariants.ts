@@ -15,7 +15,7 @@
  * - the reconcile queue is empty.
  * (That every event got a final answer is accounting.ts.)
  */
-import type { PoolWrite } from '../emulator';
+import type { CallRecord, PoolWrite } from '../emulator';
 import { BACKEND, type Fleet } from './fleet';
 
 /** Per event: ~3 reads + at most a few writes and readiness polls per attempt, a few attempts under chaos. */
@@ -103,17 +103,39 @@ export function judgeShrink(write: Pick<PoolWrite, 'pool' | 'poolBefore' | 'heal
   return undefined;
 }
 
-/** Every pool write judged by judgeShrink. */
-export function checkShrinks(history: readonly PoolWrite[], maxUnavailable: number): { unsafeShrinks: number; samples: string[]; violations: string[] } {
+/**
+ * Every pool write judged by judgeShrink, against the pool as it stood when the write was sent: the writer decided
+ * on what it had read, and a write the API commits later (after other writes, or after its client gave up: the
+ * slow_commit fault) cannot be judged on a pool its writer could not have known. Such late commits are counted
+ * apart. The earliest write of the same backend committed at or after the sending holds the pool (and the LB's
+ * health of it) as it was then.
+ */
+export function checkShrinks(
+  history: readonly PoolWrite[],
+  calls: readonly Pick<CallRecord, 'seq' | 'at' | 'status'>[],
+  maxUnavailable: number,
+): { unsafeShrinks: number; samples: string[]; lateCommits: number; violations: string[] } {
+  const bySeq = new Map(calls.map((c) => [c.seq, c]));
   const samples: string[] = [];
   let unsafeShrinks = 0;
-  for (const write of history) {
-    const problem = judgeShrink(write, maxUnavailable);
-    if (!problem) continue;
+  let lateCommits = 0;
+  history.forEach((write, index) => {
+    const call = bySeq.get(write.seq);
+    if (call?.status === 0) lateCommits += 1;
+    const sentAt = call?.at ?? write.at;
+    const reference = history.slice(0, index + 1).find((w) => w.backendId === write.backendId && w.at >= sentAt) ?? write;
+    const asSent = {
+      ...write,
+      poolBefore: reference.poolBefore,
+      health: { ...reference.health, ...write.health },
+      serverStates: { ...reference.serverStates, ...write.serverStates },
+    };
+    const problem = judgeShrink(asSent, maxUnavailable);
+    if (!problem) return;
     unsafeShrinks += 1;
-    if (samples.length < 10) samples.push(`#${write.seq} ${write.operation} ${write.lbId} [${write.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`);
-  }
-  return { unsafeShrinks, samples, violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [] };
+    if (samples.length < 10) samples.push(`#${write.seq} ${write.operation} ${write.lbId} [${asSent.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`);
+  });
+  return { unsafeShrinks, samples, lateCommits, violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [] };
 }
 
 export function checkRetryStorm(counts: { events: number; apiCalls: number; deliveries: number }): { apiCallBound: number; deliveryBound: number; violations: string[] } {

@@ -27,7 +27,9 @@ The summary line:
   dup_backends      backends carrying a managed name twice at the end
   bad_pool_writes   pool writes (emulator history) that were empty or held an address that was never a
                     control plane of that cluster
-  unsafe_shrinks    pool writes that removed more serving members than maxUnavailable (1), or left none passing
+  unsafe_shrinks    pool writes that removed more serving members than maxUnavailable (1), or left none passing,
+                    judged against the pool as it stood when the write was sent (a write the API commits
+                    after its client gave up is judged as sent)
   unbacked_answers  final answers without their evidence: applied without a write made for that event,
                     noop without the reads that prove it, dead_lettered without its record in the queue
   api_calls         calls the emulator answered (bounded by ${API_CALLS_PER_EVENT} per event; deliveries by ${DELIVERIES_PER_EVENT})
@@ -76,7 +78,7 @@ try {
   console.log(`faults: ${faults}; hand-off failures seen: ${report.handoffFailures}${report.destroyedByDriver ? ` (${report.destroyedByDriver} dead letter(s) went with the deleted DLQ)` : ''}`);
   console.log(`answers: ${Object.entries(report.outcomes).map(([k, v]) => `${k}=${v}`).join(' ')}; backed by evidence: ${report.backedAnswers}, unbacked: ${report.unbackedAnswers}`);
   console.log(`dead letters: ${Object.entries(report.deadLetterReasons).map(([k, v]) => `${k}=${v}`).join(' ') || 'none'}; refused at inject: ${report.refusedAtInject}`);
-  console.log(`pool writes: ${report.poolWrites}, bad: ${report.badPoolWrites}, unsafe shrinks: ${report.unsafeShrinks}`);
+  console.log(`pool writes: ${report.poolWrites}, bad: ${report.badPoolWrites}, unsafe shrinks: ${report.unsafeShrinks}, committed after the client gave up: ${report.lateCommits}`);
   console.log(`api calls: ${report.apiCalls} (bound ${report.apiCallBound} = ${API_CALLS_PER_EVENT}/event); deliveries: ${report.deliveries} (bound ${report.deliveryBound} = ${DELIVERIES_PER_EVENT}/event); queue empty: ${report.queueEmpty}`);
   for (const v of report.violations) console.log(`VIOLATION: ${v}`);
   console.log(summaryLine(report));

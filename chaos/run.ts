@@ -83,9 +83,11 @@ export interface ChaosReport {
   dupBackends: number;
   badPoolWrites: number;
   badPoolWriteSamples: string[];
-  /** Pool writes that removed more serving members than maxUnavailable, or left none passing. */
+  /** Pool writes that removed more serving members than maxUnavailable, or left none passing (as sent). */
   unsafeShrinks: number;
   unsafeShrinkSamples: string[];
+  /** Pool writes the API committed after their client had given up (judged as sent). */
+  lateCommits: number;
   /** Final answers without the evidence that backs them (evidence.ts). */
   unbackedAnswers: number;
   unbackedSamples: string[];
@@ -222,7 +224,7 @@ async function collectReport({ options, profile, scheduleHash, steps, started, s
   const queue = checkQueueEmpty(await stack.events.attributes(stack.reconcileQueueUrl));
   const history = stack.emulator.history();
   const poolWrites = checkPoolWrites(fleet, history);
-  const shrinks = checkShrinks(history, MAX_UNAVAILABLE);
+  const shrinks = checkShrinks(history, calls, MAX_UNAVAILABLE);
   const apiCalls = calls.length;
   const deliveries = recorder.answers.length;
   const storm = checkRetryStorm({ events: accounting.events, apiCalls, deliveries });
@@ -259,6 +261,7 @@ async function collectReport({ options, profile, scheduleHash, steps, started, s
     badPoolWriteSamples: poolWrites.badPoolWriteSamples,
     unsafeShrinks: shrinks.unsafeShrinks,
     unsafeShrinkSamples: shrinks.samples,
+    lateCommits: shrinks.lateCommits,
     unbackedAnswers: evidence.unbacked,
     unbackedSamples: evidence.unbackedSamples,
     backedAnswers: evidence.backed,

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { CallRecord } from '../../emulator';
 import type { RecordedAnswer } from '../../chaos/answer-recorder';
 import { checkEvidence, eventOfCall } from '../../chaos/evidence';
-import { judgeShrink } from '../../chaos/invariants';
+import { checkShrinks, judgeShrink } from '../../chaos/invariants';
+import type { PoolWrite } from '../../emulator';
 import type { DeadLetterRecord } from '../../shared/dead-letter';
 
 let seq = 0;
@@ -68,5 +69,25 @@ describe('judgeShrink', () => {
     const verdict = judgeShrink(w, 1);
     if (expected === undefined) expect(verdict).toBeUndefined();
     else expect(verdict).toMatch(expected);
+  });
+});
+
+describe('checkShrinks: each write judged against the pool as it stood when it was sent', () => {
+  const passing = (...ips: string[]) => Object.fromEntries(ips.map((ip) => [ip, 'passed']));
+  const poolWrite = (seq: number, at: number, poolBefore: string[], pool: string[], health: Record<string, string>): PoolWrite => ({
+    seq, at, operation: 'SetBackendServers', backendId: 'b', backendName: 'lb-backend-https', lbId: 'l', poolBefore, pool, health, serverStates: {},
+  });
+  const sent = (seq: number, at: number, status = 200) => ({ seq, at, status });
+
+  it('a write the API committed after its client gave up, over a newer pool: judged as sent, counted as a late commit', () => {
+    // #1 sent at 100 with the pool [a, b, c]; #2 (sent at 150) commits at 160; #1 commits at 700, its client gone.
+    // At its commit it removes d and e (two serving members); as sent, only a.
+    const history = [poolWrite(2, 160, ['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e'], { ...passing('a', 'b', 'c'), d: 'unknown', e: 'unknown' }), poolWrite(1, 700, ['a', 'b', 'c', 'd', 'e'], ['b', 'c'], passing('a', 'b', 'c', 'd', 'e'))];
+    expect(checkShrinks(history, [sent(1, 100, 0), sent(2, 150)], 1)).toMatchObject({ unsafeShrinks: 0, lateCommits: 1 });
+  });
+
+  it('the same write sent after the newer pool was in place is unsafe', () => {
+    const history = [poolWrite(2, 160, ['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e'], { ...passing('a', 'b', 'c'), d: 'unknown', e: 'unknown' }), poolWrite(1, 700, ['a', 'b', 'c', 'd', 'e'], ['b', 'c'], passing('a', 'b', 'c', 'd', 'e'))];
+    expect(checkShrinks(history, [sent(1, 300), sent(2, 150)], 1)).toMatchObject({ unsafeShrinks: 1, lateCommits: 0 });
   });
 });
