@@ -1,4 +1,5 @@
 // CI-sized chaos run: the same module as `npm run chaos`, a fixed seed, small enough for every push.
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { buildSchedule } from '../../chaos/schedule';
 import { createPrng } from '../../chaos/prng';
@@ -7,6 +8,11 @@ import { runChaos, summaryLine } from '../../chaos/run';
 const SEED = 20261129;
 
 describe('chaos (CI size)', () => {
+  it('npm run chaos -- --help explains the options and every counter of the summary line', () => {
+    const help = execFileSync(process.execPath, ['--import', 'tsx', 'chaos/main.ts', '--help'], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
+    for (const word of ['--seed', '--events', '--targets', '--production', 'unsafe_shrinks', 'unbacked_answers', 'converged', 'api_calls']) expect(help).toContain(word);
+  });
+
   it('the same seed draws the same schedule', () => {
     const a = buildSchedule(createPrng(SEED), { seed: SEED, events: 60, targets: 4 });
     const b = buildSchedule(createPrng(SEED), { seed: SEED, events: 60, targets: 4 });
