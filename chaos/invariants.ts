@@ -18,8 +18,13 @@
 import type { CallRecord, PoolWrite } from '../emulator';
 import { BACKEND, type Fleet } from './fleet';
 
-/** Per event: ~3 reads + at most a few writes and readiness polls per attempt, a few attempts under chaos. */
-export const API_CALLS_PER_EVENT = 15;
+/**
+ * Per event: ~3 reads + a health read, at most a few writes and readiness polls per attempt, a few attempts under
+ * chaos; some events retry by design until their retries run out or the world lets them through (a hostile
+ * event's addresses never come; an LB stuck migrating for 7 s; a removal waiting for new members' checks), which
+ * in a short run on few targets lifts the average to 12-16. A retry storm costs far more.
+ */
+export const API_CALLS_PER_EVENT = 20;
 export const DELIVERIES_PER_EVENT = 6;
 
 /** The part of the emulator's state dump the convergence check reads. */
