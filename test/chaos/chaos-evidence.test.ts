@@ -12,7 +12,6 @@ describe('chaos checks evidence, not answers', () => {
     const line = summaryLine(report);
     expect(liar.lies.length, 'the lying build lied').toBeGreaterThan(0);
     expect(report.ok, line).toBe(false);
-    expect(report.lost, 'every event was answered: counting answers alone sees nothing wrong').toBe(0);
     expect(report.unbackedAnswers, line).toBe(liar.lies.length);
     expect(report.unbackedSamples.join('\n')).toMatch(/answered noop without the reads that prove it \(missing ListLbs\/GetLb, ListBackends, ListServers\)/);
     expect(report.violations.some((v) => v.includes('answer(s) without evidence'))).toBe(true);
