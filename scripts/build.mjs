@@ -6,6 +6,12 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
+/**
+ * Everything the build writes for the functions: these files under dist/<name>/ for each function, and
+ * dist/package.json. `npm run package` checks that the deployment archive holds exactly these.
+ */
+export const FUNCTION_OUTPUTS = ['handler.js'];
+export const SHARED_OUTPUTS = ['dist/package.json'];
 
 /** The esbuild options for one function's bundle. */
 export function bundleOptions(name, outfile = `dist/${name}/handler.js`) {
