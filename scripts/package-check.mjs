@@ -9,7 +9,7 @@
 //    the plugin's own validation runs (it runs only on deploy), and what it would create is checked.
 // Nothing is sent to Scaleway, and no value of the caller's environment is used. Exit status: 0 all good,
 // 1 problems found, 2 could not run.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -43,8 +43,10 @@ export async function checkPackage(root) {
 
   const packaged = await runServerless(root, ['package'], placeholders.env);
   const archivePath = join('.serverless', `${config.service}.zip`);
-  if (packaged.code !== 0) {
-    errors.push(`serverless package failed (exit ${packaged.code}):\n${errorOf(packaged.output)}`);
+  if (packaged.code !== 0 || !existsSync(join(root, archivePath))) {
+    errors.push(packaged.code !== 0
+      ? `serverless package failed (exit ${packaged.code}):\n${errorOf(packaged.output)}`
+      : `serverless package wrote no ${archivePath}: the plugin uploads that one archive (no package.individually or package.artifact)`);
     return { ok: false, errors, archive: undefined, functions: [], timings: { packageMs: packaged.ms } };
   }
   const raw = readFileSync(join(root, archivePath));
