@@ -77,8 +77,10 @@ export async function startFunctionsApiStandIn({ region, token }) {
     const route = `${req.method} ${path.replace(/^(namespaces|functions)\/[^/]+/, '$1/:id')}`;
 
     switch (route) {
-      case 'GET namespaces':
-        return answer(200, { namespaces: [...namespaces.values()].filter((n) => n.name === query.get('name')), total_count: 0 });
+      case 'GET namespaces': {
+        const found = [...namespaces.values()].filter((n) => n.name === query.get('name'));
+        return answer(200, { namespaces: found, total_count: found.length });
+      }
       case 'POST namespaces': {
         const namespace = { ...body, id: randomUUID(), region, status: 'pending', secret_environment_variables: [] };
         namespaces.set(namespace.id, namespace);
@@ -92,8 +94,10 @@ export async function startFunctionsApiStandIn({ region, token }) {
       }
       case 'PATCH namespaces/:id':
         return answer(200, namespaces.get(path.split('/')[1]) ?? {});
-      case 'GET namespaces/:id/functions':
-        return answer(200, { functions: [...functions.values()].filter((f) => f.namespace_id === path.split('/')[1]), total_count: 0 });
+      case 'GET namespaces/:id/functions': {
+        const found = [...functions.values()].filter((f) => f.namespace_id === path.split('/')[1]);
+        return answer(200, { functions: found, total_count: found.length });
+      }
       case 'GET runtimes':
         return answer(200, { runtimes: STAND_IN_RUNTIMES.map((name) => ({ name, language: 'node', status: 'available', status_message: '' })), total_count: STAND_IN_RUNTIMES.length });
       case 'POST functions': {
