@@ -54,6 +54,12 @@ const NEVER_RUN = {
   '@aws-sdk/credential-provider-node': join(ROOT, 'shared/adapters/static-credentials-only.ts'),
   'thread-stream': join(ROOT, 'shared/no-log-transports.cjs'),
 };
+/**
+ * Everything the build writes for the functions: these files under dist/<name>/ for each function, and
+ * dist/package.json. `npm run package` checks that the deployment archive holds exactly these.
+ */
+export const FUNCTION_OUTPUTS = ['handler.js', 'bundle.js', 'bundle.cache', 'bundle.cache.json'];
+export const SHARED_OUTPUTS = ['dist/package.json'];
 
 /** The esbuild options for one function's bundle. */
 export function bundleOptions(name, outfile = `dist/${name}/bundle.js`) {

@@ -1,42 +1,41 @@
-// Offline checks of serverless.yml: no Scaleway API, no Serverless Framework.
+// This project's own checks of serverless.yml: the wiring serverless-scaleway-functions knows nothing of.
 //
 //   npm run build && node scripts/validate-serverless.mjs [--config serverless.yml ...] [--root .]
-//       [--require-env] [--json] [--plugin <dir holding node_modules/serverless-scaleway-functions>]
+//       [--require-env] [--json]
 //
-// It resolves ${env:NAME[, fallback]} from this process's environment, then checks what
-// serverless-scaleway-functions 0.5 validates before it calls the API (handler files, trigger
-// syntax, string variables, region) and what it leaves to the API or misses (runtime names,
-// memory tiers, reserved SCW_* names, the 1000-character variable limit), and this project's
-// own wiring: handlers, privacy, the queue the trigger reads, the environment each bundle reads.
-// With --require-env every ${env:...} without a fallback must be set (a pre-deploy check).
-// When the plugin is installed (or --plugin points at it) its own validate module runs as well.
+// It resolves ${env:NAME[, fallback]} from this process's environment, then checks: each function's handler
+// is its own bundle and exports handle, exactly the functions there are bundles for, every function private,
+// no reserved SCW_* variable, the env catalog (every variable a bundle reads is provided to the functions that
+// read it, credentials only as secrets, nothing a bundle does not read, sizes within Scaleway's limits), the
+// timing rules (reconcile's timeout and LBSYNC_FUNCTION_TIMEOUT_MS, the waits within it, the sweep's spread
+// within its timeout, the watcher's period covering its cron), and the triggers' wiring (which function gets
+// which trigger, the queue RECONCILE_QUEUE_URL names, the args each schedule sends).
+// With --require-env every ${env:...} without a fallback must be set (a pre-deploy check of your values).
+// What the plugin validates itself (handler files, runtimes, trigger syntax, region, credentials' shape) and
+// what it would send run in `npm run package` (scripts/package-check.mjs), with the real tools.
 // Exit status: 0 valid, 1 invalid, 2 could not run.
 //
 // The checks live in serverless-check/: resolve (variables), env-catalog (what the bundles read),
-// rules/ (one file per area of serverless.yml), plugin (the plugin's own validation).
+// rules/ (one file per area of serverless.yml).
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { FUNCTIONS, namesReadByBundles } from './serverless-check/env-catalog.mjs';
-import { runPluginValidation } from './serverless-check/plugin.mjs';
 import { redactSecrets } from './serverless-check/redact.mjs';
 import { createReport } from './serverless-check/report.mjs';
 import { loadServerlessConfig } from './serverless-check/resolve.mjs';
 import { checkCodeCache } from './serverless-check/rules/code-cache.mjs';
 import { checkEnvironment } from './serverless-check/rules/environment.mjs';
 import { checkFunctionSettings } from './serverless-check/rules/function-settings.mjs';
-import { checkFunctionList, checkPackage, checkProvider } from './serverless-check/rules/service.mjs';
+import { checkFunctionList } from './serverless-check/rules/service.mjs';
 import { checkSweepTiming, checkTiming, checkWatchTiming } from './serverless-check/rules/timing.mjs';
 import { checkTriggers } from './serverless-check/rules/triggers.mjs';
-
-export { cronProblems } from './serverless-check/rules/cron.mjs';
 
 /**
  * @typedef {object} Validation
  * @property {boolean} ok
  * @property {string[]} errors
  * @property {string[]} warnings      what does not stop a deploy (a code cache the runtime will not use)
- * @property {string} plugin          what the plugin's own validation did
  * @property {string[]} deployerEnv   the ${env:...} names this environment leaves unset
  * @property {string[]} bundleEnv     the names the built bundles read
  * @property {Record<string, any>} resolved  serverless.yml resolved, secrets redacted
@@ -44,17 +43,15 @@ export { cronProblems } from './serverless-check/rules/cron.mjs';
 
 /**
  * Runs every check over one serverless.yml.
- * @param {{ configPath: string, root: string, env?: Record<string, string | undefined>, requireEnv?: boolean, pluginDir?: string }} options
+ * @param {{ configPath: string, root: string, env?: Record<string, string | undefined>, requireEnv?: boolean }} options
  * @returns {Promise<Validation>}
  */
-export async function validateServerlessConfig({ configPath, root, env = process.env, requireEnv = false, pluginDir }) {
+export async function validateServerlessConfig({ configPath, root, env = process.env, requireEnv = false }) {
   const { report, errors, unset } = createReport();
   const config = await loadServerlessConfig(configPath, env, report);
   const provider = config.provider ?? {};
   const functions = config.functions ?? {};
 
-  checkProvider(config, report);
-  checkPackage(config, root, report);
   checkFunctionList(functions, report);
 
   const bundleNames = namesReadByBundles(root);
@@ -71,12 +68,10 @@ export async function validateServerlessConfig({ configPath, root, env = process
   if (requireEnv) {
     for (const [name, paths] of unset) report.error(`${name} is not set in this environment (used at ${paths.join(', ')})`);
   }
-  const plugin = await runPluginValidation(config, pluginDir ?? root, root, report);
   return {
     ok: errors.length === 0,
     errors,
     warnings: checkCodeCache(FUNCTIONS.filter((n) => functions[n]), provider.runtime, root),
-    plugin,
     deployerEnv: [...unset.keys()],
     bundleEnv: [...bundleNames].sort(),
     resolved: redactSecrets(config),
@@ -91,7 +86,6 @@ async function main() {
       root: { type: 'string', default: '.' },
       'require-env': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
-      plugin: { type: 'string' },
     },
   });
   const root = resolve(values.root);
@@ -102,7 +96,6 @@ async function main() {
         configPath: resolve(config),
         root,
         requireEnv: values['require-env'],
-        ...(values.plugin && { pluginDir: values.plugin }),
       }));
     }
   } catch (error) {
@@ -116,7 +109,6 @@ async function main() {
     results.forEach((result, i) => {
       for (const error of result.errors) process.stdout.write(`error  ${error}\n`);
       for (const warning of result.warnings) process.stdout.write(`warn   ${warning}\n`);
-      process.stdout.write(`plugin: ${result.plugin}\n`);
       if (result.deployerEnv.length > 0) process.stdout.write(`set at deploy time: ${result.deployerEnv.join(' ')}\n`);
       const name = values.config[i];
       process.stdout.write(result.ok ? `${name}: valid\n` : `${name}: ${result.errors.length} problem(s)\n`);

@@ -1,5 +1,7 @@
-// The variables serverless.yml deploys: valid names and sizes, credentials under "secret", each on
-// the functions that read it, none missing, and the catalog in step with what the bundles read.
+// The variables serverless.yml deploys, by this project's catalog: no reserved SCW_* name, sizes within
+// Scaleway's limits, credentials under "secret", each on the functions that read it, none missing, and the
+// catalog in step with what the bundles read. (That values are strings is checked on what the plugin
+// sends: npm run package.)
 import { ALL, ENV_CATALOG, FUNCTIONS } from '../env-catalog.mjs';
 import { isPlainObject, isUnset } from '../resolve.mjs';
 import { MAX_ENV_CHARS, MAX_SECRET_BYTES } from '../scaleway-limits.mjs';
@@ -47,11 +49,11 @@ export function checkEnvironment(provider, functions, bundleNames, report) {
  */
 function checkVariable(where, kind, key, value, report) {
   const at = `${where}.${kind}.${key}`;
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) report.error(`${at}: not a valid variable name`);
   if (key.startsWith('SCW_')) report.error(`${at}: SCW_* names are reserved inside Scaleway Functions; the code reads LBSYNC_${key}`);
-  if (typeof value !== 'string') report.error(`${at}: values must be strings (quote numbers and booleans)`);
-  else if (!isUnset(value) && kind === 'env' && value.length > MAX_ENV_CHARS) report.error(`${at}: ${value.length} characters; Scaleway caps a variable at ${MAX_ENV_CHARS} (a secret may hold ${MAX_SECRET_BYTES} bytes)`);
-  else if (!isUnset(value) && kind === 'secret' && Buffer.byteLength(value) > MAX_SECRET_BYTES) report.error(`${at}: over ${MAX_SECRET_BYTES} bytes`);
+  if (typeof value === 'string' && !isUnset(value)) {
+    if (kind === 'env' && value.length > MAX_ENV_CHARS) report.error(`${at}: ${value.length} characters; Scaleway caps a variable at ${MAX_ENV_CHARS} (a secret may hold ${MAX_SECRET_BYTES} bytes)`);
+    if (kind === 'secret' && Buffer.byteLength(value) > MAX_SECRET_BYTES) report.error(`${at}: over ${MAX_SECRET_BYTES} bytes`);
+  }
   const entry = ENV_CATALOG[key];
   if (!entry && !key.startsWith('SCW_')) report.error(`${at}: no bundle reads ${key}`);
   if (!entry) return;
