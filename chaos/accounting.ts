@@ -1,8 +1,9 @@
 /**
  * The "accounted" invariant: every event produced (injected, sent, swept, invalid) got a final answer from
- * the reconcile function (applied / noop / dead_lettered with a reason, the dead letter present in the DLQ)
- * or was redriven to the DLQ by the queue itself; none lost. Turns the recorded answers and the dead letters
- * into one terminal outcome per event, and counts outcomes and dead-letter reasons.
+ * the reconcile function (applied / noop / dead_lettered with a reason) or was redriven to the DLQ by the
+ * queue itself; none lost, and each ended the way its kind allows. Turns the recorded answers and the dead
+ * letters into one terminal outcome per event, and counts outcomes and dead-letter reasons. Whether each
+ * answer is backed by evidence (the calls made for it, its dead letter) is evidence.ts.
  */
 import type { DeadLetterRecord } from '../shared/dead-letter';
 import type { RecordedAnswer } from './answer-recorder';
@@ -20,8 +21,13 @@ export interface AccountingInput {
   deadLetters: readonly DeadLetterRecord[];
   /** Events the sweeps said they enqueued. */
   sweepsEnqueued: number;
-  /** When the driver had the DLQ deleted (see ChaosDriver.deletionWindows). */
-  deletionWindows: readonly [number, number][];
+  /** Production settings: a valid event may run out of retries (the lb_stuck fault is there to make it so). */
+  allowRetriesExhausted: boolean;
+  /**
+   * Events whose asserted addresses were confirmed by discovery at no point they could be: one of them stopped being a
+   * control plane after the event was sent. Only these valid events may end untrusted_server_ips.
+   */
+  assertionsOvertaken: ReadonlySet<string>;
 }
 
 export interface Accounting {
@@ -30,8 +36,6 @@ export interface Accounting {
   lostEvents: string[];
   outcomes: Record<string, number>;
   deadLetterReasons: Record<string, number>;
-  /** Dead letters sent in the instant before the driver deleted the DLQ, so gone with it (the function did its part). */
-  destroyedByDriver: number;
   violations: string[];
 }
 
@@ -45,7 +49,6 @@ interface ProducedEvent {
 export function accountEvents(input: AccountingInput): Accounting {
   const violations: string[] = [];
   const produced = new Map<string, ProducedEvent>([...input.expected].map(([key, expect]) => [key, { key, expect }]));
-  let destroyedByDriver = 0;
 
   // Sweeps' own events: learned from the deliveries, checked against what the sweeps said they enqueued.
   const sweepIds = new Set<string>();
@@ -59,11 +62,8 @@ export function accountEvents(input: AccountingInput): Accounting {
   // Final answers, then the dead-letter queue.
   const outcomes: Record<string, number> = {};
   const deadLetterReasons: Record<string, number> = {};
-  const dlqKeys = new Map<string, string>();
   for (const record of input.deadLetters) {
     if (record.kind === 'lbsync.dead-letter') {
-      const key = record.eventId ?? (record.rawBody !== undefined ? `raw:${record.rawBody}` : undefined);
-      if (key) dlqKeys.set(key, record.reason);
       deadLetterReasons[record.reason] = (deadLetterReasons[record.reason] ?? 0) + 1;
     } else {
       // Redriven by the queue's RedrivePolicy: the raw message itself.
@@ -82,9 +82,6 @@ export function accountEvents(input: AccountingInput): Accounting {
     const item = key ? produced.get(key) : undefined;
     if (!item || !isTerminalOutcome(a.answer.outcome)) continue;
     if (a.answer.outcome === 'dead_lettered') {
-      const inWindow = input.deletionWindows.some(([from, to]) => a.at >= from && a.at <= to);
-      if (!dlqKeys.has(item.key) && inWindow) destroyedByDriver += 1;
-      else if (!dlqKeys.has(item.key)) violations.push(`${item.key}: answered dead_lettered (${a.answer.reason}) but no record in the dead-letter queue`);
       item.terminal = 'dead_lettered';
       item.reason = a.answer.reason;
     } else if (item.terminal !== 'dead_lettered') {
@@ -97,14 +94,31 @@ export function accountEvents(input: AccountingInput): Accounting {
       lostEvents.push(item.key);
       continue;
     }
-    if (item.expect !== 'valid' && item.terminal !== 'redriven' && item.reason !== item.expect) {
-      violations.push(`${item.key}: expected dead_lettered ${item.expect}, got ${item.terminal} ${item.reason ?? ''}`);
-    }
-    if (item.expect === 'valid' && item.terminal === 'dead_lettered' && item.reason !== 'permanent_error') {
-      violations.push(`${item.key}: a valid event was dead-lettered (${item.reason})`);
-    }
+    const problem = judgeEnding(item, input.allowRetriesExhausted, input.assertionsOvertaken.has(item.key));
+    if (problem) violations.push(`${item.key}: ${problem}`);
   }
   if (lostEvents.length > 0) violations.push(`${lostEvents.length} event(s) without a final outcome: ${lostEvents.slice(0, 5).join(', ')}`);
 
-  return { events: produced.size, lostEvents, outcomes, deadLetterReasons, destroyedByDriver, violations };
+  return { events: produced.size, lostEvents, outcomes, deadLetterReasons, violations };
+}
+
+/** Whether an event ended as its kind allows; undefined when it did. A redrive (the queue's own) is always allowed. */
+function judgeEnding(item: ProducedEvent, allowRetriesExhausted: boolean, overtaken: boolean): string | undefined {
+  if (item.terminal === 'redriven') return undefined;
+  const dead = item.terminal === 'dead_lettered';
+  switch (item.expect) {
+    case 'invalid_event':
+    case 'unknown_target':
+      return dead && item.reason === item.expect ? undefined : `expected dead_lettered ${item.expect}, got ${item.terminal} ${item.reason ?? ''}`;
+    case 'untrusted':
+      // Never applied nor noop: its addresses are never confirmed. A fault on its last attempt may name another reason.
+      if (!dead) return `asserted addresses outside the target, yet answered ${item.terminal}`;
+      return ['untrusted_server_ips', 'retries_exhausted', 'permanent_error'].includes(item.reason ?? '') ? undefined : `asserted addresses outside the target, dead-lettered ${item.reason}`;
+    case 'valid':
+      if (!dead || item.reason === 'permanent_error' || (allowRetriesExhausted && item.reason === 'retries_exhausted')) return undefined;
+      // Its asserted address left before discovery could confirm it: the event is retried until it runs out, and
+      // ends untrusted_server_ips, or retries_exhausted when a fault hit its last attempt.
+      if (overtaken && (item.reason === 'untrusted_server_ips' || item.reason === 'retries_exhausted')) return undefined;
+      return `a valid event was dead-lettered (${item.reason})`;
+  }
 }

@@ -17,8 +17,11 @@ import type { FaultStep, Step } from './schedule';
 
 const DEAD_LETTER_QUEUE_NAME = 'lbsync-dead-letter';
 
-/** What the final answer to a produced event must be: processed, or dead-lettered for that reason. */
-export type ExpectedOutcome = 'valid' | 'invalid_event' | 'unknown_target';
+/**
+ * What the final answer to a produced event must be: processed, dead-lettered for that reason, or (untrusted: an
+ * inject asserting addresses outside the target) never applied, dead-lettered untrusted_server_ips.
+ */
+export type ExpectedOutcome = 'valid' | 'invalid_event' | 'unknown_target' | 'untrusted';
 
 export interface ChaosDriverOptions {
   stack: LocalStack;
@@ -45,9 +48,17 @@ export class ChaosDriver {
   readonly savedDeadLetters: DeadLetterRecord[] = [];
   /** [from, to] during which a dead letter may have been sent to the DLQ just before the driver deleted it. */
   readonly deletionWindows: [number, number][] = [];
+  /** Events asserting addresses (the boot hook's), with when they were sent. */
+  readonly assertions = new Map<string, { cluster: number; ips: string[]; at: number }>();
+  /** Event ids inject refused (400): no delivery and no API call may ever carry them. */
+  readonly refusedAtInject = new Set<string>();
+  /** Events asserting the new server's address (the boot hook's), and hostile ones. */
+  hostileInjected = 0;
   private readonly finished = new Set<string>();
   /** Rate limits alternate between the gateway's real 429 (no reset time) and the JSON one with reset_seconds. */
   private rateLimits = 0;
+  /** Until when an lb_stuck fault holds a cluster's LB (a shorter lb_busy must not end it early). */
+  private readonly stuckUntil = new Map<number, number>();
   private readonly stack: LocalStack;
   private readonly recorder: AnswerRecorder;
   private readonly sqs: SQSClient;
@@ -62,8 +73,10 @@ export class ChaosDriver {
     };
   }
 
+  /** Plays every step but the closing settle, which run.ts plays once the rest is drained (see settle()). */
   async playSchedule(steps: Step[], log: (line: string) => void): Promise<void> {
     for (const [index, step] of steps.entries()) {
+      if (step.kind === 'settle') continue;
       if (step.gapMs > 0) await sleep(step.gapMs);
       await this.backpressure();
       await this.play(step);
@@ -95,12 +108,12 @@ export class ChaosDriver {
     await this.stack.events.send(this.stack.reconcileQueueUrl, typeof body === 'string' ? body : JSON.stringify(body));
   }
 
-  private async inject(id: string, cluster: number, extra: Record<string, unknown> = {}): Promise<void> {
+  private async inject(id: string, cluster: number, extra: Record<string, unknown> = {}, expect: ExpectedOutcome = 'valid'): Promise<void> {
     const body = { id, target: this.fleet.clusters[cluster]?.name, ...extra };
     for (let attempt = 0; attempt < 10; attempt += 1) {
       const answer = await this.stack.inject(body);
       if (answer.status === 202) {
-        this.expectEvent(id, 'valid');
+        this.expectEvent(id, expect);
         return;
       }
       // 503: the queue was unreachable; a caller retries. Anything else is a bug in the driver or the function.
@@ -150,17 +163,83 @@ export class ChaosDriver {
       case 'unknown_target':
         this.expectEvent(step.id, 'unknown_target');
         return this.send({ version: 1, id: step.id, source: 'manual', target: 'no-such.k8s.local', occurredAt: new Date().toISOString() });
-      case 'replace': {
+      case 'replace':
+      case 'replace_two': {
         const cluster = this.fleet.clusters[step.cluster];
         if (!cluster) return;
-        const { oldId, next } = this.fleet.replace(cluster, step.slot, Date.now());
-        this.stack.emulator.replaceServer(oldId, next);
-        if (step.inject) await this.inject(step.inject, step.cluster, { source: 'instance-replacement' });
+        const slots = step.kind === 'replace' ? [step.slot] : step.slots;
+        const fresh: string[] = [];
+        for (const slot of slots) {
+          const { oldId, next } = this.fleet.replace(cluster, slot, Date.now());
+          this.stack.emulator.replaceServer(oldId, next);
+          fresh.push(...(next.publicIps ?? []));
+        }
+        // The boot hook's event asserts the new server's own address (an assertion discovery confirms, unless the
+        // server is gone again before it does: then untrusted_server_ips is its right ending, see assertions).
+        if (step.inject) {
+          this.assertions.set(step.inject, { cluster: step.cluster, ips: fresh, at: Date.now() });
+          await this.inject(step.inject, step.cluster, { source: 'instance-replacement', serverIps: fresh });
+        }
         return;
       }
+      case 'server_change': {
+        const cluster = this.fleet.clusters[step.cluster];
+        if (!cluster) return;
+        for (const server of this.fleet.change(cluster, step.slot, step.change, Date.now())) this.stack.emulator.upsertServer(server);
+        if (step.inject) await this.inject(step.inject, step.cluster);
+        return;
+      }
+      case 'hostile_ips':
+        this.hostileInjected += 1;
+        return this.inject(step.id, step.cluster, { serverIps: [this.hostileAddress(step.cluster, step.ips)] }, 'untrusted');
+      case 'hostile_fields':
+        return this.hostileFields(step.id, step.cluster, step.field);
       case 'fault':
         this.faultsByType[step.fault.type] = (this.faultsByType[step.fault.type] ?? 0) + 1;
         return this.playFault(step.fault);
+      case 'settle':
+        return; // played by run.ts after the drain
+    }
+  }
+
+  /** An address outside the target: another cluster's control plane, this cluster's worker, or someone else's. */
+  private hostileAddress(cluster: number, kind: 'other_cluster' | 'worker' | 'foreign'): string {
+    const clusters = this.fleet.clusters;
+    const own = clusters[cluster];
+    if (kind === 'worker' && own) return own.worker.ip;
+    const other = clusters[(cluster + 1) % clusters.length];
+    if (kind === 'other_cluster' && other && other !== own) return other.controlPlane[0]?.ip ?? '6.6.6.6';
+    return '6.6.6.6';
+  }
+
+  /** Fields only the system sets, a source only the system uses, a loopback address: inject must answer 400. */
+  private async hostileFields(id: string, cluster: number, field: 'attempt' | 'notBefore' | 'source' | 'loopback'): Promise<void> {
+    const extra: Record<string, unknown> = {
+      attempt: { attempt: 0 },
+      notBefore: { notBefore: '2099-01-01T00:00:00Z' },
+      source: { source: 'sweep' },
+      loopback: { serverIps: ['127.0.0.1'] },
+    }[field];
+    const answer = await this.stack.inject({ id, target: this.fleet.clusters[cluster]?.name, ...extra });
+    this.refusedAtInject.add(id);
+    const path = field === 'loopback' ? 'event.serverIps[0]' : `event.${field}`;
+    const named = JSON.stringify(answer.body).includes(path);
+    if (answer.status !== 400 || !named) this.violations.push(`hostile inject (${field}) answered ${answer.status}, not a 400 naming ${path}: ${JSON.stringify(answer.body)}`);
+  }
+
+  /**
+   * The end of the schedule, once everything before it is answered: the world stops being hostile (faults, forced
+   * health checks and busy LBs cleared), then one event per target, as the watcher or an operator would send after
+   * the churn. Convergence is measured once they are answered: no sweep repairs anything after the schedule.
+   */
+  async settle(ids: string[]): Promise<void> {
+    this.stuckUntil.clear();
+    this.stack.emulator.clearFaults();
+    this.stack.emulator.clearForcedHealth();
+    for (const c of this.fleet.clusters) this.stack.emulator.setLbStatus(c.lbId, 'ready');
+    for (const [index, id] of ids.entries()) {
+      this.expectEvent(id, 'valid');
+      await this.send(this.event(id, index));
     }
   }
 
@@ -172,7 +251,7 @@ export class ChaosDriver {
       }
       case 'lb_busy': {
         const cluster = this.fleet.clusters[f.cluster];
-        if (cluster) this.stack.emulator.setLbStatus(cluster.lbId, f.status, f.forMs);
+        if (cluster && Date.now() >= (this.stuckUntil.get(f.cluster) ?? 0)) this.stack.emulator.setLbStatus(cluster.lbId, f.status, f.forMs);
         return;
       }
       case 'rate_limited':
@@ -201,6 +280,23 @@ export class ChaosDriver {
         return this.fault({ operation: f.operation, ...faultBodies.permissionsDenied() });
       case 'handoff_failure':
         return this.handoffFailure(f.body);
+      case 'health_failure': {
+        const ip = this.fleet.clusters[f.cluster]?.controlPlane[f.slot]?.ip;
+        if (ip) this.stack.emulator.forceHealth(ip, f.status, f.forMs);
+        return;
+      }
+      case 'lb_stuck': {
+        const cluster = this.fleet.clusters[f.cluster];
+        if (!cluster) return;
+        this.stack.emulator.setLbStatus(cluster.lbId, 'migrating', f.forMs);
+        this.stuckUntil.set(f.cluster, Date.now() + f.forMs);
+        this.expectEvent(f.id, 'valid');
+        return this.send(this.event(f.id, f.cluster));
+      }
+      case 'crash':
+        this.recorder.crash(f.id, f.times);
+        this.expectEvent(f.id, 'valid');
+        return this.send(this.event(f.id, f.cluster));
     }
   }
 

@@ -10,9 +10,18 @@ import type { Prng } from './prng';
 export const ZONE = 'fr-par-1';
 export const BACKEND = 'lb-backend-https';
 
+/**
+ * How a control-plane server stands. ok: running, tagged, addressed (desired in the pool); stopped / stopping:
+ * its Instance state; untagged: running without the role tag (still serving); no_address: running without its
+ * public IP. At most one server of a cluster is ever not ok (see Fleet.change).
+ */
+export type ServerCondition = 'ok' | 'stopped' | 'stopping' | 'untagged' | 'no_address';
+export type ServerChange = Exclude<ServerCondition, 'ok'> | 'restore';
+
 export interface ClusterServer {
   id: string;
   ip: string;
+  condition: ServerCondition;
 }
 
 export interface Cluster {
@@ -26,6 +35,8 @@ export interface Cluster {
   controlPlaneSince: Map<string, number>;
   /** How many replacements so far, for server names. */
   generation: number;
+  /** When each address last stopped being desired (replaced, stopped, untagged, unaddressed). */
+  leftAt: Map<string, number>;
 }
 
 export const clusterName = (i: number): string => `c${i}.k8s.local`;
@@ -49,7 +60,7 @@ export class Fleet {
     if (size < 1 || size > 250) throw new RangeError(`targets must be within 1..250, got ${size}`);
     for (let i = 0; i < size; i += 1) {
       const name = clusterName(i);
-      const controlPlane = [0, 1, 2].map(() => ({ id: prng.uuid(), ip: this.newControlPlaneIp(i) }));
+      const controlPlane = [0, 1, 2].map((): ClusterServer => ({ id: prng.uuid(), ip: this.newControlPlaneIp(i), condition: 'ok' }));
       this.clusters.push({
         index: i,
         name,
@@ -57,9 +68,10 @@ export class Fleet {
         lbId: prng.uuid(),
         controlPlane,
         // Workers live in another /16: they must never reach an API pool.
-        worker: { id: prng.uuid(), ip: `51.16.${i}.${prng.int(1, 250)}` },
+        worker: { id: prng.uuid(), ip: `51.16.${i}.${prng.int(1, 250)}`, condition: 'ok' },
         controlPlaneSince: new Map(controlPlane.map((s) => [s.ip, 0])),
         generation: 0,
+        leftAt: new Map(),
       });
     }
   }
@@ -85,7 +97,8 @@ export class Fleet {
     const servers: SeedServer[] = [];
     const lbs = this.clusters.map((c) => {
       for (const [n, s] of c.controlPlane.entries()) servers.push(this.controlPlaneSeed(c, s, n));
-      servers.push({ id: c.worker.id, name: `nodes-${ZONE}-0`, zone: ZONE, state: 'running', tags: tags(c.name, 'Node'), publicIps: [c.worker.ip] });
+      // A worker runs no API server: the LB's check on 443 fails it (as on the real platform).
+      servers.push({ id: c.worker.id, name: `nodes-${ZONE}-0`, zone: ZONE, state: 'running', tags: tags(c.name, 'Node'), publicIps: [c.worker.ip], listensOn: [22, 10250] });
       const start = this.prng.pick(['in_sync', 'stale', 'missing'] as const);
       const backends: SeedBackend[] =
         start === 'missing'
@@ -102,7 +115,9 @@ export class Fleet {
   }
 
   controlPlaneSeed(c: Cluster, s: ClusterServer, n: number): SeedServer {
-    return { id: s.id, name: `control-plane-${ZONE}-${n}-g${c.generation}`, zone: ZONE, state: 'running', tags: tags(c.name, 'ControlPlane'), publicIps: [s.ip] };
+    const state = s.condition === 'stopped' || s.condition === 'stopping' ? s.condition : 'running';
+    const serverTags = s.condition === 'untagged' ? tags(c.name, 'ControlPlane').filter((t) => !t.includes('/role=')) : tags(c.name, 'ControlPlane');
+    return { id: s.id, name: `control-plane-${ZONE}-${n}-g${c.generation}`, zone: ZONE, state, tags: serverTags, publicIps: s.condition === 'no_address' ? [] : [s.ip] };
   }
 
   /** A kOps rolling update of one control-plane server: a new server with a new IP takes its place. */
@@ -110,9 +125,36 @@ export class Fleet {
     const old = c.controlPlane[slot];
     if (!old) throw new Error(`no control-plane slot ${slot}`);
     c.generation += 1;
-    const fresh = { id: this.prng.uuid(), ip: this.newControlPlaneIp(c.index) };
+    c.leftAt.set(old.ip, at);
+    const fresh: ClusterServer = { id: this.prng.uuid(), ip: this.newControlPlaneIp(c.index), condition: 'ok' };
     c.controlPlane[slot] = fresh;
     c.controlPlaneSince.set(fresh.ip, at);
     return { oldId: old.id, next: this.controlPlaneSeed(c, fresh, slot) };
+  }
+
+  /**
+   * A control-plane server stops, starts stopping, loses its role tag or its address, or is restored. Another
+   * server of the cluster that is not ok is restored first, so at most one is ever not ok: two of three gone
+   * from discovery while running is exactly what the reconciler refuses to act on (discovery_suspect), and a
+   * chaos run must end in a world it can converge to. Returns the servers to upsert, in order.
+   */
+  change(c: Cluster, slot: number, change: ServerChange, at: number): SeedServer[] {
+    const upserts: SeedServer[] = [];
+    c.controlPlane.forEach((s, n) => {
+      if (n === slot || s.condition === 'ok') return;
+      s.condition = 'ok';
+      upserts.push(this.controlPlaneSeed(c, s, n));
+    });
+    const server = c.controlPlane[slot];
+    if (!server) throw new Error(`no control-plane slot ${slot}`);
+    if (server.condition === 'ok' && change !== 'restore') c.leftAt.set(server.ip, at);
+    server.condition = change === 'restore' ? 'ok' : change;
+    upserts.push(this.controlPlaneSeed(c, server, slot));
+    return upserts;
+  }
+
+  /** The addresses the pool should hold: the ok servers'. */
+  desiredPool(c: Cluster): string[] {
+    return c.controlPlane.filter((s) => s.condition === 'ok').map((s) => s.ip).sort();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * The end-of-run invariants that judge the system's state, as pure checks returning violations:
- * - converged: every target's backend exists once and its pool is the control-plane public IPs of the
- *   emulator's current state;
+ * - converged: every target's backend exists once and its pool is the public IPs of the emulator's running,
+ *   role-tagged control planes (stopped, stopping, untagged and address-less ones are out);
  * - no backend name duplicated at the end;
  * - no bad pool write at any moment: every pool write in the emulator's history (DeleteBackend aside) is
  *   non-empty and holds only IPs that, at the time of the write, were or had been control-plane IPs of
@@ -9,22 +9,31 @@
  *   the servers, then writes; a replacement landing between the two makes its write one step stale, which
  *   the next event corrects. A worker IP, another cluster's IP, an IP of a server not yet created, or an
  *   empty pool is a bad write;
+ * - no unsafe shrink: no pool write removed more serving members than maxUnavailable, or left none passing
+ *   (judged by the write's own record of the LB's health checks and the servers' states, see judgeShrink);
  * - no retry storm: API calls <= API_CALLS_PER_EVENT x events, deliveries <= DELIVERIES_PER_EVENT x events;
  * - the reconcile queue is empty.
  * (That every event got a final answer is accounting.ts.)
  */
-import type { PoolWrite } from '../emulator';
+import type { CallRecord, PoolWrite } from '../emulator';
 import { BACKEND, type Fleet } from './fleet';
 
-/** Per event: ~3 reads + at most a few writes and readiness polls per attempt, a few attempts under chaos. */
-export const API_CALLS_PER_EVENT = 15;
+/**
+ * Per event: ~3 reads + a health read, at most a few writes and readiness polls per attempt, a few attempts under
+ * chaos; some events retry by design until their retries run out or the world lets them through (a hostile
+ * event's addresses never come; an LB stuck migrating for 7 s; a removal waiting for new members' checks), which
+ * in a short run on few targets lifts the average to 12-16. A retry storm costs far more.
+ */
+export const API_CALLS_PER_EVENT = 20;
 export const DELIVERIES_PER_EVENT = 6;
 
 /** The part of the emulator's state dump the convergence check reads. */
 export interface EmulatorStateDump {
   lbs: { id: string; backends: { name: string; pool: string[] }[] }[];
-  servers: { tags: string[]; public_ips: { address: string }[] }[];
+  servers: { tags: string[]; state: string; public_ips: { address: string }[] }[];
 }
+
+const OUT_OF_POOL_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
 
 export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { converged: number; dupBackends: number; violations: string[] } {
   const violations: string[] = [];
@@ -35,10 +44,10 @@ export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { conv
     const backends = lb?.backends.filter((b) => b.name === BACKEND) ?? [];
     dupBackends += Math.max(0, backends.length - 1);
     const wanted = state.servers
-      .filter((s) => s.tags.includes(`noprefix=kops.k8s.io/cluster=${c.name}`) && s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane'))
+      .filter((s) => s.tags.includes(`noprefix=kops.k8s.io/cluster=${c.name}`) && s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane') && !OUT_OF_POOL_STATES.has(s.state))
       .flatMap((s) => s.public_ips.map((ip) => ip.address))
       .sort();
-    const model = c.controlPlane.map((s) => s.ip).sort();
+    const model = fleet.desiredPool(c);
     if (JSON.stringify(wanted) !== JSON.stringify(model)) violations.push(`${c.name}: emulator servers ${wanted.join(',')} differ from the chaos model ${model.join(',')}`);
     const pool = [...(backends[0]?.pool ?? [])].sort();
     if (backends.length === 1 && JSON.stringify(pool) === JSON.stringify(wanted)) converged += 1;
@@ -77,6 +86,61 @@ export function checkPoolWrites(fleet: Fleet, history: readonly PoolWrite[]): { 
   }
   if (badPoolWrites > 0) violations.push(`${badPoolWrites} bad pool write(s): ${badPoolWriteSamples.slice(0, 3).join('; ')}`);
   return { poolWrites: history.filter((w) => !w.deleted).length, badPoolWrites, badPoolWriteSamples, violations };
+}
+
+const GONE_SERVER_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
+
+/**
+ * Why a pool write shrank the pool unsafely, or undefined: it removed more serving members than allowed, or
+ * removed a serving member and left no passing one. Serving, by the write's own record (the LB's health check
+ * and the Instance state at that moment): not `failed`, and its server not stopped or stopping.
+ */
+export function judgeShrink(write: Pick<PoolWrite, 'pool' | 'poolBefore' | 'health' | 'serverStates' | 'deleted'>, maxUnavailable: number): string | undefined {
+  if (write.deleted) return undefined;
+  const after = new Set(write.pool);
+  const serving = (ip: string) => write.health[ip] !== 'failed' && !GONE_SERVER_STATES.has(write.serverStates[ip] ?? 'none');
+  const removedServing = write.poolBefore.filter((ip) => !after.has(ip) && serving(ip));
+  if (removedServing.length > maxUnavailable) return `removed ${removedServing.length} serving members (${removedServing.join(', ')}), more than maxUnavailable ${maxUnavailable}`;
+  const passingBefore = write.poolBefore.some((ip) => write.health[ip] === 'passed');
+  if (removedServing.length > 0 && passingBefore && !write.pool.some((ip) => write.health[ip] === 'passed')) {
+    return `removed ${removedServing.join(', ')} and left no passing member`;
+  }
+  return undefined;
+}
+
+/**
+ * Every pool write judged by judgeShrink, against the pool as it stood when the write was sent: the writer decided
+ * on what it had read, and a write the API commits later (after other writes, or after its client gave up: the
+ * slow_commit fault) cannot be judged on a pool its writer could not have known. Such late commits are counted
+ * apart. The earliest write of the same backend committed at or after the sending holds the pool (and the LB's
+ * health of it) as it was then.
+ */
+export function checkShrinks(
+  history: readonly PoolWrite[],
+  calls: readonly Pick<CallRecord, 'seq' | 'at' | 'status'>[],
+  maxUnavailable: number,
+): { unsafeShrinks: number; samples: string[]; lateCommits: number; violations: string[] } {
+  const bySeq = new Map(calls.map((c) => [c.seq, c]));
+  const samples: string[] = [];
+  let unsafeShrinks = 0;
+  let lateCommits = 0;
+  history.forEach((write, index) => {
+    const call = bySeq.get(write.seq);
+    if (call?.status === 0) lateCommits += 1;
+    const sentAt = call?.at ?? write.at;
+    const reference = history.slice(0, index + 1).find((w) => w.backendId === write.backendId && w.at >= sentAt) ?? write;
+    const asSent = {
+      ...write,
+      poolBefore: reference.poolBefore,
+      health: { ...reference.health, ...write.health },
+      serverStates: { ...reference.serverStates, ...write.serverStates },
+    };
+    const problem = judgeShrink(asSent, maxUnavailable);
+    if (!problem) return;
+    unsafeShrinks += 1;
+    if (samples.length < 10) samples.push(`#${write.seq} ${write.operation} ${write.lbId} [${asSent.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`);
+  });
+  return { unsafeShrinks, samples, lateCommits, violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [] };
 }
 
 export function checkRetryStorm(counts: { events: number; apiCalls: number; deliveries: number }): { apiCallBound: number; deliveryBound: number; violations: string[] } {

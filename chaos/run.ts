@@ -7,16 +7,19 @@
  * invariants on the system's state (invariants.ts).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
+import type { Handle } from '../shared/function-shell';
 import type { LocalStack } from '../local/stack';
 import { startLocalStack } from '../local/stack';
+import { serveFunction, type ServedFunction } from '../local/serve-functions';
 import { startTriggerBridge } from '../local/trigger-bridge';
 import { accountEvents } from './accounting';
 import type { AnswerRecorder } from './answer-recorder';
 import { startAnswerRecorder } from './answer-recorder';
 import { drainDeadLetters } from './dead-letter-queue';
 import { ChaosDriver } from './driver';
+import { checkEvidence, eventOfCall } from './evidence';
 import { Fleet, ZONE } from './fleet';
-import { checkConvergence, checkPoolWrites, checkQueueEmpty, checkRetryStorm, type EmulatorStateDump } from './invariants';
+import { checkConvergence, checkPoolWrites, checkQueueEmpty, checkRetryStorm, checkShrinks, type EmulatorStateDump } from './invariants';
 import { createPrng } from './prng';
 import { buildSchedule } from './schedule';
 
@@ -26,10 +29,35 @@ export { ZONE };
 
 export const REQUEST_TIMEOUT_MS = 500;
 
+/**
+ * The queue and retry settings a run uses. ci: room to recover from every fault (10 receives, 16 attempts), so
+ * any dead letter of a valid event but a permanent error is a violation. production: the deployed defaults
+ * (maxReceiveCount 4, LBSYNC_MAX_ATTEMPTS 8), under which the schedule's lb_stuck and crash faults really end in
+ * retries_exhausted and queue_redrive.
+ */
+export const PROFILES = {
+  ci: { maxReceiveCount: 10, maxAttempts: 16 },
+  production: { maxReceiveCount: 4, maxAttempts: 8 },
+} as const;
+export type Profile = keyof typeof PROFILES;
+
+/** The emulator's health checks in a chaos run: a new member passes 200 ms after it joins, a gone one fails 300 ms after. */
+export const CHAOS_HEALTH = { healthPassAfterMs: 200, healthFailAfterMs: 300 } as const;
+
+/** Every target keeps the default: at most one serving member leaves per write. */
+const MAX_UNAVAILABLE = 1;
+
 export interface ChaosOptions {
   seed: number;
   events: number;
   targets: number;
+  /** Default ci. */
+  profile?: Profile;
+  /**
+   * Serve this handler as the reconcile function instead of the real one: a test of the chaos run itself hands
+   * it a build that lies (test/chaos/chaos-evidence.test.ts). Never used by `npm run chaos`.
+   */
+  reconcileHandler?: Handle;
   /** Progress lines; silent when omitted. */
   log?: (line: string) => void;
   /** How long the final drain may take. */
@@ -46,13 +74,26 @@ export interface ChaosReport {
   events: number;
   faults: number;
   faultsByType: Record<string, number>;
+  profile: Profile;
   targets: number;
+  /** Measured once the schedule's last events are answered, before anything else runs. */
   converged: number;
   lost: number;
   lostEvents: string[];
   dupBackends: number;
   badPoolWrites: number;
   badPoolWriteSamples: string[];
+  /** Pool writes that removed more serving members than maxUnavailable, or left none passing (as sent). */
+  unsafeShrinks: number;
+  unsafeShrinkSamples: string[];
+  /** Pool writes the API committed after their client had given up (judged as sent). */
+  lateCommits: number;
+  /** Final answers without the evidence that backs them (evidence.ts). */
+  unbackedAnswers: number;
+  unbackedSamples: string[];
+  backedAnswers: number;
+  /** Events inject refused (system fields, loopback addresses), none of which ever reached the queue or the API. */
+  refusedAtInject: number;
   poolWrites: number;
   apiCalls: number;
   apiCallBound: number;
@@ -70,28 +111,33 @@ export interface ChaosReport {
 }
 
 export function summaryLine(r: ChaosReport): string {
-  return `chaos: seed=${r.seed} events=${r.events} faults=${r.faults} converged=${r.converged}/${r.targets} lost=${r.lost} dup_backends=${r.dupBackends} bad_pool_writes=${r.badPoolWrites} api_calls=${r.apiCalls}`;
+  return (
+    `chaos: seed=${r.seed} events=${r.events} faults=${r.faults} converged=${r.converged}/${r.targets} lost=${r.lost} ` +
+    `dup_backends=${r.dupBackends} bad_pool_writes=${r.badPoolWrites} unsafe_shrinks=${r.unsafeShrinks} unbacked_answers=${r.unbackedAnswers} api_calls=${r.apiCalls}`
+  );
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
   const log = options.log ?? (() => undefined);
+  const profile = options.profile ?? 'ci';
+  const settings = PROFILES[profile];
   const schedule = buildSchedule(createPrng(options.seed), options);
   // The fleet draws from its own stream, so the schedule does not depend on how many ids the fleet needs.
   const fleet = new Fleet(options.targets, createPrng(options.seed ^ 0x5eed));
-  log(`chaos: seed=${options.seed} targets=${options.targets} steps=${schedule.steps.length} planned_events=${schedule.plannedEvents} schedule=${schedule.hash}`);
+  log(`chaos: seed=${options.seed} targets=${options.targets} profile=${profile} steps=${schedule.steps.length} planned_events=${schedule.plannedEvents} schedule=${schedule.hash}`);
 
   const stack = await startLocalStack({
     seed: fleet.seed(),
     targets: fleet.targets(),
     functionsFrom: 'source',
     instancePendingMs: 50,
-    maxReceiveCount: 10,
+    maxReceiveCount: settings.maxReceiveCount,
     env: {
       LOG_LEVEL: 'silent',
       LBSYNC_RETRY_BASE_MS: '50',
       LBSYNC_RETRY_CAP_MS: '1000',
-      LBSYNC_MAX_ATTEMPTS: '40',
+      LBSYNC_MAX_ATTEMPTS: String(settings.maxAttempts),
       LBSYNC_MAX_HOLD_MS: '1500',
       LBSYNC_WAIT_BUDGET_MS: '1000',
       LBSYNC_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
@@ -99,9 +145,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       LBSYNC_TRANSIENT_WAIT_MS: '300',
     },
   });
+  stack.emulator.setBehaviours(CHAOS_HEALTH);
   // The stack's own bridge is replaced by one that delivers through the answer recorder (same bridge code).
   await stack.bridge.stop();
-  const recorder = await startAnswerRecorder(stack.functions.reconcile.url);
+  let substitute: ServedFunction | undefined;
+  if (options.reconcileHandler) substitute = await serveFunction('reconcile', options.reconcileHandler);
+  const recorder = await startAnswerRecorder((substitute ?? stack.functions.reconcile).url);
   const bridge = startTriggerBridge({
     queue: stack.events,
     queueUrl: stack.reconcileQueueUrl,
@@ -118,16 +167,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const driver = new ChaosDriver({ stack, recorder, sqs, fleet, maxOutstanding: options.maxOutstanding ?? 30 });
   try {
     await driver.playSchedule(schedule.steps, log);
-    log('chaos: schedule played; faults off, LBs ready, draining');
-    stack.emulator.clearFaults();
-    for (const c of fleet.clusters) stack.emulator.setLbStatus(c.lbId, 'ready');
+    log('chaos: schedule played; draining');
     const idleTimeoutMs = options.idleTimeoutMs ?? 180_000;
     await bridge.waitIdle({ quietMs: 1_000, timeoutMs: idleTimeoutMs });
-    log('chaos: final sweep');
-    await driver.sweep();
-    await bridge.waitIdle({ quietMs: 1_000, timeoutMs: idleTimeoutMs });
+    const settle = schedule.steps.at(-1);
+    if (settle?.kind === 'settle') {
+      log('chaos: settle: faults off, one event per target');
+      await driver.settle(settle.ids);
+      await bridge.waitIdle({ quietMs: 1_000, timeoutMs: idleTimeoutMs });
+    }
 
-    const report = await collectReport({ options, scheduleHash: schedule.hash, steps: schedule.steps.length, started, stack, recorder, driver, fleet });
+    const report = await collectReport({ options, profile, scheduleHash: schedule.hash, steps: schedule.steps.length, started, stack, recorder, driver, fleet });
     if (process.env.CHAOS_DUMP) {
       const { writeFileSync } = await import('node:fs');
       writeFileSync(process.env.CHAOS_DUMP, JSON.stringify({ calls: stack.emulator.calls(), history: stack.emulator.history(), answers: recorder.answers, lbs: fleet.clusters.map((c) => ({ name: c.name, lbId: c.lbId })) }, null, 1));
@@ -137,12 +187,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     sqs.destroy();
     await bridge.stop();
     await recorder.stop();
+    await substitute?.stop();
     await stack.stop();
   }
 }
 
 interface FinishedRun {
   options: ChaosOptions;
+  profile: Profile;
   scheduleHash: string;
   steps: number;
   started: number;
@@ -153,27 +205,43 @@ interface FinishedRun {
 }
 
 /** After the drain: reads out the dead letters, the queue, the emulator's state, history and call log, and judges them. */
-async function collectReport({ options, scheduleHash, steps, started, stack, recorder, driver, fleet }: FinishedRun): Promise<ChaosReport> {
+async function collectReport({ options, profile, scheduleHash, steps, started, stack, recorder, driver, fleet }: FinishedRun): Promise<ChaosReport> {
+  // Convergence first: nothing has run since the schedule's last events were answered.
+  const convergence = checkConvergence(fleet, stack.emulator.dumpState() as unknown as EmulatorStateDump);
+  const deadLetters = [...driver.savedDeadLetters, ...(await drainDeadLetters(stack))];
   const accounting = accountEvents({
     expected: driver.expected,
     answers: recorder.answers,
-    deadLetters: [...driver.savedDeadLetters, ...(await drainDeadLetters(stack))],
+    deadLetters,
     sweepsEnqueued: driver.sweepsEnqueued,
-    deletionWindows: driver.deletionWindows,
+    allowRetriesExhausted: profile === 'production',
+    assertionsOvertaken: new Set(
+      [...driver.assertions].filter(([, a]) => a.ips.some((ip) => (fleet.clusters[a.cluster]?.leftAt.get(ip) ?? 0) >= a.at)).map(([id]) => id),
+    ),
   });
+  const calls = stack.emulator.calls();
+  const evidence = checkEvidence({ answers: recorder.answers, calls, deadLetters, deletionWindows: driver.deletionWindows });
   const queue = checkQueueEmpty(await stack.events.attributes(stack.reconcileQueueUrl));
-  const convergence = checkConvergence(fleet, stack.emulator.dumpState() as unknown as EmulatorStateDump);
-  const poolWrites = checkPoolWrites(fleet, stack.emulator.history());
-  const apiCalls = stack.emulator.calls().length;
+  const history = stack.emulator.history();
+  const poolWrites = checkPoolWrites(fleet, history);
+  const shrinks = checkShrinks(history, calls, MAX_UNAVAILABLE);
+  const apiCalls = calls.length;
   const deliveries = recorder.answers.length;
   const storm = checkRetryStorm({ events: accounting.events, apiCalls, deliveries });
+  // What inject refused never went further: no delivery, no API call carries its id.
+  const leaked = [...driver.refusedAtInject].filter(
+    (id) => recorder.answers.some((a) => a.answer?.eventId === id || a.request.includes(`"${id}"`)) || calls.some((c) => eventOfCall(c) === id),
+  );
   const violations = [
     ...driver.violations,
     ...accounting.violations,
+    ...(evidence.unbacked > 0 ? [`${evidence.unbacked} answer(s) without evidence: ${evidence.unbackedSamples.slice(0, 3).join('; ')}`] : []),
     ...queue.violations,
     ...convergence.violations,
     ...poolWrites.violations,
+    ...shrinks.violations,
     ...storm.violations,
+    ...(leaked.length > 0 ? [`refused by inject, yet delivered or used: ${leaked.slice(0, 3).join(', ')}`] : []),
   ];
 
   return {
@@ -183,6 +251,7 @@ async function collectReport({ options, scheduleHash, steps, started, stack, rec
     events: accounting.events,
     faults: Object.values(driver.faultsByType).reduce((a, b) => a + b, 0),
     faultsByType: driver.faultsByType,
+    profile,
     targets: fleet.clusters.length,
     converged: convergence.converged,
     lost: accounting.lostEvents.length,
@@ -190,6 +259,13 @@ async function collectReport({ options, scheduleHash, steps, started, stack, rec
     dupBackends: convergence.dupBackends,
     badPoolWrites: poolWrites.badPoolWrites,
     badPoolWriteSamples: poolWrites.badPoolWriteSamples,
+    unsafeShrinks: shrinks.unsafeShrinks,
+    unsafeShrinkSamples: shrinks.samples,
+    lateCommits: shrinks.lateCommits,
+    unbackedAnswers: evidence.unbacked,
+    unbackedSamples: evidence.unbackedSamples,
+    backedAnswers: evidence.backed,
+    refusedAtInject: driver.refusedAtInject.size,
     poolWrites: poolWrites.poolWrites,
     apiCalls,
     apiCallBound: storm.apiCallBound,
@@ -198,7 +274,7 @@ async function collectReport({ options, scheduleHash, steps, started, stack, rec
     outcomes: accounting.outcomes,
     deadLetterReasons: accounting.deadLetterReasons,
     handoffFailures: driver.handoffFailures,
-    destroyedByDriver: accounting.destroyedByDriver,
+    destroyedByDriver: evidence.destroyedByDriver,
     queueEmpty: queue.queueEmpty,
     violations,
     durationMs: Date.now() - started,

@@ -3,6 +3,7 @@
  * gives the same schedule whatever the timings of the run that plays it.
  */
 import { createHash } from 'node:crypto';
+import type { ServerChange } from './fleet';
 import type { Prng } from './prng';
 
 export const READ_OPERATIONS = ['ListLbs', 'ListBackends', 'ListServers', 'GetLb'] as const;
@@ -23,7 +24,19 @@ export type FaultStep =
   | { type: 'backend_deleted'; cluster: number }
   /** The dead-letter queue disappears while an invalid event needs it: the function must answer 5xx. */
   | { type: 'handoff_failure'; body: string }
-  | { type: 'permanent_403'; operation: string };
+  | { type: 'permanent_403'; operation: string }
+  /** The LB's health check reports a control plane (by slot) failing or unknown for a while, whatever the server does. */
+  | { type: 'health_failure'; cluster: number; slot: number; status: 'failed' | 'unknown'; forMs: number }
+  /**
+   * The LB stays migrating longer than a production retry budget (LBSYNC_MAX_ATTEMPTS 8): the event sent with it
+   * is dead-lettered retries_exhausted under production settings, and recovers under the CI ones. Placed.
+   */
+  | { type: 'lb_stuck'; cluster: number; forMs: number; id: string }
+  /**
+   * The reconcile function crashes on one message `times` times in a row (the answer recorder answers 502 without
+   * calling it): past the queue's maxReceiveCount (production: 4) the queue redrives it to the dead-letter queue.
+   */
+  | { type: 'crash'; cluster: number; id: string; times: number };
 
 export type Step = { gapMs: number } & (
   | { kind: 'inject'; id: string; cluster: number; source: 'manual' | 'instance-replacement'; dryRun: boolean }
@@ -35,20 +48,35 @@ export type Step = { gapMs: number } & (
   | { kind: 'sweep' }
   | { kind: 'invalid'; body: string }
   | { kind: 'unknown_target'; id: string }
+  /** A kOps rolling update of one server; the boot hook's event asserts the new server's address. */
   | { kind: 'replace'; cluster: number; slot: number; inject?: string }
+  /** Two control planes deleted at once and replaced. */
+  | { kind: 'replace_two'; cluster: number; slots: [number, number]; inject?: string }
+  /** A control plane stops, is stopping, loses its role tag or its address, or comes back. */
+  | { kind: 'server_change'; cluster: number; slot: number; change: ServerChange; inject?: string }
+  /** An inject caller asserting addresses outside the target: accepted (202), never written, dead-lettered untrusted_server_ips. */
+  | { kind: 'hostile_ips'; id: string; cluster: number; ips: 'other_cluster' | 'worker' | 'foreign' }
+  /** An inject caller setting what only the system sets, or a loopback address: refused by inject (400), never enqueued. */
+  | { kind: 'hostile_fields'; id: string; cluster: number; field: 'attempt' | 'notBefore' | 'source' | 'loopback' }
   | { kind: 'fault'; fault: FaultStep }
+  /** The end: faults off, one event per target; convergence is measured once they are answered (no sweep). */
+  | { kind: 'settle'; ids: string[] }
 );
 
 const STEP_WEIGHTS = {
-  inject: 22,
-  send: 12,
-  duplicate: 6,
+  inject: 20,
+  send: 11,
+  duplicate: 5,
   reorder: 4,
   burst: 5,
   sweep: 2,
   invalid: 3,
   unknown_target: 2,
-  replace: 12,
+  replace: 10,
+  replace_two: 2,
+  server_change: 6,
+  hostile_ips: 1,
+  hostile_fields: 2,
   fault: 32,
 } as const;
 
@@ -63,7 +91,12 @@ const FAULT_WEIGHTS = {
   backend_deleted: 3,
   handoff_failure: 0, // placed on purpose, see below
   permanent_403: 1,
+  health_failure: 5,
+  lb_stuck: 0, // placed
+  crash: 0, // placed
 } as const;
+
+const SERVER_CHANGES: Record<ServerChange, number> = { stopped: 2, stopping: 1, untagged: 2, no_address: 1, restore: 3 };
 
 export interface Schedule {
   steps: Step[];
@@ -72,7 +105,7 @@ export interface Schedule {
   hash: string;
 }
 
-/** Draws steps until `events` events are planned (a sweep counts as one per target). */
+/** Draws steps until `events` events are planned (a sweep and the closing settle count as one per target). */
 export function buildSchedule(prng: Prng, options: { seed: number; events: number; targets: number }): Schedule {
   const steps: Step[] = [];
   let counter = 0;
@@ -83,6 +116,10 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
   // At least one hand-off failure in any run with room for it, about a third of the way in; more in long runs.
   const handoffEvery = Math.max(20, Math.floor(options.events / 3));
   let nextHandoff = Math.min(handoffEvery, Math.floor(options.events / 3));
+  // The same for the faults that only production settings turn into dead letters (lb_stuck, crash): early, so
+  // the redeliveries they cause (a visibility timeout apart) overlap the rest of the run.
+  const placedEvery = Math.max(100, Math.floor(options.events / 4));
+  let nextPlaced = Math.min(placedEvery, Math.floor(options.events / 6));
   const invalidBody = (tag: string) =>
     prng.pick([
       `{"version":1,"id":"${tag}", oops`,
@@ -92,7 +129,15 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
       `not json at all ${tag}`,
     ]);
 
-  while (planned < options.events) {
+  const events = Math.max(1, options.events - options.targets); // the settle step's events come last
+  while (planned < events) {
+    if (options.events >= 20 && planned >= nextPlaced) {
+      steps.push({ gapMs: gap(), kind: 'fault', fault: { type: 'lb_stuck', cluster: cluster(), forMs: prng.int(7_000, 8_000), id: id() } });
+      steps.push({ gapMs: gap(), kind: 'fault', fault: { type: 'crash', cluster: cluster(), id: id(), times: 4 } });
+      planned += 2;
+      nextPlaced += placedEvery;
+      continue;
+    }
     if (options.events >= 20 && planned >= nextHandoff) {
       steps.push({ gapMs: gap(), kind: 'fault', fault: { type: 'handoff_failure', body: invalidBody(id()) } });
       planned += 1;
@@ -139,11 +184,34 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
         if (inject) planned += 1;
         break;
       }
+      case 'replace_two': {
+        const first = prng.int(0, 2);
+        const inject = prng.chance(0.8) ? id() : undefined;
+        steps.push({ gapMs, kind, cluster: cluster(), slots: [first, (first + prng.int(1, 2)) % 3], ...(inject && { inject }) });
+        if (inject) planned += 1;
+        break;
+      }
+      case 'server_change': {
+        const inject = prng.chance(0.6) ? id() : undefined;
+        steps.push({ gapMs, kind, cluster: cluster(), slot: prng.int(0, 2), change: prng.weighted(SERVER_CHANGES), ...(inject && { inject }) });
+        if (inject) planned += 1;
+        break;
+      }
+      case 'hostile_ips':
+        steps.push({ gapMs, kind, id: id(), cluster: cluster(), ips: prng.pick(['other_cluster', 'worker', 'foreign'] as const) });
+        planned += 1;
+        break;
+      case 'hostile_fields':
+        // Refused at the edge: no event is produced, so it does not count towards `events`.
+        steps.push({ gapMs, kind, id: id(), cluster: cluster(), field: prng.pick(['attempt', 'notBefore', 'source', 'loopback'] as const) });
+        break;
       case 'fault':
         steps.push({ gapMs, kind, fault: drawFault(prng, cluster) });
         break;
     }
   }
+  steps.push({ gapMs: 0, kind: 'settle', ids: Array.from({ length: options.targets }, id) });
+  planned += options.targets;
   const hash = createHash('sha256').update(JSON.stringify(steps)).digest('hex').slice(0, 12);
   return { steps, plannedEvents: planned, hash };
 }
@@ -171,7 +239,11 @@ function drawFault(prng: Prng, cluster: () => number): FaultStep {
       return { type, cluster: cluster() };
     case 'permanent_403':
       return { type, operation: 'SetBackendServers' };
+    case 'health_failure':
+      return { type, cluster: cluster(), slot: prng.int(0, 2), status: prng.chance(0.8) ? 'failed' : 'unknown', forMs: prng.int(200, 1_500) };
     case 'handoff_failure':
-      throw new Error('hand-off failures are placed, not drawn');
+    case 'lb_stuck':
+    case 'crash':
+      throw new Error(`${type} faults are placed, not drawn`);
   }
 }

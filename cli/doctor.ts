@@ -14,7 +14,10 @@ import { selectServerIps } from '../shared/desired';
 import type { IpamIpView } from '../shared/kops-rule';
 import { kopsServerIp } from '../shared/kops-rule';
 import { describeAction } from '../shared/handlers/reconcile-message';
-import type { ObservedLb } from '../shared/model';
+import type { ObservedBackend, ObservedLb } from '../shared/model';
+import type { MemberHealthView } from '../shared/rollout';
+import { memberHealth } from '../shared/rollout';
+import { describeRollout } from '../shared/rollout-text';
 import { TRANSIENT_LB_STATUSES } from '../shared/model';
 import type { DiscoveredPool } from '../shared/reconcile/discover';
 import { regionOf } from '../shared/reconcile/discover';
@@ -47,7 +50,7 @@ export interface DoctorOptions {
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
 const PERMISSIONS = {
   'iam:lb-read': { calls: 'ListLBs / GetLB', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
-  'iam:lb-backends': { calls: 'ListBackends', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
+  'iam:lb-backends': { calls: 'ListBackends / ListBackendStats', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
   'iam:instance-servers': { calls: 'ListServers by tags', set: 'InstancesReadOnly' },
   'iam:ipam-read': { calls: 'IPAM ListIPs', set: 'IPAMReadOnly' },
 } as const;
@@ -131,6 +134,21 @@ function kopsParityCheck(name: string, target: Target, members: readonly PoolMem
   return ok(name, `the ${members.length} address(es) are the ones kOps' GetServerIP reads from IPAM for the same servers`);
 }
 
+/** The LB's health check of every pool member: the gate of every rolling update (shared/rollout.ts). */
+function healthCheck(name: string, reports: readonly { backend: ObservedBackend; health: Map<string, MemberHealthView> }[]): Check {
+  const lines = reports.map(({ backend, health }) => {
+    const members = backend.pool.map((ip) => `${ip} ${health.get(ip)?.reported ?? 'no report'}`);
+    return `${backend.name}: ${members.join(', ') || '(empty pool)'}`;
+  });
+  const notPassing = reports.flatMap(({ backend, health }) => backend.pool.filter((ip) => health.get(ip)?.condition !== 'passing'));
+  if (notPassing.length === 0) return ok(name, `every member passes the LB's health check (${lines.join('; ')})`);
+  return warn(
+    name,
+    `not passing: ${notPassing.join(', ')} (${lines.join('; ')})`,
+    "while a desired member does not pass, members that still serve are not removed (removal_deferred); a failing member of a server that is gone leaves on the next reconcile. Check the server's API and the health-check port",
+  );
+}
+
 /** The servers and the pool they give, read as discoverPool reads them, one permission per call. */
 async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
   const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () => gateway.listServersByTags(target.zone, target.servers.tags));
@@ -139,8 +157,8 @@ async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, targ
     const step = kopsMessage.serverIp(servers.map((s) => s.name).join(','));
     privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () => gateway.listPrivateIpsByNic(regionOf(target.zone), servers.flatMap((s) => s.privateNicIds)));
   }
-  const { ips, members, skipped, several } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several };
+  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
+  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
 }
 
 async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<Check[]> {
@@ -182,20 +200,34 @@ async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, 
   }
   const found = lb;
   if (!found) return checks;
+  let observed: ObservedBackend[] = [];
   const backendsRead = await attempt('backends', async () => {
-    await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(found.id), () => observeBackends(gateway, target, found));
+    const read = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(found.id), () => observeBackends(gateway, target, found));
+    observed = [...read.byName.values()];
     return undefined;
   });
+  if (observed.length > 0) {
+    await attempt('health', async () => {
+      const reports = [];
+      for (const backend of observed) {
+        const stats = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.backendHealth(found.name), () => gateway.listBackendHealth(target.zone, found.id, backend.id));
+        reports.push({ backend, health: memberHealth(stats) });
+      }
+      return healthCheck(at('health'), reports);
+    });
+  }
   if (!backendsRead || !pool) return checks;
   // What a reconcile would write: the reconciler itself, as a dry run (reads only).
   const result = await reconcileTarget(target, { dryRun: true }, { gateway, waitBudgetMs: 0 });
   if (result.error) {
     if (result.error.code === 'authentication_denied') throw new KeyRefused(result.error);
     checks.push(failedWith(at('plan'), result.error));
-  } else if (result.planned.length === 0) {
+  } else if (result.planned.length === 0 && !result.rollouts?.some((r) => r.rollout.deferred.length > 0)) {
     checks.push(ok(at('plan'), `in sync: a reconcile would write nothing${result.warnings.length > 0 ? ` (${result.warnings.join('; ')})` : ''}`));
   } else {
-    checks.push(ok(at('plan'), `a reconcile would write: ${result.planned.map(describeAction).join('; ')} (see \`lbsync plan\`)`));
+    const writes = result.planned.length > 0 ? `a reconcile would write: ${result.planned.map(describeAction).join('; ')}` : 'a reconcile would write nothing now';
+    const staged = (result.rollouts ?? []).flatMap(describeRollout);
+    checks.push(ok(at('plan'), `${writes}${staged.length > 0 ? `; ${staged.join('; ')}` : ''} (see \`lbsync plan\`)`));
   }
   return checks;
 }

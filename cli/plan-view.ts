@@ -3,6 +3,8 @@
 import type { Action, FieldChange, ObservedBackend } from '../shared/model';
 import { comparedFields } from '../shared/plan';
 import type { DiscoveredPool } from '../shared/reconcile/discover';
+import type { BackendRollout } from '../shared/reconcile/stage-removals';
+import type { MemberVerdict, RolloutStage } from '../shared/rollout';
 import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
 import type { Colors, DescribedError } from './output';
@@ -18,11 +20,21 @@ export interface ActionSummary {
   changes?: FieldChange[];
 }
 
-/** One address a pool write would add or remove, and why. */
+/** One address a pool write would add or remove (or, `keep`, should remove but keeps for now), and why. */
 export interface PoolChange {
   ip: string;
-  change: 'add' | 'remove';
+  change: 'add' | 'remove' | 'keep';
   why: string;
+}
+
+/** A pool write that removes members, staged by the rolling-update rules (shared/rollout.ts). */
+export interface RolloutView {
+  /** The LB's last health check of each member, as reported (e.g. passed, failed, unknown, "no report"). */
+  health: Record<string, string>;
+  /** Members that should leave but stay for now, with why. */
+  deferred: MemberVerdict[];
+  /** This reconcile's write (when there is one), then the writes still to come. */
+  stages: RolloutStage[];
 }
 
 export interface BackendView {
@@ -37,6 +49,8 @@ export interface BackendView {
   added: string[];
   removed: string[];
   poolChanges: PoolChange[];
+  /** Present when a pool write would remove members: the health read and the staged writes. */
+  rollout?: RolloutView;
   changes: FieldChange[];
   /** Fields compared and found equal (an existing backend only). */
   inSync: string[];
@@ -44,20 +58,23 @@ export interface BackendView {
 }
 
 /** Why each address would be added or removed: which server it is, or that no selected server has it. */
-export function poolChanges(added: readonly string[], removed: readonly string[], pool: DiscoveredPool | undefined): PoolChange[] {
+export function poolChanges(added: readonly string[], removed: readonly string[], pool: DiscoveredPool | undefined, rollout?: BackendRollout): PoolChange[] {
   const serverOf = new Map((pool?.members ?? []).map((m) => [m.ip, m.server]));
+  const gone = "no server carrying the target's tags has this address";
+  const removedWhy = new Map((rollout?.rollout.removed ?? []).map((r) => [r.ip, r.why]));
   return [
     ...added.map((ip): PoolChange => ({
       ip,
       change: 'add',
       why: `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
     })),
-    ...removed.map((ip): PoolChange => ({
-      ip,
-      change: 'remove',
-      why: "no server carrying the target's tags has this address",
-    })),
+    ...removed.map((ip): PoolChange => ({ ip, change: 'remove', why: removedWhy.has(ip) ? `${gone}; ${removedWhy.get(ip)}` : gone })),
+    ...(rollout?.rollout.deferred ?? []).map((d): PoolChange => ({ ip: d.ip, change: 'keep', why: `${gone}; kept for now: ${d.why}` })),
   ];
+}
+
+function rolloutView(r: BackendRollout): RolloutView {
+  return { health: Object.fromEntries(Object.entries(r.health).map(([ip, v]) => [ip, v.reported])), deferred: r.rollout.deferred, stages: r.rollout.stages };
 }
 
 export interface TargetPlanView {
@@ -104,6 +121,7 @@ export function planView(
         const poolAction = actions.find((a) => a.kind === 'SetBackendServers' || a.kind === 'CreateBackend');
         const added = poolAction?.kind === 'SetBackendServers' ? poolAction.added : poolAction?.kind === 'CreateBackend' ? poolAction.pool : [];
         const removed = poolAction?.kind === 'SetBackendServers' ? poolAction.removed : [];
+        const rollout = result.rollouts?.find((r) => r.backend === spec.name);
         return {
           name: spec.name,
           ...(actual && { id: actual.id }),
@@ -113,7 +131,8 @@ export function planView(
           ...(desiredPool && { desiredPool }),
           added,
           removed,
-          poolChanges: poolChanges(added, removed, result.pool),
+          poolChanges: poolChanges(added, removed, result.pool, rollout),
+          ...(rollout && { rollout: rolloutView(rollout) }),
           changes: actions.flatMap((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck' ? a.changes : [])),
           inSync: actual ? comparedFields(spec).filter((f) => !actions.some((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck') && a.changes.some((c) => c.field === f))) : [],
           actions: actions.map((a) => a.kind),
@@ -146,24 +165,40 @@ function renderBackend(b: BackendView, c: Colors): string[] {
   if (!b.exists) {
     return [`${head}  ${c.yellow('missing: would be created')}`, ...b.added.map((ip) => `      ${c.green(`+ ${ip}`)}${because(ip)}`)];
   }
-  if (b.actions.length === 0) {
+  const kept = new Set(b.rollout?.deferred.map((d) => d.ip));
+  if (b.actions.length === 0 && kept.size === 0) {
     return [`${head}  ${c.green('in sync')}${b.actualPool ? c.dim(`  pool ${b.actualPool.join(', ') || '(empty)'}`) : ''}`];
   }
   const lines = [head];
   if (b.inSync.length > 0) lines.push(`      ${c.dim(`in sync: ${b.inSync.join(', ')}`)}`);
   for (const ch of b.changes) lines.push(`      ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
-  if (b.added.length > 0 || b.removed.length > 0) {
+  const health = b.rollout?.health ?? {};
+  const checked = (ip: string) => (health[ip] ? c.dim(`  [${health[ip]}]`) : '');
+  if (b.added.length > 0 || b.removed.length > 0 || kept.size > 0) {
     const removed = new Set(b.removed);
     const added = new Set(b.added);
     const all = [...new Set([...(b.actualPool ?? []), ...b.removed, ...b.added])].sort(compareIps);
-    lines.push('      pool:');
+    lines.push(b.rollout ? `      pool ${c.dim("(LB health check in brackets; ~ leaves later)")}:` : '      pool:');
     for (const ip of all) {
       if (added.has(ip)) lines.push(`      ${c.green(`+ ${ip}`)}${because(ip)}`);
-      else if (removed.has(ip)) lines.push(`      ${c.red(`- ${ip}`)}${because(ip)}`);
-      else lines.push(`        ${ip}`);
+      else if (removed.has(ip)) lines.push(`      ${c.red(`- ${ip}`)}${checked(ip)}${because(ip)}`);
+      else if (kept.has(ip)) lines.push(`      ${c.yellow(`~ ${ip}`)}${checked(ip)}${because(ip)}`);
+      else lines.push(`        ${ip}${checked(ip)}`);
     }
   }
+  if (b.rollout && b.rollout.stages.length > 0) {
+    lines.push('      staged writes:');
+    b.rollout.stages.forEach((s, i) => {
+      const change = [...s.added.map((ip) => `+${ip}`), ...s.removed.map((ip) => `-${ip}`)].join(' ');
+      lines.push(`        ${i + 1}. ${s.when}: ${change} ${c.dim(`-> [${s.pool.join(', ')}]`)}`);
+    });
+  }
   return lines;
+}
+
+/** Members that should leave but wait (rolling-update safety), over all backends. */
+export function deferredCount(v: TargetPlanView): number {
+  return v.backends.reduce((n, b) => n + (b.rollout?.deferred.length ?? 0), 0);
 }
 
 function compareIps(a: string, b: string): number {
@@ -178,8 +213,13 @@ function compareIps(a: string, b: string): number {
 }
 
 export function renderPlanView(v: TargetPlanView, c: Colors): string[] {
+  const waiting = deferredCount(v);
   const verdict =
-    v.status === 'failed' ? c.red('error') : v.actions.length === 0 ? c.green('in sync') : c.yellow(`drift: ${plural(v.actions.length, 'action')}`);
+    v.status === 'failed'
+      ? c.red('error')
+      : v.actions.length === 0 && waiting === 0
+        ? c.green('in sync')
+        : c.yellow(`drift: ${plural(v.actions.length, 'action')}${waiting > 0 ? `, ${plural(waiting, 'removal')} staged for later` : ''}`);
   const lines = [`${c.bold(v.target)} ${c.dim(`(${v.zone})`)}  ${verdict}`];
   if (v.lb) {
     const status = v.lb.status === 'ready' ? c.green(v.lb.status) : c.yellow(`${v.lb.status} (writes wait until it is ready)`);

@@ -32,6 +32,13 @@ export interface EmulatorBehaviours {
   strictBackendIps: boolean;
   /** LB commercial types treated as multi-cloud by `strictBackendIps` (compared case-insensitively). */
   multiCloudLbTypes: string[];
+  /**
+   * ListBackendStats (no recording): a pool address of a running server reports `passed` this long after it is
+   * both running and in the pool (`unknown` before). Default 0: at once (emulator/health.ts).
+   */
+  healthPassAfterMs: number;
+  /** ... and an address whose server was deleted, stopped or is stopping reports `failed` this long after. Default 0. */
+  healthFailAfterMs: number;
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
@@ -44,6 +51,8 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   duplicateServerIps: 'dedupe',
   strictBackendIps: false,
   multiCloudLbTypes: [],
+  healthPassAfterMs: 0,
+  healthFailAfterMs: 0,
 });
 
 /** The choices of each two-way switch, for validation, docs and tests that run every setting. */
@@ -63,6 +72,10 @@ function isChoice(name: SwitchName, value: unknown): boolean {
   return (BEHAVIOUR_CHOICES[name] as readonly unknown[]).includes(value);
 }
 
+/** The settings that are a length of time in integer ms rather than a choice. */
+const DURATION_SETTINGS = ['instancePendingMs', 'healthPassAfterMs', 'healthFailAfterMs'] as const;
+type DurationSetting = (typeof DURATION_SETTINGS)[number];
+
 /**
  * Checks a partial set of behaviours (from options, the control API or the CLI) and returns it typed.
  * Throws an Error naming the field and its allowed values.
@@ -71,9 +84,9 @@ export function readBehaviours(input: unknown): Partial<EmulatorBehaviours> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('behaviours must be a JSON object');
   const out: Partial<EmulatorBehaviours> = {};
   for (const [name, value] of Object.entries(input)) {
-    if (name === 'instancePendingMs') {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new Error('instancePendingMs must be a non-negative integer');
-      out.instancePendingMs = value;
+    if ((DURATION_SETTINGS as readonly string[]).includes(name)) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer (ms)`);
+      out[name as DurationSetting] = value;
     } else if (name === 'multiCloudLbTypes') {
       if (!Array.isArray(value) || !value.every((t) => typeof t === 'string')) throw new Error('multiCloudLbTypes must be a list of LB types');
       out.multiCloudLbTypes = [...(value as string[])];
@@ -82,7 +95,7 @@ export function readBehaviours(input: unknown): Partial<EmulatorBehaviours> {
       if (!isChoice(key, value)) throw new Error(`${key} must be one of ${BEHAVIOUR_CHOICES[key].map((c) => JSON.stringify(c)).join(', ')}`);
       (out as Record<string, unknown>)[key] = value;
     } else {
-      throw new Error(`unknown behaviour "${name}"; known: instancePendingMs, multiCloudLbTypes, ${Object.keys(BEHAVIOUR_CHOICES).join(', ')}`);
+      throw new Error(`unknown behaviour "${name}"; known: ${[...DURATION_SETTINGS, 'multiCloudLbTypes', ...Object.keys(BEHAVIOUR_CHOICES)].join(', ')}`);
     }
   }
   return out;

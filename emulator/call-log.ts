@@ -7,7 +7,7 @@ export class CallLog {
   private nextSeq = 1;
 
   /** Starts a record when a request arrives; `finish` fills in its status and duration. */
-  start(operation: string, method: string, path: string, query: string, write: boolean): CallRecord {
+  start(operation: string, method: string, path: string, query: string, write: boolean, userAgent?: string): CallRecord {
     const record: CallRecord = {
       seq: this.nextSeq++,
       at: Date.now(),
@@ -18,6 +18,7 @@ export class CallLog {
       status: 0,
       write,
       durationMs: 0,
+      ...(userAgent !== undefined && { userAgent }),
     };
     this.records.push(record);
     return record;
@@ -37,7 +38,7 @@ export class CallLog {
   }
 
   history(): PoolWrite[] {
-    return this.poolWrites.map((write) => ({ ...write, pool: [...write.pool] }));
+    return this.poolWrites.map((write) => ({ ...write, pool: [...write.pool], poolBefore: [...write.poolBefore], health: { ...write.health }, serverStates: { ...write.serverStates } }));
   }
 
   resetCalls(): void {

@@ -3,6 +3,7 @@ import { readBehaviours } from './behaviours';
 import { matchRoute, type JsonAnswer, type Route } from './http';
 import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './types';
 import type { EmulatorControls } from './controls';
+import { HEALTH_CHECK_STATUSES, type HealthCheckStatus } from './health';
 import type { WireAuditEvent } from './wire/audit-trail';
 
 interface ControlContext {
@@ -144,6 +145,34 @@ const controlRoutes: Route<ControlContext>[] = [
       }
       return ok();
     },
+  },
+  { method: 'GET', pattern: '/_emulator/backend-health', operation: 'BackendHealth', handle: (ctx) => ok(ctx.controls.backendHealth()) },
+  {
+    method: 'PUT',
+    pattern: '/_emulator/backend-health/{ip}',
+    operation: 'ForceHealth',
+    handle: (ctx) => {
+      const body = objectBody(ctx.body);
+      const status = body.status as HealthCheckStatus;
+      if (!HEALTH_CHECK_STATUSES.includes(status)) throw new ControlError(400, `status must be one of ${HEALTH_CHECK_STATUSES.join(', ')}`);
+      if (body.forMs !== undefined && (typeof body.forMs !== 'number' || !Number.isInteger(body.forMs) || body.forMs < 0)) {
+        throw new ControlError(400, 'forMs must be a non-negative integer (ms), or left out for "until cleared"');
+      }
+      ctx.controls.forceHealth(ctx.params.ip ?? '', status, body.forMs as number | undefined);
+      return ok();
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/_emulator/backend-health/{ip}',
+    operation: 'ClearForcedHealth',
+    handle: (ctx) => (ctx.controls.clearForcedHealth(ctx.params.ip ?? ''), ok()),
+  },
+  {
+    method: 'DELETE',
+    pattern: '/_emulator/backend-health',
+    operation: 'ClearAllForcedHealth',
+    handle: (ctx) => (ctx.controls.clearForcedHealth(), ok()),
   },
   { method: 'GET', pattern: '/_emulator/state', operation: 'DumpState', handle: (ctx) => ok(ctx.controls.dumpState()) },
   { method: 'GET', pattern: '/_emulator/behaviours', operation: 'Behaviours', handle: (ctx) => ok({ behaviours: ctx.controls.behaviours() }) },

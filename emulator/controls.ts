@@ -8,6 +8,7 @@ import { Gates } from './gates';
 import { EmulatorState } from './state';
 import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
 import type { ServerRecord } from './model';
+import { healthOfPool, type ForcedHealth, type HealthCheckStatus, type MemberHealth } from './health';
 import { renderBackend, renderLb } from './wire/lb';
 import { renderServer } from './wire/instance';
 import type { WireAuditEvent } from './wire/audit-trail';
@@ -119,6 +120,30 @@ export class EmulatorControls {
 
   loadSeed(seed: EmulatorSeed): void {
     this.state.loadSeed(seed);
+  }
+
+  /** Makes the LB report this status for this address (in every backend), for forMs or until cleared. */
+  forceHealth(ip: string, status: HealthCheckStatus, forMs?: number): void {
+    this.state.health.force(ip, status, Date.now(), forMs);
+  }
+
+  /** Lets the servers decide again for one address, or for all. */
+  clearForcedHealth(ip?: string): void {
+    this.state.health.unforce(ip);
+  }
+
+  /** Every backend's members as ListBackendStats reports them now, and the forced addresses. */
+  backendHealth(): { backends: { lbId: string; backendId: string; name: string; members: MemberHealth[] }[]; forced: ForcedHealth[] } {
+    const now = Date.now();
+    return {
+      backends: [...this.state.backends.values()].map((b) => ({
+        lbId: b.lbId,
+        backendId: b.id,
+        name: b.settings.name,
+        members: healthOfPool(this.state, b, b.pool, now),
+      })),
+      forced: this.state.health.forcedList(now),
+    };
   }
 
   /** Everything the emulator holds, in API shapes: LBs with their backends, servers, IPAM IPs. */

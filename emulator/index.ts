@@ -30,6 +30,8 @@ export { faultBodies, type FaultAnswer } from './errors';
 export { BEHAVIOUR_CHOICES, DEFAULT_BEHAVIOURS, RECORDED_INSTANCE_PENDING_MS, type EmulatorBehaviours, type SwitchName } from './behaviours';
 export { EMULATED_APIS, parseDenial, type ApiDenial, type EmulatedApi } from './permissions';
 export type { EmulatorState } from './state';
+export { HEALTH_CHECK_STATUSES, type HealthCheckStatus, type MemberHealth, type ForcedHealth } from './health';
+import type { ForcedHealth, HealthCheckStatus, MemberHealth } from './health';
 export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
 export type { WireAuditEvent } from './wire/audit-trail';
 
@@ -71,6 +73,12 @@ export interface EmulatorHandle {
   behaviours(): EmulatorBehaviours;
   /** Changes the named switches; the others keep their setting. Throws on an unknown name or value. */
   setBehaviours(partial: Partial<EmulatorBehaviours>): EmulatorBehaviours;
+  /** ListBackendStats reports this status for this address (every backend) for forMs, or until cleared. */
+  forceHealth(ip: string, status: HealthCheckStatus, forMs?: number): void;
+  /** The servers decide an address's health again (all addresses when none is named). */
+  clearForcedHealth(ip?: string): void;
+  /** Every backend's members as ListBackendStats reports them now, and the forced addresses. */
+  backendHealth(): { backends: { lbId: string; backendId: string; name: string; members: MemberHealth[] }[]; forced: ForcedHealth[] };
   auditTrail: AuditTrailHandle;
 }
 
@@ -108,6 +116,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     dumpState: () => controls.dumpState(),
     behaviours: () => controls.behaviours(),
     setBehaviours: (partial) => controls.setBehaviours(partial),
+    forceHealth: (ip, status, forMs) => controls.forceHealth(ip, status, forMs),
+    clearForcedHealth: (ip) => controls.clearForcedHealth(ip),
+    backendHealth: () => controls.backendHealth(),
     auditTrail: {
       delayMs: () => controls.auditTrail.delayMs,
       setDelayMs: (ms) => controls.setAuditTrailDelay(ms),

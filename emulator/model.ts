@@ -106,6 +106,8 @@ export interface ServerRecord {
   privateNics: ServerPrivateNic[];
   createdAt: string;
   modifiedAt: string;
+  /** Ports a TCP health check finds open while it runs; null: every port (emulator/health.ts). */
+  listensOn: number[] | null;
 }
 
 export interface IpamIpRecord {

@@ -144,6 +144,7 @@ export function serverFromSeed(seed: SeedServer, owner: Ownership, now: string):
     privateNics,
     createdAt,
     modifiedAt: createdAt,
+    listensOn: seed.listensOn ? [...seed.listensOn] : null,
   };
   return { server, ips };
 }

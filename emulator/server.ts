@@ -87,6 +87,7 @@ class RequestPipeline {
       url.pathname,
       url.search.replace(/^\?/, ''),
       WRITE_METHODS.includes(method),
+      req.headers['user-agent'],
     );
     const answer = (result: JsonAnswer): void => {
       if (!res.destroyed) sendJson(res, result);

@@ -12,6 +12,7 @@ import {
 } from './seed';
 import { LB_STATUSES, type EmulatorSeed, type LbStatus, type SeedServer } from './types';
 import { readBehaviours, withDefaults, type EmulatorBehaviours } from './behaviours';
+import { aliveAddresses, BackendHealth } from './health';
 
 export type InstanceStatus = 'unknown' | 'ready' | 'pending';
 
@@ -22,6 +23,8 @@ export class EmulatorState {
   readonly servers = new Map<string, ServerRecord>();
   readonly ips = new Map<string, IpamIpRecord>();
   owner: Ownership = { projectId: DEFAULT_PROJECT_ID, organizationId: DEFAULT_PROJECT_ID };
+  /** The LB's health checks of the pools' addresses (emulator/health.ts). */
+  readonly health = new BackendHealth();
 
   behaviours: EmulatorBehaviours;
 
@@ -84,6 +87,7 @@ export class EmulatorState {
       const ip = ipamIpFromSeed(ipSeed, this.owner, defaultRegion, nextTime());
       this.ips.set(ip.id, ip);
     }
+    this.health.settle(aliveAddresses(this), new Map([...this.backends.values()].map((b) => [b.id, b.pool])));
   }
 
   // ---- LB status ----
@@ -145,6 +149,7 @@ export class EmulatorState {
     const now = new Date().toISOString();
     const backend: BackendRecord = { id: randomUUID(), lbId: lb.id, settings, healthCheck, pool, createdAt: now, updatedAt: now };
     this.backends.set(backend.id, backend);
+    this.health.notePool(backend.id, pool, Date.now());
     this.markInstancesPending(lb);
     return backend;
   }
@@ -164,6 +169,7 @@ export class EmulatorState {
     const next = [...new Set(pool)];
     const changed = next.length !== backend.pool.length || next.some((ip) => !backend.pool.includes(ip));
     backend.pool = next;
+    this.health.notePool(backend.id, next, Date.now());
     this.touch(backend, changed);
     return changed;
   }
@@ -172,6 +178,7 @@ export class EmulatorState {
   deleteBackend(backend: BackendRecord, withFrontends: readonly FrontendRecord[] = []): void {
     for (const frontend of withFrontends) this.frontends.delete(frontend.id);
     this.backends.delete(backend.id);
+    this.health.forgetBackend(backend.id);
     const lb = this.lbs.get(backend.lbId);
     if (lb) this.markInstancesPending(lb);
   }
@@ -199,15 +206,22 @@ export class EmulatorState {
 
   upsertServer(seed: SeedServer, now = new Date().toISOString()): ServerRecord {
     const existing = seed.id ? this.servers.get(seed.id) : undefined;
-    if (existing) this.removeServer(existing.id);
+    if (existing) this.dropServer(existing.id);
     const { server, ips } = serverFromSeed(seed, this.owner, now);
     if (existing) server.createdAt = existing.createdAt;
     this.servers.set(server.id, server);
     for (const ip of ips) this.ips.set(ip.id, ip);
+    this.health.noteAlive(aliveAddresses(this), Date.now());
     return server;
   }
 
   removeServer(serverId: string): boolean {
+    const removed = this.dropServer(serverId);
+    this.health.noteAlive(aliveAddresses(this), Date.now());
+    return removed;
+  }
+
+  private dropServer(serverId: string): boolean {
     const removed = this.servers.delete(serverId);
     for (const [id, ip] of this.ips) {
       if (ip.ownerServerId === serverId) this.ips.delete(id);

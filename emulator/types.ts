@@ -105,6 +105,8 @@ export interface SeedServer {
   privateNics?: SeedPrivateNic[];
   commercialType?: string;
   createdAt?: string;
+  /** Ports a health check finds open while the server runs (default: every port); e.g. a kOps worker listens on neither 443 nor 3988. */
+  listensOn?: number[];
 }
 
 /** An IPAM address not owned by a seeded server (e.g. a reserved IP); a superset of the brief's format. */
@@ -156,6 +158,8 @@ export interface CallRecord {
   status: number;
   write: boolean;
   durationMs: number;
+  /** The request's User-Agent (scw-lb-sync sends `scw-lb-sync/<version> event/<id>` while reconciling an event). */
+  userAgent?: string;
 }
 
 export interface PoolWrite {
@@ -167,6 +171,16 @@ export interface PoolWrite {
   lbId: string;
   /** Pool after the write; for DeleteBackend, the pool the backend had when it was deleted. */
   pool: string[];
+  /** Pool before the write (empty for CreateBackend). */
+  poolBefore: string[];
+  /**
+   * The LB's last health check of every address in poolBefore and pool, at the write (emulator/health.ts):
+   * removed addresses as they were just before it, the others just after (an address just added: `unknown`
+   * unless `healthPassAfterMs` is 0).
+   */
+  health: Record<string, string>;
+  /** The Instance state of the server holding each of those addresses at the write (`none`: no server has it). */
+  serverStates: Record<string, string>;
   deleted?: boolean;
   /** DeleteBackend under the `cascade` setting: the frontends deleted with the backend. */
   frontendsDeleted?: string[];

@@ -19,6 +19,7 @@ export const kopsMessage = {
   findLb: (targetRef: string) => `finding load-balancer ${targetRef}`,
   updateHealthCheck: (lbName: string) => `updating back-end health check for load-balancer ${lbName}`,
   deleteBackend: (lbName: string) => `deleting duplicate back-end for load-balancer ${lbName}`,
+  backendHealth: (lbName: string) => `reading back-end server health for load-balancer ${lbName}`,
 } as const;
 
 /** What a 404 means depends on the route: a missing backend is recoverable, a missing LB is not. */

@@ -24,11 +24,19 @@ export interface SeveralAddresses {
   candidates: string[];
 }
 
+/** A server carrying the target's tags that is stopped or stopping: its addresses may leave a pool at once. */
+export interface LeavingServer {
+  server: string;
+  state: string;
+  ips: string[];
+}
+
 export interface ServerIps {
   ips: string[];
   members: PoolMember[];
   skipped: SkippedServer[];
   several: SeveralAddresses[];
+  leaving: LeavingServer[];
 }
 
 /** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
@@ -68,9 +76,11 @@ export function selectServerIps(
   const members: PoolMember[] = [];
   const skipped: SkippedServer[] = [];
   const several: SeveralAddresses[] = [];
+  const leaving: LeavingServer[] = [];
   for (const server of servers) {
     if (EXCLUDED_SERVER_STATES.has(server.state)) {
       skipped.push({ server: server.name, reason: `state is ${server.state}` });
+      leaving.push({ server: server.name, state: server.state, ips: normalisePool(candidatesOf(server, ipSource, privateIpsByNic)) });
       continue;
     }
     const candidates = normalisePool(candidatesOf(server, ipSource, privateIpsByNic));
@@ -82,7 +92,7 @@ export function selectServerIps(
     members.push({ server: server.name, serverId: server.id, ip });
     if (candidates.length > 1) several.push({ server: server.name, chosen: ip, candidates });
   }
-  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several };
+  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several, leaving };
 }
 
 export function desiredBackends(target: Target, pool: readonly string[]): DesiredBackend[] {

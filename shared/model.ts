@@ -53,6 +53,17 @@ export interface ObservedServer {
   privateNicIds: string[];
 }
 
+/**
+ * One backend server as one of the LB's instances checks it (ListBackendStats). `status` is the last health check:
+ * passed | failed | unknown | neutral | condpass; `serverState` the LB's own view: running | starting | stopping | stopped.
+ */
+export interface ObservedMemberHealth {
+  ip: string;
+  status: string;
+  serverState: string;
+  instanceId: string;
+}
+
 /** What a target wants for one backend: its spec and the pool computed from the servers. */
 export interface DesiredBackend {
   spec: BackendSpec;

@@ -6,5 +6,10 @@ import { version } from '../package.json';
  */
 export const LBSYNC_USER_AGENT = `scw-lb-sync/${version}`;
 
+/** Our part of the User-Agent: `scw-lb-sync/<version>`, plus ` event/<id>` for the calls made for one event. */
+export function userAgentFor(eventId?: string): string {
+  return eventId ? `${LBSYNC_USER_AGENT} event/${eventId}` : LBSYNC_USER_AGENT;
+}
+
 /** What an Audit Trail event's user_agent contains when the call was ours (any version). */
 export const LBSYNC_USER_AGENT_MARKER = 'scw-lb-sync/';

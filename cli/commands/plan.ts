@@ -8,7 +8,7 @@ import { act, collect, helpText } from '../command';
 import { configuredTargets, scalewayGateway, selectTargets } from '../environment';
 import { EXIT, plural } from '../output';
 import type { TargetPlanView } from '../plan-view';
-import { planView, renderPlanView } from '../plan-view';
+import { deferredCount, planView, renderPlanView } from '../plan-view';
 
 interface PlanOptions {
   target?: string[];
@@ -28,7 +28,7 @@ export async function planTargets(targets: readonly Target[], gateway: () => Sca
 
 export function planExitCode(views: readonly TargetPlanView[]): number {
   if (views.some((v) => v.status === 'failed')) return EXIT.error;
-  return views.some((v) => v.actions.length > 0) ? EXIT.drift : EXIT.ok;
+  return views.some((v) => v.actions.length > 0 || deferredCount(v) > 0) ? EXIT.drift : EXIT.ok;
 }
 
 export function planCommand(cli: Cli): Command {
@@ -60,7 +60,7 @@ export function planCommand(cli: Cli): Command {
           for (const line of renderPlanView(v, c)) out.line(line);
         });
         const failed = views.filter((v) => v.status === 'failed').length;
-        const drifted = views.filter((v) => v.status !== 'failed' && v.actions.length > 0).length;
+        const drifted = views.filter((v) => v.status !== 'failed' && (v.actions.length > 0 || deferredCount(v) > 0)).length;
         const actions = views.reduce((n, v) => n + v.actions.length, 0);
         out.line();
         out.line(

@@ -26,6 +26,7 @@ function resultJson(r: ReconcileResult) {
     done: r.done.map(summariseAction),
     planned: r.planned.map(summariseAction),
     warnings: r.warnings,
+    ...(r.rollouts && { rollouts: r.rollouts.map((b) => ({ backend: b.backend, removed: b.rollout.removed, deferred: b.rollout.deferred, stages: b.rollout.stages })) }),
     apiCalls: { reads: r.apiCalls.reads, writes: r.apiCalls.writes },
     durationMs: r.durationMs,
     ...(r.error && { error: describeError(r.error) }),
@@ -48,7 +49,7 @@ export function reconcileCommand(cli: Cli): Command {
       'after',
       helpText(
         ['lbsync plan && lbsync reconcile', 'lbsync reconcile --target prod.k8s.local', 'LBSYNC_WAIT_BUDGET_MS=60000 lbsync reconcile --json'],
-        [[0, 'every target applied or already in sync (noop)'], [1, 'at least one target failed (code, message and hint are printed), or a configuration error'], [64, 'bad flags']],
+        [[0, 'every target applied or already in sync (noop)'], [1, 'at least one target failed or keeps removals for later (rolling-update safety; code, message and hint are printed), or a configuration error'], [64, 'bad flags']],
       ),
     )
     .action(
@@ -61,7 +62,8 @@ export function reconcileCommand(cli: Cli): Command {
           if (!options.json && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
           results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), waitBudgetMs, transientWaitMs, duplicateGraceMs }));
         }
-        const ok = results.every((r) => r.status === 'applied' || r.status === 'noop');
+        // A removal held back by the rolling-update rules is not done yet: its error (and hint) is printed, exit 1.
+        const ok = results.every((r) => (r.status === 'applied' || r.status === 'noop') && !r.error);
         const code = ok ? EXIT.ok : EXIT.error;
         if (options.json) {
           out.json({ ok, targets: results.map(resultJson) });

@@ -6,6 +6,7 @@ import {
   parseUpdateBackend,
 } from '../backend-input';
 import { apiErrors } from '../errors';
+import { healthOfPool, serverStatesOf } from '../health';
 import {
   compareBy,
   pageOf,
@@ -21,6 +22,7 @@ import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
 import { TRANSIENT_LB_STATUSES } from '../types';
 import { renderBackend, renderFrontend, renderHealthCheck, renderLb } from '../wire/lb';
+import { listBackendStats } from './backend-stats';
 
 const ORDERS = ['created_at_asc', 'created_at_desc', 'name_asc', 'name_desc'] as const;
 const LB_PAGINATION = { sizeParam: 'page_size', defaultSize: 20, maxSize: 100 };
@@ -77,12 +79,21 @@ function ok(body: unknown): JsonAnswer {
   return { status: 200, body };
 }
 
-function notePool(ctx: RouteContext, backend: BackendRecord, deleted = false, frontendsDeleted: string[] = []): void {
+/** The LB's view of a pool's addresses, for the pool history (taken before a write for the addresses it removes). */
+function healthNow(ctx: RouteContext, backend: BackendRecord, ips: readonly string[] = backend.pool): Record<string, string> {
+  return Object.fromEntries(healthOfPool(ctx.state, backend, ips).map((m) => [m.ip, m.status]));
+}
+
+function notePool(ctx: RouteContext, backend: BackendRecord, deleted = false, frontendsDeleted: string[] = [], before?: { pool: string[]; health: Record<string, string> }): void {
+  const poolBefore = before?.pool ?? [...backend.pool];
   ctx.notePoolWrite({
     backendId: backend.id,
     backendName: backend.settings.name,
     lbId: backend.lbId,
     pool: [...backend.pool],
+    poolBefore,
+    health: { ...before?.health, ...(deleted ? {} : healthNow(ctx, backend)) },
+    serverStates: serverStatesOf(ctx.state, [...poolBefore, ...backend.pool]),
     ...(deleted ? { deleted: true } : {}),
     ...(frontendsDeleted.length > 0 ? { frontendsDeleted } : {}),
   });
@@ -145,7 +156,7 @@ function createBackend(ctx: RouteContext): JsonAnswer {
   assertKnownAddresses(ctx.state, lb, input.pool);
   assertWritable(ctx.state, lb);
   const backend = ctx.state.createBackend(lb, input.settings, input.healthCheck, input.pool);
-  notePool(ctx, backend);
+  notePool(ctx, backend, false, [], { pool: [], health: {} });
   return ok(renderBackend(ctx.state, backend));
 }
 
@@ -163,8 +174,9 @@ function deleteBackend(ctx: RouteContext): JsonAnswer {
   assertWritable(ctx.state, lb);
   const users = ctx.state.frontendsUsing(backend);
   if (users.length > 0 && ctx.state.behaviours.deleteBackendInUse === 'refuse') throw apiErrors.backendInUse(users.map((f) => f.id));
+  const before = { pool: [...backend.pool], health: healthNow(ctx, backend) };
   ctx.state.deleteBackend(backend, users);
-  notePool(ctx, backend, true, users.map((f) => f.id));
+  notePool(ctx, backend, true, users.map((f) => f.id), before);
   return { status: 204 };
 }
 
@@ -173,8 +185,9 @@ function writePool(ctx: RouteContext, nextPool: (current: string[], given: strin
   const given = parseServerIps(ctx.body, ctx.state.behaviours.duplicateServerIps);
   assertKnownAddresses(ctx.state, lb, given);
   assertWritable(ctx.state, lb);
+  const before = { pool: [...backend.pool], health: healthNow(ctx, backend) };
   ctx.state.setPool(backend, nextPool(backend.pool, given));
-  notePool(ctx, backend);
+  notePool(ctx, backend, false, [], before);
   return ok(renderBackend(ctx.state, backend));
 }
 
@@ -198,6 +211,7 @@ function lbRoutes(prefix: string): Route[] {
     },
     { method: 'GET', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'ListBackends', handle: listBackends },
     { method: 'GET', pattern: `${prefix}/lbs/{lbId}/frontends`, operation: 'ListFrontends', handle: listFrontends },
+    { method: 'GET', pattern: `${prefix}/lbs/{lbId}/backend-stats`, operation: 'ListBackendStats', handle: (ctx) => listBackendStats(ctx, findLb(ctx)) },
     { method: 'POST', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'CreateBackend', handle: createBackend },
     {
       method: 'GET',

@@ -18,7 +18,7 @@ export const handle = functionShell(
     const { reconcileQueueUrl, deadLetterQueueUrl } = runtime.queueEnv();
     return handleReconcileMessage(requestBody(event), {
       targets: runtime.targetsByName(),
-      gateway: (deadline) => createScalewayGateway({ ...scalewaySettings(), remainingMs: deadline.remainingMs }),
+      gateway: (deadline, eventId) => createScalewayGateway({ ...scalewaySettings(), remainingMs: deadline.remainingMs, eventId }),
       queue: runtime.queue,
       reconcileQueueUrl,
       deadLetterQueueUrl,

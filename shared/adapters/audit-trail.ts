@@ -5,6 +5,7 @@ import { AuditTrailv1alpha1 } from '@scaleway/sdk-audit-trail';
 import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import type { AuditEvent, AuditResource } from '../audit-relevance';
 import { LBSYNC_USER_AGENT } from '../user-agent';
+import { createHttpTransport, type OutgoingRequest } from './http-transport';
 
 type Region = `${string}-${string}`;
 export type WatchedResourceType = 'instance_server' | 'load_balancer_backend';
@@ -44,23 +45,6 @@ export interface AuditTrailGateway {
 
 const MAX_PAGE_SIZE = 1000;
 const DEFAULT_MAX_PAGES = 20;
-const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
-
-/** fetch with a per-request bound, the timer cleared as soon as the body is in. */
-function fetchWithTimeout(timeoutMs: number): typeof fetch {
-  return async (input, init) => {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException('request timed out', 'TimeoutError')), timeoutMs);
-    try {
-      const response = await fetch(input, { ...init, signal: controller.signal });
-      const body = NULL_BODY_STATUSES.has(response.status) ? null : await response.arrayBuffer();
-      return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
-    } finally {
-      clearTimeout(timer);
-    }
-  };
-}
-
 function toAuditResource(resource: AuditTrailv1alpha1.Resource): AuditResource {
   const backend = resource.loadBalancerBackendInfo;
   const name = backend?.name || resource.name || resource.instanceServerInfo?.name || undefined;
@@ -91,6 +75,7 @@ export function toAuditEvent(event: AuditTrailv1alpha1.Event): AuditEvent {
 export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrailGateway {
   const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, settings.pageSize ?? MAX_PAGE_SIZE));
   const maxPages = settings.maxPages ?? DEFAULT_MAX_PAGES;
+  const transport = createHttpTransport({ timeoutMs: settings.requestTimeoutMs ?? 10_000 });
   const client = createAdvancedClient(
     withProfile({
       accessKey: settings.accessKey,
@@ -98,7 +83,9 @@ export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrai
       defaultOrganizationId: settings.organizationId,
       ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
     }),
-    withHTTPClient(fetchWithTimeout(settings.requestTimeoutMs ?? 10_000)),
+    // The same node:http transport as the Scaleway gateway: in the bundles the SDK builds the bundle's own
+    // Request class (scripts/build.mjs), which Node's fetch cannot read.
+    withHTTPClient(((request: OutgoingRequest) => transport(request)) as unknown as typeof fetch),
     withDefaultPageSize(pageSize),
     withUserAgentSuffix(LBSYNC_USER_AGENT),
   );

@@ -3,9 +3,9 @@ import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import type { IpamIpView } from '../kops-rule';
-import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedServer } from '../model';
+import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../model';
 import { normalisePool } from '../pool';
-import { LBSYNC_USER_AGENT } from '../user-agent';
+import { userAgentFor } from '../user-agent';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
 import { HttpResponse } from './http-messages';
 import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
@@ -26,6 +26,8 @@ export interface ScalewaySettings {
   requestTimeoutMs?: number;
   /** Time left in the invocation: each request's timeout is clipped to it (none left: fails at once). */
   remainingMs?: () => number;
+  /** The event these calls are made for: the User-Agent then ends in ` event/<id>` (see userAgentFor). */
+  eventId?: string;
 }
 
 export interface ApiCallCount {
@@ -41,6 +43,8 @@ export interface ScalewayGateway {
   listBackends(zone: string, lbId: string): Promise<ObservedBackend[]>;
   /** Ids of the backends the LB's frontends send traffic to. */
   listFrontendBackendIds(zone: string, lbId: string): Promise<Set<string>>;
+  /** The LB's health checks of one backend's servers, one entry per server per LB instance (ListBackendStats). */
+  listBackendHealth(zone: string, lbId: string, backendId: string): Promise<ObservedMemberHealth[]>;
   listServersByTags(zone: string, tags: readonly string[]): Promise<ObservedServer[]>;
   listPrivateIpsByNic(region: string, nicIds: readonly string[]): Promise<Map<string, string[]>>;
   /** IPAM's zonal IPv4 addresses of these servers, as kOps' GetServerIP asks for them (one call for all). */
@@ -213,8 +217,9 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     }),
     withHTTPClient(countingFetch as unknown as typeof fetch),
     withDefaultPageSize(PAGE_SIZE),
-    // Audit Trail records it: the watcher ignores the writes that carry it (our own).
-    withUserAgentSuffix(LBSYNC_USER_AGENT),
+    // Audit Trail records it: the watcher ignores the writes that carry it (our own). The event id lets the
+    // API's own logs (and the chaos run, through the emulator's call log) tie each call to its event.
+    withUserAgentSuffix(userAgentFor(settings.eventId)),
   );
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
@@ -235,6 +240,10 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     async listFrontendBackendIds(zone, lbId) {
       const frontends = await lb.listFrontends({ zone: zone as Zone, lbId, pageSize: PAGE_SIZE }).all();
       return new Set(frontends.flatMap((frontend) => (frontend.backend?.id ? [frontend.backend.id] : [])));
+    },
+    async listBackendHealth(zone, lbId, backendId) {
+      const stats = await lb.listBackendStats({ zone: zone as Zone, lbId, backendId, pageSize: PAGE_SIZE }).all();
+      return stats.map((s) => ({ ip: s.ip, status: s.lastHealthCheckStatus, serverState: s.serverState, instanceId: s.instanceId }));
     },
     async listServersByTags(zone, tags) {
       const servers = await instance.listServers({ zone: zone as Zone, tags: [...tags], perPage: PAGE_SIZE }).all();

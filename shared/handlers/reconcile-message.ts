@@ -15,6 +15,8 @@ import { jsonResponse } from '../platform';
 import type { ReconcileResult } from '../reconcile/reconcile-target';
 import { reconcileTarget } from '../reconcile/reconcile-target';
 import type { Sleep } from '../reconcile/readiness';
+import type { BackendRollout } from '../reconcile/stage-removals';
+import { describeRollout } from '../rollout-text';
 import { realSleep } from '../reconcile/readiness';
 import { notBeforeBeyondHorizon } from '../retry-horizon';
 import type { LbSyncEvent } from '../schemas/event';
@@ -27,8 +29,11 @@ export type ReconcileOutcome = 'applied' | 'noop' | 'retry_scheduled' | 'dead_le
 
 export interface ReconcileMessageDeps {
   targets: ReadonlyMap<string, Target>;
-  /** A fresh gateway per message, so its call count is this message's; its requests end by the deadline. */
-  gateway: (deadline: Deadline) => ScalewayGateway;
+  /**
+   * A fresh gateway per message, so its call count is this message's; its requests end by the deadline and carry
+   * the event id in their User-Agent.
+   */
+  gateway: (deadline: Deadline, eventId: string) => ScalewayGateway;
   queue: () => EventQueue;
   reconcileQueueUrl: string;
   deadLetterQueueUrl: string;
@@ -115,14 +120,14 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }
 
     const result = await reconcileTarget(target, event, {
-      gateway: deps.gateway(deadline),
+      gateway: deps.gateway(deadline, event.id),
       deadline,
       now: () => now().getTime(),
       waitBudgetMs: deps.runtime.waitBudgetMs,
       transientWaitMs: deps.runtime.transientWaitMs,
       duplicateGraceMs: deps.runtime.duplicateGraceMs,
       sleep,
-      onPlanned: (actions, pool) => logPlan(log, actions, pool.ips),
+      onPlanned: (actions, pool, rollouts) => logPlan(log, actions, pool.ips, rollouts),
     });
     logResult(log, result);
     const disposition = dispose(event, result, deps.runtime.retry, now(), deps.random);
@@ -171,8 +176,11 @@ function describeAction(action: Action): string {
   }
 }
 
-function logPlan(log: Logger, actions: readonly Action[], pool: readonly string[]): void {
-  if (actions.length === 0) log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
+function logPlan(log: Logger, actions: readonly Action[], pool: readonly string[], rollouts: readonly BackendRollout[]): void {
+  // Each removal (now, or held back) with its reason, before the plan line that carries the write.
+  for (const line of rollouts.flatMap(describeRollout)) log.info({ rollout: line }, line);
+  if (actions.length === 0 && rollouts.every((r) => r.rollout.deferred.length === 0)) log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
+  else if (actions.length === 0) log.info({ pool }, 'plan: nothing to write now');
   else log.info({ plan: actions.map(describeAction) }, `plan: ${actions.map(describeAction).join('; ')}`);
 }
 

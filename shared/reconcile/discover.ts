@@ -1,6 +1,6 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { PoolMember, SeveralAddresses, SkippedServer } from '../desired';
+import type { LeavingServer, PoolMember, SeveralAddresses, SkippedServer } from '../desired';
 import { selectServerIps } from '../desired';
 import { targetLbIdentity } from './observe';
 import type { Target } from '../schemas/target';
@@ -14,6 +14,8 @@ export interface DiscoveredPool {
   members: PoolMember[];
   skipped: SkippedServer[];
   several: SeveralAddresses[];
+  /** Servers with the tags that are stopped or stopping, and their addresses. */
+  leaving: LeavingServer[];
 }
 
 export function regionOf(zone: string): string {
@@ -37,6 +39,6 @@ export async function discoverPool(gateway: ScalewayGateway, target: Target): Pr
       throw wrapApiFailure(kopsMessage.serverIp(servers.map((s) => s.name).join(',')), error, 'lb_not_found', targetLbIdentity(target));
     }
   }
-  const { ips, members, skipped, several } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several };
+  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
+  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
 }

@@ -14,6 +14,8 @@ import { applyActions } from './apply';
 import type { DiscoveredPool } from './discover';
 import { discoverPool } from './discover';
 import { assertWritable, findLb, identityOf, observeBackends } from './observe';
+import type { BackendRollout } from './stage-removals';
+import { stageRemovals } from './stage-removals';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
 
@@ -29,8 +31,10 @@ export interface ReconcileResult {
   pool?: DiscoveredPool;
   /** The backends as read, by target backend name (null: missing), for showing desired vs actual. */
   observedBackends?: Record<string, ObservedBackend | null>;
-  /** What the planner asked for. */
+  /** What the planner asked for, pool writes cut down to what is safe now (stage-removals.ts). */
   planned: Action[];
+  /** For each pool write that removes members: what leaves now, what waits and why, the stages to come. */
+  rollouts?: BackendRollout[];
   /** What was written (a prefix of planned when a write failed). */
   done: Action[];
   warnings: string[];
@@ -51,7 +55,7 @@ export interface ReconcileOptions {
   /** The invocation's deadline: the transient wait and the wait for the write to apply are clipped to it. */
   deadline?: Deadline;
   /** Told the plan before any write, so logs read in the order things happen. */
-  onPlanned?: (actions: readonly Action[], pool: DiscoveredPool) => void;
+  onPlanned?: (actions: readonly Action[], pool: DiscoveredPool, rollouts: readonly BackendRollout[]) => void;
 }
 
 export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
@@ -130,18 +134,24 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
         { lb: identityOf(lb) },
       );
     }
-    const planned = [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)];
+    // Rolling-update safety: a pool write that removes members is cut down to what the LB's health checks allow.
+    const staged = await stageRemovals(gateway, target, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
+    const planned = staged.actions;
     result.planned = planned;
-    options.onPlanned?.(planned, pool);
-    if (planned.length === 0) return finish({ status: 'noop' });
-    if (dryRun) return finish({ status: 'planned' });
+    if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
+    options.onPlanned?.(planned, pool, staged.rollouts);
+    if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned' });
+    // Removals held back are retried (a transient error), after whatever could be written now. An event whose
+    // asserted addresses discovery lacks is retried anyway, under its own, more telling code.
+    const held = staged.hold && !unconfirmed ? { error: staged.hold } : {};
+    if (planned.length === 0) return finish({ status: 'noop', ...held });
 
     const applied = await applyActions(gateway, target.zone, lb, planned);
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
     await waitUntilApplied(gateway, target.zone, lb, deadline.clip(options.waitBudgetMs), clock);
-    return finish({ status: 'applied' });
+    return finish({ status: 'applied', ...held });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });
   }

@@ -63,6 +63,24 @@ export const serverSelectorSchema = z
   })
   .strict();
 
+/** Rolling-update safety (shared/rollout.ts): how fast serving members may leave a pool. */
+export const maxUnavailableSchema = z
+  .number({ message: 'must be a number of pool members' })
+  .int({ message: 'must be a whole number of pool members' })
+  .min(0)
+  .max(100)
+  .default(1)
+  .describe(
+    'at most this many pool members that pass (or may pass) their health check leave per write, and only once every desired member passes its own; 0: only members the LB reports failing (or whose server is stopped) leave',
+  );
+
+export const trustPartialDiscoverySchema = z
+  .boolean({ message: 'must be true or false' })
+  .default(false)
+  .describe(
+    'false: when discovery finds fewer than half of the pool members still serving, none of them is removed in that reconcile (lost tags and partial listings look like a shrink); true: trust such a discovery',
+  );
+
 export const fullTargetSchema = z
   .object({
     name: targetNameSchema.describe('target name; events name their target with it'),
@@ -70,7 +88,12 @@ export const fullTargetSchema = z
     loadBalancer: loadBalancerRefSchema.describe('the LB, by exact name or by id'),
     backends: z.array(backendSchema).min(1).max(20).describe('backends to keep in sync, matched by exact name'),
     servers: serverSelectorSchema.describe('which servers belong in the pools'),
-    allowEmptyPool: z.boolean().default(false).describe('allow writing an empty pool when no server matches'),
+    allowEmptyPool: z
+      .boolean()
+      .default(false)
+      .describe('allow writing an empty pool when no server matches (only once no member passes its health check: the last passing member never leaves)'),
+    maxUnavailable: maxUnavailableSchema,
+    trustPartialDiscovery: trustPartialDiscoverySchema,
   })
   .strict()
   .refine((t) => new Set(t.backends.map((b) => b.name)).size === t.backends.length, {
@@ -98,6 +121,8 @@ export const kopsTargetSchema = z
           .describe(
             'lb-backend-kops-controller (3988), which kOps adds for gossip, private and none DNS: auto = keep it in sync when the LB has it, never create it; true = create and sync; false = leave it alone',
           ),
+        maxUnavailable: maxUnavailableSchema,
+        trustPartialDiscovery: trustPartialDiscoverySchema,
       })
       .strict(),
   })
@@ -133,7 +158,7 @@ export function kopsBackends(kopsController: boolean | 'auto'): BackendSpec[] {
 
 /** kOps' own model: LB api.<cluster>, tcp backends, positive ControlPlane selection, kOps' address rule. */
 export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
-  const { cluster, zone, kopsController } = input.kops;
+  const { cluster, zone, kopsController, maxUnavailable, trustPartialDiscovery } = input.kops;
   const backends = kopsBackends(kopsController);
   return {
     name: cluster,
@@ -145,6 +170,8 @@ export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
       ipSource: 'kops',
     },
     allowEmptyPool: false,
+    maxUnavailable,
+    trustPartialDiscovery,
   };
 }
 

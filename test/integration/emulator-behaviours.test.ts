@@ -342,6 +342,6 @@ describe('docs/emulator.md', () => {
       expect(row, name).toBeDefined();
       expect(row).toContain(choices.map((c) => `\`${String(c)}\``).join(', '));
     }
-    for (const name of ['instancePendingMs', 'multiCloudLbTypes']) expect(doc).toContain(`| \`${name}\` |`);
+    for (const name of ['instancePendingMs', 'multiCloudLbTypes', 'healthPassAfterMs', 'healthFailAfterMs']) expect(doc).toContain(`| \`${name}\` |`);
   });
 });

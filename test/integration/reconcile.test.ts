@@ -55,7 +55,7 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(result.apiCalls).toMatchObject({ reads: 3, writes: 0 });
   });
 
-  it('one replaced control-plane server: exactly one SetBackendServers and nothing else', async () => {
+  it('one replaced control-plane server whose health check fails: one health read, exactly one SetBackendServers', async () => {
     await converge();
     world.emulator.replaceServer(DEMO_CP0_ID, {
       name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: ['51.15.100.31'],
@@ -68,7 +68,23 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(world.backends()[0]?.pool).toEqual(['51.15.100.12', '51.15.100.13', '51.15.100.31']);
     const reads = world.emulator.calls().filter((c) => !c.write).map((c) => c.operation);
     expect(reads.slice(0, 3).sort()).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
-    expect(reads.slice(3).every((op) => op === 'GetLb')).toBe(true); // readiness checks only
+    // Before a write that removes a member: the LB's health checks (the deleted server fails at once here).
+    expect(reads[3]).toBe('ListBackendStats');
+    expect(reads.slice(4).every((op) => op === 'GetLb')).toBe(true); // readiness checks only
+    expect(result.rollouts?.[0]?.rollout.removed).toEqual([{ ip: '51.15.100.11', why: "the LB's health check fails it" }]);
+  });
+
+  it('a new control-plane server only added: one write, no health read', async () => {
+    await converge();
+    world.emulator.upsertServer({
+      name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.14'],
+      tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+    });
+    const result = await reconcile();
+    expect(result.status).toBe('applied');
+    expect(world.writes()).toEqual(['SetBackendServers']);
+    expect(world.emulator.calls().map((c) => c.operation)).not.toContain('ListBackendStats');
+    expect(world.backends()[0]?.pool).toEqual([...DEMO_CONTROL_PLANE_IPS, '51.15.100.14']);
   });
 
   it('spec drift: one full-PUT UpdateBackend that keeps the fields nobody asked about', async () => {
@@ -182,8 +198,13 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(result.error).toMatchObject({ code: 'no_servers', errorClass: 'transient' });
     expect(world.writes()).toEqual([]);
     expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
-    // ...unless the target explicitly allows an empty pool.
+    // ...unless the target explicitly allows an empty pool: still never while members pass their health checks
+    // (rolling-update safety: the members here are running servers, so discovery looks partial)...
     const allowed = demoTarget({ servers: { tags: ['noprefix=kops.k8s.io/cluster=nowhere'] }, allowEmptyPool: true });
+    expect((await reconcile(allowed)).error).toMatchObject({ code: 'discovery_suspect', errorClass: 'transient' });
+    expect(world.writes()).toEqual([]);
+    // ...and once the LB reports them failing, the empty pool is written.
+    for (const ip of DEMO_CONTROL_PLANE_IPS) world.emulator.forceHealth(ip, 'failed');
     expect((await reconcile(allowed)).status).toBe('applied');
     expect(world.backends()[0]?.pool).toEqual([]);
   });

@@ -44,6 +44,8 @@ describe('targets', () => {
       ],
       servers: { tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'kops' },
       allowEmptyPool: false,
+      maxUnavailable: 1,
+      trustPartialDiscovery: false,
     });
   });
 
@@ -55,6 +57,11 @@ describe('targets', () => {
   ] as const)('kopsController %s', (_, kopsController, backends) => {
     const [target] = parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', ...(kopsController !== undefined && { kopsController }) } }]);
     expect(target?.backends.map((b) => [b.name, b.createIfMissing])).toEqual(backends);
+  });
+
+  it('rolling-update settings: maxUnavailable 1 and trustPartialDiscovery false unless set, in both forms', () => {
+    expect(parseTargets([fullTarget])[0]).toMatchObject({ maxUnavailable: 1, trustPartialDiscovery: false });
+    expect(parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', maxUnavailable: 0, trustPartialDiscovery: true } }])[0]).toMatchObject({ maxUnavailable: 0, trustPartialDiscovery: true });
   });
 
   it('refuses any other kopsController value, naming the allowed ones', () => {
@@ -79,6 +86,10 @@ describe('targets', () => {
     { name: 'kops typo', input: [{ kops: { cluster: 'Prod_Cluster', zone: 'fr-par-1' } }], path: 'targets[0].kops.cluster', text: /DNS name/ },
     { name: 'duplicate names', input: [fullTarget, fullTarget], path: 'targets', text: /used twice/ },
     { name: 'not an array', input: { name: 'x' }, path: 'targets', text: /JSON array/ },
+    { name: 'a negative maxUnavailable', input: [{ ...fullTarget, maxUnavailable: -1 }], path: 'targets[0].maxUnavailable', text: /fix: give a value of at least 0/ },
+    { name: 'a fractional maxUnavailable', input: [{ ...fullTarget, maxUnavailable: 1.5 }], path: 'targets[0].maxUnavailable', text: /whole number of pool members/ },
+    { name: 'maxUnavailable as text', input: [{ kops: { cluster: 'a.b', zone: 'fr-par-1', maxUnavailable: '2' } }], path: 'targets[0].kops.maxUnavailable', text: /must be a number of pool members \(got "2"\); fix: give a number/ },
+    { name: 'trustPartialDiscovery as text', input: [{ ...fullTarget, trustPartialDiscovery: 'yes' }], path: 'targets[0].trustPartialDiscovery', text: /must be true or false/ },
     { name: 'prototype pollution key', input: JSON.parse('[{"kops":{"cluster":"a.b","zone":"fr-par-1"},"__proto__":{"x":1}}]'), path: 'targets[0]', text: /__proto__/ },
   ];
   for (const c of bad) {

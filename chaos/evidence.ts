@@ -1,0 +1,101 @@
+/**
+ * Answers checked against evidence, not taken at their word. Every final answer of the reconcile function is
+ * matched with what independently shows it happened:
+ * - `applied`: a write the emulator answered 2xx, made for that event (the User-Agent of every call made for an
+ *   event ends in ` event/<id>`, and the emulator's call log keeps it) while that delivery was under way; or a
+ *   DeleteBackend of a duplicate answered 404, which the reconciler counts as done (another reconcile removed it);
+ * - `noop`: the reads that prove the pool was in sync, made for that event during that delivery: the LB
+ *   (ListLbs or GetLb), its backends (ListBackends) and the servers (ListServers), each answered 2xx;
+ * - `dead_lettered`: its record (by recordId) in the dead-letter queue.
+ * Each call or record backs one answer only. An answer without its evidence is an unbacked answer: a build that
+ * answered `noop` without looking, or `applied` without writing, shows up here and not as "lost=0".
+ */
+import type { CallRecord } from '../emulator';
+import type { DeadLetterRecord } from '../shared/dead-letter';
+import type { RecordedAnswer } from './answer-recorder';
+import { answerKey } from './answer-key';
+
+export interface EvidenceInput {
+  answers: readonly RecordedAnswer[];
+  calls: readonly CallRecord[];
+  deadLetters: readonly DeadLetterRecord[];
+  /** When the driver had the dead-letter queue deleted: a dead letter sent then went with it (the function did its part). */
+  deletionWindows: readonly [number, number][];
+}
+
+export interface EvidenceReport {
+  /** Final answers matched with their evidence. */
+  backed: number;
+  unbacked: number;
+  unbackedSamples: string[];
+  /** Dead letters answered while the driver had deleted the dead-letter queue. */
+  destroyedByDriver: number;
+}
+
+const EVENT_TAG = / event\/([A-Za-z0-9._:-]+)$/;
+const NOOP_PROOF: readonly (readonly string[])[] = [['ListLbs', 'GetLb'], ['ListBackends'], ['ListServers']];
+/** The emulator and the recorder read the same clock; this only absorbs the millisecond rounding of both. */
+const SLACK_MS = 2;
+
+/** The event id a call was made for, from its User-Agent. */
+export function eventOfCall(call: Pick<CallRecord, 'userAgent'>): string | undefined {
+  return EVENT_TAG.exec(call.userAgent ?? '')?.[1];
+}
+
+const ok = (call: CallRecord) => call.status >= 200 && call.status < 300;
+/** A write the API took, or a duplicate's deletion that found it gone already (done, for the reconciler). */
+const wrote = (call: CallRecord) => call.write && (ok(call) || (call.operation === 'DeleteBackend' && call.status === 404));
+
+export function checkEvidence(input: EvidenceInput): EvidenceReport {
+  const callsByEvent = new Map<string, CallRecord[]>();
+  for (const call of input.calls) {
+    const id = eventOfCall(call);
+    if (id) callsByEvent.set(id, [...(callsByEvent.get(id) ?? []), call]);
+  }
+  const used = new Set<number>();
+  const records = new Map<string, number>();
+  for (const r of input.deadLetters) if (r.kind === 'lbsync.dead-letter') records.set(r.recordId, (records.get(r.recordId) ?? 0) + 1);
+
+  const report: EvidenceReport = { backed: 0, unbacked: 0, unbackedSamples: [], destroyedByDriver: 0 };
+  const unbacked = (a: RecordedAnswer, why: string) => {
+    report.unbacked += 1;
+    if (report.unbackedSamples.length >= 10) return;
+    // What there was, to tell a lie from a timing slip: the calls made for that event, relative to the delivery.
+    const made = (callsByEvent.get(a.answer?.eventId ?? '') ?? [])
+      .map((c) => `${c.operation}@${c.at - a.startedAt}ms:${c.status}${used.has(c.seq) ? '(used)' : ''}`)
+      .join(' ');
+    report.unbackedSamples.push(`${answerKey(a) ?? '?'}: answered ${a.answer?.outcome} ${why} [delivery 0..${a.at - a.startedAt} ms; calls for it: ${made || 'none'}]`);
+  };
+  /** An unused call for this event, during this delivery, that `fits`; marked used. */
+  const take = (a: RecordedAnswer, id: string, fits: (c: CallRecord) => boolean): CallRecord | undefined => {
+    const found = (callsByEvent.get(id) ?? []).find((c) => !used.has(c.seq) && c.at >= a.startedAt - SLACK_MS && c.at <= a.at + SLACK_MS && fits(c));
+    if (found) used.add(found.seq);
+    return found;
+  };
+
+  for (const a of [...input.answers].sort((x, y) => x.at - y.at)) {
+    if (a.status !== 200) continue;
+    const outcome = a.answer?.outcome;
+    const id = a.answer?.eventId;
+    if (outcome === 'applied') {
+      if (id && take(a, id, wrote)) report.backed += 1;
+      else unbacked(a, 'with no write made for it (User-Agent event/<id>) while it ran');
+    } else if (outcome === 'noop') {
+      const missing = NOOP_PROOF.filter((ops) => !(id && take(a, id, (c) => !c.write && ok(c) && ops.includes(c.operation))));
+      if (missing.length === 0) report.backed += 1;
+      else unbacked(a, `without the reads that prove it (missing ${missing.map((ops) => ops.join('/')).join(', ')})`);
+    } else if (outcome === 'dead_lettered') {
+      const recordId = a.answer?.recordId;
+      const left = recordId ? (records.get(recordId) ?? 0) : 0;
+      if (recordId && left > 0) {
+        records.set(recordId, left - 1);
+        report.backed += 1;
+      } else if (input.deletionWindows.some(([from, to]) => a.at >= from && a.at <= to)) {
+        report.destroyedByDriver += 1;
+      } else {
+        unbacked(a, `(${a.answer?.reason}) with no record ${recordId ?? '(no recordId)'} in the dead-letter queue`);
+      }
+    }
+  }
+  return report;
+}

@@ -1,0 +1,75 @@
+import type { ScalewayGateway } from '../adapters/scaleway';
+import { kopsMessage, wrapApiFailure } from '../api-errors';
+import { LbSyncError } from '../errors';
+import type { Action, ObservedLb } from '../model';
+import { normalisePool, samePool } from '../pool';
+import type { HoldCode, MemberHealthView, Rollout } from '../rollout';
+import { memberHealth, planRollout } from '../rollout';
+import type { Target } from '../schemas/target';
+import type { DiscoveredPool } from './discover';
+import { identityOf } from './observe';
+
+type SetPool = Extract<Action, { kind: 'SetBackendServers' }>;
+
+/** One backend's rollout, and the LB's health of its members as read (none when no read was needed). */
+export interface BackendRollout {
+  backend: string;
+  rollout: Rollout;
+  health: Record<string, MemberHealthView>;
+}
+
+export interface StagedActions {
+  actions: Action[];
+  rollouts: BackendRollout[];
+  /** Why some removals wait (removal_deferred / discovery_suspect, transient): the caller retries. */
+  hold?: LbSyncError;
+}
+
+const poolBefore = (action: SetPool): string[] => normalisePool([...action.pool.filter((ip) => !action.added.includes(ip)), ...action.removed]);
+
+/**
+ * The thin I/O step around shared/rollout.ts: before a pool write that removes members, reads the LB's health
+ * checks of that backend (ListBackendStats, one call; none when every leaving member's server is known to be
+ * stopped or stopping), and cuts the write down to what is safe now. A write that only adds costs no read.
+ */
+export async function stageRemovals(gateway: ScalewayGateway, target: Target, lb: ObservedLb, actions: readonly Action[], pool: DiscoveredPool): Promise<StagedActions> {
+  const leaving = new Map(pool.leaving.flatMap((s) => s.ips.map((ip) => [ip, `server ${s.server} is ${s.state}`] as const)));
+  const staged: Action[] = [];
+  const rollouts: BackendRollout[] = [];
+  const holds: string[] = [];
+  let holdCode: HoldCode = 'removal_deferred';
+  for (const action of actions) {
+    if (action.kind !== 'SetBackendServers' || action.removed.length === 0) {
+      staged.push(action);
+      continue;
+    }
+    const current = poolBefore(action);
+    const needsHealth = action.removed.some((ip) => !leaving.has(ip));
+    const health = needsHealth ? memberHealth(await readHealth(gateway, target, lb, action.backendId)) : new Map<string, MemberHealthView>();
+    const rollout = planRollout({
+      current,
+      desired: action.pool,
+      health,
+      leaving,
+      maxUnavailable: target.maxUnavailable,
+      trustPartialDiscovery: target.trustPartialDiscovery,
+    });
+    rollouts.push({ backend: action.backend, rollout, health: Object.fromEntries(health) });
+    if (rollout.hold) {
+      if (rollout.hold.code === 'discovery_suspect') holdCode = 'discovery_suspect';
+      holds.push(`backend ${action.backend} keeps ${rollout.deferred.map((d) => d.ip).join(', ')} for now: ${rollout.hold.reason}`);
+    }
+    if (samePool(rollout.pool, current)) continue;
+    staged.push({ ...action, pool: rollout.pool, added: rollout.added, removed: rollout.removed.map((r) => r.ip) });
+  }
+  const hold = holds.length > 0 ? new LbSyncError(holdCode, `${kopsMessage.setServers(lb.name)}: ${holds.join('; ')}`, { lb: identityOf(lb) }) : undefined;
+  return { actions: staged, rollouts, ...(hold && { hold }) };
+}
+
+async function readHealth(gateway: ScalewayGateway, target: Target, lb: ObservedLb, backendId: string) {
+  try {
+    return await gateway.listBackendHealth(target.zone, lb.id, backendId);
+  } catch (error) {
+    throw wrapApiFailure(kopsMessage.backendHealth(lb.name), error, 'backend_not_found', identityOf(lb));
+  }
+}
