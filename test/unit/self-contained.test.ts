@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist', 'coverage', '.lbsync-local', '.serverless']);
+const SKIPPED_DIRS = new Set(['node_modules', '.git', 'dist', 'dist-cli', 'coverage', '.lbsync-local', '.serverless']);
 // Written in two parts so this file does not match itself.
 const FORBIDDEN = [['/wo', 'rk/'].join(''), ['../sha', 'red/fixtures'].join(''), ['../sha', 'red/DESIGN'].join('')];
 /** Relative paths in quotes, backquotes or Markdown links: `'../x'`, `"./y"`, `](../z)`. */
