@@ -1,7 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
+import { classify } from '../../cli/dead-letters';
+import { buildProgram } from '../../cli/main';
 import { withReference } from '../../scripts/config-reference';
 import { kopsMessage } from '../../shared/api-errors';
+import { DEAD_LETTER_REASONS } from '../../shared/dead-letter';
 import { ERROR_CATALOG } from '../../shared/errors';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -40,3 +44,172 @@ describe('README', () => {
     expect(deploy).toContain('lbsync plan');
   });
 });
+
+// docs/operations.md: every command, option, error code, dead-letter reason, log line and link it shows is checked
+// against the code, so the guide cannot drift from what the CLI and the functions really do.
+describe('docs/operations.md', () => {
+  const guide = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  const fenced = [...guide.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1] as string);
+  const prose = guide.replace(/```[a-z]*\n[\s\S]*?```/g, '');
+  const spans = [...prose.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] as string);
+  const code = [...fenced, ...spans];
+  const section = (title: string) => {
+    const start = guide.indexOf(`\n## ${title}`);
+    expect(start, `section "${title}"`).toBeGreaterThan(-1);
+    const end = guide.indexOf('\n## ', start + 1);
+    return guide.slice(start, end === -1 ? undefined : end);
+  };
+
+  it('never tells to run bare `npx lbsync`, and links the guide from README.md and docs/deploy.md', () => {
+    expect(guide).not.toMatch(/npx\s+lbsync/);
+    expect(guide).toContain('npx --no-install lbsync');
+    expect(readme).toContain('(docs/operations.md)');
+    expect(readFileSync(new URL('../../docs/deploy.md', import.meta.url), 'utf8')).toContain('(operations.md)');
+  });
+
+  it('shows only real lbsync commands, each with options it has', () => {
+    const io = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
+    const { program } = buildProgram(io);
+    const invocations = code.flatMap((text) => [...text.matchAll(/(?:^|[\s(])lbsync((?:[ \t]+[^\s|;&#)]+)*)/gm)].map((m) => (m[1] as string).trim().split(/\s+/).filter((w) => w !== '')));
+    const problems: string[] = [];
+    let checked = 0;
+    for (const words of invocations) {
+      const args = words[0] === '--' ? words.slice(1) : words;
+      if (args.length === 0 || (args[0] as string).startsWith('<')) continue; // `npm run lbsync -- <command>`
+      let command: Command | undefined = program.commands.find((c) => c.name() === args[0]);
+      if (!command) {
+        problems.push(`lbsync ${args.join(' ')}: no command "${args[0]}"`);
+        continue;
+      }
+      const sub = args[1];
+      const subcommands = command.commands.filter((c) => c.name() !== 'help');
+      if (subcommands.length > 0 && sub !== undefined && !sub.startsWith('-')) {
+        command = subcommands.find((c) => c.name() === sub);
+        if (!command) {
+          problems.push(`lbsync ${args.join(' ')}: "${args[0]}" has no subcommand "${sub}"`);
+          continue;
+        }
+      }
+      checked++;
+      const known = new Set<string>(['-h', '--help']);
+      for (let c: Command | null = command; c; c = c.parent) for (const o of c.options) [o.short, o.long].forEach((f) => f && known.add(f));
+      // `-o json|text` is the CLI convention (issue 13 §2): every command that prints JSON takes it, `--json` its alias.
+      if (known.has('--json')) ['-o', '--output'].forEach((f) => known.add(f));
+      for (const flag of args.filter((a) => /^--?[a-z]/.test(a)).map((a) => a.replace(/=.*/, ''))) {
+        if (!known.has(flag)) problems.push(`lbsync ${args.join(' ')}: ${command.name()} has no option ${flag}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  it('cites only error codes from the catalog, each linked to its README troubleshooting entry', () => {
+    const linked = [...guide.matchAll(/\[`([a-z_]+)`\]\(\.\.\/README\.md#([a-z_]+)\)/g)];
+    expect(linked.length).toBeGreaterThan(20);
+    for (const [, text, anchor] of linked) {
+      expect(anchor, `link text ${text}`).toBe(text);
+      expect(Object.keys(ERROR_CATALOG), `[${text}](../README.md#${anchor})`).toContain(anchor);
+    }
+    const filtered = [...guide.matchAll(/error_code="([a-z_]+)"/g)].map((m) => m[1]);
+    expect(filtered.length).toBeGreaterThan(3);
+    for (const name of filtered) expect(Object.keys(ERROR_CATALOG), `error_code="${name}"`).toContain(name);
+  });
+
+  it('explains every dead-letter reason `lbsync dlq list` can show, and no other', () => {
+    const message = (body: string) => ({ messageId: 'm-1', receiptHandle: 'r-1', receiveCount: 1, body });
+    const event = JSON.stringify({ version: 1, id: 'evt-1', source: 'manual', target: 'prod', occurredAt: '2026-01-01T00:00:00Z', attempt: 3 });
+    // What the reconcile function writes, plus what the CLI names a message the queue moved itself and one it cannot read.
+    const reasons = new Set<string>([...DEAD_LETTER_REASONS, classify(message(event)).reason, classify(message('not json')).reason]);
+    const table = section('3. Dead letters');
+    const rows = [...table.matchAll(/^\| `([a-z_]+)`/gm)].map((m) => m[1]);
+    expect(new Set(rows)).toEqual(reasons);
+  });
+
+  it('cites only log lines the code emits (messages in the watch table, and the strings its queries filter on)', () => {
+    const patterns = codeLiterals(['shared', 'functions', 'cli']);
+    const watchTable = section('6. What to watch').split('\n').filter((line) => line.startsWith('| `'));
+    const messages = watchTable.flatMap((row) => [...(row.split(' | ')[0] as string).matchAll(/`([^`]+)`/g)].map((m) => m[1] as string)).filter((s) => s.includes(' ') && !s.includes('='));
+    const filters = fenced.join('\n').match(/\|[=~] "[^"]+"/g) ?? [];
+    const filterStrings = filters.flatMap((f) => f.slice(4, -1).split('|')).filter((s) => !/[[\]+*?()^$\\]/.test(s));
+    expect(messages.length).toBeGreaterThan(20);
+    expect(filterStrings.length).toBeGreaterThan(8);
+    const unmatched = [
+      ...messages.filter((m) => !patterns.some((p) => globsMeet(`${docPattern(m)}*`, p))),
+      ...filterStrings.filter((s) => !patterns.some((p) => globsMeet(`*${docPattern(s)}*`, p))),
+    ];
+    expect(unmatched).toEqual([]);
+    // The check itself: lines the code does not emit are caught.
+    for (const made_up of ['retry <n> after <ms> ms: <message>', 'outcome for <target>: <outcome>', 'sweep: <n> targets skipped', 'dead letter written: <reason>', 'hand-off failed']) {
+      expect(patterns.filter((p) => globsMeet(`${docPattern(made_up)}*`, p)), made_up).toEqual([]);
+    }
+  });
+
+  it('links only to files and headings that exist', () => {
+    const links = [...guide.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] as string).filter((l) => !/^https?:/.test(l));
+    expect(links.length).toBeGreaterThan(10);
+    for (const link of links) {
+      const [file, anchor] = link.split('#') as [string, string | undefined];
+      const target = new URL(file, new URL('../../docs/operations.md', import.meta.url));
+      const text = readFileSync(target, 'utf8');
+      if (anchor) expect([...text.matchAll(/^#+ (.+)$/gm)].map((m) => githubSlug(m[1] as string)), link).toContain(anchor);
+    }
+  });
+});
+
+/** Marks the end of a code literal: the message may go on there. */
+const END = '\u0001';
+
+/**
+ * Every string and template literal of the sources under these folders, as a glob: `${...}` becomes `*`, and an
+ * END mark stands for whatever the code may add after it (a literal is often the start of a message).
+ */
+function codeLiterals(folders: string[]): string[] {
+  const root = new URL('../../', import.meta.url);
+  const files = folders.flatMap((folder) => readdirSync(new URL(folder, root), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => new URL(`${folder}/${f}`, root)));
+  return files.flatMap((file) => {
+    const source = readFileSync(file, 'utf8');
+    const literals = [...source.matchAll(/`((?:[^`\\]|\\.)*)`|'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+    // A literal with little fixed text (`${a}: ${b}`) would match any line: it proves nothing.
+    return literals.map((l) => `${l.replace(/\$\{(?:[^{}]|\{[^{}]*\})*\}/g, '*')}${END}`).filter((p) => p.replace(/[*\u0001]/g, '').length >= 6);
+  });
+}
+
+/** A line as the guide writes it, as a glob: `<placeholder>` and `...` stand for any text. */
+function docPattern(text: string): string {
+  return text.replace(/<[^>]+>|\.\.\.|…/g, '*').trim();
+}
+
+/**
+ * Whether the guide's glob `doc` describes a line of the code's glob `code` (`*` = any text). The code's `*`
+ * (an interpolated value) may stand for a value the guide spells out, but only one without spaces (`applied`,
+ * `LBSYNC_TARGETS`); the code's END may stand for more text only right after text both share; and most of the
+ * guide's own text must be the code's own text, so a literal like `${a}: ${b}` proves nothing.
+ */
+function globsMeet(doc: string, code: string): boolean {
+  const memo = new Map<string, number>();
+  // The most characters of doc's text matched by code's text, in some alignment of the two; -1 when none exists.
+  // `joined`: the last step matched a character of both, so the code's END may carry on from there.
+  const best = (i: number, j: number, joined: boolean): number => {
+    const key = `${i},${j},${joined}`;
+    const known = memo.get(key);
+    if (known !== undefined) return known;
+    let result = -1;
+    if (i === doc.length && j === code.length) result = 0;
+    else if (doc[i] === '*') result = Math.max(best(i + 1, j, false), j < code.length ? best(i, j + 1, false) : -1);
+    else if (code[j] === END) result = Math.max(best(i, j + 1, false), joined && i < doc.length ? best(i + 1, j, true) : -1);
+    else if (code[j] === '*') result = Math.max(best(i, j + 1, false), i < doc.length && doc[i] !== ' ' ? best(i + 1, j, false) : -1);
+    else if (i < doc.length && j < code.length && doc[i] === code[j]) {
+      const rest = best(i + 1, j + 1, true);
+      result = rest < 0 ? -1 : rest + 1;
+    }
+    memo.set(key, result);
+    return result;
+  };
+  const text = doc.replace(/\*/g, '').length;
+  return best(0, 0, false) >= Math.min(text, Math.max(6, Math.ceil(0.4 * text)));
+}
+
+/** The anchor GitHub gives a heading. */
+function githubSlug(heading: string): string {
+  return heading.toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+}
