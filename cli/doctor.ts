@@ -6,19 +6,19 @@ import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
-import { queueEnvFromEnv } from '../shared/config';
-import { ERROR_CATALOG, LbSyncError } from '../shared/errors';
-import { kopsMessage, wrapApiFailure } from '../shared/api-errors';
-import type { PoolMember } from '../shared/desired';
-import { selectServerIps } from '../shared/desired';
-import type { IpamIpView } from '../shared/kops-rule';
-import { kopsServerIp } from '../shared/kops-rule';
+import { queueEnvFromEnv } from '../shared/platform/config';
+import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
+import { kopsMessage, wrapApiFailure } from '../shared/adapters/api-failure';
+import type { PoolMember } from '../shared/core/desired';
+import { selectServerIps } from '../shared/core/desired';
+import type { IpamIpView } from '../shared/core/kops-rule';
+import { kopsServerIp } from '../shared/core/kops-rule';
 import { describeAction } from '../shared/handlers/reconcile-message';
-import type { ObservedBackend, ObservedLb } from '../shared/model';
-import type { MemberHealthView } from '../shared/rollout';
-import { memberHealth } from '../shared/rollout';
-import { describeRollout } from '../shared/rollout-text';
-import { TRANSIENT_LB_STATUSES } from '../shared/model';
+import type { ObservedBackend, ObservedLb } from '../shared/core/model';
+import type { MemberHealthView } from '../shared/core/rollout';
+import { memberHealth } from '../shared/core/rollout';
+import { describeRollout } from '../shared/core/rollout-text';
+import { TRANSIENT_LB_STATUSES } from '../shared/core/model';
 import type { DiscoveredPool } from '../shared/reconcile/discover';
 import { regionOf } from '../shared/reconcile/discover';
 import { findLb, lbLabel, observeBackends } from '../shared/reconcile/observe';
@@ -134,7 +134,7 @@ function kopsParityCheck(name: string, target: Target, members: readonly PoolMem
   return ok(name, `the ${members.length} address(es) are the ones kOps' GetServerIP reads from IPAM for the same servers`);
 }
 
-/** The LB's health check of every pool member: the gate of every rolling update (shared/rollout.ts). */
+/** The LB's health check of every pool member: the gate of every rolling update (shared/core/rollout.ts). */
 function healthCheck(name: string, reports: readonly { backend: ObservedBackend; health: Map<string, MemberHealthView> }[]): Check {
   const lines = reports.map(({ backend, health }) => {
     const members = backend.pool.map((ip) => `${ip} ${health.get(ip)?.reported ?? 'no report'}`);

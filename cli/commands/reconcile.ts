@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { runtimeConfigFromEnv } from '../../shared/config';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
 import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';

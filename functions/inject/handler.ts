@@ -1,4 +1,4 @@
-import { functionShell } from '../../shared/function-shell';
+import { functionShell } from '../../shared/platform/function-shell';
 import { handleInjectRequest } from '../../shared/handlers/inject-request';
 
 /** HTTP (private): POST an event with `Authorization: Bearer <INJECT_TOKEN>`; 202 once it is on the queue. */

@@ -3,7 +3,7 @@
 // (a no-op reconcile answered from the event alone, a rejected inject) should not
 // pay for parsing the SDK.
 import type * as SqsSdk from '@aws-sdk/client-sqs';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
 
 export interface QueueSettings {
   /** Defaults to Scaleway's endpoint for the region: https://sqs.mnq.<region>.scaleway.com */

@@ -2,11 +2,11 @@ import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile,
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
-import type { IpamIpView } from '../kops-rule';
-import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../model';
-import { normalisePool } from '../pool';
-import { userAgentFor } from '../user-agent';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
+import type { IpamIpView } from '../core/kops-rule';
+import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../core/model';
+import { normalisePool } from '../core/pool';
+import { userAgentFor } from '../platform/user-agent';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
 import { HttpResponse } from './http-messages';
 import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
 

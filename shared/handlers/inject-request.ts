@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { EventQueue } from '../adapters/queue';
-import type { LbSyncError } from '../errors';
-import { validationError } from '../errors';
-import type { Logger } from '../log';
-import type { PlatformEvent, PlatformResponse } from '../platform';
-import { header, jsonResponse, requestBody } from '../platform';
+import type { LbSyncError } from '../errors/lbsync-error';
+import { validationError } from '../errors/lbsync-error';
+import type { Logger } from '../platform/log';
+import type { PlatformEvent, PlatformResponse } from '../platform/request-response';
+import { header, jsonResponse, requestBody } from '../platform/request-response';
 import { completeEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
 import type { FieldError } from '../schemas/field-errors';
 import type { Target } from '../schemas/target';

@@ -1,14 +1,14 @@
 import * as z from 'zod';
 import type { BatchEntry, EventQueue } from '../adapters/queue';
-import type { Logger } from '../log';
-import type { PlatformResponse } from '../platform';
-import { jsonResponse } from '../platform';
+import type { Logger } from '../platform/log';
+import type { PlatformResponse } from '../platform/request-response';
+import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
 import { newEventId } from '../schemas/event';
 import { toFieldErrors } from '../schemas/field-errors';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../sweep-schedule';
+import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../core/sweep-schedule';
 
 /** The cron trigger's JSON args: which targets to sweep (all when omitted), over how long. */
 export const sweepArgsSchema = z
@@ -62,7 +62,7 @@ function parseArgs(rawBody: string): { args: z.output<typeof sweepArgsSchema> } 
 
 /**
  * One `sweep` event per selected target, 10 per SendMessageBatch call, each with a notBefore spread
- * evenly over the interval (shared/sweep-schedule.ts says why and how they are sent).
+ * evenly over the interval (shared/core/sweep-schedule.ts says why and how they are sent).
  */
 export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Promise<PlatformResponse> {
   const parsed = parseArgs(rawBody);

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
 import type { EventQueue } from '../adapters/queue';
-import { wrapApiFailure } from '../api-errors';
-import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../audit-relevance';
-import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../audit-relevance';
-import type { Logger } from '../log';
-import type { PlatformResponse } from '../platform';
-import { jsonResponse } from '../platform';
+import { wrapApiFailure } from '../adapters/api-failure';
+import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
+import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../core/audit-relevance';
+import type { Logger } from '../platform/log';
+import type { PlatformResponse } from '../platform/request-response';
+import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
 import { newEventId } from '../schemas/event';
 import { toFieldErrors } from '../schemas/field-errors';

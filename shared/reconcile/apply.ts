@@ -1,8 +1,8 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import type { NotFoundMeaning } from '../api-errors';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { LbSyncError } from '../errors';
-import type { Action, ObservedLb } from '../model';
+import type { NotFoundMeaning } from '../adapters/api-failure';
+import { kopsMessage, wrapApiFailure } from '../adapters/api-failure';
+import type { LbSyncError } from '../errors/lbsync-error';
+import type { Action, ObservedLb } from '../core/model';
 import { createBackendOnce } from './create-once';
 import { identityOf } from './observe';
 

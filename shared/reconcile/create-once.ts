@@ -1,5 +1,5 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import type { Action, ObservedBackend } from '../model';
+import type { Action, ObservedBackend } from '../core/model';
 import { olderFirst } from './observe';
 
 /**

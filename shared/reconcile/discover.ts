@@ -1,7 +1,7 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { LeavingServer, PoolMember, SeveralAddresses, SkippedServer } from '../desired';
-import { selectServerIps } from '../desired';
+import { kopsMessage, wrapApiFailure } from '../adapters/api-failure';
+import type { LeavingServer, PoolMember, SeveralAddresses, SkippedServer } from '../core/desired';
+import { selectServerIps } from '../core/desired';
 import { targetLbIdentity } from './observe';
 import type { Target } from '../schemas/target';
 

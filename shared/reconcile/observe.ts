@@ -1,9 +1,9 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { LbIdentity } from '../errors';
-import { LbSyncError } from '../errors';
-import type { ObservedBackend, ObservedLb } from '../model';
-import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../model';
+import { kopsMessage, wrapApiFailure } from '../adapters/api-failure';
+import type { LbIdentity } from '../errors/lbsync-error';
+import { LbSyncError } from '../errors/lbsync-error';
+import type { ObservedBackend, ObservedLb } from '../core/model';
+import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../core/model';
 import type { Target } from '../schemas/target';
 
 export function lbLabel(target: Target): string {

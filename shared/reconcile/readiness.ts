@@ -1,9 +1,9 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import { retryFloorMs } from '../disposition';
-import { LbSyncError } from '../errors';
-import type { ObservedLb } from '../model';
-import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../model';
+import { kopsMessage, wrapApiFailure } from '../adapters/api-failure';
+import { retryFloorMs } from '../core/disposition';
+import { LbSyncError } from '../errors/lbsync-error';
+import type { ObservedLb } from '../core/model';
+import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../core/model';
 import { identityOf, isApplied } from './observe';
 
 /** The LB being waited for: its id to poll, its name for kOps' message. */

@@ -15,12 +15,12 @@ import { BEHAVIOUR_CHOICES, DEFAULT_BEHAVIOURS, faultBodies, startEmulator, type
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
-import { runtimeConfigFromEnv } from '../../shared/config';
-import type { DeadLetterRecord } from '../../shared/dead-letter';
-import { RATE_LIMIT_FLOOR_MS } from '../../shared/disposition';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
+import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
+import { RATE_LIMIT_FLOOR_MS } from '../../shared/core/disposition';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../shared/handlers/reconcile-message';
-import { createLogger } from '../../shared/log';
-import { provisionQueues } from '../../shared/queue/provision';
+import { createLogger } from '../../shared/platform/log';
+import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 import { parseTargets, type Target } from '../../shared/schemas/target';
 import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
 

@@ -16,7 +16,7 @@ import {
   type EmulatorHandle,
   type EmulatorSeed,
 } from '../../emulator';
-import { classifyApiFailure } from '../../shared/api-errors';
+import { classifyApiFailure } from '../../shared/adapters/api-failure';
 import { jsonBody, readCassette } from '../support/cassettes';
 import { DEMO_LB_ID, demoSeed } from '../support/world';
 

@@ -4,7 +4,7 @@
 // routed IPv4 addresses gets the lowest and a warning naming kOps' different choice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SeedServer } from '../../emulator';
-import { kopsServerIp } from '../../shared/kops-rule';
+import { kopsServerIp } from '../../shared/core/kops-rule';
 import { discoverPool } from '../../shared/reconcile/discover';
 import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import type { World } from '../support/world';

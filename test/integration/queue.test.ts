@@ -6,7 +6,7 @@ import { inspect, promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, QueueHandOffError, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/queue/provision';
+import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 
 const run = promisify(execFile);
 const repoRoot = resolve(__dirname, '../..');

@@ -137,7 +137,7 @@ describe('npm run package catches', () => {
         mkdirSync(join(d, 'dist/old'));
         writeFileSync(join(d, 'dist/old/handler.js'), 'exports.handle = () => {};\n');
         mkdirSync(join(d, 'shared'));
-        writeFileSync(join(d, 'shared/model.ts'), 'export {};\n');
+        writeFileSync(join(d, 'shared/core/model.ts'), 'export {};\n');
         unlinkSync(join(d, 'dist/inject/handler.js'));
         appendFileSync(join(d, 'dist/sweep/handler.js'), `\n// ${placeholderEnv(parse(committed)).env.INJECT_TOKEN}\n`);
       },
@@ -148,7 +148,7 @@ describe('npm run package catches', () => {
       expect.stringContaining('archive: dist/inject/handler.js is missing from the archive'),
       expect.stringContaining('archive: dist/reconcile/handler.js.map is in the archive but is not a build output'),
       expect.stringContaining('archive: dist/old/handler.js is in the archive but is not a build output'),
-      expect.stringContaining('archive: shared/model.ts is in the archive but is not a build output'),
+      expect.stringContaining('archive: shared/core/model.ts is in the archive but is not a build output'),
       expect.stringContaining('archive: the value given to INJECT_TOKEN while packaging is inside the archive (dist/sweep/handler.js)'),
       // The plugin's own validation, in the dry-run deploy.
       expect.stringContaining('Handler file defined for function inject does not exist'),

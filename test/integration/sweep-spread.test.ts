@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
 import { handleSweepRequest, type SweepReport } from '../../shared/handlers/sweep-request';
-import { createLogger } from '../../shared/log';
+import { createLogger } from '../../shared/platform/log';
 import type { LbSyncEvent } from '../../shared/schemas/event';
 import { parseTargets } from '../../shared/schemas/target';
 

@@ -6,7 +6,7 @@ import type { RecordedAnswer } from '../../chaos/answer-recorder';
 import { checkEvidence, eventOfCall } from '../../chaos/evidence';
 import { checkShrinks, judgeShrink } from '../../chaos/invariants';
 import type { PoolWrite } from '../../emulator';
-import type { DeadLetterRecord } from '../../shared/dead-letter';
+import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
 
 let seq = 0;
 function call(event: string, operation: string, at: number, status = 200): CallRecord {

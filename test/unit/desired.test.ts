@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { durationToMs } from '../../shared/adapters/scaleway';
-import { backoffDelayMs } from '../../shared/backoff';
-import { selectServerIps, stripCidr } from '../../shared/desired';
-import type { ObservedServer } from '../../shared/model';
-import { normalisePool } from '../../shared/pool';
+import { backoffDelayMs } from '../../shared/core/backoff';
+import { selectServerIps, stripCidr } from '../../shared/core/desired';
+import type { ObservedServer } from '../../shared/core/model';
+import { normalisePool } from '../../shared/core/pool';
 
 const server = (name: string, overrides: Partial<ObservedServer> = {}): ObservedServer => ({
   id: `id-${name}`, name, state: 'running', publicIpv4: [], routedIpv4: [], privateNicIds: [], ...overrides,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { deadLetterRecord, deadLetterRecordId } from '../../shared/dead-letter';
-import { dispose, RATE_LIMIT_FLOOR_MS, retryFloorMs } from '../../shared/disposition';
-import { LbSyncError } from '../../shared/errors';
+import { deadLetterRecord, deadLetterRecordId } from '../../shared/errors/dead-letter';
+import { dispose, RATE_LIMIT_FLOOR_MS, retryFloorMs } from '../../shared/core/disposition';
+import { LbSyncError } from '../../shared/errors/lbsync-error';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
 import type { LbSyncEvent } from '../../shared/schemas/event';
 import { MAX_EVENT_BYTES } from '../../shared/schemas/event';
-import { MAX_SERVER_HINT_MS, notBeforeBeyondHorizon } from '../../shared/retry-horizon';
+import { MAX_SERVER_HINT_MS, notBeforeBeyondHorizon } from '../../shared/core/retry-horizon';
 
 const event: LbSyncEvent = { version: 1, id: 'evt-1', source: 'manual', target: 'prod', occurredAt: '2026-11-29T10:00:00Z', attempt: 0 };
 const now = new Date('2026-11-29T10:00:10Z');

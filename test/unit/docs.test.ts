@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withReference } from '../../scripts/config-reference';
-import { kopsMessage } from '../../shared/api-errors';
-import { ERROR_CATALOG } from '../../shared/errors';
+import { kopsMessage } from '../../shared/adapters/api-failure';
+import { ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 

@@ -1,7 +1,7 @@
 import { Errors } from '@scaleway/sdk-client';
 import { describe, expect, it } from 'vitest';
-import { classifyApiFailure, kopsMessage, wrapApiFailure } from '../../shared/api-errors';
-import { ERROR_CATALOG } from '../../shared/errors';
+import { classifyApiFailure, kopsMessage, wrapApiFailure } from '../../shared/adapters/api-failure';
+import { ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 
 // Real SDK error objects, built by the SDK's own fromJSON as its response parser does.
 const byType: Record<string, { fromJSON(status: number, body: Record<string, unknown>): Error | null }> = {

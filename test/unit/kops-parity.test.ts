@@ -1,13 +1,13 @@
-// kOps' own address and server rules (shared/kops-rule.ts) replayed over recorded API answers
+// kOps' own address and server rules (shared/core/kops-rule.ts) replayed over recorded API answers
 // (test/fixtures/scaleway-api), against the `kops` ipSource. Evidence and kOps line numbers: docs/kops-parity.md.
 import { createAdvancedClient, withHTTPClient, withProfile } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toIpamIpView, toObservedServer } from '../../shared/adapters/scaleway';
-import { selectServerIps } from '../../shared/desired';
-import { kopsCountsServer, kopsRole, kopsServerIp, type IpamIpView } from '../../shared/kops-rule';
-import type { ObservedServer } from '../../shared/model';
+import { selectServerIps } from '../../shared/core/desired';
+import { kopsCountsServer, kopsRole, kopsServerIp, type IpamIpView } from '../../shared/core/kops-rule';
+import type { ObservedServer } from '../../shared/core/model';
 import { parseTargets } from '../../shared/schemas/target';
 import { readCassette, recordedAnswers } from '../support/cassette';
 import { demoSeed } from '../support/world';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DesiredBackend, ObservedBackend } from '../../shared/model';
-import { changeReason, DEFAULT_HEALTH_CHECK, judgeAllDuplicates, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../shared/plan';
+import type { DesiredBackend, ObservedBackend } from '../../shared/core/model';
+import { changeReason, DEFAULT_HEALTH_CHECK, judgeAllDuplicates, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../shared/core/plan';
 import type { BackendSpec } from '../../shared/schemas/target';
 
 const spec: BackendSpec = {

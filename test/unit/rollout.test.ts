@@ -1,8 +1,8 @@
-// The rolling-update policy (shared/rollout.ts), table-tested: which members leave in this write, which wait and
+// The rolling-update policy (shared/core/rollout.ts), table-tested: which members leave in this write, which wait and
 // why, and the stages still to come.
 import { describe, expect, it } from 'vitest';
-import type { MemberHealthView, RolloutInput } from '../../shared/rollout';
-import { memberHealth, planRollout } from '../../shared/rollout';
+import type { MemberHealthView, RolloutInput } from '../../shared/core/rollout';
+import { memberHealth, planRollout } from '../../shared/core/rollout';
 
 const A = '51.0.0.1';
 const B = '51.0.0.2';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadTargets } from '../../shared/config';
-import { LbSyncError } from '../../shared/errors';
+import { loadTargets } from '../../shared/platform/config';
+import { LbSyncError } from '../../shared/errors/lbsync-error';
 import { completeEvent, decodeEvent, parseEvent } from '../../shared/schemas/event';
 import { parseTargets } from '../../shared/schemas/target';
 

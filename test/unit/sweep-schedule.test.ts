@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BATCH_WINDOW_MS, delaySecondsUntil, MAX_BATCH, pacedSends, spreadDueTimes } from '../../shared/sweep-schedule';
+import { BATCH_WINDOW_MS, delaySecondsUntil, MAX_BATCH, pacedSends, spreadDueTimes } from '../../shared/core/sweep-schedule';
 
 /** A small seeded generator, so the jitter is reproducible. */
 function lcg(seed: number): () => number {

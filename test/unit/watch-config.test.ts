@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { auditTrailSettingsFromEnv, runtimeConfigFromEnv } from '../../shared/config';
-import { LbSyncError } from '../../shared/errors';
+import { auditTrailSettingsFromEnv, runtimeConfigFromEnv } from '../../shared/platform/config';
+import { LbSyncError } from '../../shared/errors/lbsync-error';
 
 const KEYS = { SCW_ACCESS_KEY: 'SCWXXXXXXXXXXXXXXXXX', SCW_SECRET_KEY: '11111111-2222-4333-8444-555555555555' };
 const ORG = '23b8c1e9-3924-46de-beb1-3b9046685257';

@@ -1,9 +1,9 @@
 import { backoffDelayMs } from './backoff';
-import type { DeadLetterReason } from './dead-letter';
-import type { LbSyncError } from './errors';
-import type { ReconcileResult } from './reconcile/reconcile-target';
+import type { DeadLetterReason } from '../errors/dead-letter';
+import type { LbSyncError } from '../errors/lbsync-error';
+import type { ReconcileResult } from '../reconcile/reconcile-target';
 import { MAX_SERVER_HINT_MS } from './retry-horizon';
-import type { LbSyncEvent } from './schemas/event';
+import type { LbSyncEvent } from '../schemas/event';
 
 export type Disposition =
   | { kind: 'done'; outcome: 'applied' | 'noop' }

@@ -3,7 +3,7 @@
 // written; the event is retried (a server that just booted may not be listed with its address yet)
 // and dead-lettered as untrusted_server_ips when it never shows up.
 import { isIPv6 } from 'node:net';
-import { LbSyncError } from './errors';
+import { LbSyncError } from '../errors/lbsync-error';
 
 /** One spelling per address (IPv6 lower-case and compressed), so "2001:DB8:0::1" matches "2001:db8::1". */
 export function canonicalIp(ip: string): string {

@@ -1,5 +1,5 @@
-import type { ErrorCode, LbIdentity } from './errors';
-import { LbSyncError } from './errors';
+import type { ErrorCode, LbIdentity } from '../errors/lbsync-error';
+import { LbSyncError } from '../errors/lbsync-error';
 
 /**
  * kOps' own messages (upup/pkg/fi/cloudup/scalewaytasks/lb_backend.go); users grep for them. kOps fills `%s`

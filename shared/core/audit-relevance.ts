@@ -10,7 +10,7 @@
 // kOps names a server `<instance-group>-<n>`, which does not say which cluster it belongs to.
 // Server events are never ignored as "our own": we never write servers, and the API key that made
 // them may be shared with kOps.
-import type { Target } from './schemas/target';
+import type { Target } from '../schemas/target';
 
 export interface AuditResource {
   id: string;
@@ -38,7 +38,7 @@ export interface AuditEvent {
 
 /** How our own API calls look in Audit Trail. */
 export interface OwnIdentity {
-  /** A string our User-Agent contains (shared/user-agent.ts). */
+  /** A string our User-Agent contains (shared/platform/user-agent.ts). */
   userAgentMarker: string;
   /** The IAM application or user ids whose backend writes are ours (LBSYNC_WATCH_OWN_PRINCIPAL_IDS). */
   principalIds: ReadonlySet<string>;

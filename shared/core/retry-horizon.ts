@@ -3,8 +3,8 @@
 // 15 minutes (the longest delay SQS itself holds a message). An event whose notBefore lies beyond that
 // horizon was not scheduled by us, and would otherwise circulate, held and re-enqueued, until that date:
 // the reconcile refuses it instead.
-import type { LbSyncError } from './errors';
-import { validationError } from './errors';
+import type { LbSyncError } from '../errors/lbsync-error';
+import { validationError } from '../errors/lbsync-error';
 
 /** The longest server reset hint a retry waits for. */
 export const MAX_SERVER_HINT_MS = 900_000;

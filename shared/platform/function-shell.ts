@@ -1,8 +1,8 @@
 import { secretValues } from './config';
 import type { Logger } from './log';
 import { invocationLogger } from './log';
-import type { PlatformContext, PlatformEvent, PlatformResponse } from './platform';
-import { jsonResponse, requestId } from './platform';
+import type { PlatformContext, PlatformEvent, PlatformResponse } from './request-response';
+import { jsonResponse, requestId } from './request-response';
 import type { FunctionRuntime } from './runtime';
 import { createFunctionRuntime } from './runtime';
 import type { Scrubber } from './scrub';

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
-import type { AuditTrailSettings } from './adapters/audit-trail';
-import type { ScalewaySettings } from './adapters/scaleway';
-import { LbSyncError, validationError } from './errors';
-import type { FieldError } from './schemas/field-errors';
+import type { AuditTrailSettings } from '../adapters/audit-trail';
+import type { ScalewaySettings } from '../adapters/scaleway';
+import { LbSyncError, validationError } from '../errors/lbsync-error';
+import type { FieldError } from '../schemas/field-errors';
 import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub';
-import { toFieldErrors } from './schemas/field-errors';
-import type { Target } from './schemas/target';
-import { parseTargets } from './schemas/target';
+import { toFieldErrors } from '../schemas/field-errors';
+import type { Target } from '../schemas/target';
+import { parseTargets } from '../schemas/target';
 
 export type Env = Record<string, string | undefined>;
 

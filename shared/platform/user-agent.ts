@@ -1,4 +1,4 @@
-import { version } from '../package.json';
+import { version } from '../../package.json';
 
 /**
  * Appended to the Scaleway SDK's own User-Agent on every request we make. Audit Trail records the

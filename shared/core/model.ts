@@ -1,4 +1,4 @@
-import type { BackendSpec, HealthCheckSpec } from './schemas/target';
+import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
 
 export const TRANSIENT_LB_STATUSES = ['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'] as const;
 export const BROKEN_LB_STATUSES = ['stopped', 'error', 'locked'] as const;
