@@ -2,8 +2,8 @@
 // Pure: the plan command fetches, this shapes, render* prints.
 import type { Action, FieldChange, ObservedBackend } from '../shared/core/model';
 import { comparedFields } from '../shared/core/plan';
-import type { DiscoveredPool } from '../shared/reconcile/discover';
-import type { BackendRollout } from '../shared/reconcile/stage-removals';
+import type { DiscoveredPool } from '../shared/core/desired';
+import type { BackendRollout } from '../shared/core/rollout';
 import type { MemberVerdict, RolloutStage } from '../shared/core/rollout';
 import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';

@@ -2,12 +2,19 @@
 // pool is always what the target's own discovery returns. What discovery does not (yet) show is not
 // written; the event is retried (a server that just booted may not be listed with its address yet)
 // and dead-lettered as untrusted_server_ips when it never shows up.
-import { isIPv6 } from 'node:net';
 import { LbSyncError } from '../errors/lbsync-error';
 
-/** One spelling per address (IPv6 lower-case and compressed), so "2001:DB8:0::1" matches "2001:db8::1". */
+/**
+ * One spelling per address (IPv6 lower-case and compressed), so "2001:DB8:0::1" matches "2001:db8::1". The WHATWG
+ * URL parser does the IPv6 canonicalisation (core imports no node:* module); what it refuses is left as it is.
+ */
 export function canonicalIp(ip: string): string {
-  return isIPv6(ip) ? new URL(`http://[${ip}]`).hostname.slice(1, -1) : ip;
+  if (!ip.includes(':')) return ip;
+  try {
+    return new URL(`http://[${ip}]`).hostname.slice(1, -1);
+  } catch {
+    return ip;
+  }
 }
 
 /** The asserted addresses discovery did not return, in the order given. */

@@ -11,6 +11,7 @@
 // Server events are never ignored as "our own": we never write servers, and the API key that made
 // them may be shared with kOps.
 import type { Target } from '../schemas/target';
+import { regionOf } from './locality';
 
 export interface AuditResource {
   id: string;
@@ -86,8 +87,6 @@ const BACKEND_METHODS = new Set([
 ]);
 
 type Outcome = { targets: Target[]; why: string } | { ignored: IgnoreReason };
-
-const regionOf = (zone: string) => zone.replace(/-\d+$/, '');
 
 function inLocality(target: Target, locality: string): boolean {
   return target.zone === locality || regionOf(target.zone) === locality;

@@ -33,10 +33,19 @@ export interface LeavingServer {
 
 export interface ServerIps {
   ips: string[];
+  /** Which server each address comes from. */
   members: PoolMember[];
   skipped: SkippedServer[];
   several: SeveralAddresses[];
+  /** Servers with the tags that are stopped or stopping, and their addresses. */
   leaving: LeavingServer[];
+}
+
+/** The desired pool of a target as discovery found it. */
+export interface DiscoveredPool extends ServerIps {
+  /** Always the target's own discovery: an event's serverIps never replaces it (see asserted-ips.ts). */
+  source: 'tags';
+  serverCount: number;
 }
 
 /** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */

@@ -3,6 +3,19 @@ import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
 export const TRANSIENT_LB_STATUSES = ['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'] as const;
 export const BROKEN_LB_STATUSES = ['stopped', 'error', 'locked'] as const;
 
+export function inTransientState(lb: Pick<ObservedLb, 'status'>): boolean {
+  return (TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status);
+}
+
+export function isBroken(lb: Pick<ObservedLb, 'status'>): boolean {
+  return (BROKEN_LB_STATUSES as readonly string[]).includes(lb.status);
+}
+
+/** "Applied": the LB ready and every one of its instances ready again (DESIGN §2). */
+export function isApplied(lb: Pick<ObservedLb, 'status' | 'instanceStatuses'>): boolean {
+  return lb.status === 'ready' && lb.instanceStatuses.every((status) => status === 'ready');
+}
+
 /** The load balancer as read from the API. */
 export interface ObservedLb {
   id: string;
@@ -38,6 +51,27 @@ export interface ObservedBackend {
   pool: string[];
   /** Fields this tool does not manage (timeouts, failover...), sent back as they are on a full PUT. */
   passthrough: Record<string, unknown>;
+}
+
+/** Several backends carry one managed name: which one is used, and the rest with what we know of them. */
+export interface DuplicateBackends {
+  name: string;
+  kept: ObservedBackend;
+  others: ObservedBackend[];
+  /** Ids of the backends some frontend of the LB sends traffic to. */
+  inUse: ReadonlySet<string>;
+}
+
+/** The backends of a target as read: one per managed name, and the duplicates of any name carried twice. */
+export interface ObservedBackends {
+  byName: Map<string, ObservedBackend>;
+  duplicates: DuplicateBackends[];
+}
+
+/** The order every reconcile agrees on: oldest first (created_at, then id). */
+export function olderFirst(a: ObservedBackend, b: ObservedBackend): number {
+  const byDate = (a.createdAt ?? '').localeCompare(b.createdAt ?? '');
+  return byDate !== 0 ? byDate : a.id.localeCompare(b.id);
 }
 
 export interface ObservedServer {

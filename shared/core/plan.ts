@@ -1,5 +1,4 @@
-import type { Action, DesiredBackend, FieldChange, ObservedBackend, ObservedHealthCheck } from './model';
-import type { DuplicateBackends } from '../reconcile/observe';
+import type { Action, DesiredBackend, DuplicateBackends, FieldChange, ObservedBackend, ObservedHealthCheck } from './model';
 import { normalisePool, poolDiff, samePool } from './pool';
 import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
 

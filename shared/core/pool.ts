@@ -1,4 +1,11 @@
-import { isIPv4 } from 'node:net';
+// One octet as node:net's isIPv4 accepts it: 0-255, no leading zero (core imports no node:* module).
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]\\d|\\d)';
+const IPV4 = new RegExp(`^${OCTET}(?:\\.${OCTET}){3}$`);
+
+/** A dotted-quad IPv4 address, exactly as node:net's isIPv4 decides (test/unit/core/pool.test.ts checks both agree). */
+export function isIpv4(ip: string): boolean {
+  return IPV4.test(ip);
+}
 
 /** Sorted, de-duplicated, in a stable order (IPv4 numerically, then the rest as text). */
 export function normalisePool(ips: readonly string[]): string[] {
@@ -10,8 +17,8 @@ function ipv4Key(ip: string): number {
 }
 
 export function compareIps(a: string, b: string): number {
-  const a4 = isIPv4(a);
-  const b4 = isIPv4(b);
+  const a4 = isIpv4(a);
+  const b4 = isIpv4(b);
   if (a4 && b4) return ipv4Key(a) - ipv4Key(b);
   if (a4 !== b4) return a4 ? -1 : 1;
   return a < b ? -1 : a > b ? 1 : 0;

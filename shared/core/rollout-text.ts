@@ -1,4 +1,4 @@
-import type { BackendRollout } from '../reconcile/stage-removals';
+import type { BackendRollout } from './rollout';
 
 /** One log line per address a rollout removes now or keeps for now, with why (the reconcile log and doctor). */
 export function describeRollout({ backend, rollout }: BackendRollout): string[] {

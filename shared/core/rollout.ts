@@ -202,3 +202,10 @@ function laterStages(input: RolloutInput, from: string[], waiting: string[], not
   if (rest.length > 0) stages.push({ when: 'not by this tool: the last passing member is never removed (remove it by hand)', pool: pool.filter((ip) => !rest.includes(ip)), added: [], removed: rest });
   return stages;
 }
+
+/** One backend's rollout, and the LB's health of its members as read (none when no read was needed). */
+export interface BackendRollout {
+  backend: string;
+  rollout: Rollout;
+  health: Record<string, MemberHealthView>;
+}

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
+import type { DeadLetterReason } from '../core/disposition';
 import type { LbSyncError, SerializedError } from './lbsync-error';
 import { serializeError } from './lbsync-error';
 import { MAX_EVENT_BYTES } from '../schemas/event';
-
-export const DEAD_LETTER_REASONS = ['invalid_event', 'unknown_target', 'permanent_error', 'retries_exhausted', 'untrusted_server_ips'] as const;
-export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /**
  * What lands in the dead-letter queue: enough to understand, fix and redrive.

@@ -94,7 +94,7 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
   try {
     await deps.queue().send(deps.reconcileQueueUrl, JSON.stringify(parsed));
   } catch (error) {
-    deps.logger.error({ error: { message: (error as Error).message }, event_id: parsed.id }, 'could not enqueue the injected event');
+    deps.logger.error({ error, event_id: parsed.id }, 'could not enqueue the injected event');
     return jsonResponse(503, { error: 'queue_unavailable', message: 'the event could not be enqueued; try again' });
   }
   deps.logger.info({ event_id: parsed.id, target: parsed.target, source: parsed.source }, 'event injected');

@@ -110,11 +110,12 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
         }
       }
     } catch (error) {
-      deps.logger.error({ error: { message: (error as Error).message }, enqueued: report.enqueued }, 'sweep could not enqueue');
+      deps.logger.error({ error, enqueued: report.enqueued }, 'sweep could not enqueue');
       return jsonResponse(503, { error: 'queue_unavailable', message: (error as Error).message, ...report });
     }
   }
   for (const name of unknownTargets) deps.logger.warn({ target: name }, `sweep args name an unknown target "${name}"`);
-  deps.logger.info({ ...report }, `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`);
+  const { unknownTargets: unknown_targets, spreadMs: spread_ms, ...counts } = report;
+  deps.logger.info({ ...counts, unknown_targets, spread_ms }, `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`);
   return jsonResponse(report.failed.length > 0 ? 502 : 200, report);
 }

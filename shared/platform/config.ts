@@ -8,6 +8,7 @@ import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub'
 import { toFieldErrors } from '../schemas/field-errors';
 import type { Target } from '../schemas/target';
 import { parseTargets } from '../schemas/target';
+import RUNTIME_DEFAULTS from './runtime-defaults.json';
 
 export type Env = Record<string, string | undefined>;
 
@@ -108,25 +109,33 @@ export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSet
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+// The defaults live in runtime-defaults.json, read by this schema and by the serverless.yml checker
+// (scripts/serverless-check/rules/timing.mjs, plain node), so the two cannot differ.
+const D = RUNTIME_DEFAULTS;
 const runtimeSchema = z.object({
-  LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(2_000),
-  LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(300_000),
-  LBSYNC_MAX_ATTEMPTS: intFromEnv(1, 100).default(8),
-  LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(20_000),
-  LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(15_000),
-  LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(5_000),
-  LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
-  LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(30_000),
-  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(60_000),
-  LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(120_000),
-  LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(300_000),
+  LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(D.LBSYNC_RETRY_BASE_MS),
+  LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(D.LBSYNC_RETRY_CAP_MS),
+  LBSYNC_MAX_ATTEMPTS: intFromEnv(1, 100).default(D.LBSYNC_MAX_ATTEMPTS),
+  LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(D.LBSYNC_MAX_HOLD_MS),
+  LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(D.LBSYNC_WAIT_BUDGET_MS),
+  LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(D.LBSYNC_TRANSIENT_WAIT_MS),
+  LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(D.LBSYNC_REQUEST_TIMEOUT_MS),
+  LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_DUPLICATE_GRACE_MS),
+  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(D.LBSYNC_WATCH_PERIOD_MS),
+  LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_WATCH_OVERLAP_MS),
+  LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(D.LBSYNC_SWEEP_SPREAD_MS),
   // Scaleway caps a function's timeout at 15 minutes; serverless.yml sets this to reconcile's `timeout`.
-  LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(60_000),
-  LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(10_000),
-  QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default('hold'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+  LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(D.LBSYNC_FUNCTION_TIMEOUT_MS),
+  LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(D.LBSYNC_DEADLINE_MARGIN_MS),
+  QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default(D.QUEUE_DELAY_MODE as 'hold' | 'native'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(D.LOG_LEVEL as 'info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default(D.LOG_FORMAT as 'json' | 'pretty'),
 });
+
+/** Every runtime variable's value when unset, as the schema applies it. */
+export function runtimeDefaults(): z.output<typeof runtimeSchema> {
+  return runtimeSchema.parse({});
+}
 
 export interface RuntimeConfig {
   retry: { baseMs: number; capMs: number; maxAttempts: number };
@@ -181,6 +190,19 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     logLevel: v.LOG_LEVEL,
     logFormat: v.LOG_FORMAT,
   };
+}
+
+export interface InjectSettings {
+  /** INJECT_TOKEN: the bearer token every request must present; unset, inject refuses every request. */
+  token?: string;
+  /** LBSYNC_INJECT_INSECURE=true: no token check (the local stack only; a deployment refuses it). */
+  insecure: boolean;
+}
+
+/** What the inject function reads besides the queue: its token, and whether to check it at all. */
+export function injectSettingsFromEnv(env: Env = process.env): InjectSettings {
+  const token = nonEmpty(env.INJECT_TOKEN);
+  return { ...(token && { token }), insecure: env.LBSYNC_INJECT_INSECURE === 'true' };
 }
 
 export interface QueueConnection {

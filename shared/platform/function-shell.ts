@@ -1,6 +1,6 @@
 import { secretValues } from './config';
 import type { Logger } from './log';
-import { invocationLogger } from './log';
+import { formatError, invocationLogger } from './log';
 import type { PlatformContext, PlatformEvent, PlatformResponse } from './request-response';
 import { jsonResponse, requestId } from './request-response';
 import type { FunctionRuntime } from './runtime';
@@ -35,8 +35,8 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
     } catch (error) {
       const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
       const message = scrubber.text((error as Error)?.message ?? String(error));
-      if (runtime) runtime.logger.error(message);
-      else console.error(JSON.stringify({ level: 'ERROR', timestamp: new Date().toISOString(), service: `lbsync-${name}`, message }));
+      if (runtime) runtime.logger.error({ error }, message);
+      else console.error(JSON.stringify({ level: 'ERROR', timestamp: new Date().toISOString(), service: `lbsync-${name}`, message, error: scrubber.value(formatError(error)) }));
       return scrubbed(jsonResponse(500, configErrorBody(message)), scrubber);
     }
   };

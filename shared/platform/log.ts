@@ -1,5 +1,6 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
+import { LbSyncError } from '../errors/lbsync-error';
 import type { Scrubber } from './scrub';
 import { createScrubber, REDACTED, SECRET_FIELDS } from './scrub';
 
@@ -25,6 +26,67 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream;
 }
 
+/** An error on a log line, in Powertools' shape; what our own errors add to it comes after, in snake_case. */
+export interface LoggedError {
+  name: string;
+  /** file:line of the first stack frame that names one. */
+  location: string;
+  message: string;
+  stack?: string;
+  cause?: unknown;
+  [attribute: string]: unknown;
+}
+
+const MAX_CAUSE_DEPTH = 5;
+
+/** Powertools' getCodeLocation: the file and line of the first stack frame that has them. */
+function codeLocation(stack: string | undefined): string {
+  for (const line of (stack ?? '').split('\n').slice(1)) {
+    const match = /\(([^)]*?):(\d+):\d+\)\\?$/.exec(line) ?? /^\s*at (\S+?):(\d+):\d+$/.exec(line);
+    if (match) return `${match[1]}:${Number(match[2])}`;
+  }
+  return '';
+}
+
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const POWERTOOLS_KEYS = new Set(['name', 'message', 'stack', 'cause']);
+
+/**
+ * What an error carries besides Powertools' keys. Ours (LbSyncError and its kinds): every own field, in snake_case
+ * (code, error_class, hint, retry_after_ms, lb, ...). Another library's: only the usual diagnostic fields, a system
+ * error's code and an HTTP status, never its other properties (an SDK error may hold a request or a response).
+ */
+function ownAttributes(error: Error): Record<string, unknown> {
+  if (error instanceof LbSyncError) {
+    return Object.fromEntries(Object.entries(error).filter(([key, value]) => !POWERTOOLS_KEYS.has(key) && value !== undefined).map(([key, value]) => [snakeCase(key), value]));
+  }
+  const { code, status } = error as { code?: unknown; status?: unknown };
+  return { ...(typeof code === 'string' && { code }), ...(typeof status === 'number' && { status }) };
+}
+
+function formatCause(cause: unknown, depth: number): unknown {
+  if (!(cause instanceof Error)) return cause;
+  return depth < MAX_CAUSE_DEPTH ? formatError(cause, depth + 1) : { name: cause.name, location: codeLocation(cause.stack), message: cause.message };
+}
+
+/**
+ * The one serializer of errors on log lines (Powertools' formatError): `{name, location, message, stack, cause}`,
+ * the cause in the same shape. Every logger made here applies it to the `error` key, so a log line passes the
+ * error itself: `log.warn({ error }, ...)`. Secrets are scrubbed from the whole line by the logger's destination.
+ */
+export function formatError(error: unknown, depth = 0): LoggedError {
+  if (!(error instanceof Error)) return { name: 'Error', location: '', message: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };
+  const cause = formatCause(error.cause, depth);
+  return {
+    name: error.name,
+    location: codeLocation(error.stack),
+    message: error.message,
+    ...(error.stack !== undefined && { stack: error.stack }),
+    ...(cause !== undefined && { cause }),
+    ...ownAttributes(error),
+  };
+}
+
 /** One logger per process, Powertools-style keys: level, message, timestamp, service. */
 export function createLogger(options: LoggerOptions): Logger {
   const scrubber = options.scrubber ?? createScrubber(options.secrets ?? []);
@@ -40,6 +102,7 @@ export function createLogger(options: LoggerOptions): Logger {
       base: { service: options.service },
       timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label.toUpperCase() }) },
+      serializers: { error: (value: unknown) => (value instanceof Error ? formatError(value) : value) },
       redact: { paths: REDACT_PATHS, censor: REDACTED },
     },
     scrubbingDestination,

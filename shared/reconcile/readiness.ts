@@ -1,10 +1,11 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../adapters/api-failure';
+import { wrapApiFailure } from '../adapters/api-failure';
+import { kopsMessage } from '../errors/kops-messages';
 import { retryFloorMs } from '../core/disposition';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { ObservedLb } from '../core/model';
-import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../core/model';
-import { identityOf, isApplied } from './observe';
+import { inTransientState, isApplied, isBroken } from '../core/model';
+import { identityOf } from '../core/lb-identity';
 
 /** The LB being waited for: its id to poll, its name for kOps' message. */
 type LbRef = Pick<ObservedLb, 'id' | 'name'>;
@@ -60,7 +61,7 @@ async function pollLb(
 /** While waiting for a write to apply: an LB that turned locked, stopped or in error will not get there. */
 function brokenWhileWaiting(target: LbRef): (lb: ObservedLb) => LbSyncError | undefined {
   return (lb) =>
-    (BROKEN_LB_STATUSES as readonly string[]).includes(lb.status)
+    isBroken(lb)
       ? new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(target.name)}: load-balancer is ${lb.status}`, { lb: identityOf(target) })
       : undefined;
 }
@@ -71,10 +72,6 @@ export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, t
   if (reached && lb) return lb;
   const state = lb ? `status ${lb.status}, instances ${lb.instanceStatuses.join('/') || 'none'}` : 'no answer';
   throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(target.name)}: not ready after ${budgetMs} ms (${state})`, { lb: identityOf(target) });
-}
-
-export function inTransientState(lb: ObservedLb): boolean {
-  return (TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status);
 }
 
 /**

@@ -1,22 +1,16 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../adapters/api-failure';
+import { wrapApiFailure } from '../adapters/api-failure';
+import { kopsMessage } from '../errors/kops-messages';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { Action, ObservedLb } from '../core/model';
 import { normalisePool, samePool } from '../core/pool';
-import type { HoldCode, MemberHealthView, Rollout } from '../core/rollout';
+import type { BackendRollout, HoldCode, MemberHealthView } from '../core/rollout';
 import { memberHealth, planRollout } from '../core/rollout';
+import type { DiscoveredPool } from '../core/desired';
+import { identityOf } from '../core/lb-identity';
 import type { Target } from '../schemas/target';
-import type { DiscoveredPool } from './discover';
-import { identityOf } from './observe';
 
 type SetPool = Extract<Action, { kind: 'SetBackendServers' }>;
-
-/** One backend's rollout, and the LB's health of its members as read (none when no read was needed). */
-export interface BackendRollout {
-  backend: string;
-  rollout: Rollout;
-  health: Record<string, MemberHealthView>;
-}
 
 export interface StagedActions {
   actions: Action[];

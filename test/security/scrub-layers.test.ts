@@ -4,7 +4,8 @@
 // the CLI (everything it prints).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main';
-import { kopsMessage, wrapApiFailure } from '../../shared/adapters/api-failure';
+import { wrapApiFailure } from '../../shared/adapters/api-failure';
+import { kopsMessage } from '../../shared/errors/kops-messages';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { startLocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';

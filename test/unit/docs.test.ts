@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { withReference } from '../../scripts/config-reference';
-import { kopsMessage } from '../../shared/adapters/api-failure';
+import { kopsMessage } from '../../shared/errors/kops-messages';
 import { ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');

@@ -1,6 +1,7 @@
 import { Errors } from '@scaleway/sdk-client';
 import { describe, expect, it } from 'vitest';
-import { classifyApiFailure, kopsMessage, wrapApiFailure } from '../../shared/adapters/api-failure';
+import { classifyApiFailure, wrapApiFailure } from '../../shared/adapters/api-failure';
+import { kopsMessage } from '../../shared/errors/kops-messages';
 import { ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 
 // Real SDK error objects, built by the SDK's own fromJSON as its response parser does.
