@@ -1,0 +1,180 @@
+// An invocation stops working at its deadline (function timeout minus a margin) and hands the event on,
+// instead of being killed mid-way by the platform: the hold, the transient wait, the wait for a write to
+// apply and each API request are clipped to it. The clock is injected (a sleep advances it), so the
+// figures below are exact; the real SDK talks to the emulator, the real SQS client to the local queue.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
+import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
+import { createScalewayGateway } from '../../../shared/adapters/scaleway';
+import { runtimeConfigFromEnv } from '../../../shared/platform/config';
+import type { Deadline } from '../../../shared/platform/deadline';
+import { invocationDeadline } from '../../../shared/platform/deadline';
+import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
+import { createLogger } from '../../../shared/platform/log';
+import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import type { World } from '../../support/world';
+import { DEMO_CLUSTER, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, demoTarget, startWorld } from '../../support/world';
+
+let localQueue: LocalQueue;
+let queue: EventQueue;
+let urls: { reconcileQueueUrl: string; deadLetterQueueUrl: string };
+let world: World;
+
+beforeAll(async () => {
+  localQueue = await startLocalQueue();
+  queue = createEventQueue(localQueue.settings);
+  urls = await provisionQueues(queue, { reconcileQueueName: 'deadline-reconcile', deadLetterQueueName: 'deadline-dead-letter', functionTimeoutSeconds: 30 });
+});
+afterAll(async () => {
+  await localQueue?.stop();
+});
+beforeEach(async () => {
+  world = await startWorld({ instancePendingMs: 600_000 }); // a write stays "pending" longer than any test waits
+});
+afterEach(async () => {
+  await world.stop();
+  await queue.purge(urls.reconcileQueueUrl);
+});
+
+const T0 = Date.parse('2026-11-29T10:00:00Z');
+
+/** A fake clock: sleeping advances it, nothing else does. */
+function fakeClock() {
+  let t = T0;
+  const slept: number[] = [];
+  return {
+    now: () => new Date(t),
+    sleep: async (ms: number) => {
+      slept.push(ms);
+      t += ms;
+      await new Promise((r) => setImmediate(r));
+    },
+    slept,
+    total: () => slept.reduce((a, b) => a + b, 0),
+  };
+}
+
+function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) {
+  const remaining: number[] = [];
+  return {
+    remaining,
+    deps: {
+      targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
+      gateway: (deadline: Deadline) =>
+        createScalewayGateway({
+          accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: world.emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs: 10_000,
+          remainingMs: () => (remaining.push(deadline.remainingMs()), deadline.remainingMs()),
+        }),
+      queue: () => queue,
+      reconcileQueueUrl: urls.reconcileQueueUrl,
+      deadLetterQueueUrl: urls.deadLetterQueueUrl,
+      runtime: runtimeConfigFromEnv(env),
+      logger: createLogger({ service: 'deadline-test', level: 'silent' }),
+      now: clock.now,
+      sleep: clock.sleep,
+      random: () => 0.5,
+    },
+  };
+}
+
+const event = (patch: Record<string, unknown> = {}) =>
+  JSON.stringify({ version: 1, id: 'evt-deadline', source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date(T0).toISOString(), ...patch });
+
+async function queued(): Promise<string[]> {
+  const out: string[] = [];
+  for (;;) {
+    const batch = await queue.receive(urls.reconcileQueueUrl, { maxMessages: 10, waitSeconds: 0 });
+    if (batch.length === 0) return out;
+    for (const m of batch) {
+      out.push(m.body);
+      await queue.delete(urls.reconcileQueueUrl, m.receiptHandle);
+    }
+  }
+}
+
+describe('the invocation deadline', () => {
+  it('the hold of an early event is clipped: held until the deadline, then re-enqueued unchanged', async () => {
+    const clock = fakeClock();
+    const body = event({ attempt: 1, notBefore: new Date(T0 + 40_000).toISOString() });
+    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '30000', LBSYNC_DEADLINE_MARGIN_MS: '5000', LBSYNC_MAX_HOLD_MS: '60000', LBSYNC_RETRY_CAP_MS: '120000' });
+    const answer = JSON.parse((await handleReconcileMessage(body, d)).body) as { outcome: string; retryInMs: number };
+    expect(clock.slept).toEqual([25_000]); // not the 40 s it asked for, nor the 60 s hold allowed
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 15_000 });
+    expect(await queued()).toEqual([body]);
+    expect(world.emulator.calls()).toEqual([]);
+  });
+
+  it('the wait for an LB in a transient state is clipped, then the event is retried', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
+    const clock = fakeClock();
+    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '20000', LBSYNC_DEADLINE_MARGIN_MS: '4000', LBSYNC_TRANSIENT_WAIT_MS: '60000' });
+    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string; error: { code: string } };
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'lb_transient_state' } });
+    expect(clock.total()).toBe(16_000); // exactly up to the deadline, not the 60 s transient wait
+    expect(world.writes()).toEqual([]);
+    const [next] = await queued();
+    expect(JSON.parse(next as string)).toMatchObject({ id: 'evt-deadline', attempt: 1 });
+  });
+
+  it('the wait for a write to apply is clipped, then the event is retried (the next attempt re-reads)', async () => {
+    const clock = fakeClock();
+    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '20000', LBSYNC_DEADLINE_MARGIN_MS: '4000', LBSYNC_WAIT_BUDGET_MS: '60000' });
+    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string; actions: string[]; error: { code: string; message: string } };
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', actions: ['CreateBackend'], error: { code: 'apply_timeout' } });
+    expect(answer.error.message).toContain('not ready after 16000 ms');
+    expect(clock.total()).toBe(16_000);
+    expect(world.writes()).toEqual(['CreateBackend']);
+  });
+
+  it('each request is clipped to what is left: a hanging API call ends at the deadline, not after the request timeout', async () => {
+    world.emulator.addFault({ operation: 'ListLbs', hang: true });
+    const clock = fakeClock();
+    // 10 s request timeout, but only 400 ms left in the invocation.
+    const { deps: d, remaining } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '5000', LBSYNC_DEADLINE_MARGIN_MS: '4600' });
+    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string; error: { code: string; message: string } };
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'network_error' } });
+    expect(answer.error.message).toMatch(/request timed out/);
+    expect(Math.max(...remaining)).toBe(400);
+    expect(await queued()).toHaveLength(1);
+  });
+
+  it('an event due exactly at the deadline: held until then, no request made past it, re-enqueued as a retry', async () => {
+    const clock = fakeClock();
+    const body = event({ attempt: 2, notBefore: new Date(T0 + 16_000).toISOString() });
+    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '20000', LBSYNC_DEADLINE_MARGIN_MS: '4000', LBSYNC_RETRY_CAP_MS: '60000' });
+    const answer = JSON.parse((await handleReconcileMessage(body, d)).body) as { outcome: string; error: { code: string } };
+    expect(clock.slept[0]).toBe(16_000);
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'network_error' } });
+    expect(world.emulator.calls()).toEqual([]);
+    const [next] = await queued();
+    expect(JSON.parse(next as string)).toMatchObject({ attempt: 3 });
+  });
+
+  it('without a deadline problem nothing changes: a whole reconcile within the budget is applied', async () => {
+    await world.stop();
+    // No pending window: the fake clock's polls take no real time, so a real-time window could outlast them.
+    world = await startWorld({ instancePendingMs: 0 });
+    const clock = fakeClock();
+    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '60000' });
+    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string };
+    expect(answer.outcome).toBe('applied');
+  });
+
+  it('the margin must leave time to work', () => {
+    expect(() => runtimeConfigFromEnv({ LBSYNC_FUNCTION_TIMEOUT_MS: '10000', LBSYNC_DEADLINE_MARGIN_MS: '10000' })).toThrow(/LBSYNC_DEADLINE_MARGIN_MS/);
+    expect(() => runtimeConfigFromEnv({ LBSYNC_FUNCTION_TIMEOUT_MS: '999' })).toThrow(/LBSYNC_FUNCTION_TIMEOUT_MS/);
+    expect(runtimeConfigFromEnv({})).toMatchObject({ functionTimeoutMs: 60_000, deadlineMarginMs: 10_000 });
+  });
+
+  it('invocationDeadline: clips budgets to what is left, never below zero', () => {
+    let t = 1_000;
+    const deadline = invocationDeadline(1_000, 30_000, 5_000, () => t);
+    expect(deadline.remainingMs()).toBe(25_000);
+    expect(deadline.clip(10_000)).toBe(10_000);
+    t = 20_000;
+    expect(deadline.clip(10_000)).toBe(6_000);
+    t = 40_000;
+    expect(deadline.remainingMs()).toBe(0);
+    expect(deadline.clip(10_000)).toBe(0);
+  });
+});
