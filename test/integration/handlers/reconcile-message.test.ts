@@ -8,7 +8,6 @@ import { createEventQueue, type EventQueue } from '../../../shared/adapters/queu
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import type { Deadline } from '../../../shared/platform/deadline';
-import { invocationDeadline } from '../../../shared/platform/deadline';
 import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
 import { createLogger } from '../../../shared/platform/log';
 import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
@@ -158,23 +157,5 @@ describe('the invocation deadline', () => {
     const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '60000' });
     const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string };
     expect(answer.outcome).toBe('applied');
-  });
-
-  it('the margin must leave time to work', () => {
-    expect(() => runtimeConfigFromEnv({ LBSYNC_FUNCTION_TIMEOUT_MS: '10000', LBSYNC_DEADLINE_MARGIN_MS: '10000' })).toThrow(/LBSYNC_DEADLINE_MARGIN_MS/);
-    expect(() => runtimeConfigFromEnv({ LBSYNC_FUNCTION_TIMEOUT_MS: '999' })).toThrow(/LBSYNC_FUNCTION_TIMEOUT_MS/);
-    expect(runtimeConfigFromEnv({})).toMatchObject({ functionTimeoutMs: 60_000, deadlineMarginMs: 10_000 });
-  });
-
-  it('invocationDeadline: clips budgets to what is left, never below zero', () => {
-    let t = 1_000;
-    const deadline = invocationDeadline(1_000, 30_000, 5_000, () => t);
-    expect(deadline.remainingMs()).toBe(25_000);
-    expect(deadline.clip(10_000)).toBe(10_000);
-    t = 20_000;
-    expect(deadline.clip(10_000)).toBe(6_000);
-    t = 40_000;
-    expect(deadline.remainingMs()).toBe(0);
-    expect(deadline.clip(10_000)).toBe(0);
   });
 });

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { durationToMs } from '../../../shared/adapters/scaleway';
-import { backoffDelayMs } from '../../../shared/core/backoff';
 import { selectServerIps, stripCidr } from '../../../shared/core/desired';
 import type { ObservedServer } from '../../../shared/core/model';
-import { normalisePool } from '../../../shared/core/pool';
 
 const server = (name: string, overrides: Partial<ObservedServer> = {}): ObservedServer => ({
   id: `id-${name}`, name, state: 'running', publicIpv4: [], routedIpv4: [], privateNicIds: [], ...overrides,
@@ -46,31 +43,5 @@ describe('selectServerIps', () => {
   it('strips CIDR masks', () => {
     expect(stripCidr('fd5f::1/64')).toBe('fd5f::1');
     expect(stripCidr('10.0.0.1')).toBe('10.0.0.1');
-  });
-  it('normalises pools deterministically', () => {
-    expect(normalisePool(['2001:db8::2', '10.0.0.2', '10.0.0.10', '10.0.0.2', '2001:db8::1'])).toEqual(['10.0.0.2', '10.0.0.10', '2001:db8::1', '2001:db8::2']);
-  });
-});
-
-describe('durationToMs', () => {
-  it.each([
-    [3000, 3000], ['3000', 3000], ['0.500s', 500], ['0.5s', 500], ['3s', 3000], ['250ms', 250], ['1m', 60000], [undefined, undefined], ['soon', undefined],
-  ] as const)('%s -> %s', (input, expected) => {
-    expect(durationToMs(input)).toBe(expected);
-  });
-});
-
-describe('backoffDelayMs', () => {
-  const policy = { baseMs: 1000, capMs: 30_000 };
-  it('grows exponentially up to the cap (full jitter upper bound)', () => {
-    expect([0, 1, 2, 3, 10].map((a) => backoffDelayMs(a, policy, 0, () => 0.999999))).toEqual([999, 1999, 3999, 7999, 29999]);
-  });
-  it('draws uniformly from zero', () => {
-    expect(backoffDelayMs(5, policy, 0, () => 0)).toBe(0);
-  });
-  it("adds the jittered draw above a floor such as a 429's reset_seconds", () => {
-    expect(backoffDelayMs(0, policy, 7000, () => 0)).toBe(7000);
-    expect(backoffDelayMs(0, policy, 7000, () => 0.5)).toBe(7500);
-    expect(backoffDelayMs(3, policy, 1000, () => 0.999999)).toBe(1000 + 7999);
   });
 });
