@@ -1,7 +1,9 @@
-// An invocation stops working at its deadline (function timeout minus a margin) and hands the event on,
-// instead of being killed mid-way by the platform: the hold, the transient wait, the wait for a write to
-// apply and each API request are clipped to it. The clock is injected (a sleep advances it), so the
-// figures below are exact; the real SDK talks to the emulator, the real SQS client to the local queue.
+// The reconcile handler carries out what shared/core/disposition.ts decides: it holds an early event, sends it
+// back, retries with backoff (DelaySeconds in native mode), dead-letters, answers. And an invocation stops
+// working at its deadline (function timeout minus a margin) and hands the event on, instead of being killed
+// mid-way by the platform: the hold, the transient wait, the wait for a write to apply and each API request are
+// clipped to it. The clock is injected (a sleep advances it), so the figures below are exact; the real SDK
+// talks to the emulator, the real SQS client to the local queue.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
@@ -79,6 +81,11 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
 const event = (patch: Record<string, unknown> = {}) =>
   JSON.stringify({ version: 1, id: 'evt-deadline', source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date(T0).toISOString(), ...patch });
 
+async function messageCounts(url = urls.reconcileQueueUrl) {
+  const attributes = await queue.attributes(url);
+  return { visible: Number(attributes.ApproximateNumberOfMessages), delayed: Number(attributes.ApproximateNumberOfMessagesDelayed) };
+}
+
 async function queued(): Promise<string[]> {
   const out: string[] = [];
   for (;;) {
@@ -90,6 +97,72 @@ async function queued(): Promise<string[]> {
     }
   }
 }
+
+describe('carrying out the disposition', () => {
+  it('an early event within the hold: held exactly until due, then reconciled in this invocation', async () => {
+    const clock = fakeClock();
+    const body = event({ dryRun: true, notBefore: new Date(T0 + 3_000).toISOString() });
+    const answer = JSON.parse((await handleReconcileMessage(body, deps(clock, {}).deps)).body) as { outcome: string };
+    expect(clock.slept[0]).toBe(3_000);
+    expect(answer.outcome).toBe('noop'); // a dry run: planned, nothing written
+    expect(world.emulator.calls().length).toBeGreaterThan(0);
+    expect(world.writes()).toEqual([]);
+    expect(await messageCounts()).toEqual({ visible: 0, delayed: 0 });
+  });
+
+  it('an early event beyond LBSYNC_MAX_HOLD_MS: held that long, then sent back byte for byte, nothing read', async () => {
+    const clock = fakeClock();
+    const body = `${event({ notBefore: new Date(T0 + 50_000).toISOString() })}\n`; // a trailing newline: sent back as it came
+    const answer = JSON.parse((await handleReconcileMessage(body, deps(clock, { LBSYNC_MAX_HOLD_MS: '20000' }).deps)).body) as Record<string, unknown>;
+    expect(clock.slept).toEqual([20_000]);
+    expect(answer).toEqual({ outcome: 'retry_scheduled', target: DEMO_CLUSTER, eventId: 'evt-deadline', attempt: 0, retryInMs: 30_000 });
+    expect(world.emulator.calls()).toEqual([]);
+    expect(await queued()).toEqual([body]);
+  });
+
+  it('hold mode: a retry is a copy with attempt + 1 and notBefore, visible at once (no DelaySeconds)', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
+    const clock = fakeClock();
+    const env = { LBSYNC_TRANSIENT_WAIT_MS: '0', LBSYNC_RETRY_BASE_MS: '600000', LBSYNC_RETRY_CAP_MS: '600000' };
+    const answer = JSON.parse((await handleReconcileMessage(event(), deps(clock, env).deps)).body) as { outcome: string; retryInMs: number };
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 300_000 }); // base * 2^0 * draw 0.5
+    expect(await messageCounts()).toEqual({ visible: 1, delayed: 0 });
+    const [next] = await queued();
+    expect(JSON.parse(next as string)).toMatchObject({ id: 'evt-deadline', attempt: 1, notBefore: new Date(T0 + 300_000).toISOString() });
+  });
+
+  it('native mode: the same retry, held by the queue itself (DelaySeconds)', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
+    const clock = fakeClock();
+    const env = { QUEUE_DELAY_MODE: 'native', LBSYNC_TRANSIENT_WAIT_MS: '0', LBSYNC_RETRY_BASE_MS: '600000', LBSYNC_RETRY_CAP_MS: '600000' };
+    const answer = JSON.parse((await handleReconcileMessage(event(), deps(clock, env).deps)).body) as { outcome: string; retryInMs: number };
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 300_000 });
+    expect(await messageCounts()).toEqual({ visible: 0, delayed: 1 });
+  });
+
+  it('a permanent failure: one dead letter, nothing sent back', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'locked');
+    const clock = fakeClock();
+    const answer = JSON.parse((await handleReconcileMessage(event(), deps(clock, {}).deps)).body) as Record<string, unknown>;
+    expect(answer).toMatchObject({ outcome: 'dead_lettered', reason: 'permanent_error', error: { code: 'lb_not_ready' } });
+    expect(await messageCounts()).toEqual({ visible: 0, delayed: 0 });
+    const [letter] = await queue.receive(urls.deadLetterQueueUrl, { maxMessages: 10 });
+    expect(JSON.parse(letter?.body as string)).toMatchObject({ kind: 'lbsync.dead-letter', reason: 'permanent_error', eventId: 'evt-deadline' });
+    await queue.purge(urls.deadLetterQueueUrl);
+  });
+
+  it('a hand-off that fails answers 500 (the platform redelivers) and logs the error in Powertools\' shape', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const clock = fakeClock();
+    const { deps: d } = deps(clock, {});
+    const logger = createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+    const response = await handleReconcileMessage(event({ target: 'nowhere' }), { ...d, logger, deadLetterQueueUrl: `${urls.deadLetterQueueUrl}-missing` });
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body)).toMatchObject({ outcome: 'handoff_failed', error: { code: 'queue_unavailable' } });
+    const failure = lines.find((l) => l.level === 'ERROR');
+    expect(failure?.error).toMatchObject({ name: 'QueueHandOffError', code: 'queue_unavailable', operation: 'SendMessage', location: expect.stringMatching(/:\d+$/), stack: expect.any(String) });
+  });
+});
 
 describe('the invocation deadline', () => {
   it('the hold of an early event is clipped: held until the deadline, then re-enqueued unchanged', async () => {

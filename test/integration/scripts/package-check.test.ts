@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 
-const root = join(import.meta.dirname, '../..', '../..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
 const RUN_TIMEOUT = 180_000;
 

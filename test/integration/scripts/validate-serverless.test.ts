@@ -11,7 +11,7 @@ import { auditTrailSettingsFromEnv, loadTargets, runtimeConfigFromEnv } from '..
 import { sweepArgsSchema } from '../../../shared/handlers/sweep-request';
 import { watchArgsSchema } from '../../../shared/handlers/watch-request';
 
-const root = join(import.meta.dirname, '../..', '../..');
+const root = join(import.meta.dirname, '..', '..', '..');
 const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
 
 interface Validation {
