@@ -1,7 +1,14 @@
+// CreateBackend that stays single under concurrent reconciles (shared/reconcile/create-once.ts), with the real
+// SDK against the emulator: the oldest backend of the name stays, a racer removes its own younger one, and one
+// already removed by another racer is no error.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createBackendOnce } from '../../../shared/reconcile/create-once';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import type { World } from '../../support/world';
-import { DEMO_CONTROL_PLANE_IPS, demoTarget, startWorld } from '../../support/world';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID, demoBackend, demoSeedWith, demoTarget, startWorld } from '../../support/world';
+import { healthCheckForCreate } from '../../../shared/core/plan';
+import type { Action } from '../../../shared/core/model';
+import type { BackendSpec } from '../../../shared/schemas/target';
 
 let world: World;
 beforeEach(async () => {
@@ -36,4 +43,34 @@ describe('concurrent reconciles of one target', () => {
       for (const write of world.emulator.history()) expect(write.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
     });
   }
+});
+
+describe('createBackendOnce', () => {
+  const OLDER = '00000000-0000-4000-8000-0000000000c1';
+  const spec = demoTarget().backends[0] as BackendSpec;
+  const create: Extract<Action, { kind: 'CreateBackend' }> = { kind: 'CreateBackend', backend: 'lb-backend-https', spec, healthCheck: healthCheckForCreate(spec), pool: [...DEMO_CONTROL_PLANE_IPS] };
+
+  it('alone: creates, re-lists to check, keeps its own', async () => {
+    world.emulator.loadSeed(demoSeedWith({ backends: [] }));
+    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
+    expect(removedOwnDuplicate).toBe(false);
+    expect(world.backends().map((b) => b.id)).toEqual([kept.id]);
+    expect(world.emulator.calls().map((c) => c.operation)).toEqual(['CreateBackend', 'ListBackends']);
+  });
+
+  it('an older backend of that name appeared meanwhile: ours is removed, the older one kept and returned', async () => {
+    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }));
+    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
+    expect(removedOwnDuplicate).toBe(true);
+    expect(kept.id).toBe(OLDER);
+    expect(world.backends().map((b) => b.id)).toEqual([OLDER]);
+    expect(world.writes()).toEqual(['CreateBackend', 'DeleteBackend']);
+  });
+
+  it('ours already removed by another racer (404 on delete): no error', async () => {
+    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }));
+    world.emulator.addFault({ operation: 'DeleteBackend', status: 404, body: { message: 'backend not Found' } });
+    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
+    expect({ kept: kept.id, removedOwnDuplicate }).toEqual({ kept: OLDER, removedOwnDuplicate: true });
+  });
 });
