@@ -1,4 +1,6 @@
-// The queue adapter and provisioning, through the real AWS SQS client, against fauxqs.
+// The queue adapter (shared/adapters/queue.ts), the only SQS importer, through the real AWS SQS client against the
+// local queue (fauxqs): sends, batches, receives, errors that are LbSyncErrors and never show the credentials, and
+// the SDK loaded only when a call needs it.
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
@@ -6,7 +8,6 @@ import { inspect, promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, QueueHandOffError, type EventQueue } from '../../../shared/adapters/queue';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
 
 const run = promisify(execFile);
 const repoRoot = resolve(__dirname, '../../..');
@@ -42,13 +43,6 @@ async function closedPort(): Promise<number> {
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
 }
-
-describe('local queue server', () => {
-  it('listens on loopback only', () => {
-    expect(new URL(local.endpoint).hostname).toBe('127.0.0.1');
-    expect(local.region).toBe('fr-par');
-  });
-});
 
 describe('event queue adapter', () => {
   it('sends, receives with receive count and sent time, and deletes', async () => {
@@ -158,57 +152,6 @@ describe('queue errors', () => {
   });
 });
 
-describe('provisionQueues', () => {
-  it('creates DLQ and reconcile queue, then converges instead of failing', async () => {
-    const names = { reconcileQueueName: uniqueName('prov-reconcile'), deadLetterQueueName: uniqueName('prov-dlq') };
-    const options = { ...names, functionTimeoutSeconds: 60 };
-
-    const first = await provisionQueues(queue, options);
-    expect(first.created).toEqual([names.deadLetterQueueName, names.reconcileQueueName]);
-    expect(first.updated).toEqual([]);
-
-    const second = await provisionQueues(local.settings, options);
-    expect(second).toEqual({ ...first, created: [], updated: [] });
-
-    const dlqArn = (await queue.attributes(first.deadLetterQueueUrl)).QueueArn;
-    const reconcile = await queue.attributes(first.reconcileQueueUrl);
-    expect(Number(reconcile.VisibilityTimeout)).toBeGreaterThan(60);
-    expect(JSON.parse(reconcile.RedrivePolicy ?? '{}')).toEqual({ deadLetterTargetArn: dlqArn, maxReceiveCount: 4 });
-
-    // Drift made by hand is converged back.
-    await queue.setAttributes(first.reconcileQueueUrl, {
-      VisibilityTimeout: '5',
-      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: 9 }),
-    });
-    const third = await provisionQueues(queue, { ...options, functionTimeoutSeconds: 120 });
-    expect(third).toMatchObject({ created: [], updated: [names.reconcileQueueName] });
-    const converged = await queue.attributes(first.reconcileQueueUrl);
-    expect(Number(converged.VisibilityTimeout)).toBeGreaterThan(120);
-    expect(JSON.parse(converged.RedrivePolicy ?? '{}')).toEqual({ deadLetterTargetArn: dlqArn, maxReceiveCount: 4 });
-  });
-
-  it('moves a message received maxReceiveCount times without delete to the DLQ', async () => {
-    const provisioned = await provisionQueues(queue, {
-      reconcileQueueName: uniqueName('redrive'),
-      deadLetterQueueName: uniqueName('redrive-dlq'),
-      functionTimeoutSeconds: 10,
-    });
-    const { messageId } = await queue.send(provisioned.reconcileQueueUrl, '{"id":"evt-poison"}');
-
-    // Visibility 0 stands in for "the trigger got a 500 and the message came back".
-    const receiveCounts = [];
-    for (let delivery = 0; delivery < 4; delivery++) {
-      const [message] = await queue.receive(provisioned.reconcileQueueUrl, { visibilityTimeoutSeconds: 0, waitSeconds: 1 });
-      receiveCounts.push(message?.receiveCount);
-    }
-    expect(receiveCounts).toEqual([1, 2, 3, 4]);
-    expect(await queue.receive(provisioned.reconcileQueueUrl)).toEqual([]);
-
-    const [deadLetter] = await queue.receive(provisioned.deadLetterQueueUrl, { waitSeconds: 1 });
-    expect(deadLetter).toMatchObject({ messageId, body: '{"id":"evt-poison"}' });
-  });
-});
-
 describe('lazy SDK loading', () => {
   it('does not load @aws-sdk/client-sqs until the first queue call', async () => {
     // A resolve hook (in the loader thread) reports every module URL it resolves; a
@@ -258,42 +201,5 @@ describe('lazy SDK loading', () => {
     expect(report.afterImport).toEqual([]);
     // The positive control: the hook does see the SDK once a call needs it.
     expect(report.afterFirstCall.length).toBeGreaterThan(0);
-  });
-});
-
-describe('lbsync provision', () => {
-  const baseEnv = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
-
-  it('prints the two queue URLs as KEY=value lines', async () => {
-    const prefix = uniqueName('cli');
-    const { stdout } = await run(process.execPath, ['bin/lbsync.mjs', 'provision'], {
-      cwd: repoRoot,
-      env: {
-        ...baseEnv,
-        SQS_ENDPOINT: local.endpoint,
-        SQS_REGION: local.region,
-        SQS_ACCESS_KEY_ID: 'cli-access',
-        SQS_SECRET_ACCESS_KEY: 'cli-secret',
-        LBSYNC_QUEUE_PREFIX: prefix,
-        LBSYNC_FUNCTION_TIMEOUT_SECONDS: '45',
-      },
-    });
-    expect(stdout).toBe(
-      `RECONCILE_QUEUE_URL=${await queue.queueUrl(`${prefix}-reconcile`)}\n` +
-        `DEAD_LETTER_QUEUE_URL=${await queue.queueUrl(`${prefix}-dead-letter`)}\n`,
-    );
-    const attributes = await queue.attributes(await queue.queueUrl(`${prefix}-reconcile`));
-    expect(Number(attributes.VisibilityTimeout)).toBeGreaterThan(45);
-  });
-
-  it('names the missing variable and exits 1 without a stack trace', async () => {
-    const failure = await run(process.execPath, ['bin/lbsync.mjs', 'provision'], {
-      cwd: repoRoot,
-      env: { ...baseEnv, SQS_ENDPOINT: local.endpoint, SQS_ACCESS_KEY_ID: 'cli-access' },
-    }).catch((e: unknown) => e as { code: number; stderr: string; stdout: string });
-    expect(failure).toMatchObject({ code: 1, stdout: '' });
-    const { stderr } = failure as { stderr: string };
-    expect(stderr).toContain('SQS_SECRET_ACCESS_KEY');
-    expect(stderr).not.toMatch(/\n\s+at /);
   });
 });
