@@ -1,7 +1,7 @@
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
+import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { scalewaySettingsFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
-import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { requestBody } from '../../shared/platform/request-response';
 import { once } from '../../shared/platform/runtime';
 

@@ -1,5 +1,5 @@
-import { functionShell } from '../../shared/platform/function-shell';
 import { handleSweepRequest } from '../../shared/handlers/sweep-request';
+import { functionShell } from '../../shared/platform/function-shell';
 import { requestBody } from '../../shared/platform/request-response';
 
 /** Cron trigger: its JSON args arrive as the body; enqueues one `sweep` event per selected target, spread over its period. */

@@ -1,7 +1,7 @@
 import { createAuditTrailGateway } from '../../shared/adapters/audit-trail';
+import { handleWatchRequest } from '../../shared/handlers/watch-request';
 import { auditTrailSettingsFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
-import { handleWatchRequest } from '../../shared/handlers/watch-request';
 import { requestBody } from '../../shared/platform/request-response';
 import { once } from '../../shared/platform/runtime';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';

@@ -1,6 +1,6 @@
+import type { Target } from '../schemas/target';
 import type { DesiredBackend, ObservedServer } from './model';
 import { normalisePool } from './pool';
-import type { Target } from '../schemas/target';
 
 /** Servers on their way out (or off) are not sent traffic; booting ones are, the health check gates them. */
 const EXCLUDED_SERVER_STATES = new Set(['stopped', 'stopped in place', 'stopping']);

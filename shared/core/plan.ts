@@ -1,6 +1,6 @@
+import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
 import type { Action, DesiredBackend, DuplicateBackends, FieldChange, ObservedBackend, ObservedHealthCheck } from './model';
 import { normalisePool, poolDiff, samePool } from './pool';
-import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
 
 /** The API's own defaults, which kOps meant to send (it sends 0 ms by a units slip). */
 export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;

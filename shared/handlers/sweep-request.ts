@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { BatchEntry, EventQueue } from '../adapters/queue';
+import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../core/sweep-schedule';
 import type { Logger } from '../platform/log';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
@@ -8,7 +9,6 @@ import { newEventId } from '../schemas/event';
 import { toFieldErrors } from '../schemas/field-errors';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../core/sweep-schedule';
 
 /** The cron trigger's JSON args: which targets to sweep (all when omitted), over how long. */
 export const sweepArgsSchema = z

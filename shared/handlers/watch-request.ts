@@ -1,9 +1,10 @@
 import * as z from 'zod';
+import { wrapApiFailure } from '../adapters/api-failure';
 import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
 import type { EventQueue } from '../adapters/queue';
-import { wrapApiFailure } from '../adapters/api-failure';
 import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
 import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../core/audit-relevance';
+import { regionOf } from '../core/locality';
 import type { Logger } from '../platform/log';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
@@ -12,7 +13,6 @@ import { newEventId } from '../schemas/event';
 import { toFieldErrors } from '../schemas/field-errors';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { regionOf } from '../core/locality';
 
 /** The cron trigger's JSON args: which targets to watch (all when omitted). */
 export const watchArgsSchema = z

@@ -4,11 +4,11 @@ import type { AuditTrailSettings } from '../adapters/audit-trail';
 import type { ScalewaySettings } from '../adapters/scaleway';
 import { LbSyncError, validationError } from '../errors/lbsync-error';
 import type { FieldError } from '../schemas/field-errors';
-import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub';
 import { toFieldErrors } from '../schemas/field-errors';
 import type { Target } from '../schemas/target';
 import { parseTargets } from '../schemas/target';
 import RUNTIME_DEFAULTS from './runtime-defaults.json';
+import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub';
 
 export type Env = Record<string, string | undefined>;
 

@@ -1,5 +1,5 @@
-import pino from 'pino';
 import type { Logger } from 'pino';
+import pino from 'pino';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { Scrubber } from './scrub';
 import { createScrubber, REDACTED, SECRET_FIELDS } from './scrub';

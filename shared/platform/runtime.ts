@@ -1,10 +1,10 @@
 import type { EventQueue } from '../adapters/queue';
 import { createEventQueue } from '../adapters/queue';
+import type { Target } from '../schemas/target';
 import type { Env, QueueEnv, RuntimeConfig } from './config';
 import { configWarnings, loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, secretValues } from './config';
 import type { Logger } from './log';
 import { createLogger } from './log';
-import type { Target } from '../schemas/target';
 import type { Scrubber } from './scrub';
 import { createScrubber } from './scrub';
 

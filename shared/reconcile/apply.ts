@@ -1,10 +1,10 @@
-import type { ScalewayGateway } from '../adapters/scaleway';
 import type { NotFoundMeaning } from '../adapters/api-failure';
 import { classifyApiFailure, wrapApiFailure } from '../adapters/api-failure';
-import { kopsMessage } from '../errors/kops-messages';
-import type { LbSyncError } from '../errors/lbsync-error';
+import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedLb } from '../core/model';
+import { kopsMessage } from '../errors/kops-messages';
+import type { LbSyncError } from '../errors/lbsync-error';
 import { createBackendOnce } from './create-once';
 
 export interface ApplyOutcome {

@@ -1,10 +1,10 @@
-import type { ScalewayGateway } from '../adapters/scaleway';
 import { wrapApiFailure } from '../adapters/api-failure';
-import { kopsMessage } from '../errors/kops-messages';
+import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
 import { selectServerIps } from '../core/desired';
 import { targetLbIdentity } from '../core/lb-identity';
 import { regionOf } from '../core/locality';
+import { kopsMessage } from '../errors/kops-messages';
 import type { Target } from '../schemas/target';
 
 /** The desired pool: the addresses of the servers carrying all the target's tags. */

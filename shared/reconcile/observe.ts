@@ -1,9 +1,9 @@
-import type { ScalewayGateway } from '../adapters/scaleway';
 import { wrapApiFailure } from '../adapters/api-failure';
-import { kopsMessage } from '../errors/kops-messages';
+import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
 import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb } from '../core/model';
 import { inTransientState, isBroken, olderFirst } from '../core/model';
+import { kopsMessage } from '../errors/kops-messages';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
 

@@ -1,11 +1,11 @@
-import type { ScalewayGateway } from '../adapters/scaleway';
 import { wrapApiFailure } from '../adapters/api-failure';
-import { kopsMessage } from '../errors/kops-messages';
+import type { ScalewayGateway } from '../adapters/scaleway';
 import { retryFloorMs } from '../core/disposition';
-import { LbSyncError } from '../errors/lbsync-error';
+import { identityOf } from '../core/lb-identity';
 import type { ObservedLb } from '../core/model';
 import { inTransientState, isApplied, isBroken } from '../core/model';
-import { identityOf } from '../core/lb-identity';
+import { kopsMessage } from '../errors/kops-messages';
+import { LbSyncError } from '../errors/lbsync-error';
 
 /** The LB being waited for: its id to poll, its name for kOps' message. */
 type LbRef = Pick<ObservedLb, 'id' | 'name'>;

@@ -1,24 +1,24 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage } from '../errors/kops-messages';
-import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
-import { identityOf } from '../core/lb-identity';
-import type { BackendRollout } from '../core/rollout';
 import { unconfirmedServerIps, untrustedServerIpsError } from '../core/asserted-ips';
+import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
+import { desiredBackends } from '../core/desired';
+import { identityOf } from '../core/lb-identity';
+import type { Action, ObservedBackend, ObservedLb } from '../core/model';
+import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
+import type { BackendRollout } from '../core/rollout';
+import { kopsMessage } from '../errors/kops-messages';
+import { LbSyncError } from '../errors/lbsync-error';
 import type { RuntimeConfig } from '../platform/config';
 import type { Deadline } from '../platform/deadline';
 import { NO_DEADLINE } from '../platform/deadline';
-import { desiredBackends } from '../core/desired';
-import { LbSyncError } from '../errors/lbsync-error';
-import type { Action, ObservedBackend, ObservedLb } from '../core/model';
-import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
 import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
 import { applyActions } from './apply';
 import { discoverPool } from './discover';
 import { assertWritable, findLb, observeBackends } from './observe';
-import { stageRemovals } from './stage-removals';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
+import { stageRemovals } from './stage-removals';
 
 export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
 

@@ -1,13 +1,13 @@
-import type { ScalewayGateway } from '../adapters/scaleway';
 import { wrapApiFailure } from '../adapters/api-failure';
-import { kopsMessage } from '../errors/kops-messages';
-import { LbSyncError } from '../errors/lbsync-error';
+import type { ScalewayGateway } from '../adapters/scaleway';
+import type { DiscoveredPool } from '../core/desired';
+import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedLb } from '../core/model';
 import { normalisePool, samePool } from '../core/pool';
 import type { BackendRollout, HoldCode, MemberHealthView } from '../core/rollout';
 import { memberHealth, planRollout } from '../core/rollout';
-import type { DiscoveredPool } from '../core/desired';
-import { identityOf } from '../core/lb-identity';
+import { kopsMessage } from '../errors/kops-messages';
+import { LbSyncError } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
 
 type SetPool = Extract<Action, { kind: 'SetBackendServers' }>;

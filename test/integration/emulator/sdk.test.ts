@@ -1,9 +1,9 @@
 /** The emulator driven by the real Scaleway SDK: shapes, filters, pagination, errors and faults. */
+import { readFileSync } from 'node:fs';
 import { createAdvancedClient, createClient, Errors, withHTTPClient, withProfile } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { faultBodies, startEmulator, type EmulatorHandle, type EmulatorSeed } from '../../../emulator';
 

@@ -7,12 +7,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
+import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
+import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import type { Deadline } from '../../../shared/platform/deadline';
-import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
 import { createLogger } from '../../../shared/platform/log';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
 import type { World } from '../../support/world';
 import { DEMO_CLUSTER, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, demoTarget, startWorld } from '../../support/world';
 

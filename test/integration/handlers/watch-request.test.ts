@@ -11,8 +11,8 @@ import { createEventQueue, type EventQueue } from '../../../shared/adapters/queu
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { handleWatchRequest, type WatchDeps, type WatchReport } from '../../../shared/handlers/watch-request';
 import { createLogger } from '../../../shared/platform/log';
-import { parseTargets } from '../../../shared/schemas/target';
 import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/platform/user-agent';
+import { parseTargets } from '../../../shared/schemas/target';
 import { DEMO_CLUSTER, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
 
 const PROJECT = '23b8c1e9-3924-46de-beb1-3b9046685257'; // the demo seed's project and organization

@@ -2,13 +2,13 @@
 // SDK against the emulator: the oldest backend of the name stays, a racer removes its own younger one, and one
 // already removed by another racer is no error.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Action } from '../../../shared/core/model';
+import { healthCheckForCreate } from '../../../shared/core/plan';
 import { createBackendOnce } from '../../../shared/reconcile/create-once';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
+import type { BackendSpec } from '../../../shared/schemas/target';
 import type { World } from '../../support/world';
 import { DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID, demoBackend, demoSeedWith, demoTarget, startWorld } from '../../support/world';
-import { healthCheckForCreate } from '../../../shared/core/plan';
-import type { Action } from '../../../shared/core/model';
-import type { BackendSpec } from '../../../shared/schemas/target';
 
 let world: World;
 beforeEach(async () => {

@@ -136,7 +136,7 @@ describe('npm run package catches', () => {
         writeFileSync(join(d, 'dist/reconcile/handler.js.map'), '{}');
         mkdirSync(join(d, 'dist/old'));
         writeFileSync(join(d, 'dist/old/handler.js'), 'exports.handle = () => {};\n');
-        mkdirSync(join(d, 'shared'));
+        mkdirSync(join(d, 'shared/core'), { recursive: true });
         writeFileSync(join(d, 'shared/core/model.ts'), 'export {};\n');
         unlinkSync(join(d, 'dist/inject/handler.js'));
         appendFileSync(join(d, 'dist/sweep/handler.js'), `\n// ${placeholderEnv(parse(committed)).env.INJECT_TOKEN}\n`);

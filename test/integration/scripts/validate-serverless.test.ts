@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { auditTrailSettingsFromEnv, loadTargets, runtimeConfigFromEnv } from '../../../shared/platform/config';
 import { sweepArgsSchema } from '../../../shared/handlers/sweep-request';
 import { watchArgsSchema } from '../../../shared/handlers/watch-request';
+import { auditTrailSettingsFromEnv, loadTargets, runtimeConfigFromEnv } from '../../../shared/platform/config';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');

@@ -1,10 +1,10 @@
 // The chaos run's judges, as pure functions: answers matched to their evidence (chaos/evidence.ts) and pool
 // writes judged for unsafe shrinks (chaos/invariants.ts).
 import { describe, expect, it } from 'vitest';
-import type { CallRecord } from '../../../emulator';
 import type { RecordedAnswer } from '../../../chaos/answer-recorder';
 import { checkEvidence, eventOfCall } from '../../../chaos/evidence';
 import { checkShrinks, judgeShrink } from '../../../chaos/invariants';
+import type { CallRecord } from '../../../emulator';
 import type { PoolWrite } from '../../../emulator';
 import type { DeadLetterRecord } from '../../../shared/errors/dead-letter';
 

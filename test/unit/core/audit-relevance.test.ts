@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent, IgnoreReason, RelevanceOptions } from '../../../shared/core/audit-relevance';
 import { relevantTargets } from '../../../shared/core/audit-relevance';
-import { parseTargets } from '../../../shared/schemas/target';
 import { LBSYNC_USER_AGENT, LBSYNC_USER_AGENT_MARKER } from '../../../shared/platform/user-agent';
+import { parseTargets } from '../../../shared/schemas/target';
 
 const PROJECT = '23b8c1e9-3924-46de-beb1-3b9046685257';
 const OUR_PRINCIPAL = '7d3c1a90-5b2e-4f1c-8a6d-2e9f0b4c1d11';

@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { auditTrailSettingsFromEnv, injectSettingsFromEnv, loadTargets, runtimeConfigFromEnv, runtimeDefaults } from '../../../shared/platform/config';
+import { describe, expect, it } from 'vitest';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
+import { auditTrailSettingsFromEnv, injectSettingsFromEnv, loadTargets, runtimeConfigFromEnv, runtimeDefaults } from '../../../shared/platform/config';
 
 const KEYS = { SCW_ACCESS_KEY: 'SCWXXXXXXXXXXXXXXXXX', SCW_SECRET_KEY: '11111111-2222-4333-8444-555555555555' };
 const ORG = '23b8c1e9-3924-46de-beb1-3b9046685257';
