@@ -10,7 +10,7 @@
 import { startLocalQueue } from '../local/queue-server';
 import { createEventQueue, type EventQueue } from '../shared/adapters/queue';
 import { handleSweepRequest, type SweepReport } from '../shared/handlers/sweep-request';
-import { createLogger } from '../shared/log';
+import { createLogger } from '../shared/platform/log';
 import type { LbSyncEvent } from '../shared/schemas/event';
 import { parseTargets } from '../shared/schemas/target';
 import { round } from './support/stats';

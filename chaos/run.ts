@@ -7,7 +7,7 @@
  * invariants on the system's state (invariants.ts).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
-import type { Handle } from '../shared/function-shell';
+import type { Handle } from '../shared/platform/function-shell';
 import type { LocalStack } from '../local/stack';
 import { startLocalStack } from '../local/stack';
 import { serveFunction, type ServedFunction } from '../local/serve-functions';

@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import type { Profile } from '@scaleway/configuration-loader';
 import { loadProfileFromConfigurationFile, loadProfileFromEnvironmentValues } from '@scaleway/configuration-loader';
 import type { ScalewaySettings } from '../shared/adapters/scaleway';
-import { runtimeConfigFromEnv } from '../shared/config';
-import { validationError } from '../shared/errors';
+import { runtimeConfigFromEnv } from '../shared/platform/config';
+import { validationError } from '../shared/errors/lbsync-error';
 
 export interface ResolvedCredentials {
   settings: ScalewaySettings;

@@ -6,23 +6,26 @@ import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
-import { queueEnvFromEnv } from '../shared/config';
-import { ERROR_CATALOG, LbSyncError } from '../shared/errors';
-import { kopsMessage, wrapApiFailure } from '../shared/api-errors';
-import type { PoolMember } from '../shared/desired';
-import { selectServerIps } from '../shared/desired';
-import type { IpamIpView } from '../shared/kops-rule';
-import { kopsServerIp } from '../shared/kops-rule';
-import { describeAction } from '../shared/handlers/reconcile-message';
-import type { ObservedBackend, ObservedLb } from '../shared/model';
-import type { MemberHealthView } from '../shared/rollout';
-import { memberHealth } from '../shared/rollout';
-import { describeRollout } from '../shared/rollout-text';
-import { TRANSIENT_LB_STATUSES } from '../shared/model';
-import type { DiscoveredPool } from '../shared/reconcile/discover';
-import { regionOf } from '../shared/reconcile/discover';
-import { findLb, lbLabel, observeBackends } from '../shared/reconcile/observe';
-import { reconcileTarget } from '../shared/reconcile/reconcile-target';
+import { queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
+import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
+import { wrapApiFailure } from '../shared/adapters/api-failure';
+import { kopsMessage } from '../shared/errors/kops-messages';
+import type { PoolMember } from '../shared/core/desired';
+import { selectServerIps } from '../shared/core/desired';
+import type { IpamIpView } from '../shared/core/kops-rule';
+import { kopsServerIp } from '../shared/core/kops-rule';
+import { describeAction } from '../shared/core/action-text';
+import type { ObservedBackend, ObservedLb } from '../shared/core/model';
+import type { MemberHealthView } from '../shared/core/rollout';
+import { memberHealth } from '../shared/core/rollout';
+import { describeRollout } from '../shared/core/rollout-text';
+import { TRANSIENT_LB_STATUSES } from '../shared/core/model';
+import type { DiscoveredPool } from '../shared/core/desired';
+import { lbLabel } from '../shared/core/lb-identity';
+import { regionOf } from '../shared/core/locality';
+import { findLb, observeBackends } from '../shared/reconcile/observe';
+import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
+import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
 import { configuredTargets, selectTargets } from './environment';
@@ -134,7 +137,7 @@ function kopsParityCheck(name: string, target: Target, members: readonly PoolMem
   return ok(name, `the ${members.length} address(es) are the ones kOps' GetServerIP reads from IPAM for the same servers`);
 }
 
-/** The LB's health check of every pool member: the gate of every rolling update (shared/rollout.ts). */
+/** The LB's health check of every pool member: the gate of every rolling update (shared/core/rollout.ts). */
 function healthCheck(name: string, reports: readonly { backend: ObservedBackend; health: Map<string, MemberHealthView> }[]): Check {
   const lines = reports.map(({ backend, health }) => {
     const members = backend.pool.map((ip) => `${ip} ${health.get(ip)?.reported ?? 'no report'}`);
@@ -161,7 +164,7 @@ async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, targ
   return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
 }
 
-async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<Check[]> {
+async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target, settings: ReconcileSettings): Promise<Check[]> {
   const at = (what: string) => `target:${target.name}:${what}`;
   const checks: Check[] = [];
   const attempt = async (name: string, run: () => Promise<Check | undefined>): Promise<boolean> => {
@@ -218,7 +221,7 @@ async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, 
   }
   if (!backendsRead || !pool) return checks;
   // What a reconcile would write: the reconciler itself, as a dry run (reads only).
-  const result = await reconcileTarget(target, { dryRun: true }, { gateway, waitBudgetMs: 0 });
+  const result = await reconcileTarget(target, { dryRun: true }, { gateway, ...settings });
   if (result.error) {
     if (result.error.code === 'authentication_denied') throw new KeyRefused(result.error);
     checks.push(failedWith(at('plan'), result.error));
@@ -235,7 +238,10 @@ async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, 
 async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]): Promise<Check[]> {
   let gateway: ScalewayGateway;
   let source: string;
+  let settings: ReconcileSettings;
   try {
+    // Both read the runtime settings (LBSYNC_REQUEST_TIMEOUT_MS...): an invalid one fails here, as credentials.
+    settings = reconcileSettings(runtimeConfigFromEnv(env));
     const credentials = resolveScalewayCredentials(env);
     gateway = createScalewayGateway(credentials.settings);
     source = credentials.source;
@@ -246,7 +252,7 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
   const ledger = new PermissionLedger();
   const checks: Check[] = [];
   try {
-    for (const target of targets) checks.push(...(await targetChecks(gateway, ledger, target)));
+    for (const target of targets) checks.push(...(await targetChecks(gateway, ledger, target, settings)));
   } catch (error) {
     if (!(error instanceof KeyRefused)) throw error;
     return [fail('credentials', `the API refused the key from ${source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint)];

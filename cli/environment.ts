@@ -1,11 +1,11 @@
-// What a command needs from the environment, read the same way the functions read it (shared/config.ts).
+// What a command needs from the environment, read the same way the functions read it (shared/platform/config.ts).
 import type { EventQueue, QueueSettings } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
-import type { QueueEnv } from '../shared/config';
-import { loadTargets, queueConnectionFromEnv, queueEnvFromEnv, queueUrlFromEnv } from '../shared/config';
-import { validationError } from '../shared/errors';
+import type { QueueEnv } from '../shared/platform/config';
+import { loadTargets, queueConnectionFromEnv, queueEnvFromEnv, queueUrlFromEnv } from '../shared/platform/config';
+import { validationError } from '../shared/errors/lbsync-error';
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
 

@@ -14,9 +14,9 @@ import { targetsCommand } from './commands/targets';
 import { watchCommand } from './commands/watch';
 import type { CliIo, Stream } from './output';
 import { EXIT } from './output';
-import { configWarnings, secretValues } from '../shared/config';
-import type { Scrubber } from '../shared/scrub';
-import { createScrubber } from '../shared/scrub';
+import { configWarnings, secretValues } from '../shared/platform/config';
+import type { Scrubber } from '../shared/platform/scrub';
+import { createScrubber } from '../shared/platform/scrub';
 
 const OVERVIEW = `
 Environment (the same names the functions use):

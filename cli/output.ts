@@ -2,8 +2,8 @@
 // (https://no-color.org), JSON for --json, and one way of telling an error (message, fix, hint).
 import type { FieldError } from '../shared/schemas/field-errors';
 import { renderFieldError } from '../shared/schemas/field-errors';
-import type { LbIdentity } from '../shared/errors';
-import { ERROR_CATALOG, LbSyncError } from '../shared/errors';
+import type { LbIdentity } from '../shared/errors/lbsync-error';
+import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
 import { QueueHandOffError } from '../shared/adapters/queue';
 
 export interface Stream {

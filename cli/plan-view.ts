@@ -1,10 +1,10 @@
 // Desired vs actual, per target and backend, from a dry-run ReconcileResult and the observed backends.
 // Pure: the plan command fetches, this shapes, render* prints.
-import type { Action, FieldChange, ObservedBackend } from '../shared/model';
-import { comparedFields } from '../shared/plan';
-import type { DiscoveredPool } from '../shared/reconcile/discover';
-import type { BackendRollout } from '../shared/reconcile/stage-removals';
-import type { MemberVerdict, RolloutStage } from '../shared/rollout';
+import type { Action, FieldChange, ObservedBackend } from '../shared/core/model';
+import { comparedFields } from '../shared/core/plan';
+import type { DiscoveredPool } from '../shared/core/desired';
+import type { BackendRollout } from '../shared/core/rollout';
+import type { MemberVerdict, RolloutStage } from '../shared/core/rollout';
 import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
 import type { Colors, DescribedError } from './output';
@@ -27,7 +27,7 @@ export interface PoolChange {
   why: string;
 }
 
-/** A pool write that removes members, staged by the rolling-update rules (shared/rollout.ts). */
+/** A pool write that removes members, staged by the rolling-update rules (shared/core/rollout.ts). */
 export interface RolloutView {
   /** The LB's last health check of each member, as reported (e.g. passed, failed, unknown, "no report"). */
   health: Record<string, string>;

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { serveHandler } from '@scaleway/serverless-functions';
-import type { Handle } from '../shared/function-shell';
+import type { Handle } from '../shared/platform/function-shell';
 
 export const FUNCTION_NAMES = ['reconcile', 'inject', 'sweep', 'watch'] as const;
 export type FunctionName = (typeof FUNCTION_NAMES)[number];

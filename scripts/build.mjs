@@ -52,7 +52,7 @@ const scalewaySdkOnNodeHttp = {
  */
 const NEVER_RUN = {
   '@aws-sdk/credential-provider-node': join(ROOT, 'shared/adapters/static-credentials-only.ts'),
-  'thread-stream': join(ROOT, 'shared/no-log-transports.cjs'),
+  'thread-stream': join(ROOT, 'shared/platform/no-log-transports.cjs'),
 };
 /**
  * Everything the build writes for the functions: these files under dist/<name>/ for each function, and

@@ -1,6 +1,6 @@
 /** Drives a function bundle in a fresh child process (bench/child/drive.cjs). */
 import { join } from 'node:path';
-import type { PlatformEvent } from '../../shared/platform';
+import type { PlatformEvent } from '../../shared/platform/request-response';
 import { REPO } from './bundles';
 import { runChild } from './child';
 

@@ -1,5 +1,5 @@
 /** Platform requests (the Scaleway Node runtime's event shape) for each function. */
-import type { PlatformEvent } from '../../shared/platform';
+import type { PlatformEvent } from '../../shared/platform/request-response';
 import { INJECT_TOKEN } from './bench-world';
 import type { FunctionName } from './bundles';
 

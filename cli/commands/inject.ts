@@ -3,7 +3,7 @@ import type { LbSyncEvent } from '../../shared/schemas/event';
 import { completeEvent, parseEvent } from '../../shared/schemas/event';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { stripUrlCredentials } from '../../shared/scrub';
+import { stripUrlCredentials } from '../../shared/platform/scrub';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
 import { readSecret } from '../secrets';

@@ -1,5 +1,7 @@
 import { Command } from 'commander';
-import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
+import type { ReconcileSettings } from '../../shared/reconcile/reconcile-target';
+import { reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';
 import type { Target } from '../../shared/schemas/target';
 import type { ScalewayGateway } from '../../shared/adapters/scaleway';
@@ -16,10 +18,10 @@ interface PlanOptions {
   json?: boolean;
 }
 
-export async function planTargets(targets: readonly Target[], gateway: () => ScalewayGateway): Promise<TargetPlanView[]> {
+export async function planTargets(targets: readonly Target[], gateway: () => ScalewayGateway, settings: ReconcileSettings): Promise<TargetPlanView[]> {
   const views: TargetPlanView[] = [];
   for (const target of targets) {
-    const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: gateway(), waitBudgetMs: 0 });
+    const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: gateway(), ...settings });
     const observed = new Map(Object.entries(result.observedBackends ?? {}).flatMap(([name, b]) => (b ? [[name, b] as const] : [])));
     views.push(planView(target, result, result.observedBackends ? observed : undefined, []));
   }
@@ -48,7 +50,7 @@ export function planCommand(cli: Cli): Command {
       act<PlanOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = selectTargets(configuredTargets(env, options.file), options.target);
-        const views = await planTargets(targets, () => scalewayGateway(env));
+        const views = await planTargets(targets, () => scalewayGateway(env), reconcileSettings(runtimeConfigFromEnv(env)));
         const code = planExitCode(views);
         if (options.json) {
           out.json({ inSync: code === EXIT.ok, exitCode: code, targets: views });

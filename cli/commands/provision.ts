@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { provisionQueues } from '../../shared/queue/provision';
+import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 import type { Cli } from '../command';
 import { act, helpText } from '../command';
 import { queueSettingsFromEnv } from '../environment';

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
-import { runtimeConfigFromEnv } from '../../shared/config';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
-import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
+import { reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
@@ -56,11 +56,11 @@ export function reconcileCommand(cli: Cli): Command {
       act<ReconcileOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = selectTargets(configuredTargets(env, options.file), options.target);
-        const { waitBudgetMs, transientWaitMs, duplicateGraceMs } = runtimeConfigFromEnv(env);
+        const settings = reconcileSettings(runtimeConfigFromEnv(env));
         const results: ReconcileResult[] = [];
         for (const target of targets) {
           if (!options.json && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
-          results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), waitBudgetMs, transientWaitMs, duplicateGraceMs }));
+          results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), ...settings }));
         }
         // A removal held back by the rolling-update rules is not done yet: its error (and hint) is printed, exit 1.
         const ok = results.every((r) => (r.status === 'applied' || r.status === 'noop') && !r.error);

@@ -1,8 +1,8 @@
 import { Command } from 'commander';
 import type { EventQueue } from '../../shared/adapters/queue';
-import { runtimeConfigFromEnv } from '../../shared/config';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { handleSweepRequest, type SweepReport } from '../../shared/handlers/sweep-request';
-import { createLogger } from '../../shared/log';
+import { createLogger } from '../../shared/platform/log';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { configuredTargets, queueFor } from '../environment';

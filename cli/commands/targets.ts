@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { LbSyncError } from '../../shared/errors';
+import { LbSyncError } from '../../shared/errors/lbsync-error';
 import type { Target } from '../../shared/schemas/target';
 import type { Cli } from '../command';
 import { act, helpText } from '../command';

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
-import { auditTrailSettingsFromEnv, runtimeConfigFromEnv } from '../../shared/config';
+import { auditTrailSettingsFromEnv, runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { WatchDeps, WatchOutcome } from '../../shared/handlers/watch-request';
 import { watchOnce } from '../../shared/handlers/watch-request';
-import { createLogger } from '../../shared/log';
-import { LBSYNC_USER_AGENT_MARKER } from '../../shared/user-agent';
+import { createLogger } from '../../shared/platform/log';
+import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { resolveScalewayCredentials } from '../credentials';

@@ -1,19 +1,17 @@
-import { functionShell } from '../../shared/function-shell';
 import { handleInjectRequest } from '../../shared/handlers/inject-request';
+import { injectSettingsFromEnv } from '../../shared/platform/config';
+import { functionShell } from '../../shared/platform/function-shell';
 
 /** HTTP (private): POST an event with `Authorization: Bearer <INJECT_TOKEN>`; 202 once it is on the queue. */
 export const handle = functionShell(
   'inject',
-  (event, runtime, logger) => {
-    const token = process.env.INJECT_TOKEN?.trim();
-    return handleInjectRequest(event, {
+  (event, runtime, logger) =>
+    handleInjectRequest(event, {
       targets: runtime.targetsByName(),
       queue: runtime.queue,
       reconcileQueueUrl: runtime.queueEnv().reconcileQueueUrl,
-      ...(token && { token }),
-      insecure: process.env.LBSYNC_INJECT_INSECURE === 'true',
+      ...injectSettingsFromEnv(process.env),
       logger,
-    });
-  },
+    }),
   () => ({ error: 'invalid_config', message: 'the inject function is misconfigured; see its logs' }),
 );

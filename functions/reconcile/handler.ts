@@ -1,9 +1,9 @@
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
-import { scalewaySettingsFromEnv } from '../../shared/config';
-import { functionShell } from '../../shared/function-shell';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
-import { requestBody } from '../../shared/platform';
-import { once } from '../../shared/runtime';
+import { scalewaySettingsFromEnv } from '../../shared/platform/config';
+import { functionShell } from '../../shared/platform/function-shell';
+import { requestBody } from '../../shared/platform/request-response';
+import { once } from '../../shared/platform/runtime';
 
 // Only this function talks to the Scaleway API: the SDK stays out of the inject and sweep bundles.
 const scalewaySettings = once(() => scalewaySettingsFromEnv(process.env));

@@ -1,6 +1,6 @@
-import { functionShell } from '../../shared/function-shell';
 import { handleSweepRequest } from '../../shared/handlers/sweep-request';
-import { requestBody } from '../../shared/platform';
+import { functionShell } from '../../shared/platform/function-shell';
+import { requestBody } from '../../shared/platform/request-response';
 
 /** Cron trigger: its JSON args arrive as the body; enqueues one `sweep` event per selected target, spread over its period. */
 export const handle = functionShell(

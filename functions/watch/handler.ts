@@ -1,10 +1,10 @@
 import { createAuditTrailGateway } from '../../shared/adapters/audit-trail';
-import { auditTrailSettingsFromEnv } from '../../shared/config';
-import { functionShell } from '../../shared/function-shell';
 import { handleWatchRequest } from '../../shared/handlers/watch-request';
-import { requestBody } from '../../shared/platform';
-import { once } from '../../shared/runtime';
-import { LBSYNC_USER_AGENT_MARKER } from '../../shared/user-agent';
+import { auditTrailSettingsFromEnv } from '../../shared/platform/config';
+import { functionShell } from '../../shared/platform/function-shell';
+import { requestBody } from '../../shared/platform/request-response';
+import { once } from '../../shared/platform/runtime';
+import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';
 
 // Only this function reads Audit Trail: its SDK stays out of the other bundles.
 const settings = once(() => auditTrailSettingsFromEnv(process.env));

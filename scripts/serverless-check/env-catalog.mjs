@@ -19,7 +19,7 @@ export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
  */
 
 /**
- * Every variable the bundles read, where it must be provided and how (see shared/config.ts,
+ * Every variable the bundles read, where it must be provided and how (see shared/platform/config.ts,
  * functions/*). The bundles are scanned: a name they read that is missing here fails the check,
  * and so does a name here they no longer read. SCW_X in a bundle is read as LBSYNC_SCW_X first.
  */
@@ -67,11 +67,12 @@ export const ENV_CATALOG = {
 };
 /** Prefixes of the names our code reads (AWS_* belong to the AWS SDK and are not ours). */
 const OUR_NAMES = /\b(?:LBSYNC|SQS|SCW|RECONCILE|DEAD_LETTER|QUEUE|INJECT|LOG)_[A-Z0-9_]*[A-Z0-9]\b/g;
-/** shared/config.ts defaults, for the timing check when serverless.yml leaves a value out. */
-export const TIMING_DEFAULTS = {
-  LBSYNC_MAX_HOLD_MS: 20_000, LBSYNC_TRANSIENT_WAIT_MS: 5_000, LBSYNC_WAIT_BUDGET_MS: 15_000, LBSYNC_REQUEST_TIMEOUT_MS: 10_000,
-  LBSYNC_SWEEP_SPREAD_MS: 300_000, LBSYNC_WATCH_PERIOD_MS: 60_000,
-};
+/**
+ * The functions' defaults, for the timing checks when serverless.yml leaves a value out: the very file the runtime
+ * schema (shared/platform/config.ts) takes its defaults from, so the check cannot judge other values than the
+ * functions use.
+ */
+export const RUNTIME_DEFAULTS = JSON.parse(readFileSync(new URL('../../shared/platform/runtime-defaults.json', import.meta.url), 'utf8'));
 
 /**
  * Names our bundles read, deployed names (SCW_X -> LBSYNC_SCW_X). Bundles not built yet are skipped.

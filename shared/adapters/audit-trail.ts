@@ -1,10 +1,10 @@
 // The only module that talks to Audit Trail: ListEvents with the official SDK, every page, mapped to
-// shared/audit-relevance.ts' AuditEvent. Only the watch function (and `lbsync watch`) import it, so
+// shared/core/audit-relevance.ts' AuditEvent. Only the watch function (and `lbsync watch`) import it, so
 // the Audit Trail SDK stays out of the other bundles.
 import { AuditTrailv1alpha1 } from '@scaleway/sdk-audit-trail';
 import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
-import type { AuditEvent, AuditResource } from '../audit-relevance';
-import { LBSYNC_USER_AGENT } from '../user-agent';
+import type { AuditEvent, AuditResource } from '../core/audit-relevance';
+import { LBSYNC_USER_AGENT } from '../platform/user-agent';
 import { createHttpTransport, type OutgoingRequest } from './http-transport';
 
 type Region = `${string}-${string}`;

@@ -3,7 +3,8 @@
 // (a no-op reconcile answered from the event alone, a rejected inject) should not
 // pay for parsing the SDK.
 import type * as SqsSdk from '@aws-sdk/client-sqs';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
+import { LbSyncError } from '../errors/lbsync-error';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
 
 export interface QueueSettings {
   /** Defaults to Scaleway's endpoint for the region: https://sqs.mnq.<region>.scaleway.com */
@@ -69,11 +70,8 @@ export interface EventQueue {
   purge(queueUrl: string): Promise<void>;
 }
 
-/** Every SQS failure, named by operation and queue; never carries the credentials. */
-export class QueueHandOffError extends Error {
-  readonly code = 'queue_unavailable';
-  override readonly name = 'QueueHandOffError';
-
+/** Every SQS failure: a queue_unavailable LbSyncError named by operation and queue; never carries the credentials. */
+export class QueueHandOffError extends LbSyncError {
   constructor(
     readonly operation: string,
     readonly queueName: string,
@@ -82,7 +80,8 @@ export class QueueHandOffError extends Error {
     detail: string,
     options: { cause: unknown },
   ) {
-    super(`queue ${operation} on ${queueName} failed: ${detail}`, options);
+    super('queue_unavailable', `queue ${operation} on ${queueName} failed: ${detail}`, options);
+    this.name = 'QueueHandOffError';
   }
 }
 

@@ -2,11 +2,13 @@ import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile,
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
-import type { IpamIpView } from '../kops-rule';
-import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../model';
-import { normalisePool } from '../pool';
-import { userAgentFor } from '../user-agent';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../scrub';
+import type { IpamIpView } from '../core/kops-rule';
+import { regionOf } from '../core/locality';
+import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../core/model';
+import { normalisePool } from '../core/pool';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
+import { userAgentFor } from '../platform/user-agent';
+import { classifyApiFailure } from './api-failure';
 import { HttpResponse } from './http-messages';
 import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
 
@@ -53,7 +55,8 @@ export interface ScalewayGateway {
   updateBackend(zone: string, action: Extract<Action, { kind: 'UpdateBackend' }>): Promise<void>;
   updateHealthCheck(zone: string, action: Extract<Action, { kind: 'UpdateHealthCheck' }>): Promise<void>;
   setBackendServers(zone: string, backendId: string, pool: readonly string[]): Promise<void>;
-  deleteBackend(zone: string, backendId: string): Promise<void>;
+  /** Deletes the backend; one already gone (a 404) is not an error: `deleted` says which it was. */
+  deleteBackendIfExists(zone: string, backendId: string): Promise<{ deleted: boolean }>;
   calls(): ApiCallCount;
 }
 
@@ -265,7 +268,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     async listZonalIpv4(zone, serverIds) {
       const ips = await ipam
         .listIPs({
-          region: zone.replace(/-\d+$/, '') as Region,
+          region: regionOf(zone) as Region,
           zonal: zone,
           isIpv6: false,
           ...(serverIds.length > 0 && { resourceIds: [...serverIds] }),
@@ -320,8 +323,14 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     async setBackendServers(zone, backendId, pool) {
       await lb.setBackendServers({ zone: zone as Zone, backendId, serverIp: [...pool] });
     },
-    async deleteBackend(zone, backendId) {
-      await lb.deleteBackend({ zone: zone as Zone, backendId });
+    async deleteBackendIfExists(zone, backendId) {
+      try {
+        await lb.deleteBackend({ zone: zone as Zone, backendId });
+        return { deleted: true };
+      } catch (error) {
+        if (classifyApiFailure(error, 'backend_not_found').code === 'backend_not_found') return { deleted: false };
+        throw error;
+      }
     },
     calls() {
       return { reads: count.reads, writes: count.writes, byOperation: { ...count.byOperation } };

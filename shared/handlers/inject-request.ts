@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { EventQueue } from '../adapters/queue';
-import type { LbSyncError } from '../errors';
-import { validationError } from '../errors';
-import type { Logger } from '../log';
-import type { PlatformEvent, PlatformResponse } from '../platform';
-import { header, jsonResponse, requestBody } from '../platform';
+import type { LbSyncError } from '../errors/lbsync-error';
+import { validationError } from '../errors/lbsync-error';
+import type { Logger } from '../platform/log';
+import type { PlatformEvent, PlatformResponse } from '../platform/request-response';
+import { header, jsonResponse, requestBody } from '../platform/request-response';
 import { completeEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
 import type { FieldError } from '../schemas/field-errors';
 import type { Target } from '../schemas/target';
@@ -94,7 +94,7 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
   try {
     await deps.queue().send(deps.reconcileQueueUrl, JSON.stringify(parsed));
   } catch (error) {
-    deps.logger.error({ error: { message: (error as Error).message }, event_id: parsed.id }, 'could not enqueue the injected event');
+    deps.logger.error({ error, event_id: parsed.id }, 'could not enqueue the injected event');
     return jsonResponse(503, { error: 'queue_unavailable', message: 'the event could not be enqueued; try again' });
   }
   deps.logger.info({ event_id: parsed.id, target: parsed.target, source: parsed.source }, 'event injected');

@@ -1,29 +1,29 @@
-import type { ScalewayGateway } from '../adapters/scaleway';
 import type { EventQueue } from '../adapters/queue';
-import type { RuntimeConfig } from '../config';
-import type { DeadLetterReason } from '../dead-letter';
-import { deadLetterRecord } from '../dead-letter';
-import type { Deadline } from '../deadline';
-import { invocationDeadline } from '../deadline';
-import { dispose } from '../disposition';
-import type { LbIdentity } from '../errors';
-import { LbSyncError } from '../errors';
-import type { Logger } from '../log';
-import type { Action } from '../model';
-import type { PlatformResponse } from '../platform';
-import { jsonResponse } from '../platform';
-import type { ReconcileResult } from '../reconcile/reconcile-target';
-import { reconcileTarget } from '../reconcile/reconcile-target';
+import type { ScalewayGateway } from '../adapters/scaleway';
+import { describeAction } from '../core/action-text';
+import type { DeadLetter, DeadLetterReason, Done, Requeue } from '../core/disposition';
+import { decideDisposition } from '../core/disposition';
+import type { Action } from '../core/model';
+import type { BackendRollout } from '../core/rollout';
+import { describeRollout } from '../core/rollout-text';
+import { deadLetterRecord } from '../errors/dead-letter';
+import type { LbIdentity } from '../errors/lbsync-error';
+import { LbSyncError } from '../errors/lbsync-error';
+import type { RuntimeConfig } from '../platform/config';
+import type { Deadline } from '../platform/deadline';
+import { invocationDeadline } from '../platform/deadline';
+import type { Logger } from '../platform/log';
+import type { PlatformResponse } from '../platform/request-response';
+import { jsonResponse } from '../platform/request-response';
+import type { Scrubber } from '../platform/scrub';
+import { createScrubber } from '../platform/scrub';
 import type { Sleep } from '../reconcile/readiness';
-import type { BackendRollout } from '../reconcile/stage-removals';
-import { describeRollout } from '../rollout-text';
 import { realSleep } from '../reconcile/readiness';
-import { notBeforeBeyondHorizon } from '../retry-horizon';
+import type { ReconcileResult } from '../reconcile/reconcile-target';
+import { reconcileSettings, reconcileTarget } from '../reconcile/reconcile-target';
 import type { LbSyncEvent } from '../schemas/event';
 import { decodeEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
-import type { Scrubber } from '../scrub';
-import { createScrubber } from '../scrub';
 
 export type ReconcileOutcome = 'applied' | 'noop' | 'retry_scheduled' | 'dead_lettered';
 
@@ -46,6 +46,7 @@ export interface ReconcileMessageDeps {
   scrubber?: Scrubber;
 }
 
+/** DESIGN §4: the reconcile function's answer (its keys are a contract). */
 export interface ReconcileAnswerBody {
   outcome: ReconcileOutcome | 'handoff_failed';
   target?: string;
@@ -66,15 +67,20 @@ function errorSummary(error: LbSyncError) {
   return { code: error.code, message: error.message, hint: error.hint, ...(error.lb && { lb: error.lb }) };
 }
 
-function asLbSyncError(error: unknown): LbSyncError {
-  return error instanceof LbSyncError ? error : new LbSyncError('queue_unavailable', (error as Error)?.message ?? String(error), { cause: error });
+/** What decodeEvent threw, as the invalid_event it is (it throws nothing else; anything would be dead-lettered so). */
+function asInvalidEvent(error: unknown): LbSyncError {
+  return error instanceof LbSyncError ? error : new LbSyncError('invalid_event', `event is invalid: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
-/** One queue message, end to end: decode, hold if early, reconcile, then done / re-enqueue / dead-letter. */
+/**
+ * One queue message, end to end: decode, decide (shared/core/disposition.ts), reconcile when told to, decide again,
+ * and carry the decision out: hold, send back, dead-letter or answer done.
+ */
 export async function handleReconcileMessage(rawBody: string, deps: ReconcileMessageDeps): Promise<PlatformResponse> {
   const now = deps.now ?? (() => new Date());
   const sleep = deps.sleep ?? realSleep;
   const scrubber = deps.scrubber ?? createScrubber();
+  const policy = { retry: deps.runtime.retry, delayMode: deps.runtime.delayMode, maxHoldMs: deps.runtime.maxHoldMs };
   // Every wait below is clipped to this, so the invocation hands the event on before the platform's timeout.
   const deadline = invocationDeadline(now().getTime(), deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, () => now().getTime());
   let log = deps.logger;
@@ -82,10 +88,45 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
     const record = deadLetterRecord({ reason, error, ...(event ? { event } : { rawBody: scrubber.text(rawBody) }), now: now() });
     await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
-    log.warn({ outcome: 'dead_lettered', reason, record_id: record.recordId, error: errorSummary(error) }, `dead-lettered: ${reason}: ${error.message}`);
+    log.warn({ outcome: 'dead_lettered', reason, record_id: record.recordId, error }, `dead-lettered: ${reason}: ${error.message}`);
     return jsonResponse(200, {
       outcome: 'dead_lettered', reason, target: event?.target, eventId: event?.id, attempt: event?.attempt, recordId: record.recordId, error: errorSummary(error),
     } satisfies ReconcileAnswerBody);
+  };
+
+  /** Carries out what was decided for this event; `result` is the reconcile's, once there is one. */
+  const carryOut = async (disposition: Done | Requeue | DeadLetter, event: LbSyncEvent, result?: ReconcileResult): Promise<PlatformResponse> => {
+    const common = {
+      target: event.target,
+      eventId: event.id,
+      attempt: event.attempt,
+      ...(result && {
+        actions: result.done.map((a) => a.kind),
+        apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
+        ...(result.warnings.length > 0 && { warnings: result.warnings }),
+      }),
+    };
+    switch (disposition.kind) {
+      case 'done':
+        log.info({ outcome: disposition.outcome, api_calls: common.apiCalls }, `outcome: ${disposition.outcome}`);
+        return jsonResponse(200, { outcome: disposition.outcome, ...common } satisfies ReconcileAnswerBody);
+      case 'dead_letter':
+        return deadLetter(disposition.reason, disposition.error, event);
+      case 'requeue': {
+        const { holdMs, delayMs, delaySeconds, next, error } = disposition;
+        if (holdMs > 0 || !next) {
+          log.debug({ wait_ms: holdMs + delayMs, hold_ms: holdMs }, 'holding early event until due');
+          await sleep(holdMs);
+        }
+        await deps.queue().send(deps.reconcileQueueUrl, next ? JSON.stringify(next) : rawBody, delaySeconds === undefined ? {} : { delaySeconds });
+        if (next && error) {
+          log.info({ outcome: 'retry_scheduled', retry_in_ms: delayMs, next_attempt: next.attempt, error }, `retry ${next.attempt} in ${delayMs} ms: ${error.message}`);
+          return jsonResponse(200, { outcome: 'retry_scheduled', ...common, retryInMs: delayMs, error: errorSummary(error) } satisfies ReconcileAnswerBody);
+        }
+        log.info({ due_in_ms: delayMs }, 'not due yet: re-enqueued unchanged');
+        return jsonResponse(200, { outcome: 'retry_scheduled', ...common, retryInMs: delayMs } satisfies ReconcileAnswerBody);
+      }
+    }
   };
 
   try {
@@ -93,86 +134,35 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     try {
       event = decodeEvent(rawBody);
     } catch (error) {
-      return await deadLetter('invalid_event', asLbSyncError(error));
+      const { reason, error: invalid } = decideDisposition({ stage: 'undecodable', error: asInvalidEvent(error) }, policy);
+      return await deadLetter(reason, invalid);
     }
     log = log.child({ event_id: event.id, target: event.target, attempt: event.attempt });
-    log.info({ source: event.source, dryRun: event.dryRun ?? false }, 'event received');
-    const tooFar = notBeforeBeyondHorizon(event.notBefore, now(), deps.runtime.retry.capMs);
-    if (tooFar) return await deadLetter('invalid_event', tooFar, event);
+    log.info({ source: event.source, dry_run: event.dryRun ?? false }, 'event received');
 
     const target = deps.targets.get(event.target);
-    if (!target) {
-      return await deadLetter('unknown_target', new LbSyncError('unknown_target', `no target named "${event.target}" in the configuration`), event);
+    const onReceipt = decideDisposition({ stage: 'received', event, targetKnown: target !== undefined, now: now(), remainingMs: deadline.remainingMs() }, policy);
+    if (onReceipt.kind !== 'hold') return await carryOut(onReceipt, event);
+    if (onReceipt.holdMs > 0) {
+      log.debug({ wait_ms: onReceipt.holdMs, hold_ms: onReceipt.holdMs }, 'holding early event until due');
+      await sleep(onReceipt.holdMs);
     }
 
-    if (event.notBefore) {
-      const waitMs = Date.parse(event.notBefore) - now().getTime();
-      if (waitMs > 0) {
-        const holdMs = Math.min(waitMs, deps.runtime.maxHoldMs, deadline.remainingMs());
-        log.debug({ waitMs, holdMs }, 'holding early event until due');
-        await sleep(holdMs);
-        if (holdMs < waitMs) {
-          await deps.queue().send(deps.reconcileQueueUrl, rawBody);
-          log.info({ dueInMs: waitMs - holdMs }, 'not due yet: re-enqueued unchanged');
-          return jsonResponse(200, { outcome: 'retry_scheduled', target: event.target, eventId: event.id, attempt: event.attempt, retryInMs: waitMs - holdMs } satisfies ReconcileAnswerBody);
-        }
-      }
-    }
-
-    const result = await reconcileTarget(target, event, {
+    // An unknown target was dead-lettered above: the target is known here.
+    const result = await reconcileTarget(target as Target, event, {
       gateway: deps.gateway(deadline, event.id),
       deadline,
       now: () => now().getTime(),
-      waitBudgetMs: deps.runtime.waitBudgetMs,
-      transientWaitMs: deps.runtime.transientWaitMs,
-      duplicateGraceMs: deps.runtime.duplicateGraceMs,
+      ...reconcileSettings(deps.runtime),
       sleep,
       onPlanned: (actions, pool, rollouts) => logPlan(log, actions, pool.ips, rollouts),
     });
     logResult(log, result);
-    const disposition = dispose(event, result, deps.runtime.retry, now(), deps.random);
-    const common = {
-      target: event.target,
-      eventId: event.id,
-      attempt: event.attempt,
-      actions: result.done.map((a) => a.kind),
-      apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
-      ...(result.warnings.length > 0 && { warnings: result.warnings }),
-    };
-    switch (disposition.kind) {
-      case 'done':
-        log.info({ outcome: disposition.outcome, apiCalls: common.apiCalls }, `outcome: ${disposition.outcome}`);
-        return jsonResponse(200, { outcome: disposition.outcome, ...common } satisfies ReconcileAnswerBody);
-      case 'retry': {
-        const delaySeconds = deps.runtime.delayMode === 'native' ? Math.min(900, Math.ceil(disposition.delayMs / 1000)) : undefined;
-        await deps.queue().send(deps.reconcileQueueUrl, JSON.stringify(disposition.next), delaySeconds === undefined ? {} : { delaySeconds });
-        log.info(
-          { outcome: 'retry_scheduled', retryInMs: disposition.delayMs, nextAttempt: disposition.next.attempt, error: errorSummary(disposition.error) },
-          `retry ${disposition.next.attempt} in ${disposition.delayMs} ms: ${disposition.error.message}`,
-        );
-        return jsonResponse(200, { outcome: 'retry_scheduled', ...common, retryInMs: disposition.delayMs, error: errorSummary(disposition.error) } satisfies ReconcileAnswerBody);
-      }
-      case 'dead_letter':
-        return await deadLetter(disposition.reason, disposition.error, event);
-    }
+    return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now() }, policy, deps.random), event, result);
   } catch (error) {
     // Only a failed hand-off lands here: answer 5xx so the platform redelivers and nothing is lost.
-    log.error({ error: { message: (error as Error)?.message } }, 'hand-off to the queue failed; answering 500 so the message is redelivered');
+    log.error({ error }, 'hand-off to the queue failed; answering 500 so the message is redelivered');
     return jsonResponse(500, { outcome: 'handoff_failed', error: { code: 'queue_unavailable', message: (error as Error)?.message ?? String(error), hint: 'The message stays on the queue and is redelivered.' } } satisfies ReconcileAnswerBody);
-  }
-}
-
-function describeAction(action: Action): string {
-  switch (action.kind) {
-    case 'CreateBackend':
-      return `CreateBackend ${action.backend} pool=[${action.pool.join(', ')}]`;
-    case 'DeleteDuplicateBackend':
-      return `DeleteDuplicateBackend ${action.backend} ${action.backendId} (keeping ${action.keptId})`;
-    case 'SetBackendServers':
-      return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]`;
-    case 'UpdateBackend':
-    case 'UpdateHealthCheck':
-      return `${action.kind} ${action.backend} ${action.changes.map((c) => `${c.field}: ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`).join(', ')}`;
   }
 }
 
@@ -188,9 +178,13 @@ function logResult(log: Logger, result: ReconcileResult): void {
   for (const warning of result.warnings) log.warn({ warning }, warning);
   // A failure is told once, by the retry or dead-letter line that follows; here only the figures.
   log[result.error ? 'debug' : 'info'](
-    { status: result.status, done: result.done.map((a) => a.kind), apiCalls: result.apiCalls, durationMs: result.durationMs, ...(result.error && { error: errorSummary(result.error) }) },
+    {
+      status: result.status,
+      done: result.done.map((a) => a.kind),
+      api_calls: result.apiCalls,
+      duration_ms: result.durationMs,
+      ...(result.error && { error: result.error }),
+    },
     `reconcile ${result.status}: ${result.done.length} write(s), ${result.apiCalls.reads} read(s), ${result.durationMs} ms`,
   );
 }
-
-export { describeAction };

@@ -1,14 +1,14 @@
 import * as z from 'zod';
 import type { BatchEntry, EventQueue } from '../adapters/queue';
-import type { Logger } from '../log';
-import type { PlatformResponse } from '../platform';
-import { jsonResponse } from '../platform';
+import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../core/sweep-schedule';
+import type { Logger } from '../platform/log';
+import type { PlatformResponse } from '../platform/request-response';
+import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
 import { newEventId } from '../schemas/event';
 import { toFieldErrors } from '../schemas/field-errors';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../sweep-schedule';
 
 /** The cron trigger's JSON args: which targets to sweep (all when omitted), over how long. */
 export const sweepArgsSchema = z
@@ -62,7 +62,7 @@ function parseArgs(rawBody: string): { args: z.output<typeof sweepArgsSchema> } 
 
 /**
  * One `sweep` event per selected target, 10 per SendMessageBatch call, each with a notBefore spread
- * evenly over the interval (shared/sweep-schedule.ts says why and how they are sent).
+ * evenly over the interval (shared/core/sweep-schedule.ts says why and how they are sent).
  */
 export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Promise<PlatformResponse> {
   const parsed = parseArgs(rawBody);
@@ -110,11 +110,12 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
         }
       }
     } catch (error) {
-      deps.logger.error({ error: { message: (error as Error).message }, enqueued: report.enqueued }, 'sweep could not enqueue');
+      deps.logger.error({ error, enqueued: report.enqueued }, 'sweep could not enqueue');
       return jsonResponse(503, { error: 'queue_unavailable', message: (error as Error).message, ...report });
     }
   }
   for (const name of unknownTargets) deps.logger.warn({ target: name }, `sweep args name an unknown target "${name}"`);
-  deps.logger.info({ ...report }, `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`);
+  const { unknownTargets: unknown_targets, spreadMs: spread_ms, ...counts } = report;
+  deps.logger.info({ ...counts, unknown_targets, spread_ms }, `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`);
   return jsonResponse(report.failed.length > 0 ? 502 : 200, report);
 }

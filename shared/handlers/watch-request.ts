@@ -1,12 +1,13 @@
 import * as z from 'zod';
+import { wrapApiFailure } from '../adapters/api-failure';
 import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
 import type { EventQueue } from '../adapters/queue';
-import { wrapApiFailure } from '../api-errors';
-import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../audit-relevance';
-import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../audit-relevance';
-import type { Logger } from '../log';
-import type { PlatformResponse } from '../platform';
-import { jsonResponse } from '../platform';
+import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
+import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../core/audit-relevance';
+import { regionOf } from '../core/locality';
+import type { Logger } from '../platform/log';
+import type { PlatformResponse } from '../platform/request-response';
+import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
 import { newEventId } from '../schemas/event';
 import { toFieldErrors } from '../schemas/field-errors';
@@ -45,8 +46,6 @@ export interface WatchReport {
 }
 
 const PERMISSION_HINT = "The watch function's API key needs the AuditTrailReadOnly permission set at organization scope, and SCW_DEFAULT_ORGANIZATION_ID must be that organization.";
-
-const regionOf = (zone: string) => zone.replace(/-\d+$/, '');
 
 function parseArgs(rawBody: string): { args: z.output<typeof watchArgsSchema> } | { error: PlatformResponse } {
   if (rawBody.trim() === '') return { args: {} };
@@ -121,7 +120,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
   } catch (error) {
     const failure = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error');
     const hint = ['permissions_denied', 'authentication_denied'].includes(failure.code) ? PERMISSION_HINT : failure.hint;
-    deps.logger.error({ error: { code: failure.code, message: failure.message }, window }, `watch: ${failure.message}`);
+    deps.logger.error({ error: failure, window }, `watch: ${failure.message}`);
     return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
   }
   const relevance = relevantTargets(read.events, selected, { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) });
@@ -150,7 +149,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
         return outcome(503, { code: 'queue_unavailable', message: `the queue refused ${failed.length} event(s)`, failed });
       }
     } catch (error) {
-      deps.logger.error({ ...summary, error: { message: (error as Error).message } }, 'watch could not enqueue');
+      deps.logger.error({ ...summary, error }, 'watch could not enqueue');
       return outcome(503, { code: 'queue_unavailable', message: (error as Error).message });
     }
   }

@@ -1,10 +1,11 @@
+import type { NotFoundMeaning } from '../adapters/api-failure';
+import { classifyApiFailure, wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
-import type { NotFoundMeaning } from '../api-errors';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { LbSyncError } from '../errors';
-import type { Action, ObservedLb } from '../model';
+import { identityOf } from '../core/lb-identity';
+import type { Action, ObservedLb } from '../core/model';
+import { kopsMessage } from '../errors/kops-messages';
+import type { LbSyncError } from '../errors/lbsync-error';
 import { createBackendOnce } from './create-once';
-import { identityOf } from './observe';
 
 export interface ApplyOutcome {
   done: Action[];
@@ -43,12 +44,12 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
         notFound: 'backend_not_found',
         // Gone already (another reconcile removed it): that is what we wanted. Refused because a frontend
         // started using it since we looked (412): it is not a duplicate to remove any more.
-        run: () => gateway.deleteBackend(zone, action.backendId).catch((error: { status?: number; message?: string }) => {
-          if (error?.status === 404) return undefined;
-          if (error?.status !== 412) throw error;
-          notes.push(`left duplicate backend ${action.backendId} of "${action.backend}" alone: the API refused to delete it (${error.message ?? '412'})`);
-          return LEFT_ALONE;
-        }),
+        run: () =>
+          gateway.deleteBackendIfExists(zone, action.backendId).catch((error: unknown) => {
+            if (classifyApiFailure(error, 'backend_not_found').code !== 'precondition_failed') throw error;
+            notes.push(`left duplicate backend ${action.backendId} of "${action.backend}" alone: the API refused to delete it (${(error as Error)?.message ?? '412'})`);
+            return LEFT_ALONE;
+          }),
       };
     case 'SetBackendServers':
       return {

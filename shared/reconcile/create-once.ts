@@ -1,6 +1,6 @@
 import type { ScalewayGateway } from '../adapters/scaleway';
-import type { Action, ObservedBackend } from '../model';
-import { olderFirst } from './observe';
+import type { Action, ObservedBackend } from '../core/model';
+import { olderFirst } from '../core/model';
 
 /**
  * CreateBackend that stays single under concurrent reconciles of one target.
@@ -20,8 +20,6 @@ export async function createBackendOnce(
   const sameName = (await gateway.listBackends(zone, lbId)).filter((b) => b.name === action.backend).sort(olderFirst);
   const oldest = sameName[0] ?? created;
   if (oldest.id === created.id) return { kept: created, removedOwnDuplicate: false };
-  await gateway.deleteBackend(zone, created.id).catch((error: { status?: number }) => {
-    if (error?.status !== 404) throw error; // another reconcile removed it already
-  });
+  await gateway.deleteBackendIfExists(zone, created.id); // another reconcile may have removed it already
   return { kept: oldest, removedOwnDuplicate: true };
 }

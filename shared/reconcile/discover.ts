@@ -1,26 +1,11 @@
+import { wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { LeavingServer, PoolMember, SeveralAddresses, SkippedServer } from '../desired';
-import { selectServerIps } from '../desired';
-import { targetLbIdentity } from './observe';
+import type { DiscoveredPool } from '../core/desired';
+import { selectServerIps } from '../core/desired';
+import { targetLbIdentity } from '../core/lb-identity';
+import { regionOf } from '../core/locality';
+import { kopsMessage } from '../errors/kops-messages';
 import type { Target } from '../schemas/target';
-
-export interface DiscoveredPool {
-  ips: string[];
-  /** Always the target's own discovery: an event's serverIps never replaces it (see asserted-ips.ts). */
-  source: 'tags';
-  serverCount: number;
-  /** Which server each address comes from. */
-  members: PoolMember[];
-  skipped: SkippedServer[];
-  several: SeveralAddresses[];
-  /** Servers with the tags that are stopped or stopping, and their addresses. */
-  leaving: LeavingServer[];
-}
-
-export function regionOf(zone: string): string {
-  return zone.replace(/-\d+$/, '');
-}
 
 /** The desired pool: the addresses of the servers carrying all the target's tags. */
 export async function discoverPool(gateway: ScalewayGateway, target: Target): Promise<DiscoveredPool> {

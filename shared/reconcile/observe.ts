@@ -1,23 +1,11 @@
+import { wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import type { LbIdentity } from '../errors';
-import { LbSyncError } from '../errors';
-import type { ObservedBackend, ObservedLb } from '../model';
-import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../model';
+import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
+import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb } from '../core/model';
+import { inTransientState, isBroken, olderFirst } from '../core/model';
+import { kopsMessage } from '../errors/kops-messages';
+import { LbSyncError } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
-
-export function lbLabel(target: Target): string {
-  return 'id' in target.loadBalancer ? target.loadBalancer.id : target.loadBalancer.name;
-}
-
-/** What the target says about its LB, before it is found. */
-export function targetLbIdentity(target: Target): LbIdentity {
-  return 'id' in target.loadBalancer ? { id: target.loadBalancer.id } : { name: target.loadBalancer.name };
-}
-
-export function identityOf(lb: Pick<ObservedLb, 'id' | 'name'>): LbIdentity {
-  return { id: lb.id, name: lb.name };
-}
 
 /** Finds the target's LB by id (GetLb) or by exact name across all pages (ListLbs?name=). */
 export async function findLb(gateway: ScalewayGateway, target: Target): Promise<ObservedLb> {
@@ -49,36 +37,12 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
 
 /** Writes are made only while lb.status is ready; transient states wait, broken ones need a human. */
 export function assertWritable(lb: ObservedLb): void {
-  if ((TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status)) {
+  if (inTransientState(lb)) {
     throw new LbSyncError('lb_transient_state', `${kopsMessage.waitLb(lb.name)}: load-balancer is ${lb.status}`, { lb: identityOf(lb) });
   }
-  if ((BROKEN_LB_STATUSES as readonly string[]).includes(lb.status)) {
+  if (isBroken(lb)) {
     throw new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(lb.name)}: load-balancer is ${lb.status}`, { lb: identityOf(lb) });
   }
-}
-
-export function isApplied(lb: ObservedLb): boolean {
-  return lb.status === 'ready' && lb.instanceStatuses.every((status) => status === 'ready');
-}
-
-/** Several backends carry one managed name: which one is used, and the rest with what we know of them. */
-export interface DuplicateBackends {
-  name: string;
-  kept: ObservedBackend;
-  others: ObservedBackend[];
-  /** Ids of the backends some frontend of the LB sends traffic to. */
-  inUse: ReadonlySet<string>;
-}
-
-export interface ObservedBackends {
-  byName: Map<string, ObservedBackend>;
-  duplicates: DuplicateBackends[];
-}
-
-/** The order every reconcile agrees on: oldest first (created_at, then id). */
-export function olderFirst(a: ObservedBackend, b: ObservedBackend): number {
-  const byDate = (a.createdAt ?? '').localeCompare(b.createdAt ?? '');
-  return byDate !== 0 ? byDate : a.id.localeCompare(b.id);
 }
 
 /**

@@ -1,10 +1,11 @@
+import { wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import { retryFloorMs } from '../disposition';
-import { LbSyncError } from '../errors';
-import type { ObservedLb } from '../model';
-import { BROKEN_LB_STATUSES, TRANSIENT_LB_STATUSES } from '../model';
-import { identityOf, isApplied } from './observe';
+import { retryFloorMs } from '../core/disposition';
+import { identityOf } from '../core/lb-identity';
+import type { ObservedLb } from '../core/model';
+import { inTransientState, isApplied, isBroken } from '../core/model';
+import { kopsMessage } from '../errors/kops-messages';
+import { LbSyncError } from '../errors/lbsync-error';
 
 /** The LB being waited for: its id to poll, its name for kOps' message. */
 type LbRef = Pick<ObservedLb, 'id' | 'name'>;
@@ -60,7 +61,7 @@ async function pollLb(
 /** While waiting for a write to apply: an LB that turned locked, stopped or in error will not get there. */
 function brokenWhileWaiting(target: LbRef): (lb: ObservedLb) => LbSyncError | undefined {
   return (lb) =>
-    (BROKEN_LB_STATUSES as readonly string[]).includes(lb.status)
+    isBroken(lb)
       ? new LbSyncError('lb_not_ready', `${kopsMessage.waitLb(target.name)}: load-balancer is ${lb.status}`, { lb: identityOf(target) })
       : undefined;
 }
@@ -71,10 +72,6 @@ export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, t
   if (reached && lb) return lb;
   const state = lb ? `status ${lb.status}, instances ${lb.instanceStatuses.join('/') || 'none'}` : 'no answer';
   throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(target.name)}: not ready after ${budgetMs} ms (${state})`, { lb: identityOf(target) });
-}
-
-export function inTransientState(lb: ObservedLb): boolean {
-  return (TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status);
 }
 
 /**

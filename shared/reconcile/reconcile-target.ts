@@ -1,23 +1,24 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage } from '../api-errors';
-import type { SeveralAddresses } from '../desired';
-import { unconfirmedServerIps, untrustedServerIpsError } from '../asserted-ips';
-import type { Deadline } from '../deadline';
-import { NO_DEADLINE } from '../deadline';
-import { desiredBackends } from '../desired';
-import { LbSyncError } from '../errors';
-import type { Action, ObservedBackend, ObservedLb } from '../model';
-import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../plan';
+import { unconfirmedServerIps, untrustedServerIpsError } from '../core/asserted-ips';
+import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
+import { desiredBackends } from '../core/desired';
+import { identityOf } from '../core/lb-identity';
+import type { Action, ObservedBackend, ObservedLb } from '../core/model';
+import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
+import type { BackendRollout } from '../core/rollout';
+import { kopsMessage } from '../errors/kops-messages';
+import { LbSyncError } from '../errors/lbsync-error';
+import type { RuntimeConfig } from '../platform/config';
+import type { Deadline } from '../platform/deadline';
+import { NO_DEADLINE } from '../platform/deadline';
 import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
 import { applyActions } from './apply';
-import type { DiscoveredPool } from './discover';
 import { discoverPool } from './discover';
-import { assertWritable, findLb, identityOf, observeBackends } from './observe';
-import type { BackendRollout } from './stage-removals';
-import { stageRemovals } from './stage-removals';
+import { assertWritable, findLb, observeBackends } from './observe';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
+import { stageRemovals } from './stage-removals';
 
 export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
 
@@ -60,6 +61,17 @@ export interface ReconcileOptions {
 
 export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
 
+/** The part of ReconcileOptions that comes from configuration. */
+export type ReconcileSettings = Required<Pick<ReconcileOptions, 'waitBudgetMs' | 'transientWaitMs' | 'duplicateGraceMs'>>;
+
+/**
+ * The one reading of the reconcile's settings from configuration, shared by the reconcile function, `lbsync
+ * reconcile`, `lbsync plan` and `lbsync doctor`, so a dry run judges duplicates with the grace a real run uses.
+ */
+export function reconcileSettings(config: Pick<RuntimeConfig, 'waitBudgetMs' | 'transientWaitMs' | 'duplicateGraceMs'>): ReconcileSettings {
+  return { waitBudgetMs: config.waitBudgetMs, transientWaitMs: config.transientWaitMs, duplicateGraceMs: config.duplicateGraceMs };
+}
+
 type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun'>>;
 
 /** kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so. */
@@ -70,7 +82,8 @@ function severalAddressesWarning(s: SeveralAddresses): string {
   );
 }
 
-function asLbSyncError(error: unknown): LbSyncError {
+/** What a reconcile step threw, as an LbSyncError: ours as they are, anything else an unexpected failure (unknown_api_error). */
+function asReconcileFailure(error: unknown): LbSyncError {
   if (error instanceof LbSyncError) return error;
   return new LbSyncError('unknown_api_error', `unexpected failure: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
@@ -153,6 +166,6 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     await waitUntilApplied(gateway, target.zone, lb, deadline.clip(options.waitBudgetMs), clock);
     return finish({ status: 'applied', ...held });
   } catch (error) {
-    return finish({ status: 'failed', error: asLbSyncError(error) });
+    return finish({ status: 'failed', error: asReconcileFailure(error) });
   }
 }

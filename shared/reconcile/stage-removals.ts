@@ -1,22 +1,16 @@
+import { wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
-import { kopsMessage, wrapApiFailure } from '../api-errors';
-import { LbSyncError } from '../errors';
-import type { Action, ObservedLb } from '../model';
-import { normalisePool, samePool } from '../pool';
-import type { HoldCode, MemberHealthView, Rollout } from '../rollout';
-import { memberHealth, planRollout } from '../rollout';
+import type { DiscoveredPool } from '../core/desired';
+import { identityOf } from '../core/lb-identity';
+import type { Action, ObservedLb } from '../core/model';
+import { normalisePool, samePool } from '../core/pool';
+import type { BackendRollout, HoldCode, MemberHealthView } from '../core/rollout';
+import { memberHealth, planRollout } from '../core/rollout';
+import { kopsMessage } from '../errors/kops-messages';
+import { LbSyncError } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
-import type { DiscoveredPool } from './discover';
-import { identityOf } from './observe';
 
 type SetPool = Extract<Action, { kind: 'SetBackendServers' }>;
-
-/** One backend's rollout, and the LB's health of its members as read (none when no read was needed). */
-export interface BackendRollout {
-  backend: string;
-  rollout: Rollout;
-  health: Record<string, MemberHealthView>;
-}
 
 export interface StagedActions {
   actions: Action[];
@@ -28,7 +22,7 @@ export interface StagedActions {
 const poolBefore = (action: SetPool): string[] => normalisePool([...action.pool.filter((ip) => !action.added.includes(ip)), ...action.removed]);
 
 /**
- * The thin I/O step around shared/rollout.ts: before a pool write that removes members, reads the LB's health
+ * The thin I/O step around shared/core/rollout.ts: before a pool write that removes members, reads the LB's health
  * checks of that backend (ListBackendStats, one call; none when every leaving member's server is known to be
  * stopped or stopping), and cuts the write down to what is safe now. A write that only adds costs no read.
  */

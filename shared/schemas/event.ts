@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { LbSyncError, validationError } from '../errors';
+import { LbSyncError, validationError } from '../errors/lbsync-error';
 import { backendIpSchema } from './backend-address';
 import { toFieldErrors } from './field-errors';
 import { EVENT_SOURCES, isoDateTimeSchema, targetNameSchema } from './primitives';

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { validationError } from '../errors';
+import { validationError } from '../errors/lbsync-error';
 import type { FieldError } from './field-errors';
 import { toFieldErrors } from './field-errors';
 import {
@@ -63,7 +63,7 @@ export const serverSelectorSchema = z
   })
   .strict();
 
-/** Rolling-update safety (shared/rollout.ts): how fast serving members may leave a pool. */
+/** Rolling-update safety (shared/core/rollout.ts): how fast serving members may leave a pool. */
 export const maxUnavailableSchema = z
   .number({ message: 'must be a number of pool members' })
   .int({ message: 'must be a whole number of pool members' })

@@ -27,7 +27,7 @@ afterAll(async () => {
 
 describe('ten simultaneous deliveries for one target', () => {
   it('all read "missing", several create, exactly one backend remains with the control-plane pool', async () => {
-    // Every first read waits until all ten have asked, as in test/integration/concurrency.test.ts; the creates
+    // Every first read waits until all ten have asked, as in test/integration/reconcile/create-once.test.ts; the creates
     // are slowed too, so a delivery the bridge starts a little late still reads "missing" before any lands.
     stack.emulator.addFault({ operation: 'ListBackends', latencyMs: 400, count: 10 });
     stack.emulator.addFault({ operation: 'CreateBackend', latencyMs: 1_000, count: 10 });

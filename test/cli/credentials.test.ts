@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveScalewayCredentials } from '../../cli/credentials';
 import { colorsFor } from '../../cli/output';
-import { LbSyncError } from '../../shared/errors';
+import { LbSyncError } from '../../shared/errors/lbsync-error';
 
 const dir = mkdtempSync(join(tmpdir(), 'lbsync-scw-'));
 const config = join(dir, 'config.yaml');

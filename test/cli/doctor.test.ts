@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/queue/provision';
+import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 import { DEMO_CLUSTER, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
 import { BIN, ROOT, runBin, type Run } from './support';
 

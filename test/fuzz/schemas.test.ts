@@ -3,7 +3,7 @@
 // without throwing anything else and without touching Object.prototype.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { LbSyncError } from '../../shared/errors';
+import { LbSyncError } from '../../shared/errors/lbsync-error';
 import { decodeEvent, MAX_EVENT_BYTES, parseEvent } from '../../shared/schemas/event';
 import { parseTargets } from '../../shared/schemas/target';
 import { FUZZ, pollutingJson, pollutingKeys, prototypeIsClean, refusedIp, validEvent, validFullTarget, validKopsTarget, wrongValue } from './arbitraries';

@@ -4,17 +4,18 @@
 // the CLI (everything it prints).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main';
-import { kopsMessage, wrapApiFailure } from '../../shared/api-errors';
+import { wrapApiFailure } from '../../shared/adapters/api-failure';
+import { kopsMessage } from '../../shared/errors/kops-messages';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { startLocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/queue/provision';
-import { runtimeConfigFromEnv } from '../../shared/config';
-import { functionShell } from '../../shared/function-shell';
+import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
+import { functionShell } from '../../shared/platform/function-shell';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
-import { createLogger } from '../../shared/log';
-import { jsonResponse } from '../../shared/platform';
-import { createScrubber } from '../../shared/scrub';
+import { createLogger } from '../../shared/platform/log';
+import { jsonResponse } from '../../shared/platform/request-response';
+import { createScrubber } from '../../shared/platform/scrub';
 import type { World } from '../support/world';
 import { DEMO_CLUSTER, demoTarget, startWorld } from '../support/world';
 

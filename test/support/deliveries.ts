@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import type { EmulatorHandle } from '../../emulator';
 import type { EventQueue } from '../../shared/adapters/queue';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
-import { runtimeConfigFromEnv } from '../../shared/config';
-import type { DeadLetterRecord } from '../../shared/dead-letter';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
+import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../shared/handlers/reconcile-message';
-import { createLogger } from '../../shared/log';
-import { provisionQueues } from '../../shared/queue/provision';
+import { createLogger } from '../../shared/platform/log';
+import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 import type { Target } from '../../shared/schemas/target';
 import { FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from './world';
 

@@ -3,7 +3,7 @@ import type { ScalewayGateway } from '../../shared/adapters/scaleway';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import type { Target } from '../../shared/schemas/target';
 import { parseTargets } from '../../shared/schemas/target';
-import type { EmulatorHandle, EmulatorSeed } from '../../emulator';
+import type { EmulatorHandle, EmulatorSeed, SeedBackend, SeedFrontend, SeedLb } from '../../emulator';
 import { startEmulator } from '../../emulator';
 
 export const DEMO_CLUSTER = 'demo.k8s.local';
@@ -14,6 +14,23 @@ export const DEMO_CP0_ID = '972a8469-1641-4f82-8b9d-2434e465e150';
 
 export function demoSeed(): EmulatorSeed {
   return JSON.parse(readFileSync(new URL('../../emulator/seeds/demo.json', import.meta.url), 'utf8')) as EmulatorSeed;
+}
+
+/** The demo seed with the demo LB's backends and frontends replaced, and more LBs beside it. */
+export function demoSeedWith(patch: { backends?: SeedBackend[]; frontends?: SeedFrontend[]; moreLbs?: SeedLb[] }): EmulatorSeed {
+  const seed = demoSeed();
+  const [lb, ...rest] = seed.lbs ?? [];
+  if (!lb) throw new Error('the demo seed has no LB');
+  return { ...seed, lbs: [{ ...lb, backends: patch.backends ?? lb.backends ?? [], frontends: patch.frontends ?? lb.frontends ?? [] }, ...rest, ...(patch.moreLbs ?? [])] };
+}
+
+/** The demo backend as `lb-backend-https` would be created for the demo target, with this pool. */
+export function demoBackend(pool: readonly string[] = DEMO_CONTROL_PLANE_IPS, patch: Partial<SeedBackend> = {}): SeedBackend {
+  return {
+    name: 'lb-backend-https', forward_port: 443, pool: [...pool],
+    health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+    ...patch,
+  } as SeedBackend;
 }
 
 export function demoTarget(overrides: Record<string, unknown> = {}): Target {

@@ -1,6 +1,6 @@
 // reconcile's worst case (hold, transient wait, wait budget, one request) fits in its timeout, and the
 // function knows that timeout (LBSYNC_FUNCTION_TIMEOUT_MS): it stops working a margin before it.
-import { TIMING_DEFAULTS } from '../env-catalog.mjs';
+import { RUNTIME_DEFAULTS } from '../env-catalog.mjs';
 import { isUnset } from '../resolve.mjs';
 
 /** @typedef {import('../report.mjs').Report} Report */
@@ -14,7 +14,7 @@ export function checkTiming(timeoutSeconds, env, report) {
   if (timeoutSeconds === undefined) return;
   const value = (name) => {
     const raw = env[name];
-    return raw === undefined || isUnset(raw) ? TIMING_DEFAULTS[name] : Number(raw);
+    return raw === undefined || isUnset(raw) ? RUNTIME_DEFAULTS[name] : Number(raw);
   };
   const known = env.LBSYNC_FUNCTION_TIMEOUT_MS;
   if (known === undefined || isUnset(known)) {
@@ -46,9 +46,9 @@ export function checkTiming(timeoutSeconds, env, report) {
 export function checkSweepTiming(timeoutSeconds, env, report) {
   if (timeoutSeconds === undefined) return;
   const raw = env.LBSYNC_SWEEP_SPREAD_MS;
-  const spread = raw === undefined || isUnset(raw) ? TIMING_DEFAULTS.LBSYNC_SWEEP_SPREAD_MS : Number(raw);
+  const spread = raw === undefined || isUnset(raw) ? RUNTIME_DEFAULTS.LBSYNC_SWEEP_SPREAD_MS : Number(raw);
   if (!Number.isFinite(spread)) return report.error('functions.sweep: LBSYNC_SWEEP_SPREAD_MS must be a number');
-  const mode = env.QUEUE_DELAY_MODE === undefined || isUnset(env.QUEUE_DELAY_MODE) ? 'hold' : env.QUEUE_DELAY_MODE;
+  const mode = env.QUEUE_DELAY_MODE === undefined || isUnset(env.QUEUE_DELAY_MODE) ? RUNTIME_DEFAULTS.QUEUE_DELAY_MODE : env.QUEUE_DELAY_MODE;
   if (mode === 'hold' && spread + 30_000 > timeoutSeconds * 1000) {
     report.error(`functions.sweep: in hold mode the sweep paces its sends over LBSYNC_SWEEP_SPREAD_MS (${spread} ms); with 30 s to spare that needs a timeout of at least ${Math.ceil(spread / 1000) + 30}s (got ${timeoutSeconds}s)`);
   }
@@ -87,7 +87,7 @@ export function checkWatchTiming(fn, env, report) {
   const gap = largestGapMinutes(rate);
   if (gap === undefined) return report.error(`functions.watch: the schedule "${rate}" must run every hour of every day (minute field only), or events are missed`);
   const raw = env.LBSYNC_WATCH_PERIOD_MS;
-  const period = raw === undefined || isUnset(raw) ? TIMING_DEFAULTS.LBSYNC_WATCH_PERIOD_MS : Number(raw);
+  const period = raw === undefined || isUnset(raw) ? RUNTIME_DEFAULTS.LBSYNC_WATCH_PERIOD_MS : Number(raw);
   if (!Number.isFinite(period) || period < gap * 60_000) {
     report.error(`functions.watch: the schedule "${rate}" leaves up to ${gap} min between runs but LBSYNC_WATCH_PERIOD_MS is ${raw ?? period}; set it to at least ${gap * 60_000} so each run reads back to the previous one`);
   }

@@ -5,8 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { handle as realHandle } from '../../../functions/reconcile/handler';
-import type { Handle } from '../../../shared/function-shell';
-import { requestBody } from '../../../shared/platform';
+import type { Handle } from '../../../shared/platform/function-shell';
+import { requestBody } from '../../../shared/platform/request-response';
 
 export interface LyingReconcile {
   handle: Handle;

@@ -1,0 +1,84 @@
+// The only place that knows the shapes of the Scaleway SDK's errors (ScalewayError and its subclasses, fetch and
+// timeout failures): every step that calls the gateway turns what it throws into an LbSyncError here.
+import type { ErrorCode, LbIdentity } from '../errors/lbsync-error';
+import { LbSyncError } from '../errors/lbsync-error';
+
+/** What a 404 means depends on the route: a missing backend is recoverable, a missing LB is not. */
+export type NotFoundMeaning = 'backend_not_found' | 'lb_not_found' | 'unknown_api_error';
+
+interface ApiFailureShape {
+  status?: number;
+  body?: unknown;
+  name?: string;
+  resetSeconds?: number;
+  resetAt?: Date;
+  message?: string;
+}
+
+function bodyType(body: unknown): string | undefined {
+  if (typeof body === 'object' && body !== null && 'type' in body) {
+    const type = (body as { type: unknown }).type;
+    return typeof type === 'string' ? type : undefined;
+  }
+  return undefined;
+}
+
+function retryAfterFrom429(failure: ApiFailureShape, now: number): number | undefined {
+  if (typeof failure.resetSeconds === 'number') return failure.resetSeconds * 1000;
+  const body = failure.body as { reset_seconds?: unknown } | undefined;
+  if (body && typeof body.reset_seconds === 'number') return body.reset_seconds * 1000;
+  if (failure.resetAt instanceof Date) return Math.max(0, failure.resetAt.getTime() - now);
+  return undefined;
+}
+
+export interface Classification {
+  code: ErrorCode;
+  status?: number;
+  retryAfterMs?: number;
+}
+
+/** Maps an SDK failure (ScalewayError and subclasses, or a fetch/timeout error) to an error code. */
+export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, now = Date.now()): Classification {
+  const failure = (typeof error === 'object' && error !== null ? error : {}) as ApiFailureShape;
+  const status = typeof failure.status === 'number' ? failure.status : undefined;
+  if (status === undefined) return { code: 'network_error' };
+  const type = bodyType(failure.body);
+  const withStatus = (code: ErrorCode): Classification => ({ code, status });
+  if (status === 409 || type === 'transient_state') return withStatus('api_transient_state');
+  if (status === 429 || type === 'too_many_requests') {
+    const retryAfterMs = retryAfterFrom429(failure, now);
+    return retryAfterMs === undefined ? withStatus('rate_limited') : { code: 'rate_limited', status, retryAfterMs };
+  }
+  if (status >= 500) return withStatus('api_unavailable');
+  if (status === 404) return withStatus(notFound);
+  if (status === 400) return withStatus('invalid_arguments');
+  if (status === 401) return withStatus('authentication_denied');
+  if (status === 403) return withStatus(type === 'quotas_exceeded' ? 'quotas_exceeded' : 'permissions_denied');
+  if (status === 412) return withStatus('precondition_failed');
+  if (status === 423) return withStatus('resource_locked');
+  return withStatus('unknown_api_error');
+}
+
+function causeText(error: unknown): string {
+  if (error instanceof Error) {
+    const name = error.name === 'TimeoutError' ? 'request timed out' : '';
+    return name || error.message || error.name;
+  }
+  return String(error);
+}
+
+const RATE_LIMITED_WITHOUT_HINT = 'too many requests (429 from the API gateway, no reset time given)';
+
+/** Wraps an SDK failure with kOps' message for the step, keeping the cause, the LB's identifiers and the class. */
+export function wrapApiFailure(prefix: string, error: unknown, notFound: NotFoundMeaning, lb?: LbIdentity): LbSyncError {
+  if (error instanceof LbSyncError) return error;
+  const { code, status, retryAfterMs } = classifyApiFailure(error, notFound);
+  // The gateway's real 429 has an empty body, which the SDK renders as "http error 429: ".
+  const cause = code === 'rate_limited' && retryAfterMs === undefined ? RATE_LIMITED_WITHOUT_HINT : causeText(error);
+  return new LbSyncError(code, `${prefix}: ${cause}`, {
+    cause: error,
+    ...(status !== undefined && { status }),
+    ...(retryAfterMs !== undefined && { retryAfterMs }),
+    ...(lb && { lb }),
+  });
+}

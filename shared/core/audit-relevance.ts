@@ -1,0 +1,208 @@
+// Which targets an Audit Trail event concerns. Pure: events and targets in, target names with reasons out.
+//
+// Reconcile is level-triggered, so naming a target that turns out to be in sync costs one no-op
+// (3 reads) and nothing else; missing one leaves a pool wrong until the next sweep. So whenever an
+// event cannot be tied to one target, every target it could concern is named: all the targets of
+// the event's zone (and project).
+//
+// Server events are tied to targets by tags, when the event says which tags the server has (a
+// CreateServer's request carries them; an UpdateServer's carries the new ones). Names are not used:
+// kOps names a server `<instance-group>-<n>`, which does not say which cluster it belongs to.
+// Server events are never ignored as "our own": we never write servers, and the API key that made
+// them may be shared with kOps.
+import type { Target } from '../schemas/target';
+import { regionOf } from './locality';
+
+export interface AuditResource {
+  id: string;
+  /** Audit Trail resource type, e.g. instance_server, load_balancer_backend. */
+  type: string;
+  name?: string;
+  /** For a load_balancer_backend: the LB it belongs to. */
+  lbId?: string;
+}
+
+/** One Audit Trail event, in our terms (shared/adapters/audit-trail.ts maps the SDK's Event to it). */
+export interface AuditEvent {
+  id: string;
+  recordedAt: string;
+  /** Zone of a zoned resource (fr-par-1), or a region. */
+  locality: string;
+  principalId?: string;
+  projectId?: string;
+  userAgent?: string;
+  methodName: string;
+  statusCode: number;
+  resources: AuditResource[];
+  requestBody?: Record<string, unknown>;
+}
+
+/** How our own API calls look in Audit Trail. */
+export interface OwnIdentity {
+  /** A string our User-Agent contains (shared/platform/user-agent.ts). */
+  userAgentMarker: string;
+  /** The IAM application or user ids whose backend writes are ours (LBSYNC_WATCH_OWN_PRINCIPAL_IDS). */
+  principalIds: ReadonlySet<string>;
+}
+
+export interface RelevanceOptions {
+  own: OwnIdentity;
+  /** The project the targets live in; events of another project are ignored. Undefined: any project. */
+  projectId?: string;
+}
+
+export type IgnoreReason =
+  | 'failed_call'
+  | 'resource_not_watched'
+  | 'other_project'
+  | 'other_zone'
+  | 'change_not_watched'
+  | 'own_write'
+  | 'no_target';
+
+export interface TargetMatch {
+  target: string;
+  /** Why, one line per event (e.g. "DeleteServer control-plane-0 (fr-par-1): tags unknown, every target of the zone"). */
+  reasons: string[];
+  /** recorded_at of the latest event that named it. */
+  lastRecordedAt: string;
+}
+
+export interface Relevance {
+  /** Events that named at least one target. */
+  relevant: number;
+  /** One entry per named target, in the order of the targets. */
+  matches: TargetMatch[];
+  ignored: Partial<Record<IgnoreReason, number>>;
+}
+
+export const WATCHED_RESOURCE_TYPES = ['instance_server', 'load_balancer_backend'] as const;
+
+/** Server power actions that do not change whether a server belongs in a pool. */
+const POOL_NEUTRAL_ACTIONS = new Set(['reboot', 'backup']);
+/** UpdateServer fields that change a server's tags or addresses; any other update leaves pools alone. */
+const POOL_FIELDS = ['tags', 'public_ip', 'public_ips', 'routed_ip_enabled', 'dynamic_ip_required', 'enable_ipv6', 'private_nics'];
+const BACKEND_METHODS = new Set([
+  'CreateBackend', 'UpdateBackend', 'DeleteBackend', 'SetBackendServers', 'AddBackendServers', 'RemoveBackendServers', 'UpdateHealthCheck',
+]);
+
+type Outcome = { targets: Target[]; why: string } | { ignored: IgnoreReason };
+
+function inLocality(target: Target, locality: string): boolean {
+  return target.zone === locality || regionOf(target.zone) === locality;
+}
+
+function stringArray(value: unknown): string[] | undefined {
+  return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+}
+
+const carries = (tags: readonly string[]) => (target: Target) => target.servers.tags.every((tag) => tags.includes(tag));
+
+/** Server id -> its tags after the window's events that say so (create, re-tag), read in time order. */
+type KnownTags = Map<string, string[]>;
+
+function serverOutcome(event: AuditEvent, server: AuditResource, zoneTargets: Target[], known: KnownTags): Outcome {
+  const label = `${event.methodName} ${server.name ?? server.id} (${event.locality})`;
+  const body = event.requestBody;
+  const before = known.get(server.id);
+  const byKnownTags = (what: string): Outcome =>
+    before
+      ? { targets: zoneTargets.filter(carries(before)), why: `${label}: ${what}, server tagged for it` }
+      : { targets: zoneTargets, why: `${label}: ${what}, server tags unknown, every target of the zone` };
+
+  switch (event.methodName) {
+    case 'CreateServer': {
+      const tags = stringArray(body?.tags);
+      if (!tags) return { targets: zoneTargets, why: `${label}: created, tags unknown, every target of the zone` };
+      known.set(server.id, tags);
+      return { targets: zoneTargets.filter(carries(tags)), why: `${label}: created with the target's tags` };
+    }
+    case 'UpdateServer':
+    case 'SetServer': {
+      if (body && !POOL_FIELDS.some((field) => field in body)) return { ignored: 'change_not_watched' };
+      const after = stringArray(body?.tags);
+      if (after) known.set(server.id, after);
+      if (after && before) {
+        const touched = (t: Target) => carries(before)(t) || carries(after)(t);
+        return { targets: zoneTargets.filter(touched), why: `${label}: re-tagged, tagged for it before or after` };
+      }
+      if (after) return { targets: zoneTargets, why: `${label}: re-tagged, tags before unknown, every target of the zone` };
+      return byKnownTags(body ? 'addresses changed' : 'updated');
+    }
+    case 'ServerAction': {
+      const action = typeof body?.action === 'string' ? body.action : undefined;
+      if (action && POOL_NEUTRAL_ACTIONS.has(action)) return { ignored: 'change_not_watched' };
+      return byKnownTags(action ?? 'power action');
+    }
+    case 'DeleteServer':
+      return byKnownTags('deleted');
+    default:
+      return { ignored: 'change_not_watched' };
+  }
+}
+
+function isOwn(event: AuditEvent, own: OwnIdentity): boolean {
+  if (event.userAgent?.includes(own.userAgentMarker)) return true;
+  return event.principalId !== undefined && own.principalIds.has(event.principalId);
+}
+
+function backendOutcome(event: AuditEvent, backend: AuditResource, zoneTargets: Target[], own: OwnIdentity): Outcome {
+  if (!BACKEND_METHODS.has(event.methodName)) return { ignored: 'change_not_watched' };
+  if (isOwn(event, own)) return { ignored: 'own_write' };
+  const name = backend.name;
+  const managesName = (t: Target) => name === undefined || t.backends.some((b) => b.name === name);
+  // A target names its LB by id (exact) or by name; the event only carries the LB's id, so a target
+  // named by LB name is matched on the zone and the backend's name.
+  const concerns = (t: Target) => ('id' in t.loadBalancer && backend.lbId ? t.loadBalancer.id === backend.lbId : true) && managesName(t);
+  return { targets: zoneTargets.filter(concerns), why: `${event.methodName} on backend ${name ?? backend.id} of LB ${backend.lbId ?? '?'} (${event.locality}) by someone else` };
+}
+
+export function relevantTargets(events: readonly AuditEvent[], targets: readonly Target[], options: RelevanceOptions): Relevance {
+  const ordered = [...events].sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : 0));
+  const known: KnownTags = new Map();
+  const ignored: Relevance['ignored'] = {};
+  const byTarget = new Map<string, TargetMatch>();
+  let relevant = 0;
+  const ignore = (reason: IgnoreReason) => (ignored[reason] = (ignored[reason] ?? 0) + 1);
+
+  for (const event of ordered) {
+    if (event.statusCode < 200 || event.statusCode > 299) {
+      ignore('failed_call');
+      continue;
+    }
+    const server = event.resources.find((r) => r.type === 'instance_server');
+    const backend = event.resources.find((r) => r.type === 'load_balancer_backend');
+    if (!server && !backend) {
+      ignore('resource_not_watched');
+      continue;
+    }
+    if (options.projectId && event.projectId && event.projectId !== options.projectId) {
+      ignore('other_project');
+      continue;
+    }
+    const zoneTargets = targets.filter((t) => inLocality(t, event.locality));
+    // Known tags are kept even for a zone without targets: a later event may need them.
+    const outcome = server ? serverOutcome(event, server, zoneTargets, known) : backendOutcome(event, backend as AuditResource, zoneTargets, options.own);
+    if (zoneTargets.length === 0) {
+      ignore('other_zone');
+      continue;
+    }
+    if ('ignored' in outcome) {
+      ignore(outcome.ignored);
+      continue;
+    }
+    if (outcome.targets.length === 0) {
+      ignore('no_target');
+      continue;
+    }
+    relevant += 1;
+    for (const target of outcome.targets) {
+      const match = byTarget.get(target.name) ?? { target: target.name, reasons: [], lastRecordedAt: event.recordedAt };
+      match.reasons.push(outcome.why);
+      match.lastRecordedAt = event.recordedAt;
+      byTarget.set(target.name, match);
+    }
+  }
+  const matches = targets.flatMap((t) => byTarget.get(t.name) ?? []);
+  return { relevant, matches, ignored };
+}

@@ -1,0 +1,159 @@
+// What becomes of one queue message: every requeue decision in one place, as a pure function. The reconcile
+// handler (shared/handlers/reconcile-message.ts) only carries the decision out: it sleeps, sends, dead-letters
+// and answers as told.
+//
+// - An early event (notBefore ahead) is held in this invocation while the wait fits under LBSYNC_MAX_HOLD_MS and
+//   the invocation's deadline; a longer wait holds what fits, then sends the message back unchanged (Scaleway
+//   Queues have no DelaySeconds, so a message cannot wait on the queue itself).
+// - A failed reconcile is retried with backoff (a copy with attempt + 1 and notBefore at the retry time; in
+//   native mode DelaySeconds too), dead-lettered when it is permanent or the attempts run out.
+import { LbSyncError } from '../errors/lbsync-error';
+import type { LbSyncEvent } from '../schemas/event';
+import { backoffDelayMs } from './backoff';
+import { MAX_SERVER_HINT_MS, notBeforeBeyondHorizon } from './retry-horizon';
+import { delaySecondsUntil } from './sweep-schedule';
+
+export const DEAD_LETTER_REASONS = ['invalid_event', 'unknown_target', 'permanent_error', 'retries_exhausted', 'untrusted_server_ips'] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+
+/** Reconcile the event in this invocation, once holdMs have passed (0: at once). */
+export interface Hold {
+  kind: 'hold';
+  holdMs: number;
+}
+
+/**
+ * Send the event back to the reconcile queue after holding holdMs here: `next` (a retry, with the error that
+ * caused it) or, without it, the message as it came (an early event). delayMs: when it is due, from the send;
+ * delaySeconds: the queue's own delay, in native mode only.
+ */
+export interface Requeue {
+  kind: 'requeue';
+  holdMs: number;
+  delayMs: number;
+  delaySeconds?: number;
+  next?: LbSyncEvent;
+  error?: LbSyncError;
+}
+
+export interface Done {
+  kind: 'done';
+  outcome: 'applied' | 'noop';
+}
+
+export interface DeadLetter {
+  kind: 'dead_letter';
+  reason: DeadLetterReason;
+  error: LbSyncError;
+}
+
+export type Disposition = Hold | Requeue | Done | DeadLetter;
+
+export interface RetryPolicy {
+  baseMs: number;
+  capMs: number;
+  maxAttempts: number;
+}
+
+export interface DispositionPolicy {
+  retry: RetryPolicy;
+  /** hold (Scaleway: no DelaySeconds) or native (a queue that has DelaySeconds). */
+  delayMode: 'hold' | 'native';
+  /** Longest an early event is held inside one invocation before it is sent back instead. */
+  maxHoldMs: number;
+}
+
+/** What the reconcile of one event came to, as far as its disposition goes. */
+export interface ReconcileVerdict {
+  status: 'applied' | 'noop' | 'planned' | 'failed';
+  error?: LbSyncError;
+}
+
+/** The body is not a valid event (decodeEvent's error). */
+export interface Undecodable {
+  stage: 'undecodable';
+  error: LbSyncError;
+}
+
+/** Decoded, before the reconcile: is it one we scheduled, for a known target, and due? */
+export interface Received {
+  stage: 'received';
+  event: LbSyncEvent;
+  targetKnown: boolean;
+  now: Date;
+  /** What is left of the invocation (its deadline): an early event is never held past it. */
+  remainingMs: number;
+}
+
+export interface Reconciled {
+  stage: 'reconciled';
+  event: LbSyncEvent;
+  result: ReconcileVerdict;
+  now: Date;
+}
+
+export type DispositionInput = Undecodable | Received | Reconciled;
+
+/**
+ * The least wait before a 429 is retried when the answer gives no reset time. The gateway's real 429 gives none
+ * (no reset_seconds, no Retry-After: recorded), so this floor is what keeps a retry from hitting the limit again.
+ */
+export const RATE_LIMIT_FLOOR_MS = 1_000;
+
+/** The least wait before retrying after this error: a 429's own reset time, else the 1 s floor; 0 for others. */
+export function retryFloorMs(error: Pick<LbSyncError, 'code' | 'retryAfterMs'>): number {
+  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
+  return error.code === 'rate_limited' ? RATE_LIMIT_FLOOR_MS : 0;
+}
+
+/** Done, hold, requeue or dead-letter. Pure: the clock, the time left and the jitter's draw come in. */
+export function decideDisposition(input: Undecodable, policy: DispositionPolicy): DeadLetter;
+export function decideDisposition(input: Received, policy: DispositionPolicy): Hold | Requeue | DeadLetter;
+export function decideDisposition(input: Reconciled, policy: DispositionPolicy, random?: () => number): Done | Requeue | DeadLetter;
+export function decideDisposition(input: DispositionInput, policy: DispositionPolicy, random?: () => number): Disposition;
+export function decideDisposition(input: DispositionInput, policy: DispositionPolicy, random: () => number = Math.random): Disposition {
+  switch (input.stage) {
+    case 'undecodable':
+      return { kind: 'dead_letter', reason: 'invalid_event', error: input.error };
+    case 'received':
+      return onReceipt(input, policy);
+    case 'reconciled':
+      return afterReconcile(input, policy, random);
+  }
+}
+
+function onReceipt({ event, targetKnown, now, remainingMs }: Received, policy: DispositionPolicy): Hold | Requeue | DeadLetter {
+  const tooFar = notBeforeBeyondHorizon(event.notBefore, now, policy.retry.capMs);
+  if (tooFar) return { kind: 'dead_letter', reason: 'invalid_event', error: tooFar };
+  if (!targetKnown) {
+    return { kind: 'dead_letter', reason: 'unknown_target', error: new LbSyncError('unknown_target', `no target named "${event.target}" in the configuration`) };
+  }
+  const waitMs = event.notBefore ? Date.parse(event.notBefore) - now.getTime() : 0;
+  if (!(waitMs > 0)) return { kind: 'hold', holdMs: 0 };
+  const holdMs = Math.max(0, Math.min(waitMs, policy.maxHoldMs, remainingMs));
+  if (holdMs >= waitMs) return { kind: 'hold', holdMs };
+  return { kind: 'requeue', holdMs, delayMs: waitMs - holdMs };
+}
+
+function afterReconcile({ event, result, now }: Reconciled, policy: DispositionPolicy, random: () => number): Done | Requeue | DeadLetter {
+  const { error } = result;
+  if (!error) return { kind: 'done', outcome: result.status === 'applied' ? 'applied' : 'noop' };
+  if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
+  // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
+  const attempt = event.attempt + 1;
+  if (attempt >= policy.retry.maxAttempts) {
+    // An address the event asserted that discovery never confirmed gets its own reason: a human should look.
+    return { kind: 'dead_letter', reason: error.code === 'untrusted_server_ips' ? 'untrusted_server_ips' : 'retries_exhausted', error };
+  }
+  // Never past the retry horizon (the draw stops at the cap, above a floor honoured up to 15 min): the reconcile refuses later notBefores.
+  const delayMs = backoffDelayMs(event.attempt, policy.retry, Math.min(retryFloorMs(error), MAX_SERVER_HINT_MS), random);
+  const dueAt = now.getTime() + delayMs;
+  return {
+    kind: 'requeue',
+    holdMs: 0,
+    delayMs,
+    ...(policy.delayMode === 'native' && { delaySeconds: delaySecondsUntil(dueAt, now.getTime()) }),
+    next: { ...event, attempt, notBefore: new Date(dueAt).toISOString() },
+    error,
+  };
+}

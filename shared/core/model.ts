@@ -1,0 +1,117 @@
+import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
+
+export const TRANSIENT_LB_STATUSES = ['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'] as const;
+export const BROKEN_LB_STATUSES = ['stopped', 'error', 'locked'] as const;
+
+export function inTransientState(lb: Pick<ObservedLb, 'status'>): boolean {
+  return (TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status);
+}
+
+export function isBroken(lb: Pick<ObservedLb, 'status'>): boolean {
+  return (BROKEN_LB_STATUSES as readonly string[]).includes(lb.status);
+}
+
+/** "Applied": the LB ready and every one of its instances ready again (DESIGN §2). */
+export function isApplied(lb: Pick<ObservedLb, 'status' | 'instanceStatuses'>): boolean {
+  return lb.status === 'ready' && lb.instanceStatuses.every((status) => status === 'ready');
+}
+
+/** The load balancer as read from the API. */
+export interface ObservedLb {
+  id: string;
+  name: string;
+  zone: string;
+  status: string;
+  instanceStatuses: string[];
+}
+
+/** The full health check as the API holds it, durations in integer ms. */
+export interface ObservedHealthCheck {
+  port: number;
+  checkDelayMs?: number;
+  checkTimeoutMs?: number;
+  checkMaxRetries: number;
+  checkSendProxy: boolean;
+  /** Protocol-specific config and transient_check_delay, passed back untouched on a full PUT. */
+  passthrough: Record<string, unknown>;
+}
+
+/** A backend as read from the API. */
+export interface ObservedBackend {
+  id: string;
+  name: string;
+  createdAt?: string;
+  forwardProtocol: string;
+  forwardPort: number;
+  forwardPortAlgorithm: string;
+  stickySessions: string;
+  stickySessionsCookieName: string;
+  proxyProtocol: string;
+  healthCheck?: ObservedHealthCheck;
+  pool: string[];
+  /** Fields this tool does not manage (timeouts, failover...), sent back as they are on a full PUT. */
+  passthrough: Record<string, unknown>;
+}
+
+/** Several backends carry one managed name: which one is used, and the rest with what we know of them. */
+export interface DuplicateBackends {
+  name: string;
+  kept: ObservedBackend;
+  others: ObservedBackend[];
+  /** Ids of the backends some frontend of the LB sends traffic to. */
+  inUse: ReadonlySet<string>;
+}
+
+/** The backends of a target as read: one per managed name, and the duplicates of any name carried twice. */
+export interface ObservedBackends {
+  byName: Map<string, ObservedBackend>;
+  duplicates: DuplicateBackends[];
+}
+
+/** The order every reconcile agrees on: oldest first (created_at, then id). */
+export function olderFirst(a: ObservedBackend, b: ObservedBackend): number {
+  const byDate = (a.createdAt ?? '').localeCompare(b.createdAt ?? '');
+  return byDate !== 0 ? byDate : a.id.localeCompare(b.id);
+}
+
+export interface ObservedServer {
+  id: string;
+  name: string;
+  state: string;
+  publicIpv4: string[];
+  /**
+   * The public IPv4 addresses IPAM holds for this server (`public_ips[].ipam_id` set: routed IPs). These are
+   * the zonal IPAM IPv4 addresses kOps' GetServerIP reads (IPAM ListIPs resource_id=<server>, zonal, IPv4).
+   */
+  routedIpv4: string[];
+  privateNicIds: string[];
+}
+
+/**
+ * One backend server as one of the LB's instances checks it (ListBackendStats). `status` is the last health check:
+ * passed | failed | unknown | neutral | condpass; `serverState` the LB's own view: running | starting | stopping | stopped.
+ */
+export interface ObservedMemberHealth {
+  ip: string;
+  status: string;
+  serverState: string;
+  instanceId: string;
+}
+
+/** What a target wants for one backend: its spec and the pool computed from the servers. */
+export interface DesiredBackend {
+  spec: BackendSpec;
+  pool: string[];
+}
+
+/** One field a write would change, and why (shown by `lbsync plan`). */
+export type FieldChange = { field: string; from: unknown; to: unknown; reason: string };
+
+export type Action =
+  | { kind: 'CreateBackend'; backend: string; spec: BackendSpec; healthCheck: Required<HealthCheckSpec>; pool: string[] }
+  | { kind: 'UpdateBackend'; backend: string; backendId: string; spec: BackendSpec; passthrough: Record<string, unknown>; changes: FieldChange[] }
+  | { kind: 'UpdateHealthCheck'; backend: string; backendId: string; healthCheck: ObservedHealthCheck; changes: FieldChange[] }
+  | { kind: 'SetBackendServers'; backend: string; backendId: string; pool: string[]; added: string[]; removed: string[] }
+  | { kind: 'DeleteDuplicateBackend'; backend: string; backendId: string; keptId: string };
+
+export type ActionKind = Action['kind'];

@@ -1,0 +1,140 @@
+import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
+import type { Action, DesiredBackend, DuplicateBackends, FieldChange, ObservedBackend, ObservedHealthCheck } from './model';
+import { normalisePool, poolDiff, samePool } from './pool';
+
+/** The API's own defaults, which kOps meant to send (it sends 0 ms by a units slip). */
+export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
+
+const MANAGED_SPEC_FIELDS = ['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol'] as const;
+const HEALTH_CHECK_FIELDS = ['port', 'checkDelayMs', 'checkTimeoutMs', 'checkMaxRetries'] as const;
+
+/** Every field the planner compares for this spec: the managed ones and the health-check fields it names. */
+export function comparedFields(spec: BackendSpec): string[] {
+  return [
+    ...MANAGED_SPEC_FIELDS,
+    ...(spec.stickySessionsCookieName !== undefined ? ['stickySessionsCookieName'] : []),
+    ...HEALTH_CHECK_FIELDS.filter((field) => spec.healthCheck?.[field] !== undefined).map((field) => `healthCheck.${field}`),
+  ];
+}
+
+export function healthCheckForCreate(spec: BackendSpec): Required<HealthCheckSpec> {
+  return { port: spec.forwardPort, ...DEFAULT_HEALTH_CHECK, ...spec.healthCheck };
+}
+
+/** Why a field would be written: the target's value differs; kOps' 0 ms health check is named as such. */
+export function changeReason(field: string, from: unknown, to: unknown): string {
+  const wanted = `the target asks ${JSON.stringify(to)}`;
+  if ((field === 'healthCheck.checkDelayMs' || field === 'healthCheck.checkTimeoutMs') && from === 0) {
+    return `${wanted}; 0 ms is what kOps creates: it passes 3000 and 1001 as Go durations (nanoseconds), which reach the API as 0 ms`;
+  }
+  return from === undefined ? `${wanted}; the LB has no value` : `${wanted}, the LB has ${JSON.stringify(from)}`;
+}
+
+const change = (field: string, from: unknown, to: unknown): FieldChange => ({ field, from, to, reason: changeReason(field, from, to) });
+
+function specChanges(spec: BackendSpec, observed: ObservedBackend): FieldChange[] {
+  const changes: FieldChange[] = MANAGED_SPEC_FIELDS.filter((field) => spec[field] !== observed[field]).map((field) =>
+    change(field, observed[field], spec[field]),
+  );
+  if (spec.stickySessionsCookieName !== undefined && spec.stickySessionsCookieName !== observed.stickySessionsCookieName) {
+    changes.push(change('stickySessionsCookieName', observed.stickySessionsCookieName, spec.stickySessionsCookieName));
+  }
+  return changes;
+}
+
+/** Only the fields the target names are compared; the rest of the observed check is kept. */
+function healthCheckChanges(wanted: HealthCheckSpec, observed: ObservedHealthCheck | undefined): FieldChange[] {
+  return HEALTH_CHECK_FIELDS.filter((field) => wanted[field] !== undefined && wanted[field] !== observed?.[field]).map((field) =>
+    change(`healthCheck.${field}`, observed?.[field], wanted[field]),
+  );
+}
+
+function mergedHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | undefined): ObservedHealthCheck {
+  const base: ObservedHealthCheck = observed ?? {
+    ...healthCheckForCreate(spec),
+    checkSendProxy: false,
+    passthrough: { tcpConfig: {} },
+  };
+  const named = Object.fromEntries(Object.entries(spec.healthCheck ?? {}).filter(([, v]) => v !== undefined));
+  // UpdateHealthCheck requires both durations; one the API did not report takes the API's create default.
+  const required = { checkDelayMs: base.checkDelayMs ?? DEFAULT_HEALTH_CHECK.checkDelayMs, checkTimeoutMs: base.checkTimeoutMs ?? DEFAULT_HEALTH_CHECK.checkTimeoutMs };
+  return { ...base, ...required, ...named };
+}
+
+/** Actions that bring one observed backend (or its absence) to the desired one. Pure. */
+export function planBackend(desired: DesiredBackend, observed: ObservedBackend | undefined): Action[] {
+  const { spec } = desired;
+  const pool = normalisePool(desired.pool);
+  if (!observed) {
+    if (!spec.createIfMissing) return [];
+    return [{ kind: 'CreateBackend', backend: spec.name, spec, healthCheck: healthCheckForCreate(spec), pool }];
+  }
+  const actions: Action[] = [];
+  const changes = specChanges(spec, observed);
+  if (changes.length > 0) {
+    actions.push({ kind: 'UpdateBackend', backend: spec.name, backendId: observed.id, spec, passthrough: observed.passthrough, changes });
+  }
+  const hcChanges = healthCheckChanges(spec.healthCheck ?? {}, observed.healthCheck);
+  if (hcChanges.length > 0) {
+    actions.push({
+      kind: 'UpdateHealthCheck',
+      backend: spec.name,
+      backendId: observed.id,
+      healthCheck: mergedHealthCheck(spec, observed.healthCheck),
+      changes: hcChanges,
+    });
+  }
+  if (!samePool(pool, observed.pool)) {
+    actions.push({ kind: 'SetBackendServers', backend: spec.name, backendId: observed.id, pool, ...poolDiff(observed.pool, pool) });
+  }
+  return actions;
+}
+
+/** plan(desired, observed) -> actions, for every backend of a target, in the target's order. Pure. */
+export function plan(desired: readonly DesiredBackend[], observed: ReadonlyMap<string, ObservedBackend>): Action[] {
+  return desired.flatMap((backend) => planBackend(backend, observed.get(backend.spec.name)));
+}
+
+export interface DuplicateVerdict {
+  backend: ObservedBackend;
+  remove: boolean;
+  reason: string;
+}
+
+/**
+ * Which duplicates of a managed backend name can go: those no frontend uses, that carry exactly the
+ * spec this tool would create (so they are ours: a create that committed after we stopped waiting,
+ * or a racer that never got to remove its own), and that are older than the grace period (so a tool
+ * that is about to attach a frontend to a backend it just made is not raced). The rest stay, reported.
+ */
+export function judgeDuplicates(spec: BackendSpec, duplicates: DuplicateBackends, now: number, graceMs: number): DuplicateVerdict[] {
+  return duplicates.others.map((backend) => {
+    if (duplicates.inUse.has(backend.id)) return { backend, remove: false, reason: 'a frontend uses it' };
+    if (specChanges(spec, backend).length > 0) return { backend, remove: false, reason: 'its settings differ from the target (not made by this tool)' };
+    const age = backend.createdAt ? now - Date.parse(backend.createdAt) : Number.POSITIVE_INFINITY;
+    if (age < graceMs) return { backend, remove: false, reason: `it is younger than the ${graceMs} ms grace period` };
+    return { backend, remove: true, reason: 'unused duplicate with the target\'s own settings' };
+  });
+}
+
+export interface JudgedDuplicates {
+  duplicates: DuplicateBackends;
+  verdicts: DuplicateVerdict[];
+}
+
+/** Judges every group of duplicates of a name the target manages. Pure. */
+export function judgeAllDuplicates(desired: readonly DesiredBackend[], groups: readonly DuplicateBackends[], now: number, graceMs: number): JudgedDuplicates[] {
+  return groups.flatMap((duplicates) => {
+    const spec = desired.find((d) => d.spec.name === duplicates.name)?.spec;
+    return spec ? [{ duplicates, verdicts: judgeDuplicates(spec, duplicates, now, graceMs) }] : [];
+  });
+}
+
+/** DeleteDuplicateBackend actions for the duplicates judged removable. Pure. */
+export function planDuplicateCleanup(judged: readonly JudgedDuplicates[]): Action[] {
+  return judged.flatMap(({ duplicates, verdicts }) =>
+    verdicts
+      .filter((v) => v.remove)
+      .map((v): Action => ({ kind: 'DeleteDuplicateBackend', backend: duplicates.name, backendId: v.backend.id, keptId: duplicates.kept.id })),
+  );
+}

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { DeadLetterReason } from '../core/disposition';
+import { MAX_EVENT_BYTES } from '../schemas/event';
+import type { LbSyncError, SerializedError } from './lbsync-error';
+import { serializeError } from './lbsync-error';
+
+/**
+ * What lands in the dead-letter queue: enough to understand, fix and redrive.
+ *
+ * Deliveries are at least once: a message whose invocation wrote its dead letter but could not answer
+ * is delivered again and writes it again. The queue cannot prevent that: MessageDeduplicationId works on
+ * FIFO queues only, a dead-letter queue has the type of the queue it serves, and a FIFO reconcile queue
+ * would let one message be in flight at a time (Scaleway has no MessageGroupId). So the record carries a
+ * recordId fixed by (eventId, attempt), or by the body for an invalid one: readers (`lbsync dlq`) group
+ * records by it, mark the later ones duplicate_of the first, and redrive each recordId once.
+ */
+export interface DeadLetterRecord {
+  kind: 'lbsync.dead-letter';
+  version: 1;
+  /** The same for every dead letter of one (event id, attempt), or of one raw body. */
+  recordId: string;
+  reason: DeadLetterReason;
+  eventId?: string;
+  /** The attempt of the event that was dead-lettered (0 for the first delivery). */
+  attempt?: number;
+  target?: string;
+  /** The event as parsed, or the raw body when it could not be parsed. */
+  event?: unknown;
+  /** The raw body, whole up to the 64 KiB an event may have (rawBodyTruncated says when it was cut). */
+  rawBody?: string;
+  /** The raw body as base64, instead of rawBody, when escaping it as JSON would overflow a queue message. */
+  rawBodyBase64?: string;
+  /** The raw body's size in bytes, and whether what is kept is only its first 64 KiB. */
+  rawBodyBytes?: number;
+  rawBodyTruncated?: boolean;
+  error: SerializedError;
+  attempts: number;
+  firstSeenAt?: string;
+  deadLetteredAt: string;
+}
+
+/** Every valid event fits; a longer body (the queue takes up to 256 KiB) is cut there, and says so. */
+export const RAW_BODY_KEEP_BYTES = MAX_EVENT_BYTES;
+/** Past this, a JSON-escaped body (control characters take 6 bytes each) is kept as base64 instead. */
+const RAW_BODY_MAX_ESCAPED = 2 * MAX_EVENT_BYTES;
+
+export function deadLetterRecordId(key: { eventId: string; attempt: number } | { rawBody: string }): string {
+  const material = 'eventId' in key ? `event\n${key.eventId}\n${key.attempt}` : `raw\n${key.rawBody}`;
+  return `dl-${createHash('sha256').update(material).digest('hex').slice(0, 40)}`;
+}
+
+function keptRawBody(rawBody: string): Pick<DeadLetterRecord, 'rawBody' | 'rawBodyBase64' | 'rawBodyBytes' | 'rawBodyTruncated'> {
+  const bytes = Buffer.from(rawBody, 'utf8');
+  const truncated = bytes.length > RAW_BODY_KEEP_BYTES;
+  const kept = truncated ? bytes.subarray(0, RAW_BODY_KEEP_BYTES) : bytes;
+  const text = kept.toString('utf8');
+  const asText = JSON.stringify(text).length <= RAW_BODY_MAX_ESCAPED && Buffer.from(text, 'utf8').equals(kept);
+  return {
+    ...(asText ? { rawBody: text } : { rawBodyBase64: kept.toString('base64') }),
+    rawBodyBytes: bytes.length,
+    ...(truncated && { rawBodyTruncated: true }),
+  };
+}
+
+export function deadLetterRecord(input: {
+  reason: DeadLetterReason;
+  error: LbSyncError;
+  event?: { id?: string; target?: string; occurredAt?: string; attempt?: number };
+  rawBody?: string;
+  now: Date;
+}): DeadLetterRecord {
+  const { event } = input;
+  const attempt = event?.attempt ?? 0;
+  const recordId = event?.id ? deadLetterRecordId({ eventId: event.id, attempt }) : deadLetterRecordId({ rawBody: input.rawBody ?? '' });
+  return {
+    kind: 'lbsync.dead-letter',
+    version: 1,
+    recordId,
+    reason: input.reason,
+    ...(event?.id && { eventId: event.id, attempt }),
+    ...(event?.target && { target: event.target }),
+    ...(event ? { event } : input.rawBody !== undefined && keptRawBody(input.rawBody)),
+    error: serializeError(input.error),
+    attempts: (event?.attempt ?? 0) + 1,
+    ...(event?.occurredAt && { firstSeenAt: event.occurredAt }),
+    deadLetteredAt: input.now.toISOString(),
+  };
+}

@@ -1,0 +1,279 @@
+import { readFileSync } from 'node:fs';
+import * as z from 'zod';
+import type { AuditTrailSettings } from '../adapters/audit-trail';
+import type { ScalewaySettings } from '../adapters/scaleway';
+import { LbSyncError, validationError } from '../errors/lbsync-error';
+import type { FieldError } from '../schemas/field-errors';
+import { toFieldErrors } from '../schemas/field-errors';
+import type { Target } from '../schemas/target';
+import { parseTargets } from '../schemas/target';
+import RUNTIME_DEFAULTS from './runtime-defaults.json';
+import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub';
+
+export type Env = Record<string, string | undefined>;
+
+/** Reads SCW_X, or LBSYNC_SCW_X where the platform reserves SCW_* (deployed functions). */
+function scw(env: Env, name: string): string | undefined {
+  return nonEmpty(env[`LBSYNC_${name}`]) ?? nonEmpty(env[name]);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function missing(variable: string, fix: string): LbSyncError {
+  return validationError('invalid_config', 'environment', [{ path: variable, message: 'is not set', fix }]);
+}
+
+/** Targets from LBSYNC_TARGETS (JSON array) or the JSON file named by LBSYNC_CONFIG. */
+export function loadTargets(env: Env = process.env): Target[] {
+  const inline = nonEmpty(env.LBSYNC_TARGETS);
+  const file = nonEmpty(env.LBSYNC_CONFIG);
+  if (!inline && !file) {
+    throw missing('LBSYNC_TARGETS', 'set LBSYNC_TARGETS to a JSON array of targets, or LBSYNC_CONFIG to a JSON file holding one');
+  }
+  const [source, text] = inline ? ['LBSYNC_TARGETS', inline] : ['LBSYNC_CONFIG', readConfigFile(file as string)];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw validationError('invalid_config', source, [
+      { path: source, message: `is not valid JSON (${(error as Error).message})`, fix: 'check quotes and commas; the value must be a JSON array' },
+    ]);
+  }
+  // A config file may hold { "targets": [...] } as well as the bare array.
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value) value = (value as { targets: unknown }).targets;
+  return parseTargets(value, source);
+}
+
+function readConfigFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw validationError('invalid_config', 'LBSYNC_CONFIG', [
+      { path: 'LBSYNC_CONFIG', message: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, fix: 'point LBSYNC_CONFIG at a readable JSON file' },
+    ]);
+  }
+}
+
+export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySettings {
+  const accessKey = scw(env, 'SCW_ACCESS_KEY');
+  const secretKey = scw(env, 'SCW_SECRET_KEY');
+  if (!accessKey) throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
+  if (!secretKey) throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
+  const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
+  const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
+  // Credentials in the URL are never sent nor shown (configWarnings says so): the API authenticates with the key.
+  const rawApiUrl = scw(env, 'SCW_API_URL');
+  const apiUrl = rawApiUrl && stripUrlCredentials(rawApiUrl);
+  return {
+    accessKey,
+    secretKey,
+    ...(projectId && { projectId }),
+    ...(defaultZone && { defaultZone }),
+    ...(apiUrl && { apiUrl }),
+    requestTimeoutMs: runtimeConfigFromEnv(env).requestTimeoutMs,
+  };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * What the watcher needs to read Audit Trail: the API key (AuditTrailReadOnly on the organization),
+ * the organization id, and the principals whose LB backend writes are our own.
+ */
+export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSettings & { projectId?: string; ownPrincipalIds: string[] } {
+  const scaleway = scalewaySettingsFromEnv(env);
+  const organizationId = scw(env, 'SCW_DEFAULT_ORGANIZATION_ID');
+  const errors: FieldError[] = [];
+  if (!organizationId) {
+    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'is not set', fix: 'set SCW_DEFAULT_ORGANIZATION_ID (or LBSYNC_SCW_DEFAULT_ORGANIZATION_ID in a deployed function) to the organization id: Audit Trail is read per organization' });
+  } else if (!UUID.test(organizationId)) {
+    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'must be a UUID', received: organizationId, fix: 'copy the organization id from the console (Organization settings) or `scw account project list`' });
+  }
+  const ownPrincipalIds = (nonEmpty(env.LBSYNC_WATCH_OWN_PRINCIPAL_IDS) ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  for (const id of ownPrincipalIds.filter((p) => !UUID.test(p))) {
+    errors.push({ path: 'LBSYNC_WATCH_OWN_PRINCIPAL_IDS', message: 'must be a comma-separated list of UUIDs', received: id, fix: 'give the id of the IAM application whose key the reconcile function uses, or leave it unset' });
+  }
+  if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
+  return {
+    accessKey: scaleway.accessKey,
+    secretKey: scaleway.secretKey,
+    organizationId: organizationId as string,
+    ...(scaleway.apiUrl && { apiUrl: scaleway.apiUrl }),
+    ...(scaleway.projectId && { projectId: scaleway.projectId }),
+    ...(scaleway.requestTimeoutMs !== undefined && { requestTimeoutMs: scaleway.requestTimeoutMs }),
+    ownPrincipalIds,
+  };
+}
+
+const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+// The defaults live in runtime-defaults.json, read by this schema and by the serverless.yml checker
+// (scripts/serverless-check/rules/timing.mjs, plain node), so the two cannot differ.
+const D = RUNTIME_DEFAULTS;
+const runtimeSchema = z.object({
+  LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(D.LBSYNC_RETRY_BASE_MS),
+  LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(D.LBSYNC_RETRY_CAP_MS),
+  LBSYNC_MAX_ATTEMPTS: intFromEnv(1, 100).default(D.LBSYNC_MAX_ATTEMPTS),
+  LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(D.LBSYNC_MAX_HOLD_MS),
+  LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(D.LBSYNC_WAIT_BUDGET_MS),
+  LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(D.LBSYNC_TRANSIENT_WAIT_MS),
+  LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(D.LBSYNC_REQUEST_TIMEOUT_MS),
+  LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_DUPLICATE_GRACE_MS),
+  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(D.LBSYNC_WATCH_PERIOD_MS),
+  LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_WATCH_OVERLAP_MS),
+  LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(D.LBSYNC_SWEEP_SPREAD_MS),
+  // Scaleway caps a function's timeout at 15 minutes; serverless.yml sets this to reconcile's `timeout`.
+  LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(D.LBSYNC_FUNCTION_TIMEOUT_MS),
+  LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(D.LBSYNC_DEADLINE_MARGIN_MS),
+  QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default(D.QUEUE_DELAY_MODE as 'hold' | 'native'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(D.LOG_LEVEL as 'info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default(D.LOG_FORMAT as 'json' | 'pretty'),
+});
+
+/** Every runtime variable's value when unset, as the schema applies it. */
+export function runtimeDefaults(): z.output<typeof runtimeSchema> {
+  return runtimeSchema.parse({});
+}
+
+export interface RuntimeConfig {
+  retry: { baseMs: number; capMs: number; maxAttempts: number };
+  delayMode: 'hold' | 'native';
+  /** Longest an early message is held inside one invocation before it is re-enqueued instead. */
+  maxHoldMs: number;
+  /** Budget for waiting until the LB reports the write applied. */
+  waitBudgetMs: number;
+  /** Budget for waiting, before writing, for an LB in a transient state; past it the event is retried. */
+  transientWaitMs: number;
+  requestTimeoutMs: number;
+  /** Unused duplicates of a managed backend are removed only once older than this. */
+  duplicateGraceMs: number;
+  /** The watcher reads Audit Trail over the last periodMs + overlapMs (its cron period plus a margin). */
+  watch: { periodMs: number; overlapMs: number };
+  /** The sweep spreads its targets' notBefore over this interval (0: all at once). */
+  sweepSpreadMs: number;
+  /** The platform's timeout for one invocation (reconcile's `timeout` in serverless.yml). */
+  functionTimeoutMs: number;
+  /** Kept free at the end of an invocation for the hand-off (re-enqueue or dead-letter) and the answer. */
+  deadlineMarginMs: number;
+  logLevel: z.output<typeof runtimeSchema>['LOG_LEVEL'];
+  logFormat: 'json' | 'pretty';
+}
+
+export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
+  const present = Object.fromEntries(Object.keys(runtimeSchema.shape).flatMap((k) => (nonEmpty(env[k]) ? [[k, env[k]]] : [])));
+  const parsed = runtimeSchema.safeParse(present, { reportInput: true });
+  if (!parsed.success) throw validationError('invalid_config', 'environment', toFieldErrors(parsed.error));
+  const v = parsed.data;
+  if (v.LBSYNC_DEADLINE_MARGIN_MS >= v.LBSYNC_FUNCTION_TIMEOUT_MS) {
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_DEADLINE_MARGIN_MS',
+        message: `is ${v.LBSYNC_DEADLINE_MARGIN_MS} ms, not less than LBSYNC_FUNCTION_TIMEOUT_MS (${v.LBSYNC_FUNCTION_TIMEOUT_MS} ms): no time would be left to work`,
+        fix: 'set LBSYNC_FUNCTION_TIMEOUT_MS to the function timeout and keep the margin a few seconds below it',
+      },
+    ]);
+  }
+  return {
+    retry: { baseMs: v.LBSYNC_RETRY_BASE_MS, capMs: v.LBSYNC_RETRY_CAP_MS, maxAttempts: v.LBSYNC_MAX_ATTEMPTS },
+    delayMode: v.QUEUE_DELAY_MODE,
+    maxHoldMs: v.LBSYNC_MAX_HOLD_MS,
+    waitBudgetMs: v.LBSYNC_WAIT_BUDGET_MS,
+    transientWaitMs: v.LBSYNC_TRANSIENT_WAIT_MS,
+    requestTimeoutMs: v.LBSYNC_REQUEST_TIMEOUT_MS,
+    duplicateGraceMs: v.LBSYNC_DUPLICATE_GRACE_MS,
+    watch: { periodMs: v.LBSYNC_WATCH_PERIOD_MS, overlapMs: v.LBSYNC_WATCH_OVERLAP_MS },
+    sweepSpreadMs: v.LBSYNC_SWEEP_SPREAD_MS,
+    functionTimeoutMs: v.LBSYNC_FUNCTION_TIMEOUT_MS,
+    deadlineMarginMs: v.LBSYNC_DEADLINE_MARGIN_MS,
+    logLevel: v.LOG_LEVEL,
+    logFormat: v.LOG_FORMAT,
+  };
+}
+
+export interface InjectSettings {
+  /** INJECT_TOKEN: the bearer token every request must present; unset, inject refuses every request. */
+  token?: string;
+  /** LBSYNC_INJECT_INSECURE=true: no token check (the local stack only; a deployment refuses it). */
+  insecure: boolean;
+}
+
+/** What the inject function reads besides the queue: its token, and whether to check it at all. */
+export function injectSettingsFromEnv(env: Env = process.env): InjectSettings {
+  const token = nonEmpty(env.INJECT_TOKEN);
+  return { ...(token && { token }), insecure: env.LBSYNC_INJECT_INSECURE === 'true' };
+}
+
+export interface QueueConnection {
+  endpoint?: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+export interface QueueEnv extends QueueConnection {
+  reconcileQueueUrl: string;
+  deadLetterQueueUrl: string;
+}
+
+const QUEUE_VARIABLES = {
+  SQS_ACCESS_KEY_ID: 'set SQS_ACCESS_KEY_ID to the Scaleway Queues credential access key',
+  SQS_SECRET_ACCESS_KEY: 'set SQS_SECRET_ACCESS_KEY to the Scaleway Queues credential secret key',
+  RECONCILE_QUEUE_URL: 'set RECONCILE_QUEUE_URL to the reconcile queue URL (printed by the provision command)',
+  DEAD_LETTER_QUEUE_URL: 'set DEAD_LETTER_QUEUE_URL to the dead-letter queue URL (printed by the provision command)',
+} as const;
+
+function requireVariables(env: Env, names: readonly (keyof typeof QUEUE_VARIABLES)[]): void {
+  const errors = names.filter((name) => !nonEmpty(env[name])).map((name) => ({ path: name, message: 'is not set', fix: QUEUE_VARIABLES[name] }));
+  if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
+}
+
+/** The SQS endpoint and credentials, without the queue URLs (provisioning creates those). */
+export function queueConnectionFromEnv(env: Env = process.env): QueueConnection {
+  requireVariables(env, ['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
+  const rawEndpoint = nonEmpty(env.SQS_ENDPOINT);
+  const endpoint = rawEndpoint && stripUrlCredentials(rawEndpoint);
+  return {
+    ...(endpoint && { endpoint }),
+    region: nonEmpty(env.SQS_REGION) ?? 'fr-par',
+    accessKeyId: env.SQS_ACCESS_KEY_ID as string,
+    secretAccessKey: env.SQS_SECRET_ACCESS_KEY as string,
+  };
+}
+
+/** One queue URL, named by its variable, checked on its own (a sender needs no dead-letter URL). */
+export function queueUrlFromEnv(env: Env, name: 'RECONCILE_QUEUE_URL' | 'DEAD_LETTER_QUEUE_URL'): string {
+  requireVariables(env, [name]);
+  return stripUrlCredentials(env[name]?.trim() as string);
+}
+
+export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
+  requireVariables(env, ['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL']);
+  return {
+    ...queueConnectionFromEnv(env),
+    reconcileQueueUrl: queueUrlFromEnv(env, 'RECONCILE_QUEUE_URL'),
+    deadLetterQueueUrl: queueUrlFromEnv(env, 'DEAD_LETTER_QUEUE_URL'),
+  };
+}
+
+const SECRET_VARIABLES = [
+  'SCW_SECRET_KEY', 'LBSYNC_SCW_SECRET_KEY', 'SQS_SECRET_ACCESS_KEY', 'INJECT_TOKEN', 'SCW_ACCESS_KEY', 'LBSYNC_SCW_ACCESS_KEY',
+  'SQS_ACCESS_KEY_ID', 'FUNCTION_TOKEN',
+];
+/** Variables holding URLs whose userinfo (user:password@) is a secret. */
+const URL_VARIABLES = ['SCW_API_URL', 'LBSYNC_SCW_API_URL', 'SQS_ENDPOINT', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL'];
+
+/** Values that must never reach a log line, a dead-letter record, an answer or the CLI's output. */
+export function secretValues(env: Env = process.env): string[] {
+  const plain = SECRET_VARIABLES.map((n) => nonEmpty(env[n]));
+  const inUrls = URL_VARIABLES.flatMap((n) => urlCredentials(nonEmpty(env[n])));
+  return [...plain, ...inUrls].filter((v): v is string => v !== undefined && v.length >= 6);
+}
+
+/** What is wrong but harmless enough to run with, told once when a process starts. */
+export function configWarnings(env: Env = process.env): string[] {
+  return URL_VARIABLES.filter((n) => hasUrlCredentials(nonEmpty(env[n]))).map(
+    (n) => `${n} carries credentials (user:password@); they are removed: never sent and never shown (the Scaleway APIs authenticate with the keys)`,
+  );
+}

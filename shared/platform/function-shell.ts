@@ -1,0 +1,47 @@
+import { secretValues } from './config';
+import type { Logger } from './log';
+import { formatError, invocationLogger } from './log';
+import type { PlatformContext, PlatformEvent, PlatformResponse } from './request-response';
+import { jsonResponse, requestId } from './request-response';
+import type { FunctionRuntime } from './runtime';
+import { createFunctionRuntime } from './runtime';
+import type { Scrubber } from './scrub';
+import { createScrubber } from './scrub';
+
+export type Handle = (event: PlatformEvent, context?: PlatformContext) => Promise<PlatformResponse>;
+type Run = (event: PlatformEvent, runtime: FunctionRuntime, logger: Logger) => Promise<PlatformResponse>;
+
+/**
+ * The part every function shares: the runtime read once per process, a per-invocation logger
+ * with Powertools' keys, a configuration error turned into a logged 500 rather than a crash, and
+ * every answer scrubbed of secrets (an API error echoing a key must not reach the caller).
+ */
+export function functionShell(name: string, run: Run, configErrorBody: (message: string) => unknown): Handle {
+  let runtime: FunctionRuntime | undefined;
+  let coldStart = true;
+  return async (event, context = {}) => {
+    const wasCold = coldStart;
+    coldStart = false;
+    try {
+      runtime ??= createFunctionRuntime(`lbsync-${name}`);
+      const id = requestId(event);
+      const logger = invocationLogger(runtime.logger, {
+        functionName: context.functionName || name,
+        coldStart: wasCold,
+        ...(context.memoryLimitInMb !== undefined && { memorySizeMb: context.memoryLimitInMb }),
+        ...(id && { requestId: id }),
+      });
+      return scrubbed(await run(event, runtime, logger), runtime.scrubber);
+    } catch (error) {
+      const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
+      const message = scrubber.text((error as Error)?.message ?? String(error));
+      if (runtime) runtime.logger.error({ error }, message);
+      else console.error(JSON.stringify({ level: 'ERROR', timestamp: new Date().toISOString(), service: `lbsync-${name}`, message, error: scrubber.value(formatError(error)) }));
+      return scrubbed(jsonResponse(500, configErrorBody(message)), scrubber);
+    }
+  };
+}
+
+function scrubbed(response: PlatformResponse, scrubber: Scrubber): PlatformResponse {
+  return { ...response, body: scrubber.text(response.body) };
+}

@@ -1,0 +1,47 @@
+import type { EventQueue } from '../adapters/queue';
+import { createEventQueue } from '../adapters/queue';
+import type { Target } from '../schemas/target';
+import type { Env, QueueEnv, RuntimeConfig } from './config';
+import { configWarnings, loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, secretValues } from './config';
+import type { Logger } from './log';
+import { createLogger } from './log';
+import type { Scrubber } from './scrub';
+import { createScrubber } from './scrub';
+
+/** What a function needs, read once per process from the environment; each part only when first used. */
+export interface FunctionRuntime {
+  readonly logger: Logger;
+  readonly config: RuntimeConfig;
+  /** Applied to every log line, answer and dead-letter record this process writes. */
+  readonly scrubber: Scrubber;
+  targets(): Target[];
+  targetsByName(): ReadonlyMap<string, Target>;
+  queueEnv(): QueueEnv;
+  queue(): EventQueue;
+}
+
+/** Runs make() on the first call only; later calls return its value. */
+export function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
+}
+
+export function createFunctionRuntime(service: string, env: Env = process.env): FunctionRuntime {
+  const config = runtimeConfigFromEnv(env);
+  const scrubber = createScrubber(secretValues(env));
+  const logger = createLogger({ service, level: config.logLevel, format: config.logFormat, scrubber });
+  for (const warning of configWarnings(env)) logger.warn({ warning }, warning);
+  const targets = once(() => loadTargets(env));
+  const targetsByName = once(() => new Map(targets().map((t) => [t.name, t])));
+  const queueEnv = once(() => queueEnvFromEnv(env));
+  const queue = once(() => {
+    const q = queueEnv();
+    return createEventQueue({
+      ...(q.endpoint && { endpoint: q.endpoint }),
+      region: q.region,
+      accessKeyId: q.accessKeyId,
+      secretAccessKey: q.secretAccessKey,
+    });
+  });
+  return { logger, config, scrubber, targets, targetsByName, queueEnv, queue };
+}

@@ -1,0 +1,132 @@
+// Reading the world (shared/reconcile/observe.ts) with the real SDK against the emulator: finding the target's LB,
+// reading its backends (one listing; the frontends only when a name is carried twice), and refusing to write to
+// an LB that is not ready. Each case counts the calls in the emulator's log.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { ObservedLb } from '../../../shared/core/model';
+import { LbSyncError } from '../../../shared/errors/lbsync-error';
+import { assertWritable, findLb, observeBackends } from '../../../shared/reconcile/observe';
+import type { World } from '../../support/world';
+import { DEMO_LB_ID, demoBackend, demoSeed, demoSeedWith, demoTarget, startWorld } from '../../support/world';
+
+let world: World;
+const operations = () => world.emulator.calls().map((c) => c.operation);
+const OLD = '00000000-0000-4000-8000-000000000001';
+const NEW = '00000000-0000-4000-8000-000000000002';
+const OTHER_LB = '00000000-0000-4000-8000-0000000000b2';
+
+async function thrown(promise: Promise<unknown>): Promise<LbSyncError> {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(LbSyncError);
+  return error as LbSyncError;
+}
+
+beforeAll(async () => {
+  world = await startWorld();
+});
+afterAll(async () => {
+  await world?.stop();
+});
+beforeEach(() => {
+  world.emulator.loadSeed(demoSeed());
+  world.emulator.clearFaults();
+  world.emulator.resetCalls();
+});
+
+describe('findLb', () => {
+  it('by name: the LB with exactly that name, though ListLbs?name= also returns its longer namesakes; one call', async () => {
+    world.emulator.loadSeed(demoSeedWith({ moreLbs: [{ id: OTHER_LB, name: 'api.demo.k8s.local.old', zone: 'fr-par-1' }] }));
+    const lb = await findLb(world.gateway(), demoTarget());
+    expect(lb).toMatchObject({ id: DEMO_LB_ID, name: 'api.demo.k8s.local', zone: 'fr-par-1', status: 'ready' });
+    expect(operations()).toEqual(['ListLbs']);
+  });
+
+  it('by id: one GetLb', async () => {
+    const lb = await findLb(world.gateway(), demoTarget({ loadBalancer: { id: DEMO_LB_ID } }));
+    expect(lb.name).toBe('api.demo.k8s.local');
+    expect(operations()).toEqual(['GetLb']);
+  });
+
+  it('no LB of that name: lb_not_found, told with the name the target gives', async () => {
+    const error = await thrown(findLb(world.gateway(), demoTarget({ loadBalancer: { name: 'api.gone.k8s.local' } })));
+    expect(error).toMatchObject({ code: 'lb_not_found', errorClass: 'permanent', lb: { name: 'api.gone.k8s.local' } });
+    expect(error.message).toBe('finding load-balancer api.gone.k8s.local: no load-balancer named "api.gone.k8s.local" in fr-par-1');
+  });
+
+  it('no LB with that id: the API\'s untyped 404 is lb_not_found, told with the id', async () => {
+    const id = '00000000-0000-4000-8000-00000000dead';
+    const error = await thrown(findLb(world.gateway(), demoTarget({ loadBalancer: { id } })));
+    expect(error).toMatchObject({ code: 'lb_not_found', lb: { id } });
+    expect(error.message).toMatch(new RegExp(`^finding load-balancer ${id}: `));
+  });
+
+  it('two LBs with exactly that name: lb_ambiguous, naming both ids', async () => {
+    world.emulator.loadSeed(demoSeedWith({ moreLbs: [{ id: OTHER_LB, name: 'api.demo.k8s.local', zone: 'fr-par-1' }] }));
+    const error = await thrown(findLb(world.gateway(), demoTarget()));
+    expect(error.code).toBe('lb_ambiguous');
+    expect(error.message).toContain(DEMO_LB_ID);
+    expect(error.message).toContain(OTHER_LB);
+  });
+});
+
+describe('observeBackends', () => {
+  it('each managed backend by exact name (a longer namesake is not it): one ListBackends, no ListFrontends', async () => {
+    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(), demoBackend(['51.15.100.99'], { name: 'lb-backend-https-old' })] }));
+    const gateway = world.gateway();
+    const lb = await findLb(gateway, demoTarget());
+    world.emulator.resetCalls();
+    const observed = await observeBackends(gateway, demoTarget(), lb);
+    expect([...observed.byName.keys()]).toEqual(['lb-backend-https']);
+    expect(observed.byName.get('lb-backend-https')?.pool).toEqual(demoBackend().pool);
+    expect(observed.duplicates).toEqual([]);
+    expect(operations()).toEqual(['ListBackends']);
+  });
+
+  it('a name carried twice: the frontends are read (once); the backend a frontend uses is kept, though it is younger', async () => {
+    world.emulator.loadSeed(
+      demoSeedWith({
+        backends: [demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }), demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' })],
+        frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
+      }),
+    );
+    const gateway = world.gateway();
+    const lb = await findLb(gateway, demoTarget());
+    world.emulator.resetCalls();
+    const observed = await observeBackends(gateway, demoTarget(), lb);
+    expect(observed.byName.get('lb-backend-https')?.id).toBe(NEW);
+    expect(observed.duplicates).toMatchObject([{ name: 'lb-backend-https', kept: { id: NEW }, others: [{ id: OLD }] }]);
+    expect([...(observed.duplicates[0]?.inUse ?? [])]).toEqual([NEW]);
+    expect(operations()).toEqual(['ListBackends', 'ListFrontends']);
+  });
+
+  it('a name carried twice, no frontend using either: the oldest is kept (the order every reconcile agrees on)', async () => {
+    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }), demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' })] }));
+    const gateway = world.gateway();
+    const observed = await observeBackends(gateway, demoTarget(), await findLb(gateway, demoTarget()));
+    expect(observed.byName.get('lb-backend-https')?.id).toBe(OLD);
+  });
+
+  it("a failed listing is told in kOps' listing words, with the LB id as kOps' Find puts it", async () => {
+    const gateway = world.gateway();
+    const lb = await findLb(gateway, demoTarget());
+    world.emulator.addFault({ operation: 'ListBackends', status: 503, body: { message: 'service unavailable' } });
+    const error = await thrown(observeBackends(gateway, demoTarget(), lb));
+    expect(error).toMatchObject({ code: 'api_unavailable', lb: { id: DEMO_LB_ID, name: 'api.demo.k8s.local' } });
+    expect(error.message).toMatch(new RegExp(`^listing back-ends for load-balancer ${DEMO_LB_ID}: `));
+  });
+});
+
+describe('assertWritable', () => {
+  const lb = (status: string): ObservedLb => ({ id: DEMO_LB_ID, name: 'api.demo.k8s.local', zone: 'fr-par-1', status, instanceStatuses: ['ready'] });
+
+  it.each(['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'])('%s: lb_transient_state (wait, then retry)', (status) => {
+    expect(() => assertWritable(lb(status))).toThrow(expect.objectContaining({ code: 'lb_transient_state', message: `waiting for load-balancer api.demo.k8s.local: load-balancer is ${status}` }));
+  });
+
+  it.each(['stopped', 'error', 'locked'])('%s: lb_not_ready (a human must look)', (status) => {
+    expect(() => assertWritable(lb(status))).toThrow(expect.objectContaining({ code: 'lb_not_ready', errorClass: 'permanent' }));
+  });
+
+  it('ready: writable', () => {
+    expect(() => assertWritable(lb('ready'))).not.toThrow();
+  });
+});

@@ -1,0 +1,359 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { faultBodies } from '../../../emulator';
+import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
+import type { Target } from '../../../shared/schemas/target';
+import type { World } from '../../support/world';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, DEMO_WORKER_IPS, demoSeed, demoTarget, startWorld } from '../../support/world';
+
+let world: World;
+const fastSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20)));
+
+async function reconcile(target: Target = demoTarget(), event: Parameters<typeof reconcileTarget>[1] = {}, requestTimeoutMs?: number) {
+  return reconcileTarget(target, event, { gateway: world.gateway(requestTimeoutMs), waitBudgetMs: 3_000, sleep: fastSleep });
+}
+
+async function converge(target: Target = demoTarget()) {
+  const result = await reconcile(target);
+  expect(result.error).toBeUndefined();
+  world.emulator.resetCalls();
+  // Let the instances' pending window pass, as the next event would find it.
+  await new Promise((r) => setTimeout(r, 40));
+}
+
+beforeEach(async () => {
+  world = await startWorld();
+});
+afterEach(async () => {
+  await world.stop();
+});
+
+describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
+  it('creates a missing backend with only the control-plane IPs and the intended health check', async () => {
+    const result = await reconcile();
+    expect(result.status).toBe('applied');
+    expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend']);
+    const [backend] = world.backends();
+    expect(backend).toMatchObject({
+      name: 'lb-backend-https', forward_port: 443, forward_protocol: 'tcp', forward_port_algorithm: 'roundrobin',
+      sticky_sessions: 'none', proxy_protocol: 'proxy_protocol_none',
+      pool: DEMO_CONTROL_PLANE_IPS,
+      health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5 },
+    });
+    for (const worker of DEMO_WORKER_IPS) expect(backend?.pool).not.toContain(worker);
+    expect(world.writes()).toEqual(['CreateBackend']);
+    expect(result.apiCalls.writes).toBe(1);
+  });
+
+  it('in sync: at most 3 reads and no write', async () => {
+    await converge();
+    const result = await reconcile();
+    expect(result.status).toBe('noop');
+    expect(result.planned).toEqual([]);
+    expect(world.writes()).toEqual([]);
+    const reads = world.emulator.calls().map((c) => c.operation).sort();
+    expect(reads).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
+    expect(result.apiCalls).toMatchObject({ reads: 3, writes: 0 });
+  });
+
+  it('one replaced control-plane server whose health check fails: one health read, exactly one SetBackendServers', async () => {
+    await converge();
+    world.emulator.replaceServer(DEMO_CP0_ID, {
+      name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: ['51.15.100.31'],
+      tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+    });
+    const result = await reconcile();
+    expect(result.status).toBe('applied');
+    expect(world.writes()).toEqual(['SetBackendServers']);
+    expect(result.done).toMatchObject([{ kind: 'SetBackendServers', added: ['51.15.100.31'], removed: ['51.15.100.11'] }]);
+    expect(world.backends()[0]?.pool).toEqual(['51.15.100.12', '51.15.100.13', '51.15.100.31']);
+    const reads = world.emulator.calls().filter((c) => !c.write).map((c) => c.operation);
+    expect(reads.slice(0, 3).sort()).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
+    // Before a write that removes a member: the LB's health checks (the deleted server fails at once here).
+    expect(reads[3]).toBe('ListBackendStats');
+    expect(reads.slice(4).every((op) => op === 'GetLb')).toBe(true); // readiness checks only
+    expect(result.rollouts?.[0]?.rollout.removed).toEqual([{ ip: '51.15.100.11', why: "the LB's health check fails it" }]);
+  });
+
+  it('a new control-plane server only added: one write, no health read', async () => {
+    await converge();
+    world.emulator.upsertServer({
+      name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.14'],
+      tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+    });
+    const result = await reconcile();
+    expect(result.status).toBe('applied');
+    expect(world.writes()).toEqual(['SetBackendServers']);
+    expect(world.emulator.calls().map((c) => c.operation)).not.toContain('ListBackendStats');
+    expect(world.backends()[0]?.pool).toEqual([...DEMO_CONTROL_PLANE_IPS, '51.15.100.14']);
+  });
+
+  it('spec drift: one full-PUT UpdateBackend that keeps the fields nobody asked about', async () => {
+    await converge();
+    const before = world.backends()[0] as Record<string, unknown>;
+    const drifted = demoTarget({ backends: [{ name: 'lb-backend-https', forwardPort: 443, forwardPortAlgorithm: 'leastconn' }] });
+    const result = await reconcile(drifted);
+    expect(world.writes()).toEqual(['UpdateBackend']);
+    expect(result.done[0]).toMatchObject({ kind: 'UpdateBackend', changes: [{ field: 'forwardPortAlgorithm', from: 'roundrobin', to: 'leastconn' }] });
+    const after = world.backends()[0] as Record<string, unknown>;
+    expect(after.forward_port_algorithm).toBe('leastconn');
+    for (const field of ['timeout_server', 'timeout_connect', 'timeout_tunnel', 'on_marked_down_action', 'max_retries', 'pool', 'health_check']) {
+      expect(after[field], field).toEqual(before[field]);
+    }
+  });
+
+  it('health-check drift: UpdateHealthCheck with durations compared as integer ms', async () => {
+    await converge();
+    const slower = demoTarget({ backends: [{ name: 'lb-backend-https', forwardPort: 443, healthCheck: { checkDelayMs: 5000 } }] });
+    const result = await reconcile(slower);
+    expect(world.writes()).toEqual(['UpdateHealthCheck']);
+    expect(result.status).toBe('applied');
+    expect(world.backends()[0]?.health_check).toMatchObject({ check_delay: 5000, check_timeout: 1000, check_max_retries: 5, port: 443 });
+    world.emulator.resetCalls();
+    expect((await reconcile(slower)).status).toBe('noop');
+  });
+
+  it('LB in a transient state: no write, a transient result', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
+    const result = await reconcile();
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatchObject({ code: 'lb_transient_state', errorClass: 'transient' });
+    expect(result.error?.message).toMatch(/^waiting for load-balancer /);
+    expect(world.writes()).toEqual([]);
+  });
+
+  it('LB briefly transient: waited for in the invocation (transientWaitMs), then written, no retry needed', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating', 300);
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, transientWaitMs: 3_000 });
+    expect(result.status).toBe('applied');
+    expect(world.writes()).toEqual(['CreateBackend']);
+    const [first, write] = [world.emulator.calls()[0], world.emulator.calls().find((c) => c.write)];
+    expect((write?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('LB transient for longer than transientWaitMs: a transient result, no write', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating', 5_000);
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, transientWaitMs: 400 });
+    expect(result.error).toMatchObject({ code: 'lb_transient_state', errorClass: 'transient' });
+    expect(world.writes()).toEqual([]);
+    expect(world.emulator.calls().filter((c) => c.operation === 'GetLb').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('LB locked: permanent, no write', async () => {
+    world.emulator.setLbStatus(DEMO_LB_ID, 'locked');
+    const result = await reconcile();
+    expect(result.error).toMatchObject({ code: 'lb_not_ready', errorClass: 'permanent' });
+    expect(world.writes()).toEqual([]);
+  });
+
+  function seedWithDuplicates(backends: Record<string, unknown>[], frontends: Record<string, unknown>[] = []) {
+    const seed = demoSeed();
+    const lb = seed.lbs?.[0];
+    if (!lb) throw new Error('demo seed has no LB');
+    lb.backends = backends as never;
+    lb.frontends = frontends as never;
+    world.emulator.loadSeed(seed);
+  }
+  const OLD = '00000000-0000-4000-8000-000000000001';
+  const NEW = '00000000-0000-4000-8000-000000000002';
+
+  it('duplicate-named backends: never a third; the unused one with our settings is removed, the oldest kept', async () => {
+    seedWithDuplicates([
+      { id: NEW, name: 'lb-backend-https', forward_port: 443, pool: ['51.15.100.99'], created_at: '2026-01-02T00:00:00Z' },
+      { id: OLD, name: 'lb-backend-https', forward_port: 443, pool: ['51.15.100.98'], created_at: '2026-01-01T00:00:00Z' },
+    ]);
+    const result = await reconcile();
+    expect(result.status).toBe('applied');
+    expect(result.done).toMatchObject([{ kind: 'SetBackendServers', backendId: OLD }, { kind: 'DeleteDuplicateBackend', backendId: NEW, keptId: OLD }]);
+    expect(world.writes()).toEqual(['SetBackendServers', 'DeleteBackend']);
+    expect(world.backends().map((b) => b.id)).toEqual([OLD]);
+    expect(world.emulator.calls().filter((c) => c.operation === 'ListFrontends')).toHaveLength(1);
+  });
+
+  it('duplicates: the one a frontend uses is kept, and one with other settings is left alone, with the reason', async () => {
+    seedWithDuplicates(
+      [
+        { id: OLD, name: 'lb-backend-https', forward_port: 6443, pool: DEMO_CONTROL_PLANE_IPS, created_at: '2026-01-01T00:00:00Z' },
+        { id: NEW, name: 'lb-backend-https', forward_port: 443, pool: DEMO_CONTROL_PLANE_IPS, created_at: '2026-01-02T00:00:00Z',
+          health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} } },
+      ],
+      [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
+    );
+    const result = await reconcile();
+    expect(result.status).toBe('noop');
+    expect(world.writes()).toEqual([]);
+    expect(result.warnings.join('\n')).toMatch(new RegExp(`using ${NEW}; leaving ${OLD} alone: its settings differ`));
+    expect(world.backends()).toHaveLength(2);
+  });
+
+  it('no duplicates: the frontends are not read', async () => {
+    await converge();
+    await reconcile();
+    expect(world.emulator.calls().map((c) => c.operation)).not.toContain('ListFrontends');
+  });
+
+  it('no matching servers: the pool is not emptied, the result is transient', async () => {
+    await converge();
+    const lonely = demoTarget({ servers: { tags: ['noprefix=kops.k8s.io/cluster=nowhere'] } });
+    const result = await reconcile(lonely);
+    expect(result.error).toMatchObject({ code: 'no_servers', errorClass: 'transient' });
+    expect(world.writes()).toEqual([]);
+    expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    // ...unless the target explicitly allows an empty pool: still never while members pass their health checks
+    // (rolling-update safety: the members here are running servers, so discovery looks partial)...
+    const allowed = demoTarget({ servers: { tags: ['noprefix=kops.k8s.io/cluster=nowhere'] }, allowEmptyPool: true });
+    expect((await reconcile(allowed)).error).toMatchObject({ code: 'discovery_suspect', errorClass: 'transient' });
+    expect(world.writes()).toEqual([]);
+    // ...and once the LB reports them failing, the empty pool is written.
+    for (const ip of DEMO_CONTROL_PLANE_IPS) world.emulator.forceHealth(ip, 'failed');
+    expect((await reconcile(allowed)).status).toBe('applied');
+    expect(world.backends()[0]?.pool).toEqual([]);
+  });
+
+  describe("an event's serverIps is an assertion checked against discovery, never a pool", () => {
+    const writtenPools = () => world.emulator.history().map((w) => w.pool);
+
+    it('addresses outside discovery are never written: the discovered pool is, then the event fails untrusted_server_ips', async () => {
+      // The demo backend is missing: discovery's pool is written (created), the hostile addresses are not.
+      const result = await reconcile(demoTarget(), { serverIps: ['6.6.6.6', '51.15.100.11'] });
+      expect(result.error).toMatchObject({ code: 'untrusted_server_ips', errorClass: 'transient' });
+      expect(result.error?.message).toMatch(/^event serverIps 6\.6\.6\.6 not returned by the discovery of target demo\.k8s\.local/);
+      expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend']);
+      expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+      expect(writtenPools().flat()).not.toContain('6.6.6.6');
+      expect(world.emulator.calls().map((c) => c.operation)).toContain('ListServers');
+    });
+
+    it('in sync and asserting an address discovery lacks: no write at all, still untrusted_server_ips', async () => {
+      await converge();
+      world.emulator.resetHistory();
+      const result = await reconcile(demoTarget(), { serverIps: ['51.15.100.99'] });
+      expect(result.error?.code).toBe('untrusted_server_ips');
+      expect(world.writes()).toEqual([]);
+      expect(writtenPools()).toEqual([]);
+      expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    });
+
+    it('a subset of the discovered pool never shrinks it: the asserted addresses are there, nothing is removed', async () => {
+      await converge();
+      const result = await reconcile(demoTarget(), { serverIps: ['51.15.100.12', '51.15.100.11'] });
+      expect(result.error).toBeUndefined();
+      expect(result.status).toBe('noop');
+      expect(world.writes()).toEqual([]);
+      expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    });
+
+    it('a new server not yet tagged: the assertion fails until discovery shows it, then holds (another spelling of one IPv6 matches)', async () => {
+      await converge();
+      const untagged = { name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.14'], tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local'] };
+      world.emulator.upsertServer({ id: '9e3c9a3c-0000-4000-8000-000000000014', ...untagged });
+      const early = await reconcile(demoTarget(), { serverIps: ['51.15.100.14'] });
+      expect(early.error?.code).toBe('untrusted_server_ips');
+      expect(world.writes()).toEqual([]);
+      world.emulator.upsertServer({ id: '9e3c9a3c-0000-4000-8000-000000000014', ...untagged, tags: [...untagged.tags, 'noprefix=kops.k8s.io/role=ControlPlane'] });
+      const later = await reconcile(demoTarget(), { serverIps: ['51.15.100.14'] });
+      expect(later.error).toBeUndefined();
+      expect(later.status).toBe('applied');
+      expect(world.backends()[0]?.pool).toEqual([...DEMO_CONTROL_PLANE_IPS, '51.15.100.14']);
+    });
+  });
+
+  it('ipam-private: private-NIC addresses from IPAM, one ListIPs call, masks stripped', async () => {
+    const target = demoTarget({ servers: { tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'ipam-private' } });
+    const result = await reconcile(target);
+    expect(result.status).toBe('applied');
+    expect(world.backends()[0]?.pool).toEqual(['10.0.0.11', '10.0.0.12', '10.0.0.13']);
+    expect(world.emulator.calls().filter((c) => c.operation === 'ListIPs')).toHaveLength(1);
+  });
+
+  it('an LB named by id costs a GetLb instead of a ListLbs', async () => {
+    await converge();
+    const result = await reconcile(demoTarget({ loadBalancer: { id: DEMO_LB_ID } }));
+    expect(result.status).toBe('noop');
+    expect(world.emulator.calls().map((c) => c.operation).sort()).toEqual(['GetLb', 'ListBackends', 'ListServers']);
+  });
+
+  it('dry run plans without writing', async () => {
+    const result = await reconcile(demoTarget(), { dryRun: true });
+    expect(result.status).toBe('planned');
+    expect(result.planned.map((a) => a.kind)).toEqual(['CreateBackend']);
+    expect(world.writes()).toEqual([]);
+  });
+});
+
+describe('error classes, from real API answers', () => {
+  const replaceCp0 = () =>
+    world.emulator.replaceServer(DEMO_CP0_ID, {
+      name: 'cp-new', zone: 'fr-par-1', publicIps: ['51.15.100.41'],
+      tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+    });
+
+  const cases = [
+    { name: '409 transient_state', fault: faultBodies.transientState(DEMO_LB_ID), code: 'api_transient_state', errorClass: 'transient' },
+    { name: '429 with reset_seconds', fault: faultBodies.tooManyRequests(4), code: 'rate_limited', errorClass: 'transient', retryAfterMs: 4000 },
+    { name: '503', fault: faultBodies.serviceUnavailable(), code: 'api_unavailable', errorClass: 'transient' },
+    { name: '403 permissions_denied', fault: faultBodies.permissionsDenied(), code: 'permissions_denied', errorClass: 'permanent' },
+    { name: '403 quotas_exceeded', fault: faultBodies.quotasExceeded(), code: 'quotas_exceeded', errorClass: 'permanent' },
+    { name: '400 invalid_arguments', fault: faultBodies.invalidArguments('server_ip'), code: 'invalid_arguments', errorClass: 'permanent' },
+    { name: '412 precondition_failed', fault: faultBodies.preconditionFailed(), code: 'precondition_failed', errorClass: 'permanent' },
+    { name: '401 denied_authentication', fault: faultBodies.deniedAuthentication(), code: 'authentication_denied', errorClass: 'permanent' },
+    { name: 'backend 404', fault: { status: 404, body: { message: 'backend not Found' } }, code: 'backend_not_found', errorClass: 'not_found' },
+    { name: 'connection reset', fault: { reset: true }, code: 'network_error', errorClass: 'transient' },
+  ] as const;
+
+  for (const c of cases) {
+    it(`${c.name} on SetBackendServers -> ${c.code} (${c.errorClass}), wrapped with kOps' message`, async () => {
+      await converge();
+      replaceCp0();
+      world.emulator.addFault({ operation: 'SetBackendServers', ...c.fault });
+      const result = await reconcile();
+      expect(result.status).toBe('failed');
+      expect(result.error).toMatchObject({ code: c.code, errorClass: c.errorClass });
+      // kOps fills this message with the LB's name; the id travels beside it.
+      expect(result.error?.message).toMatch(new RegExp(`^updating back-end server IPs for load-balancer api\\.demo\\.k8s\\.local: `));
+      expect(result.error?.lb).toEqual({ id: DEMO_LB_ID, name: 'api.demo.k8s.local' });
+      expect(result.error?.cause).toBeDefined();
+      if ('retryAfterMs' in c) expect(result.error?.retryAfterMs).toBe(c.retryAfterMs);
+    });
+  }
+
+  it('a hang past the request timeout is a transient network error', async () => {
+    await converge();
+    world.emulator.addFault({ operation: 'ListBackends', hang: true });
+    const result = await reconcile(demoTarget(), {}, 300);
+    expect(result.error).toMatchObject({ code: 'network_error', errorClass: 'transient' });
+    expect(result.error?.message).toMatch(/^listing back-ends for load-balancer .*: request timed out/);
+  });
+
+  it('a missing LB is permanent', async () => {
+    const result = await reconcile(demoTarget({ loadBalancer: { name: 'api.gone.k8s.local' } }));
+    expect(result.error).toMatchObject({ code: 'lb_not_found', errorClass: 'permanent' });
+    const byId = await reconcile(demoTarget({ loadBalancer: { id: '00000000-0000-4000-8000-00000000dead' } }));
+    expect(byId.error).toMatchObject({ code: 'lb_not_found', errorClass: 'permanent' });
+  });
+
+  it('a ListServers failure carries kOps\' message', async () => {
+    world.emulator.addFault({ operation: 'ListServers', ...faultBodies.internal() });
+    const result = await reconcile();
+    expect(result.error?.message).toMatch(/^getting cluster servers for load-balancer's back-end: /);
+    expect(world.writes()).toEqual([]);
+  });
+
+  it('create failure carries kOps\' create message', async () => {
+    world.emulator.addFault({ operation: 'CreateBackend', ...faultBodies.invalidArguments('forward_port') });
+    const result = await reconcile();
+    expect(result.error?.message).toMatch(/^creating back-end for load-balancer /);
+    expect(result.error?.code).toBe('invalid_arguments');
+  });
+
+  it('readiness budget exhausted after a write reports apply_timeout (transient)', async () => {
+    const slow = await startWorld({ instancePendingMs: 5_000 });
+    try {
+      const result = await reconcileTarget(demoTarget(), {}, { gateway: slow.gateway(), waitBudgetMs: 200, sleep: fastSleep });
+      expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend']);
+      expect(result.error).toMatchObject({ code: 'apply_timeout', errorClass: 'transient' });
+      expect(result.error?.message).toMatch(/^waiting for load-balancer /);
+    } finally {
+      await slow.stop();
+    }
+  });
+});

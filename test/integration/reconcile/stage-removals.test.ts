@@ -1,0 +1,108 @@
+// Cutting a pool write down to what is safe now (shared/reconcile/stage-removals.ts) with the real SDK against the
+// emulator's health checks: the LB's view of the members is read (one ListBackendStats) only when a member that may
+// still serve is to leave; the policy itself is table-tested in test/unit/core/rollout.test.ts.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { DiscoveredPool } from '../../../shared/core/desired';
+import type { Action, ObservedLb } from '../../../shared/core/model';
+import { LbSyncError } from '../../../shared/errors/lbsync-error';
+import { discoverPool } from '../../../shared/reconcile/discover';
+import { findLb } from '../../../shared/reconcile/observe';
+import { stageRemovals } from '../../../shared/reconcile/stage-removals';
+import type { World } from '../../support/world';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoBackend, demoSeedWith, demoTarget, startWorld } from '../../support/world';
+
+let world: World;
+const BACKEND = '00000000-0000-4000-8000-0000000000a1';
+const [OLD_IP, IP_1, IP_2] = DEMO_CONTROL_PLANE_IPS as [string, string, string];
+const NEW_IP = '51.15.100.14';
+const healthReads = () => world.emulator.calls().filter((c) => c.operation === 'ListBackendStats').length;
+
+const setPool = (pool: string[], added: string[], removed: string[]): Extract<Action, { kind: 'SetBackendServers' }> => ({
+  kind: 'SetBackendServers', backend: 'lb-backend-https', backendId: BACKEND, pool, added, removed,
+});
+
+/** The LB and the discovered pool after control plane 0 was replaced by NEW_IP (optionally still there, stopping). */
+async function afterReplacement(oldState?: 'stopping'): Promise<{ lb: ObservedLb; pool: DiscoveredPool }> {
+  const target = demoTarget();
+  if (oldState) world.emulator.upsertServer({ id: DEMO_CP0_ID, name: 'control-plane-fr-par-1-0', zone: 'fr-par-1', state: oldState, publicIps: [OLD_IP], tags: target.servers.tags });
+  else world.emulator.removeServer(DEMO_CP0_ID);
+  world.emulator.upsertServer({ name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: [NEW_IP], tags: target.servers.tags });
+  const gateway = world.gateway();
+  const result = { lb: await findLb(gateway, target), pool: await discoverPool(gateway, target) };
+  world.emulator.resetCalls();
+  return result;
+}
+
+beforeAll(async () => {
+  world = await startWorld({ instancePendingMs: 0 });
+});
+afterAll(async () => {
+  await world?.stop();
+});
+beforeEach(() => {
+  world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: BACKEND })] }));
+  world.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
+  world.emulator.clearForcedHealth();
+  world.emulator.clearFaults();
+});
+
+describe('stageRemovals', () => {
+  it('a write that only adds goes as planned, and reads no health', async () => {
+    const { lb, pool } = await afterReplacement();
+    const add = setPool([...DEMO_CONTROL_PLANE_IPS, NEW_IP], [NEW_IP], []);
+    const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [add], pool);
+    expect(staged).toEqual({ actions: [add], rollouts: [] });
+    expect(world.emulator.calls()).toEqual([]);
+  });
+
+  it("a member whose server discovery lists as stopping leaves at once, and its health is not read", async () => {
+    const { lb, pool } = await afterReplacement('stopping');
+    const replace = setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP]);
+    const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [replace], pool);
+    expect(staged.actions).toEqual([replace]);
+    expect(staged.hold).toBeUndefined();
+    expect(staged.rollouts[0]?.rollout.removed).toEqual([{ ip: OLD_IP, why: expect.stringContaining('server control-plane-fr-par-1-0 is stopping') }]);
+    expect(healthReads()).toBe(0);
+  });
+
+  it('a member that still passes while its replacement does not yet: the write only adds, the removal is held (removal_deferred); one health read', async () => {
+    const { lb, pool } = await afterReplacement();
+    world.emulator.forceHealth(OLD_IP, 'passed');
+    world.emulator.forceHealth(NEW_IP, 'unknown');
+    const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP])], pool);
+    expect(staged.actions).toEqual([setPool([...DEMO_CONTROL_PLANE_IPS, NEW_IP], [NEW_IP], [])]);
+    expect(staged.hold).toMatchObject({ code: 'removal_deferred', errorClass: 'transient', lb: { id: DEMO_LB_ID, name: 'api.demo.k8s.local' } });
+    expect(staged.hold?.message).toMatch(new RegExp(`^updating back-end server IPs for load-balancer api\\.demo\\.k8s\\.local: backend lb-backend-https keeps ${OLD_IP.replace(/\./g, '\\.')} for now`));
+    expect(staged.rollouts[0]?.health).toMatchObject({ [OLD_IP]: { condition: 'passing' } });
+    expect(healthReads()).toBe(1);
+  });
+
+  it('once every desired member passes (the replacement was added by an earlier write), the removal goes in this write', async () => {
+    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend([...DEMO_CONTROL_PLANE_IPS, NEW_IP], { id: BACKEND })] }));
+    const { lb, pool } = await afterReplacement();
+    world.emulator.forceHealth(OLD_IP, 'passed');
+    world.emulator.forceHealth(NEW_IP, 'passed');
+    const replace = setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP]);
+    const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [replace], pool);
+    expect(staged.actions).toEqual([replace]);
+    expect(staged.hold).toBeUndefined();
+  });
+
+  it('a removal held back entirely drops the write (nothing left to write now)', async () => {
+    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend([...DEMO_CONTROL_PLANE_IPS, NEW_IP], { id: BACKEND })] }));
+    const { lb, pool } = await afterReplacement();
+    world.emulator.forceHealth(OLD_IP, 'passed');
+    world.emulator.forceHealth(NEW_IP, 'failed');
+    const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [], [OLD_IP])], pool);
+    expect(staged.actions).toEqual([]);
+    expect(staged.hold?.code).toBe('removal_deferred');
+  });
+
+  it("a failed health read is told in the same voice: reading back-end server health for load-balancer <name>", async () => {
+    const { lb, pool } = await afterReplacement();
+    world.emulator.addFault({ operation: 'ListBackendStats', status: 503, body: { message: 'service unavailable' } });
+    const error = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP])], pool).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(LbSyncError);
+    expect(error).toMatchObject({ code: 'api_unavailable', message: expect.stringMatching(/^reading back-end server health for load-balancer api\.demo\.k8s\.local: /) });
+  });
+});

@@ -1,0 +1,183 @@
+// `npm run package` (scripts/package-check.mjs): serverless.yml through the real osls and
+// serverless-scaleway-functions, offline. The committed file packages exactly the bundles, passes the plugin's
+// own validation in a dry-run deploy, and creates what it says; each way of breaking the deployment is caught.
+// dist/ is built by the global setup (test/support/build-bundles.ts).
+import { execFile } from 'node:child_process';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
+const RUN_TIMEOUT = 180_000;
+
+interface DeployedFunction {
+  name: string;
+  runtime: string;
+  memoryMb: number;
+  timeout: string;
+  scale: [number, number];
+  privacy: string;
+  httpOption: string;
+  sandbox: string;
+  env: string[];
+  secrets: string[];
+  triggers: string[];
+}
+interface PackageCheck {
+  ok: boolean;
+  errors: string[];
+  archive?: { path: string; bytes: number; entries: string[] };
+  functions: DeployedFunction[];
+}
+type ServerlessFunction = Record<string, unknown> & { memoryLimit?: number; timeout?: string; description?: string; env?: Record<string, unknown>; events?: unknown[] };
+type Config = { service: string; package: { patterns: string[] }; functions: Record<string, ServerlessFunction> };
+
+// Plain .mjs modules without type declarations, loaded by URL.
+const load = (path: string): Promise<Record<string, unknown>> => import(new URL(path, import.meta.url).href) as Promise<Record<string, unknown>>;
+let readZip: (archive: Buffer) => Map<string, Buffer>;
+let placeholderEnv: (config: unknown) => { env: Record<string, string> };
+let outputs: { FUNCTION_OUTPUTS: string[]; SHARED_OUTPUTS: string[] };
+
+async function packageCheck(dir: string): Promise<PackageCheck> {
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'scripts/package-check.mjs'), '--root', dir, '--json'], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return JSON.parse(stdout) as PackageCheck;
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    if (failed.code !== 1 || !failed.stdout) throw new Error(`package-check could not run (exit ${failed.code}): ${failed.stderr ?? String(error)}`);
+    return JSON.parse(failed.stdout) as PackageCheck;
+  }
+}
+
+const copies: string[] = [];
+/** A service directory like the repository's (serverless.yml, dist/, node_modules), to break without touching the repository. */
+function serviceCopy(change: (config: Config) => void, files: (dir: string) => void = () => {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'lbsync-package-'));
+  copies.push(dir);
+  const config = parse(committed) as Config;
+  change(config);
+  writeFileSync(join(dir, 'serverless.yml'), stringify(config));
+  cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+  cpSync(join(root, 'dist'), join(dir, 'dist'), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  files(dir);
+  return dir;
+}
+
+beforeAll(async () => {
+  ({ readZip } = (await load('../../../scripts/serverless-check/zip.mjs')) as { readZip: typeof readZip });
+  ({ placeholderEnv } = (await load('../../../scripts/serverless-check/placeholders.mjs')) as { placeholderEnv: typeof placeholderEnv });
+  outputs = (await load('../../../scripts/build.mjs')) as typeof outputs;
+});
+
+afterAll(() => {
+  for (const dir of copies) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('npm run package on the committed serverless.yml, in the repository', () => {
+  const config = parse(committed) as Config;
+  let result: PackageCheck;
+  beforeAll(async () => {
+    result = await packageCheck(root);
+  }, RUN_TIMEOUT);
+
+  it('passes: the archive, the plugin validation and what the plugin would create', () => {
+    expect(result.errors).toEqual([]);
+    expect(result.ok).toBe(true);
+  });
+
+  it('ships the bundle of every function and dist/package.json, byte for byte what npm run build wrote, and nothing else', () => {
+    const expected = [...outputs.SHARED_OUTPUTS, ...Object.keys(config.functions).flatMap((name) => outputs.FUNCTION_OUTPUTS.map((file) => `dist/${name}/${file}`))].sort();
+    expect(expected).toEqual(expect.arrayContaining(['dist/package.json', 'dist/reconcile/handler.js', 'dist/inject/handler.js', 'dist/sweep/handler.js', 'dist/watch/handler.js']));
+    const archive = readFileSync(join(root, '.serverless', `${config.service}.zip`));
+    const files = readZip(archive);
+    expect([...files.keys()].sort()).toEqual(expected);
+    expect(result.archive?.entries).toEqual(expected);
+    for (const [path, content] of files) expect(content.equals(readFileSync(join(root, path))), path).toBe(true);
+    // The deployment's values are never in the code: not one of the values serverless package was given.
+    const placeholders = Object.values(placeholderEnv(parse(committed)).env);
+    expect(placeholders.length).toBeGreaterThan(10);
+    for (const value of placeholders) expect(archive.includes(value), value).toBe(false);
+  });
+
+  it('creates every function as serverless.yml sets it, private, on node22, with its secrets as secrets', () => {
+    expect(result.functions.map((f) => f.name)).toEqual(Object.keys(config.functions));
+    for (const fn of result.functions) {
+      const declared = config.functions[fn.name]!;
+      expect(fn).toMatchObject({ runtime: 'node22', privacy: 'private', memoryMb: declared.memoryLimit, timeout: declared.timeout, httpOption: 'redirected', sandbox: 'v2' });
+      expect(fn.env.filter((name) => fn.secrets.includes(name))).toEqual([]);
+      expect(fn.secrets).toEqual(expect.arrayContaining(['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']));
+    }
+    const byName = Object.fromEntries(result.functions.map((f) => [f.name, f]));
+    expect(byName.reconcile?.triggers).toEqual(['queue lbsync-reconcile (fr-par)']);
+    expect(byName.inject?.triggers).toEqual([]);
+    expect(byName.sweep?.triggers).toEqual(['cron "0,5,10,15,20,25,30,35,40,45,50,55 * * * *" args {}']);
+    expect(byName.watch?.triggers).toEqual(['cron "* * * * *" args {}']);
+    // Least privilege: the LB key only where it is used, inject's token only in inject.
+    expect(byName.reconcile?.secrets).toEqual(expect.arrayContaining(['LBSYNC_SCW_ACCESS_KEY', 'LBSYNC_SCW_SECRET_KEY']));
+    expect(byName.inject?.secrets).toEqual(['INJECT_TOKEN', 'SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
+    expect(byName.sweep?.secrets).toEqual(['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
+  });
+});
+
+describe('npm run package catches', () => {
+  it('an archive that gains files (a source map, a stale function, sources, a deployment value) or loses a bundle', async () => {
+    const dir = serviceCopy(
+      (c) => { c.package.patterns = [...c.package.patterns, 'shared/**']; },
+      (d) => {
+        writeFileSync(join(d, 'dist/reconcile/handler.js.map'), '{}');
+        mkdirSync(join(d, 'dist/old'));
+        writeFileSync(join(d, 'dist/old/handler.js'), 'exports.handle = () => {};\n');
+        mkdirSync(join(d, 'shared/core'), { recursive: true });
+        writeFileSync(join(d, 'shared/core/model.ts'), 'export {};\n');
+        unlinkSync(join(d, 'dist/inject/handler.js'));
+        appendFileSync(join(d, 'dist/sweep/handler.js'), `\n// ${placeholderEnv(parse(committed)).env.INJECT_TOKEN}\n`);
+      },
+    );
+    const result = await packageCheck(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual(expect.arrayContaining([
+      expect.stringContaining('archive: dist/inject/handler.js is missing from the archive'),
+      expect.stringContaining('archive: dist/reconcile/handler.js.map is in the archive but is not a build output'),
+      expect.stringContaining('archive: dist/old/handler.js is in the archive but is not a build output'),
+      expect.stringContaining('archive: shared/core/model.ts is in the archive but is not a build output'),
+      expect.stringContaining('archive: the value given to INJECT_TOKEN while packaging is inside the archive (dist/sweep/handler.js)'),
+      // The plugin's own validation, in the dry-run deploy.
+      expect.stringContaining('Handler file defined for function inject does not exist'),
+    ]));
+    expect(result.archive?.entries).toContain('dist/old/handler.js');
+    expect(result.archive?.entries).not.toContain('dist/inject/handler.js');
+  }, RUN_TIMEOUT);
+
+  it('what the plugin itself refuses: a step cron', async () => {
+    const dir = serviceCopy((c) => { c.functions.sweep!.events = [{ schedule: { rate: '*/5 * * * *', input: {} } }]; });
+    const result = await packageCheck(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual([expect.stringMatching(/^serverless deploy \(dry run against the Functions API stand-in\) failed[\s\S]*Trigger Schedule is invalid: \*\/5 \* \* \* \*/)]);
+  }, RUN_TIMEOUT);
+
+  it('what the plugin would send wrong: a number as a variable, a misspelt setting, a secret in a plain field', async () => {
+    const dir = serviceCopy((c) => {
+      c.functions.reconcile!.env!.LBSYNC_MAX_ATTEMPTS = 8;
+      delete c.functions.inject!.memoryLimit;
+      c.functions.inject!.memorySize = 128;
+      c.functions.inject!.description = '${env:INJECT_TOKEN}';
+    });
+    const result = await packageCheck(dir);
+    expect(result.ok).toBe(false);
+    expect(result.errors).toEqual(expect.arrayContaining([
+      'deploy: functions.reconcile: the plugin sends LBSYNC_MAX_ATTEMPTS as a number; the API takes strings only (quote it in serverless.yml)',
+      'deploy: functions.inject: the plugin sent no memory_limit; serverless.yml must set memoryLimit (a misspelt key is dropped without a word)',
+      'deploy: the value of INJECT_TOKEN is sent in POST functions (inject) description, not as a secret: move it under "secret"',
+    ]));
+    expect(result.errors.filter((e) => e.startsWith('archive:'))).toEqual([]);
+  }, RUN_TIMEOUT);
+});

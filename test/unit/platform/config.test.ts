@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { LbSyncError } from '../../../shared/errors/lbsync-error';
+import { auditTrailSettingsFromEnv, injectSettingsFromEnv, loadTargets, runtimeConfigFromEnv, runtimeDefaults } from '../../../shared/platform/config';
+
+const KEYS = { SCW_ACCESS_KEY: 'SCWXXXXXXXXXXXXXXXXX', SCW_SECRET_KEY: '11111111-2222-4333-8444-555555555555' };
+const ORG = '23b8c1e9-3924-46de-beb1-3b9046685257';
+
+function fieldErrors(run: () => unknown) {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(LbSyncError);
+    return (error as LbSyncError).fieldErrors ?? [];
+  }
+  throw new Error('expected a configuration error');
+}
+
+describe('the watcher\'s configuration', () => {
+  it('reads the organization from LBSYNC_SCW_DEFAULT_ORGANIZATION_ID (a function) before SCW_DEFAULT_ORGANIZATION_ID (the CLI)', () => {
+    expect(auditTrailSettingsFromEnv({ ...KEYS, SCW_DEFAULT_ORGANIZATION_ID: ORG })).toMatchObject({ organizationId: ORG, ownPrincipalIds: [] });
+    const other = '00000000-0000-4000-8000-000000000001';
+    expect(auditTrailSettingsFromEnv({ ...KEYS, SCW_DEFAULT_ORGANIZATION_ID: ORG, LBSYNC_SCW_DEFAULT_ORGANIZATION_ID: other }).organizationId).toBe(other);
+  });
+
+  it('a missing or malformed organization id is a field error naming the variable and the fix', () => {
+    const missing = fieldErrors(() => auditTrailSettingsFromEnv({ ...KEYS }));
+    expect(missing).toEqual([expect.objectContaining({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'is not set', fix: expect.stringContaining('LBSYNC_SCW_DEFAULT_ORGANIZATION_ID') })]);
+    const malformed = fieldErrors(() => auditTrailSettingsFromEnv({ ...KEYS, SCW_DEFAULT_ORGANIZATION_ID: 'my-org' }));
+    expect(malformed).toEqual([expect.objectContaining({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'must be a UUID', received: 'my-org' })]);
+  });
+
+  it('own principal ids: a comma-separated list of UUIDs', () => {
+    const ids = '7d3c1a90-5b2e-4f1c-8a6d-2e9f0b4c1d11, 8d3c1a90-5b2e-4f1c-8a6d-2e9f0b4c1d12';
+    expect(auditTrailSettingsFromEnv({ ...KEYS, SCW_DEFAULT_ORGANIZATION_ID: ORG, LBSYNC_WATCH_OWN_PRINCIPAL_IDS: ids }).ownPrincipalIds).toHaveLength(2);
+    expect(fieldErrors(() => auditTrailSettingsFromEnv({ ...KEYS, SCW_DEFAULT_ORGANIZATION_ID: ORG, LBSYNC_WATCH_OWN_PRINCIPAL_IDS: 'lbsync-functions' }))).toEqual([
+      expect.objectContaining({ path: 'LBSYNC_WATCH_OWN_PRINCIPAL_IDS', received: 'lbsync-functions' }),
+    ]);
+  });
+
+  it('window and spread: defaults, and bad values named', () => {
+    expect(runtimeConfigFromEnv({})).toMatchObject({ watch: { periodMs: 60_000, overlapMs: 120_000 }, sweepSpreadMs: 300_000 });
+    expect(runtimeConfigFromEnv({ LBSYNC_WATCH_OVERLAP_MS: '300000', LBSYNC_SWEEP_SPREAD_MS: '0' })).toMatchObject({ watch: { overlapMs: 300_000 }, sweepSpreadMs: 0 });
+    expect(fieldErrors(() => runtimeConfigFromEnv({ LBSYNC_SWEEP_SPREAD_MS: '1000000' })).map((e) => e.path)).toEqual(['LBSYNC_SWEEP_SPREAD_MS']);
+    expect(fieldErrors(() => runtimeConfigFromEnv({ LBSYNC_WATCH_PERIOD_MS: 'every minute' })).map((e) => e.path)).toEqual(['LBSYNC_WATCH_PERIOD_MS']);
+  });
+});
+
+function configError(fn: () => unknown): LbSyncError {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(LbSyncError);
+    return error as LbSyncError;
+  }
+  throw new Error('expected a validation error');
+}
+
+describe('loadTargets', () => {
+  it('names the variable when nothing is configured', () => {
+    expect(configError(() => loadTargets({})).message).toMatch(/LBSYNC_TARGETS/);
+  });
+  it('explains broken JSON', () => {
+    const error = configError(() => loadTargets({ LBSYNC_TARGETS: '[{"kops": ' }));
+    expect(error.fieldErrors?.[0]?.path).toBe('LBSYNC_TARGETS');
+    expect(error.message).toMatch(/not valid JSON/);
+  });
+  it('reads a config file holding {targets: [...]}', async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/lbsync-`);
+    writeFileSync(`${dir}/t.json`, JSON.stringify({ targets: [{ kops: { cluster: 'c.k8s.local', zone: 'fr-par-1' } }] }));
+    expect(loadTargets({ LBSYNC_CONFIG: `${dir}/t.json` })[0]?.name).toBe('c.k8s.local');
+    expect(configError(() => loadTargets({ LBSYNC_CONFIG: `${dir}/missing.json` })).message).toMatch(/cannot read/);
+  });
+});
+
+
+describe('the runtime settings', () => {
+  it('the margin must leave time to work', () => {
+    expect(() => runtimeConfigFromEnv({ LBSYNC_FUNCTION_TIMEOUT_MS: '10000', LBSYNC_DEADLINE_MARGIN_MS: '10000' })).toThrow(/LBSYNC_DEADLINE_MARGIN_MS/);
+    expect(() => runtimeConfigFromEnv({ LBSYNC_FUNCTION_TIMEOUT_MS: '999' })).toThrow(/LBSYNC_FUNCTION_TIMEOUT_MS/);
+    expect(runtimeConfigFromEnv({})).toMatchObject({ functionTimeoutMs: 60_000, deadlineMarginMs: 10_000 });
+  });
+
+  it('unset, every variable takes its default from runtime-defaults.json, which the serverless.yml checker reads too', async () => {
+    // The checker's own reading (plain node), to see it judges with the functions' defaults.
+    const checker = new URL('../../../scripts/serverless-check/env-catalog.mjs', import.meta.url).href;
+    const { RUNTIME_DEFAULTS } = (await import(checker)) as { RUNTIME_DEFAULTS: Record<string, unknown> };
+    const file = JSON.parse(readFileSync(new URL('../../../shared/platform/runtime-defaults.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+    expect(runtimeDefaults()).toEqual(file);
+    expect(RUNTIME_DEFAULTS).toEqual(file);
+    const config = runtimeConfigFromEnv({});
+    expect(config).toMatchObject({
+      retry: { baseMs: file.LBSYNC_RETRY_BASE_MS, capMs: file.LBSYNC_RETRY_CAP_MS, maxAttempts: file.LBSYNC_MAX_ATTEMPTS },
+      maxHoldMs: file.LBSYNC_MAX_HOLD_MS,
+      waitBudgetMs: file.LBSYNC_WAIT_BUDGET_MS,
+      transientWaitMs: file.LBSYNC_TRANSIENT_WAIT_MS,
+      requestTimeoutMs: file.LBSYNC_REQUEST_TIMEOUT_MS,
+      duplicateGraceMs: file.LBSYNC_DUPLICATE_GRACE_MS,
+      delayMode: file.QUEUE_DELAY_MODE,
+    });
+  });
+});
+
+describe("the inject function's settings", () => {
+  it('INJECT_TOKEN trimmed, unset when empty; LBSYNC_INJECT_INSECURE only when exactly "true"', () => {
+    expect(injectSettingsFromEnv({ INJECT_TOKEN: '  s3cret-token  ' })).toEqual({ token: 's3cret-token', insecure: false });
+    expect(injectSettingsFromEnv({ INJECT_TOKEN: '   ' })).toEqual({ insecure: false });
+    expect(injectSettingsFromEnv({})).toEqual({ insecure: false });
+    expect(injectSettingsFromEnv({ LBSYNC_INJECT_INSECURE: 'true' })).toEqual({ insecure: true });
+    for (const value of ['1', 'yes', 'TRUE', ' true']) expect(injectSettingsFromEnv({ LBSYNC_INJECT_INSECURE: value }).insecure, value).toBe(false);
+  });
+});
