@@ -1,16 +1,25 @@
 // The seam between commander and a command: each command's action returns its exit code, and any
-// throw is told on stderr (or as JSON with --json) with exit 1.
+// throw is told on stderr (or as the JSON envelope with -o json) with exit 1 (64 for usage).
 import type { Command } from 'commander';
-import type { CliIo, Output } from './output';
-import { CliError, createOutput, EXIT } from './output';
+import type { CliIo, Format, Output } from './output';
+import { CliError, createOutput } from './output';
 
 export interface Cli {
+  /** The environment here carries --profile as SCW_PROFILE once a command runs. */
   io: CliIo;
   exitCode: number;
-  /** Set once the program is parsed (it depends on --no-color). */
+  /** Set once the program is parsed (it depends on --no-color and -o). */
   output(command: Command): Output;
   /** A secret read while running (a token from a file or a named variable): never printed from now on. */
   protect(secret: string): void;
+}
+
+/** The options every command takes, given before or after the command's name (commander's global options). */
+export interface GlobalOptions {
+  output?: Format;
+  json?: boolean;
+  profile?: string;
+  color?: boolean;
 }
 
 export function createCli(io: CliIo, protect: (secret: string) => void = () => undefined): Cli {
@@ -19,8 +28,8 @@ export function createCli(io: CliIo, protect: (secret: string) => void = () => u
     exitCode: 0,
     protect,
     output(command) {
-      const root = rootOf(command);
-      return createOutput(io, { noColor: root.opts().color === false });
+      const globals = rootOf(command).opts() as GlobalOptions;
+      return createOutput(io, { noColor: globals.color === false, format: formatOf(globals), command: commandPath(command) });
     },
   };
 }
@@ -31,26 +40,53 @@ function rootOf(command: Command): Command {
   return c;
 }
 
-/** Wraps an action: the last commander argument is the Command; its --json decides how errors are told. */
+/** "plan", "dlq list": the command's names below the program. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
+  return names.join(' ') || command.name();
+}
+
+/** -o json|text; --json is -o json (given with -o text, the two disagree: a usage error). */
+export function formatOf(globals: GlobalOptions): Format {
+  return globals.json ? 'json' : (globals.output ?? 'text');
+}
+
+function conflictingFormats(globals: GlobalOptions): CliError | undefined {
+  if (globals.json && globals.output === 'text') return new CliError('usage', '--json and -o text disagree: give one of them');
+  return undefined;
+}
+
+/** --profile selects a profile of the scw config file, as SCW_PROFILE does (the flag wins over the variable). */
+export function environmentWith(env: NodeJS.ProcessEnv, globals: GlobalOptions): NodeJS.ProcessEnv {
+  const profile = globals.profile?.trim();
+  return profile ? { ...env, SCW_PROFILE: profile } : env;
+}
+
+/** Wraps an action: the last commander argument is the Command; -o decides how its result and errors are told. */
 export function act<O>(cli: Cli, run: (options: O, out: Output, command: Command) => Promise<number>) {
   return async (...args: unknown[]) => {
     const command = args[args.length - 1] as Command;
     const options = command.opts() as O;
+    const globals = rootOf(command).opts() as GlobalOptions;
     const out = cli.output(command);
+    cli.io = { ...cli.io, env: environmentWith(cli.io.env, globals) };
     try {
+      const conflict = conflictingFormats(globals);
+      if (conflict) throw conflict;
       cli.exitCode = await run(options, out, command);
     } catch (error) {
-      const usage = error instanceof CliError && error.code === 'usage';
-      cli.exitCode = usage ? (out.fail(error), EXIT.usage) : out.fail(error, (options as { json?: boolean }).json === true);
+      cli.exitCode = out.fail(error);
     }
   };
 }
 
-/** "Examples:" and "Exit codes:" blocks appended to a command's --help. */
-export function helpText(examples: string[], exitCodes: [number, string][]): string {
+/** "Examples:" and "Exit codes:" blocks appended to a command's --help (and what -o json prints, when given). */
+export function helpText(examples: string[], exitCodes: [number, string][], json?: string): string {
   const ex = examples.map((e) => `  $ ${e}`).join('\n');
   const codes = exitCodes.map(([code, what]) => `  ${String(code).padEnd(3)} ${what}`).join('\n');
-  return `\nExamples:\n${ex}\n\nExit codes:\n${codes}\n`;
+  const shape = json ? `\n\nWith -o json (or --json): ${json}` : '';
+  return `\nExamples:\n${ex}\n\nExit codes:\n${codes}${shape}\n`;
 }
 
 /** Collects a repeatable option: --target a --target b, or --target a,b. */

@@ -1,5 +1,5 @@
 // Scaleway credentials the way the `scw` CLI finds them: SCW_* environment variables, over the
-// profile SCW_PROFILE (default "default") of the config file SCW_CONFIG_PATH
+// profile SCW_PROFILE (set by --profile; default "default") of the config file SCW_CONFIG_PATH
 // (default $XDG_CONFIG_HOME/scw/config.yaml, else ~/.config/scw/config.yaml).
 // Values never leave this module except inside the settings handed to the gateway.
 import { existsSync } from 'node:fs';
@@ -41,7 +41,7 @@ function profileFromFile(env: NodeJS.ProcessEnv): { profile: Profile; label?: st
     return { profile: loadProfileFromConfigurationFile({ filepath: path, profileName }), label: `profile "${profileName}" in ${path}` };
   } catch (error) {
     if (!named) return { profile: {} }; // a file with only named profiles and no default one
-    throw credentialsError('SCW_PROFILE', `${(error as Error).message.replace(/\.$/, '')} (${path})`, 'pick a profile listed under "profiles:" in the file');
+    throw credentialsError('SCW_PROFILE', `${(error as Error).message.replace(/\.$/, '')} (${path})`, 'give --profile (or SCW_PROFILE) a profile listed under "profiles:" in the file');
   }
 }
 
@@ -56,7 +56,7 @@ export function resolveScalewayCredentials(env: NodeJS.ProcessEnv = process.env)
   const profile: Profile = { ...defined(file.profile), ...fromEnv };
   const where = file.label ?? `${scwConfigPath(env)} (not found)`;
   if (!profile.accessKey) {
-    throw credentialsError('SCW_ACCESS_KEY', `is not set, and ${where} has no access_key`, 'export SCW_ACCESS_KEY and SCW_SECRET_KEY (an IAM API key), or run `scw init`, or choose a profile with SCW_PROFILE');
+    throw credentialsError('SCW_ACCESS_KEY', `is not set, and ${where} has no access_key`, 'export SCW_ACCESS_KEY and SCW_SECRET_KEY (an IAM API key), or run `scw init`, or choose a profile with --profile (or SCW_PROFILE)');
   }
   if (!profile.secretKey) {
     throw credentialsError('SCW_SECRET_KEY', `is not set, and ${where} has no secret_key`, 'export SCW_SECRET_KEY (the secret of the API key whose access key is in use), or run `scw init`');

@@ -6,6 +6,7 @@ import { createScalewayGateway } from '../shared/adapters/scaleway';
 import type { QueueEnv } from '../shared/platform/config';
 import { loadTargets, queueConnectionFromEnv, queueEnvFromEnv, queueUrlFromEnv } from '../shared/platform/config';
 import { validationError } from '../shared/errors/lbsync-error';
+import { didYouMean } from '../shared/schemas/suggest';
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
 
@@ -27,7 +28,7 @@ export function selectTargets(targets: readonly Target[], names: readonly string
     throw validationError(
       'invalid_config',
       '--target',
-      unknown.map((n) => ({ path: '--target', message: `no target named "${n}" in the configuration`, received: n, allowed: known, fix: `use one of: ${known.join(', ')}` })),
+      unknown.map((n) => ({ path: '--target', message: `no target named "${n}" in the configuration${didYouMean(n, known)}`, received: n, allowed: known, fix: `use one of: ${known.join(', ')}` })),
     );
   }
   return targets.filter((t) => names.includes(t.name));

@@ -1,10 +1,11 @@
 // Everything the CLI writes goes through here: colours only on a TTY and never with NO_COLOR
-// (https://no-color.org), JSON for --json, and one way of telling an error (message, fix, hint).
+// (https://no-color.org), one JSON envelope for -o json, and one way of telling an error (message, fix, hint).
 import type { FieldError } from '../shared/schemas/field-errors';
 import { renderFieldError } from '../shared/schemas/field-errors';
 import type { LbIdentity } from '../shared/errors/lbsync-error';
 import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
 import { QueueHandOffError } from '../shared/adapters/queue';
+import { configurationHint, HINTS } from './hints';
 
 export interface Stream {
   write(text: string): unknown;
@@ -55,37 +56,60 @@ export function colorsFor(stream: Stream, env: NodeJS.ProcessEnv, forceOff = fal
   };
 }
 
+export type Format = 'text' | 'json';
+export const FORMATS: readonly Format[] = ['text', 'json'];
+
+/**
+ * What every command prints with -o json, one document on stdout: `ok` is false exactly when the exit code is
+ * 1 or 64; `command` is the command's path ("plan", "dlq list"); the command's own fields follow; a failed
+ * command carries `error: {code, message, hint?, fieldErrors?, lb?}`. `lbsync doctor -o json` is
+ * `{ok, command, checks}`.
+ */
+export type Envelope = { ok: boolean; command: string; error?: DescribedError } & Record<string, unknown>;
+
+export function envelope(command: string, ok: boolean, payload: Record<string, unknown> = {}, error?: DescribedError): Envelope {
+  return { ok, command, ...payload, ...(error && { error }) };
+}
+
 export interface Output {
   readonly io: CliIo;
   /** Colours for stdout. */
   readonly c: Colors;
   /** Colours for stderr. */
   readonly ce: Colors;
+  readonly format: Format;
+  /** The command's path, as the envelope names it: "plan", "dlq list". */
+  readonly command: string;
   line(text?: string): void;
   note(text: string): void;
-  json(value: unknown): void;
-  /** Tells an error on stderr (or as JSON on stdout with --json) and returns EXIT.error. */
-  fail(error: unknown, asJson?: boolean): number;
+  /** The -o json answer: the envelope {ok, command, ...payload} on stdout. */
+  result(ok: boolean, payload?: Record<string, unknown>): void;
+  /** Tells an error (on stderr, or as the envelope on stdout with -o json); returns its exit code: 64 for usage, else 1. */
+  fail(error: unknown): number;
 }
 
-export function createOutput(io: CliIo, options: { noColor?: boolean } = {}): Output {
+export function createOutput(io: CliIo, options: { noColor?: boolean; format?: Format; command?: string } = {}): Output {
   const c = colorsFor(io.stdout, io.env, options.noColor);
   const ce = colorsFor(io.stderr, io.env, options.noColor);
-  const output: Output = {
+  const format = options.format ?? 'text';
+  const command = options.command ?? 'lbsync';
+  const writeJson = (value: unknown) => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  return {
     io,
     c,
     ce,
+    format,
+    command,
     line: (text = '') => void io.stdout.write(`${text}\n`),
     note: (text) => void io.stderr.write(`${text}\n`),
-    json: (value) => void io.stdout.write(`${JSON.stringify(value, null, 2)}\n`),
-    fail(error, asJson = false) {
+    result: (ok, payload) => writeJson(envelope(command, ok, payload)),
+    fail(error) {
       const described = describeError(error);
-      if (asJson) output.json({ ok: false, error: described });
+      if (format === 'json') writeJson(envelope(command, false, {}, described));
       else io.stderr.write(renderError(described, ce));
-      return EXIT.error;
+      return described.code === 'usage' ? EXIT.usage : EXIT.error;
     },
   };
-  return output;
 }
 
 export interface DescribedError {
@@ -97,12 +121,19 @@ export interface DescribedError {
   lb?: LbIdentity;
 }
 
+/** The hint for an error as the CLI tells it: per kind of problem (credentials, targets, queue, network, usage). */
+function cliHint(error: LbSyncError): string {
+  if (error.code === 'invalid_config') return configurationHint(error.fieldErrors) ?? error.hint;
+  if (error.code === 'network_error') return HINTS.network;
+  return error.hint;
+}
+
 export function describeError(error: unknown): DescribedError {
   if (error instanceof LbSyncError) {
     return {
       code: error.code,
       message: error.message,
-      hint: error.hint,
+      hint: cliHint(error),
       ...(error.fieldErrors && { fieldErrors: error.fieldErrors }),
       ...(error.lb && { lb: error.lb }),
     };
@@ -110,7 +141,10 @@ export function describeError(error: unknown): DescribedError {
   if (error instanceof QueueHandOffError) {
     return { code: error.code, message: error.message, hint: ERROR_CATALOG.queue_unavailable.hint };
   }
-  if (error instanceof CliError) return { code: error.code, message: error.message, ...(error.hint && { hint: error.hint }) };
+  if (error instanceof CliError) {
+    const hint = error.hint ?? (error.code === 'usage' ? HINTS.usage : undefined);
+    return { code: error.code, message: error.message, ...(hint && { hint }), ...(error.fieldErrors && { fieldErrors: error.fieldErrors }) };
+  }
   return { code: 'unexpected', message: (error as Error)?.message ?? String(error) };
 }
 
@@ -120,6 +154,7 @@ export class CliError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
+    readonly fieldErrors?: FieldError[],
   ) {
     super(message);
     this.name = 'CliError';

@@ -42,6 +42,14 @@ export interface LocalStackOptions {
   functionToken?: string;
   /** The SCW_API_URL the functions get, from the emulator's URL (default: that URL). */
   scwApiUrl?: (emulatorUrl: string) => string;
+  /** Fixed ports, so other tools can be pointed at stable URLs (default: any free port for each). */
+  ports?: LocalStackPorts;
+}
+
+export interface LocalStackPorts {
+  emulator?: number;
+  queue?: number;
+  functions?: Partial<Record<FunctionName, number>>;
 }
 
 export interface LocalStack {
@@ -88,11 +96,12 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     // Without instancePendingMs, the emulator's recorded default (400 ms).
     const emulator = await startEmulator({
       seed: options.seed,
+      ...(options.ports?.emulator !== undefined && { port: options.ports.emulator }),
       ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }),
       ...(options.auditTrailDelayMs !== undefined && { auditTrailDelayMs: options.auditTrailDelayMs }),
     });
     started.push(emulator);
-    const queue = await startLocalQueue();
+    const queue = await startLocalQueue(options.ports?.queue !== undefined ? { port: options.ports.queue } : {});
     started.push(queue);
     const events = createEventQueue(queue.settings);
     const queues = await provisionQueues(events, {
@@ -132,7 +141,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
     const functions = {} as Record<FunctionName, ServedFunction>;
     for (const name of FUNCTION_NAMES) {
       const handle = name === 'inject' && options.functionToken ? privateGate(handlers[name], options.functionToken) : handlers[name];
-      functions[name] = await serveFunction(name, handle);
+      functions[name] = await serveFunction(name, handle, options.ports?.functions?.[name] ?? 0);
       started.push(functions[name]);
     }
     const bridge = startTriggerBridge({

@@ -1,4 +1,5 @@
-// `npm run build`: one self-contained, minified bundle per function, and the `lbsync` CLI bundle.
+// `npm run build`: one self-contained, minified bundle per function, and the `lbsync` CLI bundle
+// (`--if-stale`: only when a source is newer than the bundles, as `npm start` runs it).
 //   dist/<name>/bundle.js         the function's code and every dependency, exporting handle(event, context)
 //   dist/<name>/handler.js        what the platform loads (handler: dist/<name>/handler.handle): bundle.js with
 //                                 the V8 code cache below when the runtime's V8 made it (scripts/code-cache/)
@@ -9,7 +10,7 @@
 // `npm run bench` imports bundleOptions() to measure exactly what gets deployed.
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -146,6 +147,26 @@ async function bundleCli() {
   return { name: 'cli', bytes };
 }
 
+/** What the bundles are made from: a change under any of these makes them stale. */
+const SOURCES = ['functions', 'shared', 'cli', 'emulator', 'scripts', 'package.json', 'package-lock.json'];
+
+function newestChange(path) {
+  const stat = statSync(path);
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newestChange(join(path, entry))));
+}
+
+/**
+ * Whether every bundle is newer than every source (each bundle's code cache manifest is written last).
+ * `--if-stale` (npm start) then builds nothing, so a running test suite never sees dist/ rewritten under it.
+ */
+export function bundlesFresh() {
+  const stamps = [...FUNCTIONS.map((name) => join(ROOT, 'dist', name, 'bundle.cache.json')), join(ROOT, 'dist-cli/bundle.cache.json')];
+  const built = Math.min(...stamps.map((stamp) => (existsSync(stamp) ? statSync(stamp).mtimeMs : 0)));
+  const changed = Math.max(...SOURCES.map((source) => join(ROOT, source)).filter(existsSync).map(newestChange));
+  return built > changed;
+}
+
 /** Builds the function bundles and the CLI bundle (`parts` narrows it: `--only cli` for `npm run lbsync`). */
 export async function buildAll({ quiet = false, parts = ['functions', 'cli'] } = {}) {
   for (const dir of ['dist', 'dist-cli']) {
@@ -166,8 +187,8 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const only = process.argv.indexOf('--only');
   const parts = only === -1 ? undefined : [process.argv[only + 1]];
   if (parts && !['functions', 'cli'].includes(parts[0])) {
-    console.error('usage: node scripts/build.mjs [--quiet] [--only functions|cli]');
+    console.error('usage: node scripts/build.mjs [--quiet] [--only functions|cli] [--if-stale]');
     process.exit(64);
   }
-  await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }) });
+  if (!(process.argv.includes('--if-stale') && bundlesFresh())) await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }) });
 }

@@ -18,7 +18,6 @@ Duplicates: a message delivered twice may be dead-lettered twice. Every record c
 the first), and redrive sends the event once and deletes its duplicates with it.`;
 
 interface ListOptions {
-  json?: boolean;
   limit: string;
 }
 
@@ -31,16 +30,22 @@ function scanOptions(limit: string) {
 function listCommand(cli: Cli): Command {
   return new Command('list')
     .description('list the dead letters (reason, target, event id, error) without removing them')
-    .option('--json', 'print the entries as JSON')
     .option('--limit <n>', 'read at most n messages', '1000')
-    .addHelpText('after', `${helpText(['lbsync dlq list', 'lbsync dlq list --json | jq \'.[] | select(.reason == "permanent_error")\''], [[0, 'listed (possibly none)'], [1, 'queue or configuration error']])}\n${VISIBILITY_NOTE}\n`)
+    .addHelpText(
+      'after',
+      `${helpText(
+        ['lbsync dlq list', 'lbsync dlq list -o json | jq \'.entries[] | select(.reason == "permanent_error")\''],
+        [[0, 'listed (possibly none)'], [1, 'queue or configuration error']],
+        '{ok, command: "dlq list", entries: [{messageId, eventId, target, reason, errorCode, recordId, duplicate_of?, redrivable, ...}]}',
+      )}\n${VISIBILITY_NOTE}\n`,
+    )
     .action(
       act<ListOptions>(cli, async (options, out) => {
         const q = queueAccess(cli.io.env);
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
         await release(q.queue, q.deadLetterQueueUrl, entries);
-        if (options.json) {
-          out.json(entries.map(entrySummary));
+        if (out.format === 'json') {
+          out.result(true, { entries: entries.map(entrySummary) });
           return EXIT.ok;
         }
         if (entries.length === 0) {
@@ -85,9 +90,11 @@ function showCommand(cli: Cli): Command {
   return new Command('show')
     .description('show one dead letter in full: the record, the error and hint, the kept event')
     .requiredOption('--id <id>', 'the event id or the SQS message id')
-    .option('--json', 'print the stored record (or raw body) as JSON')
     .option('--limit <n>', 'read at most n messages', '1000')
-    .addHelpText('after', helpText(['lbsync dlq show --id evt-0b7c...'], [[0, 'shown'], [1, 'not found, or a queue/configuration error']]))
+    .addHelpText(
+      'after',
+      helpText(['lbsync dlq show --id evt-0b7c...'], [[0, 'shown'], [1, 'not found, or a queue/configuration error']], '{ok, command: "dlq show", entry: {...the list fields, record (or body when the record is not JSON)}}'),
+    )
     .action(
       act<ListOptions & { id: string }>(cli, async (options, out) => {
         const q = queueAccess(cli.io.env);
@@ -95,7 +102,7 @@ function showCommand(cli: Cli): Command {
         await release(q.queue, q.deadLetterQueueUrl, entries);
         const entry = entries.find((e) => matches(e, options.id) && !e.duplicateOf) ?? entries.find((e) => matches(e, options.id));
         if (!entry) throw new CliError('not_found', `no dead letter with event or message id ${options.id}`, 'list them with `lbsync dlq list`');
-        if (options.json) out.json({ ...entrySummary(entry), record: entry.record ?? null, ...(entry.record ? {} : { body: entry.body }) });
+        if (out.format === 'json') out.result(true, { entry: { ...entrySummary(entry), record: entry.record ?? null, ...(entry.record ? {} : { body: entry.body }) } });
         else showEntry(out, entry);
         return EXIT.ok;
       }),
@@ -105,7 +112,6 @@ function showCommand(cli: Cli): Command {
 interface RedriveOptions {
   id?: string[];
   all?: boolean;
-  json?: boolean;
   limit: string;
 }
 
@@ -114,13 +120,13 @@ function redriveCommand(cli: Cli): Command {
     .description('put dead-lettered events back on RECONCILE_QUEUE_URL (attempt 0, no notBefore), then delete the dead letters')
     .option('--id <id>', 'event id or message id (repeatable, or comma-separated)', collect)
     .option('--all', 'every dead letter that holds a valid event')
-    .option('--json', 'print what was redriven and skipped as JSON')
     .option('--limit <n>', 'read at most n messages', '1000')
     .addHelpText(
       'after',
       `${helpText(
         ['lbsync dlq redrive --id evt-0b7c...', 'lbsync dlq redrive --all'],
         [[0, 'every selected dead letter was redriven (--all leaves, and lists, those without a valid event)'], [1, 'an --id could not be redriven (not found, or an invalid_event record holding only the raw body), or a queue error'], [64, 'neither --id nor --all']],
+        '{ok, command: "dlq redrive", redriven: [{eventId, messageId, target, duplicatesDeleted?}], skipped: [{id, why}], left: [{id, why}]}',
       )}
 Records of reason invalid_event keep only the raw body, which is not a valid event: they cannot be
 redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync inject\`.
@@ -155,8 +161,8 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
           await release(q.queue, q.deadLetterQueueUrl, entries.filter((e) => !handled.has(e.messageId)));
         }
         const ok = skipped.length === 0;
-        if (options.json) {
-          out.json({ ok, redriven, skipped, left });
+        if (out.format === 'json') {
+          out.result(ok, { redriven, skipped, left });
           return ok ? EXIT.ok : EXIT.error;
         }
         const { c } = out;

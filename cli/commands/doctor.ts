@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import type { Check } from '../doctor';
@@ -11,7 +11,6 @@ interface DoctorOptions {
   file?: string;
   queue: boolean;
   functionTimeout: string;
-  output: 'text' | 'json';
 }
 
 function renderCheck(check: Check, c: Colors): string[] {
@@ -29,12 +28,12 @@ export function doctorCommand(cli: Cli): Command {
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
     .option('--no-queue', 'skip the queue checks (reachability, RedrivePolicy, visibility timeout)')
     .option('--function-timeout <seconds>', "the reconcile function's timeout, which the queue's visibility timeout must exceed (env LBSYNC_FUNCTION_TIMEOUT_SECONDS)", env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60')
-    .addOption(new Option('-o, --output <format>', 'text: one line per check; json: {ok, checks: [{name, status, detail, hint?}]}').choices(['text', 'json']).default('text'))
     .addHelpText(
       'after',
       helpText(
         ['lbsync doctor', 'lbsync doctor -t prod.k8s.local --no-queue', 'lbsync doctor -o json | jq \'.checks[] | select(.status != "ok")\''],
         [[0, 'every check passed (warnings allowed)'], [1, 'at least one check failed (each failure has a hint)'], [64, 'bad flags']],
+        '{ok, command: "doctor", checks: [{name, status: "ok"|"fail"|"warn", detail, hint?}]}',
       ),
     )
     .action(
@@ -44,15 +43,15 @@ export function doctorCommand(cli: Cli): Command {
           throw new CliError('usage', `--function-timeout must be a positive whole number of seconds, got "${options.functionTimeout}"`);
         }
         const checks = await runDoctor({
-          env,
+          env: cli.io.env,
           ...(options.target && { targets: options.target }),
           ...(options.file && { file: options.file }),
           queue: options.queue,
           functionTimeoutSeconds,
         });
         const passed = doctorPassed(checks);
-        if (options.output === 'json') {
-          out.json({ ok: passed, checks });
+        if (out.format === 'json') {
+          out.result(passed, { checks });
         } else {
           for (const check of checks) for (const line of renderCheck(check, out.c)) out.line(line);
           const failed = checks.filter((c) => c.status === 'fail').length;

@@ -75,7 +75,7 @@ function untilStopped(signal?: AbortSignal): Promise<void> {
 export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
   return new Command('emulator')
     .description('run the Scaleway LB + Instance + IPAM + Audit Trail API emulator alone, on loopback, until Ctrl-C')
-    .option('-p, --port <port>', 'port to listen on (0: any free port)', '8090')
+    .option('--port <port>', 'port to listen on (0: any free port)', '8090')
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing), or "kops-made" (an LB exactly as kOps makes it)')
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 400, as recorded)')
@@ -89,6 +89,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
       helpText(
         ['lbsync emulator --seed demo', 'lbsync emulator --seed kops-made   # then: lbsync plan with {"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}', 'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200', 'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan'],
         [[0, 'stopped by Ctrl-C / SIGTERM'], [1, 'could not start (port in use, bad seed)'], [64, 'bad flags']],
+        '{ok, command: "emulator", url, stateUrl} once it listens (then it runs until stopped)',
       ),
     )
     .action(
@@ -105,7 +106,8 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           behaviours: readBehavioursFlag(options.behaviours),
           denyApis: (options.deny ?? []).map(denial),
         });
-        out.line(emulator.url);
+        if (out.format === 'json') out.result(true, { url: emulator.url, stateUrl: `${emulator.url}/_emulator/state` });
+        else out.line(emulator.url);
         out.note(out.ce.dim(`Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`));
         await untilStopped(stopSignal);
         await emulator.stop();

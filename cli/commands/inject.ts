@@ -4,6 +4,7 @@ import { completeEvent, parseEvent } from '../../shared/schemas/event';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { stripUrlCredentials } from '../../shared/platform/scrub';
+import { networkCause } from '../../shared/adapters/request-failure';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
 import { readSecret } from '../secrets';
@@ -19,7 +20,6 @@ interface InjectOptions {
   functionTokenEnv: string;
   functionTokenFile?: string;
   queue?: boolean;
-  json?: boolean;
 }
 
 /** Built and validated here, so a bad --server-ips fails before anything is sent. */
@@ -66,8 +66,7 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    throw new CliError('inject_unreachable', `could not reach the inject function at ${shownUrl} (${cause})`, 'check the URL (the function\'s endpoint) and the network; nothing was enqueued');
+    throw new CliError('inject_unreachable', `could not reach the inject function: ${networkCause(error, 15_000)} on POST ${shownUrl}`, 'check the URL (the function\'s endpoint) and the network; nothing was enqueued');
   }
   const text = await response.text();
   let body: { eventId?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
@@ -102,7 +101,6 @@ export function injectCommand(cli: Cli): Command {
     .option('--function-token-env <name>', 'environment variable holding the X-Auth-Token a private function needs', 'FUNCTION_TOKEN')
     .option('--function-token-file <path>', 'file holding the X-Auth-Token (wins over --function-token-env)')
     .option('--queue', 'send straight onto RECONCILE_QUEUE_URL with the SQS_* credentials')
-    .option('--json', 'print {eventId, target, via} as JSON')
     .addHelpText(
       'after',
       helpText(
@@ -113,6 +111,7 @@ export function injectCommand(cli: Cli): Command {
           'lbsync inject --target prod.k8s.local --queue --server-ips 51.15.1.2,51.15.1.3 --dry-run',
         ],
         [[0, 'the event was accepted (202) or enqueued; its id is printed'], [1, 'refused (401, 403, 400 with field errors), unreachable, or a configuration error'], [64, 'bad flags (give exactly one of --url and --queue)']],
+        '{ok, command: "inject", eventId, target, via: "function"|"queue"}',
       ),
     )
     .action(
@@ -144,7 +143,7 @@ export function injectCommand(cli: Cli): Command {
           await q.queue.send(q.url, JSON.stringify(event));
           via = 'queue';
         }
-        if (options.json) out.json({ eventId, target: event.target, via });
+        if (out.format === 'json') out.result(true, { eventId, target: event.target, via });
         else {
           out.line(eventId);
           out.note(out.ce.dim(`${via === 'function' ? 'accepted by the inject function' : 'enqueued on the reconcile queue'} for target ${event.target}`));

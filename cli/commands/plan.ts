@@ -15,7 +15,6 @@ import { deferredCount, planView, renderPlanView } from '../plan-view';
 interface PlanOptions {
   target?: string[];
   file?: string;
-  json?: boolean;
 }
 
 export async function planTargets(targets: readonly Target[], gateway: () => ScalewayGateway, settings: ReconcileSettings): Promise<TargetPlanView[]> {
@@ -38,12 +37,12 @@ export function planCommand(cli: Cli): Command {
     .description('dry run: show, per target, the load balancer, each backend desired vs actual, and the writes a reconcile would make (never writes)')
     .option('-t, --target <name>', 'only this target (repeatable, or comma-separated)', collect)
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
-    .option('--json', 'print the plan as JSON')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync plan', 'lbsync plan --target prod.k8s.local', 'lbsync plan --json | jq \'.targets[].actions\'', 'lbsync plan || echo "drift or error: $?"'],
+        ['lbsync plan', 'lbsync plan --target prod.k8s.local', 'lbsync plan -o json | jq \'.targets[].actions\'', 'lbsync plan || echo "drift or error: $?"'],
         [[0, 'every target in sync'], [2, 'drift: at least one target would be written to'], [1, 'an error (configuration, credentials, API); errors win over drift'], [64, 'bad flags']],
+        '{ok, command: "plan", inSync, exitCode, targets: [{target, status, lb, desiredPool, backends, actions, error?}]}; ok is false only on exit 1',
       ),
     )
     .action(
@@ -52,8 +51,8 @@ export function planCommand(cli: Cli): Command {
         const targets = selectTargets(configuredTargets(env, options.file), options.target);
         const views = await planTargets(targets, () => scalewayGateway(env), reconcileSettings(runtimeConfigFromEnv(env)));
         const code = planExitCode(views);
-        if (options.json) {
-          out.json({ inSync: code === EXIT.ok, exitCode: code, targets: views });
+        if (out.format === 'json') {
+          out.result(code !== EXIT.error, { inSync: code === EXIT.ok, exitCode: code, targets: views });
           return code;
         }
         const { c } = out;

@@ -13,7 +13,6 @@ import { summariseAction } from '../plan-view';
 interface ReconcileOptions {
   target?: string[];
   file?: string;
-  json?: boolean;
 }
 
 function resultJson(r: ReconcileResult) {
@@ -44,12 +43,12 @@ export function reconcileCommand(cli: Cli): Command {
     .description('apply now, without the queue: read, diff and write only what differs, then wait until the LB reports it applied')
     .option('-t, --target <name>', 'only this target (repeatable, or comma-separated)', collect)
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
-    .option('--json', 'print the outcomes as JSON')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync plan && lbsync reconcile', 'lbsync reconcile --target prod.k8s.local', 'LBSYNC_WAIT_BUDGET_MS=60000 lbsync reconcile --json'],
+        ['lbsync plan && lbsync reconcile', 'lbsync reconcile --target prod.k8s.local', 'LBSYNC_WAIT_BUDGET_MS=60000 lbsync reconcile -o json'],
         [[0, 'every target applied or already in sync (noop)'], [1, 'at least one target failed or keeps removals for later (rolling-update safety; code, message and hint are printed), or a configuration error'], [64, 'bad flags']],
+        '{ok, command: "reconcile", targets: [{target, eventId, status, lb, pool, done, planned, warnings, apiCalls, durationMs, error?}]}',
       ),
     )
     .action(
@@ -59,14 +58,14 @@ export function reconcileCommand(cli: Cli): Command {
         const settings = reconcileSettings(runtimeConfigFromEnv(env));
         const results: ReconcileResult[] = [];
         for (const target of targets) {
-          if (!options.json && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
+          if (out.format === 'text' && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
           results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), ...settings }));
         }
         // A removal held back by the rolling-update rules is not done yet: its error (and hint) is printed, exit 1.
         const ok = results.every((r) => (r.status === 'applied' || r.status === 'noop') && !r.error);
         const code = ok ? EXIT.ok : EXIT.error;
-        if (options.json) {
-          out.json({ ok, targets: results.map(resultJson) });
+        if (out.format === 'json') {
+          out.result(ok, { targets: results.map(resultJson) });
           return code;
         }
         const { c } = out;
@@ -81,7 +80,7 @@ export function reconcileCommand(cli: Cli): Command {
           for (const w of r.warnings) out.line(`${c.yellow('warning')} ${r.target}: ${w}`);
           if (r.error) {
             out.line(`${c.red('error')} ${r.target} ${c.dim(`[${r.error.code}]`)} ${r.error.message}`);
-            out.line(`  ${c.dim('hint:')} ${r.error.hint}`);
+            out.line(`  ${c.dim('hint:')} ${describeError(r.error).hint}`);
             if (r.error.transient) out.line(`  ${c.dim('transient: the queue would retry it; run again later or let the sweep catch it')}`);
           }
         }

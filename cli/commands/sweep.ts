@@ -15,7 +15,6 @@ interface SweepOptions {
   dryRun?: boolean;
   queue?: boolean;
   spread?: string;
-  json?: boolean;
 }
 
 const BATCH = 10;
@@ -46,12 +45,12 @@ export function sweepCommand(cli: Cli): Command {
     .option('--dry-run', 'the events ask for a dry run (plan only)')
     .option('--queue', 'send straight onto RECONCILE_QUEUE_URL (the default and only way)')
     .option('--spread <seconds>', 'spread the events over this many seconds as the cron sweep does (0..900; default 0: all at once). With QUEUE_DELAY_MODE=hold the command sends each batch when due, so it runs that long')
-    .option('--json', 'print the sweep report as JSON')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync sweep', 'lbsync sweep --target prod.k8s.local --target staging.k8s.local', 'lbsync sweep --dry-run --json', 'lbsync sweep --spread 300'],
+        ['lbsync sweep', 'lbsync sweep --target prod.k8s.local --target staging.k8s.local', 'lbsync sweep --dry-run -o json', 'lbsync sweep --spread 300'],
         [[0, 'every selected target was enqueued'], [1, 'some events were refused by the queue, a --target is unknown, or a configuration/queue error'], [64, 'bad flags']],
+        '{ok, command: "sweep", selected, enqueued, batches, failed: [{target, code, message}], unknownTargets, ...}',
       ),
     )
     .action(
@@ -59,7 +58,7 @@ export function sweepCommand(cli: Cli): Command {
         const env = cli.io.env;
         const targets = configuredTargets(env, options.file);
         const q = queueFor(env, 'RECONCILE_QUEUE_URL');
-        const bar = progress(out, 'enqueued', !options.json);
+        const bar = progress(out, 'enqueued', out.format === 'text');
         const spreadSeconds = options.spread === undefined ? undefined : Number(options.spread);
         if (spreadSeconds !== undefined && (!Number.isInteger(spreadSeconds) || spreadSeconds < 0 || spreadSeconds > 900)) {
           throw new CliError('usage', `--spread must be a whole number of seconds from 0 to 900, got "${options.spread}"`);
@@ -77,8 +76,8 @@ export function sweepCommand(cli: Cli): Command {
         const report = JSON.parse(answer.body) as SweepReport & { error?: string; message?: string; errors?: unknown[] };
         if (answer.statusCode === 400) throw new Error(`invalid sweep arguments: ${JSON.stringify(report.errors)}`);
         const ok = answer.statusCode === 200 && report.failed.length === 0 && report.unknownTargets.length === 0;
-        if (options.json) {
-          out.json({ ok, ...report });
+        if (out.format === 'json') {
+          out.result(ok, { ...report });
           return ok ? EXIT.ok : EXIT.error;
         }
         const { c } = out;

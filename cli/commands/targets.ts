@@ -5,11 +5,10 @@ import type { Cli } from '../command';
 import { act, helpText } from '../command';
 import { configuredTargets } from '../environment';
 import type { Colors } from '../output';
-import { EXIT, plural, renderFieldLine } from '../output';
+import { describeError, EXIT, plural, renderFieldLine } from '../output';
 
 interface ValidateOptions {
   file?: string;
-  json?: boolean;
 }
 
 function renderTarget(t: Target, c: Colors): string[] {
@@ -28,12 +27,12 @@ function validateCommand(cli: Cli): Command {
   return new Command('validate')
     .description('check the targets configuration and print it expanded (kOps shorthands included); field-level errors with the fix otherwise')
     .option('-f, --file <path>', 'a JSON file (an array of targets, or {"targets": [...]}) instead of LBSYNC_TARGETS / LBSYNC_CONFIG')
-    .option('--json', 'print {valid, targets} or {valid, errors} as JSON')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync targets validate', 'lbsync targets validate --file targets.json', 'LBSYNC_TARGETS=\'[{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}]\' lbsync targets validate --json'],
+        ['lbsync targets validate', 'lbsync targets validate --file targets.json', 'LBSYNC_TARGETS=\'[{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}]\' lbsync targets validate -o json'],
         [[0, 'valid'], [1, 'invalid (every bad field is named with its fix) or unreadable']],
+        '{ok: true, command: "targets validate", targets: [...expanded]}, or {ok: false, command, error: {code: "invalid_config", message, hint, fieldErrors: [{path, message, received?, allowed?, fix}]}}',
       ),
     )
     .action(
@@ -42,16 +41,14 @@ function validateCommand(cli: Cli): Command {
         try {
           targets = configuredTargets(cli.io.env, options.file);
         } catch (error) {
-          if (!(error instanceof LbSyncError) || !error.fieldErrors) throw error;
+          if (!(error instanceof LbSyncError) || !error.fieldErrors || out.format === 'json') throw error;
           const { c } = out;
-          if (options.json) out.json({ valid: false, errors: error.fieldErrors });
-          else {
-            out.line(`${c.red('invalid')}: ${plural(error.fieldErrors.length, 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`);
-            for (const fe of error.fieldErrors) out.line(`  ${renderFieldLine(fe, c)}`);
-          }
+          out.line(`${c.red('invalid')}: ${plural(error.fieldErrors.length, 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`);
+          for (const fe of error.fieldErrors) out.line(`  ${renderFieldLine(fe, c)}`);
+          out.line(`  ${c.dim('hint:')} ${describeError(error).hint}`);
           return EXIT.error;
         }
-        if (options.json) out.json({ valid: true, targets });
+        if (out.format === 'json') out.result(true, { targets });
         else {
           out.line(`${out.c.green('valid')}: ${plural(targets.length, 'target')}`);
           for (const t of targets) for (const line of renderTarget(t, out.c)) out.line(line);

@@ -4,6 +4,7 @@ import type { WatchDeps, WatchOutcome } from '../../shared/handlers/watch-reques
 import { watchOnce } from '../../shared/handlers/watch-request';
 import { createLogger } from '../../shared/platform/log';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';
+import { didYouMean } from '../../shared/schemas/suggest';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { resolveScalewayCredentials } from '../credentials';
@@ -16,7 +17,6 @@ interface WatchOptions {
   target?: string[];
   file?: string;
   dryRun?: boolean;
-  json?: boolean;
 }
 
 /** The watch function's settings, with the keys and organization found the way `scw` finds them. */
@@ -60,12 +60,12 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .option('-t, --target <name>', 'only this target (repeatable, or comma-separated); all by default', collect)
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
     .option('--dry-run', 'the events ask for a dry run (plan only)')
-    .option('--json', 'print each run as JSON: {events, relevant, enqueued, targets, window, matches, ignored}')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync watch --once', 'SCW_DEFAULT_ORGANIZATION_ID=<org-uuid> lbsync watch --once --target prod.k8s.local --json', 'lbsync watch   # every LBSYNC_WATCH_PERIOD_MS until Ctrl-C'],
+        ['lbsync watch --once', 'SCW_DEFAULT_ORGANIZATION_ID=<org-uuid> lbsync watch --once --target prod.k8s.local -o json', 'lbsync watch   # every LBSYNC_WATCH_PERIOD_MS until Ctrl-C'],
         [[0, 'the window was read and every concerned target enqueued'], [1, 'Audit Trail or the queue failed, or a configuration error (organization id, keys, targets)'], [64, 'bad flags']],
+        'one envelope per run: {ok, command: "watch", events, relevant, enqueued, targets, window, matches, ignored, error?}',
       ),
     )
     .action(
@@ -74,7 +74,7 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         const targets = configuredTargets(env, options.file);
         const known = targets.map((t) => t.name);
         const unknown = (options.target ?? []).filter((n) => !known.includes(n));
-        if (unknown.length > 0) throw new CliError('usage', `no target named ${unknown.map((n) => `"${n}"`).join(', ')} in the configuration`, `use one of: ${known.join(', ')}`);
+        if (unknown.length > 0) throw new CliError('usage', `no target named ${unknown.map((n) => `"${n}"${didYouMean(n, known)}`).join(', ')} in the configuration`, `use one of: ${known.join(', ')}`);
         const { ownPrincipalIds, projectId, ...auditTrail } = auditTrailSettings(env);
         const q = queueFor(env, 'RECONCILE_QUEUE_URL');
         const { createAuditTrailGateway } = await import('../../shared/adapters/audit-trail');
@@ -92,7 +92,7 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }) };
         const runOnce = async () => {
           const result = await watchOnce(args, deps);
-          if (options.json) out.json({ ok: result.status === 200, ...result.report, matches: result.matches, ignored: result.ignored, ...(result.error && { error: result.error }) });
+          if (out.format === 'json') out.result(result.status === 200, { ...result.report, matches: result.matches, ignored: result.ignored, ...(result.error && { error: result.error }) });
           else print(out, result, options.dryRun === true);
           return result.status === 200 ? EXIT.ok : EXIT.error;
         };

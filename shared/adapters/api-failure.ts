@@ -6,6 +6,9 @@ import { LbSyncError } from '../errors/lbsync-error';
 /** What a 404 means depends on the route: a missing backend is recoverable, a missing LB is not. */
 export type NotFoundMeaning = 'backend_not_found' | 'lb_not_found' | 'unknown_api_error';
 
+/** The name the adapters give a 404 whose body is not the API's not-found answer (shared/adapters/request-failure.ts). */
+export const ROUTE_NOT_FOUND_ERROR = 'RouteNotFoundError';
+
 interface ApiFailureShape {
   status?: number;
   body?: unknown;
@@ -50,7 +53,7 @@ export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, no
     return retryAfterMs === undefined ? withStatus('rate_limited') : { code: 'rate_limited', status, retryAfterMs };
   }
   if (status >= 500) return withStatus('api_unavailable');
-  if (status === 404) return withStatus(notFound);
+  if (status === 404) return withStatus(failure.name === ROUTE_NOT_FOUND_ERROR ? 'api_route_not_found' : notFound);
   if (status === 400) return withStatus('invalid_arguments');
   if (status === 401) return withStatus('authentication_denied');
   if (status === 403) return withStatus(type === 'quotas_exceeded' ? 'quotas_exceeded' : 'permissions_denied');
@@ -61,8 +64,9 @@ export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, no
 
 function causeText(error: unknown): string {
   if (error instanceof Error) {
-    const name = error.name === 'TimeoutError' ? 'request timed out' : '';
-    return name || error.message || error.name;
+    // A timeout the adapter told (with the URL) keeps its words; the bare DOMException's are replaced.
+    if (error.name === 'TimeoutError') return error.message.startsWith('request timed out') ? error.message : 'request timed out';
+    return error.message || error.name;
   }
   return String(error);
 }

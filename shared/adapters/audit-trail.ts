@@ -6,6 +6,7 @@ import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile,
 import type { AuditEvent, AuditResource } from '../core/audit-relevance';
 import { LBSYNC_USER_AGENT } from '../platform/user-agent';
 import { createHttpTransport, type OutgoingRequest } from './http-transport';
+import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
 
 type Region = `${string}-${string}`;
 export type WatchedResourceType = 'instance_server' | 'load_balancer_backend';
@@ -85,7 +86,18 @@ export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrai
     }),
     // The same node:http transport as the Scaleway gateway: in the bundles the SDK builds the bundle's own
     // Request class (scripts/build.mjs), which Node's fetch cannot read.
-    withHTTPClient(((request: OutgoingRequest) => transport(request)) as unknown as typeof fetch),
+    withHTTPClient((async (request: OutgoingRequest) => {
+      let response;
+      try {
+        response = await transport(request);
+      } catch (error) {
+        throw requestFailure(request.method, request.url, error, settings.requestTimeoutMs ?? 10_000);
+      }
+      if (response.status !== 404) return response;
+      const body = response.body?.toString('utf8') ?? '';
+      if (isApiNotFoundBody(body)) return response;
+      throw routeNotFound(request.method, request.url, body, response.headers.get('content-type'));
+    }) as unknown as typeof fetch),
     withDefaultPageSize(pageSize),
     withUserAgentSuffix(LBSYNC_USER_AGENT),
   );

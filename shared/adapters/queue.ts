@@ -5,6 +5,7 @@
 import type * as SqsSdk from '@aws-sdk/client-sqs';
 import { LbSyncError } from '../errors/lbsync-error';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
+import { networkCause, shownUrl } from './request-failure';
 
 export interface QueueSettings {
   /** Defaults to Scaleway's endpoint for the region: https://sqs.mnq.<region>.scaleway.com */
@@ -296,6 +297,9 @@ function handOffError(operation: string, queueName: string, error: unknown, sett
   const isServiceError = typeof error === 'object' && error !== null && '$fault' in error;
   const sqsErrorCode = isServiceError ? name : (code ?? name);
   const label = sqsErrorCode && sqsErrorCode !== 'Error' ? `${sqsErrorCode}: ` : '';
+  // No answer at all (refused, unknown host, timeout, TLS): say why in words and where it was sent.
+  const endpoint = shownUrl(settings.endpoint ?? scalewayQueueEndpoint(settings.region));
+  const detail = isServiceError || !code ? `${label}${message}` : `${networkCause(error)} on ${endpoint}`;
   const scrubber = createScrubber([settings.secretAccessKey, settings.accessKeyId, ...urlCredentials(settings.endpoint)]);
-  return new QueueHandOffError(operation, scrubber.text(queueName), sqsErrorCode, scrubber.text(`${label}${message}`), { cause: error });
+  return new QueueHandOffError(operation, scrubber.text(queueName), sqsErrorCode, scrubber.text(detail), { cause: error });
 }

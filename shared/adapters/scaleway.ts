@@ -11,6 +11,7 @@ import { userAgentFor } from '../platform/user-agent';
 import { classifyApiFailure } from './api-failure';
 import { HttpResponse } from './http-messages';
 import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
+import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -175,10 +176,11 @@ function scrubbedError(error: unknown, scrub: (text: string) => string): unknown
   const cause = error.cause instanceof Error ? scrubbedError(error.cause, scrub) : undefined;
   if (message === error.message && cause === error.cause) return error;
   if (error instanceof DOMException) return new DOMException(message, error.name);
-  const copy = new Error(message, cause === undefined ? undefined : { cause }) as Error & { code?: unknown };
+  const copy = new Error(message, cause === undefined ? undefined : { cause }) as Error & { code?: unknown; status?: unknown };
   copy.name = error.name;
-  const { code } = error as { code?: unknown };
+  const { code, status } = error as { code?: unknown; status?: unknown };
   if (code !== undefined) copy.code = code;
+  if (status !== undefined) copy.status = status;
   return copy;
 }
 
@@ -204,10 +206,13 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     try {
       response = await transport(request, { timeoutMs });
     } catch (error) {
-      throw scrubbedError(error, scrubber.text);
+      // Named by URL and cause (connection refused, host not found, timed out, TLS).
+      throw scrubbedError(requestFailure(method, request.url, error, timeoutMs), scrubber.text);
     }
-    if (response.status < 400 || response.body === null) return response;
-    const safeBody = scrubber.text(response.body.toString('utf8'));
+    if (response.status < 400) return response;
+    const safeBody = scrubber.text(response.body?.toString('utf8') ?? '');
+    if (response.status === 404 && !isApiNotFoundBody(safeBody)) throw scrubbedError(routeNotFound(method, request.url, safeBody, response.headers.get('content-type')), scrubber.text);
+    if (response.body === null) return response;
     return new HttpResponse(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   const client = createAdvancedClient(

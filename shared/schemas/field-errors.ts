@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { closest, didYouMean } from './suggest';
 
 /** One problem in an input, named by its path, with what was wrong and how to fix it. */
 export interface FieldError {
@@ -29,12 +30,14 @@ function describeValue(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
-function fixFor(issue: z.core.$ZodIssue, allowed: string[] | undefined): string {
+function fixFor(issue: z.core.$ZodIssue, allowed: string[] | undefined, known: readonly string[]): string {
   switch (issue.code) {
-    case 'invalid_value':
-      return `use one of: ${allowed?.join(', ')}`;
+    case 'invalid_value': {
+      const match = typeof issue.input === 'string' ? closest(issue.input, allowed ?? []) : undefined;
+      return match === undefined ? `use one of: ${allowed?.join(', ')}` : `did you mean ${JSON.stringify(match)}? (one of: ${allowed?.join(', ')})`;
+    }
     case 'unrecognized_keys':
-      return `remove ${issue.keys.map((k) => JSON.stringify(k)).join(', ')} (check the spelling against the configuration reference)`;
+      return unknownKeysFix(issue.keys, known);
     case 'invalid_type':
       return issue.input === undefined ? `add the required field (${issue.expected})` : `give a ${issue.expected}`;
     case 'too_small':
@@ -48,20 +51,68 @@ function fixFor(issue: z.core.$ZodIssue, allowed: string[] | undefined): string 
   }
 }
 
-export function toFieldErrors(error: z.ZodError, root = ''): FieldError[] {
+/** `rename "clustr" to "cluster"` where a known key is close, `remove "x"` otherwise. */
+function unknownKeysFix(keys: readonly string[], known: readonly string[]): string {
+  return keys
+    .map((key) => {
+      const match = closest(key, known);
+      return match === undefined ? `remove ${JSON.stringify(key)} (check the spelling against the configuration reference)` : `rename ${JSON.stringify(key)} to ${JSON.stringify(match)}`;
+    })
+    .join('; ');
+}
+
+function unknownKeysMessage(keys: readonly string[], known: readonly string[]): string {
+  return keys.map((key) => `Unrecognized key: ${JSON.stringify(key)}${didYouMean(key, known)}`).join('; ');
+}
+
+type SchemaDef = { type: string; shape?: Record<string, unknown>; element?: unknown; innerType?: unknown; options?: unknown[]; in?: unknown };
+
+const defOf = (schema: unknown): SchemaDef | undefined => (schema as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
+
+/** The keys an object schema accepts at `path` (every branch of a union; wrappers and arrays looked through). */
+export function keysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
+  const def = defOf(schema);
+  if (!def) return [];
+  if (def.innerType !== undefined) return keysAt(def.innerType, path);
+  if (def.type === 'pipe') return keysAt(def.in, path);
+  if (def.type === 'union') return [...new Set((def.options ?? []).flatMap((option) => keysAt(option, path)))];
+  const [head, ...rest] = path;
+  if (head === undefined) return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
+  if (def.type === 'array' && typeof head === 'number') return keysAt(def.element, rest);
+  if (def.type === 'object' && typeof head === 'string') return keysAt(def.shape?.[head], rest);
+  return [];
+}
+
+/** A union of objects where every branch only refused unknown keys: those keys, once each (else undefined). */
+function unknownKeysOfUnion(issue: z.core.$ZodIssue): string[] | undefined {
+  if (issue.code !== 'invalid_union' || !('errors' in issue) || issue.errors.length === 0) return undefined;
+  const perBranch = issue.errors.map((branch) => branch.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : [])));
+  const inEvery = (perBranch[0] ?? []).filter((key) => perBranch.every((keys) => keys.includes(key)));
+  return inEvery.length > 0 ? inEvery : undefined;
+}
+
+/**
+ * Zod issues as field errors, each with its fix. Given the schema, an unknown key (`clustr`) names the known key
+ * it is likely a typo of (`cluster`), and a value outside an enum the allowed value it is closest to.
+ */
+export function toFieldErrors(error: z.ZodError, root = '', schema?: unknown): FieldError[] {
   return error.issues.map((issue) => {
     const allowed =
       issue.code === 'invalid_value' ? issue.values.map((v) => String(v)) : undefined;
+    const known = issue.code === 'unrecognized_keys' || issue.code === 'invalid_union' ? keysAt(schema, issue.path) : [];
+    const unionKeys = unknownKeysOfUnion(issue);
     const received =
       'input' in issue && issue.input !== undefined && issue.code !== 'unrecognized_keys' ? describeValue(issue.input) : undefined;
-    const message =
+    let message =
       issue.code === 'invalid_type' && issue.input === undefined ? `required ${issue.expected} is missing` : issue.message;
+    if (issue.code === 'unrecognized_keys') message = unknownKeysMessage(issue.keys, known);
+    if (unionKeys) message = unknownKeysMessage(unionKeys, known);
     return {
       path: formatPath(issue.path, root),
       message,
-      ...(received !== undefined && { received }),
+      ...(received !== undefined && !unionKeys && { received }),
       ...(allowed && { allowed }),
-      fix: fixFor(issue, allowed),
+      fix: unionKeys ? `${unknownKeysFix(unionKeys, known)} (give one of: ${known.join(', ')})` : fixFor(issue, allowed, known),
     };
   });
 }

@@ -15,9 +15,13 @@ export const PROXY_PROTOCOLS = [
 export const IP_SOURCES = ['public', 'ipam-private', 'kops'] as const;
 export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep', 'audit'] as const;
 
-export const zoneSchema = z
-  .string()
-  .regex(/^[a-z]{2}-[a-z]{3}-[1-9]$/, { message: 'must be a Scaleway zone like "fr-par-1" (xx-yyy-N)' });
+/**
+ * The zones where Scaleway offers Load Balancers: the LB API's own list (@scaleway/sdk-lb, `Lbv1.ZonedAPI.LOCALITY`;
+ * test/unit/zones.test.ts keeps the two equal). A target's LB and servers live in one of them.
+ */
+export const LB_ZONES = ['fr-par-1', 'fr-par-2', 'nl-ams-1', 'nl-ams-2', 'nl-ams-3', 'pl-waw-1', 'pl-waw-2', 'pl-waw-3'] as const;
+
+export const zoneSchema = z.enum(LB_ZONES, { message: 'must be a zone where Scaleway offers Load Balancers' });
 
 export const portSchema = z
   .number({ message: 'must be a number' })

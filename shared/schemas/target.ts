@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { validationError } from '../errors/lbsync-error';
 import type { FieldError } from './field-errors';
-import { toFieldErrors } from './field-errors';
+import { keysAt, toFieldErrors } from './field-errors';
 import {
   durationMsSchema,
   FORWARD_PORT_ALGORITHMS,
@@ -14,6 +14,7 @@ import {
   uuidSchema,
   zoneSchema,
 } from './primitives';
+import { closest } from './suggest';
 
 /** Health-check fields a target names are compared; fields it leaves out are never rewritten. */
 export const healthCheckSchema = z
@@ -179,13 +180,30 @@ function isKopsShorthand(value: unknown): boolean {
   return typeof value === 'object' && value !== null && Object.prototype.hasOwnProperty.call(value, 'kops');
 }
 
+/** `{"kop": {...}}`: no key of the full form, one close to "kops". Told as that one typo, not as five missing fields. */
+function misspeltShorthand(value: unknown, path: string): FieldError | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const keys = Object.keys(value);
+  const fullKeys = keysAt(fullTargetSchema, []);
+  if (keys.some((key) => fullKeys.includes(key))) return undefined;
+  const typo = keys.find((key) => closest(key, ['kops']) !== undefined);
+  if (typo === undefined) return undefined;
+  return {
+    path,
+    message: `Unrecognized key: ${JSON.stringify(typo)} (did you mean "kops"?)`,
+    fix: `rename ${JSON.stringify(typo)} to "kops" (the kOps shorthand: {"kops": {"cluster": "...", "zone": "..."}})`,
+  };
+}
+
 function parseOne(value: unknown, path: string): { target?: Target; errors: FieldError[] } {
   if (isKopsShorthand(value)) {
     const parsed = kopsTargetSchema.safeParse(value, { reportInput: true });
-    return parsed.success ? { target: expandKops(parsed.data), errors: [] } : { errors: toFieldErrors(parsed.error, path) };
+    return parsed.success ? { target: expandKops(parsed.data), errors: [] } : { errors: toFieldErrors(parsed.error, path, kopsTargetSchema) };
   }
+  const typo = misspeltShorthand(value, path);
+  if (typo) return { errors: [typo] };
   const parsed = fullTargetSchema.safeParse(value, { reportInput: true });
-  return parsed.success ? { target: parsed.data, errors: [] } : { errors: toFieldErrors(parsed.error, path) };
+  return parsed.success ? { target: parsed.data, errors: [] } : { errors: toFieldErrors(parsed.error, path, fullTargetSchema) };
 }
 
 /** Validates a list of targets (full form or kOps shorthand); throws invalid_config naming every bad field. */

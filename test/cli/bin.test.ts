@@ -35,13 +35,14 @@ describe('lbsync bin', () => {
     const [invalid, valid] = await Promise.all([runBin(['targets', 'validate', '--file', bad], env), runBin(['targets', 'validate', '--json'], env)]);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toContain('invalid: 2 problems');
-    expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].zone: must be a Scaleway zone');
+    expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].zone: must be a zone where Scaleway offers Load Balancers (got "fr-par")');
+    expect(invalid.stdout).toContain('fix: did you mean "fr-par-1"?');
     expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].backends[0].forwardPort: must be between 1 and 65535 (got 70000)');
     expect(invalid.stdout).toContain('fix: give a value of at most 65535');
     expect(invalid.stdout).not.toMatch(/\u001b\[/); // not a TTY: no colours
     expect(valid.code).toBe(0);
-    const parsed = JSON.parse(valid.stdout) as { valid: boolean; targets: { name: string; loadBalancer: { name: string }; backends: { name: string }[] }[] };
-    expect(parsed.valid).toBe(true);
+    const parsed = JSON.parse(valid.stdout) as { ok: boolean; command: string; targets: { name: string; loadBalancer: { name: string }; backends: { name: string }[] }[] };
+    expect(parsed).toMatchObject({ ok: true, command: 'targets validate' });
     expect(parsed.targets[0]).toMatchObject({
       name: 'demo.k8s.local',
       loadBalancer: { name: 'api.demo.k8s.local' },

@@ -130,7 +130,8 @@ describe('lbsync against the local stack', () => {
 
     const listed = await lbsync(['dlq', 'list', '--json']);
     expect(listed.code).toBe(0);
-    const entries = JSON.parse(listed.stdout) as { messageId: string; eventId?: string; reason: string; errorCode?: string; redrivable: boolean; notRedrivable?: string }[];
+    const { ok, command, entries } = JSON.parse(listed.stdout) as { ok: boolean; command: string; entries: { messageId: string; eventId?: string; reason: string; errorCode?: string; redrivable: boolean; notRedrivable?: string }[] };
+    expect({ ok, command }).toEqual({ ok: true, command: 'dlq list' });
     expect(entries).toHaveLength(2);
     const dead = entries.find((e) => e.eventId === eventId);
     expect(dead).toMatchObject({ reason: 'permanent_error', errorCode: 'lb_not_ready', redrivable: true });
@@ -162,7 +163,7 @@ describe('lbsync against the local stack', () => {
     const refused = await lbsync(['dlq', 'redrive', '--id', raw?.messageId as string]);
     expect(refused.code).toBe(1);
     expect(refused.stdout).toContain('keeps only the raw body');
-    const left = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as unknown[];
+    const left = (JSON.parse((await lbsync(['dlq', 'list', '-o', 'json'])).stdout) as { entries: unknown[] }).entries;
     expect(left).toHaveLength(1); // the raw one stays; list and the refused redrive deleted nothing
     expect((await lbsync(['dlq', 'redrive'])).code).toBe(64);
   });
@@ -202,7 +203,7 @@ describe('lbsync against the local stack', () => {
       const answer = await fetch(stack.functions.reconcile.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
       expect(await answer.json()).toMatchObject({ outcome: 'dead_lettered', reason: 'permanent_error', eventId: 'evt-twice', attempt: 0, recordId: expect.stringMatching(/^dl-/) });
     }
-    const listed = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { messageId: string; eventId?: string; recordId: string; duplicate_of?: string; redrivable: boolean }[];
+    const listed = (JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { entries: { messageId: string; eventId?: string; recordId: string; duplicate_of?: string; redrivable: boolean }[] }).entries;
     const twice = listed.filter((e) => e.eventId === 'evt-twice');
     expect(twice).toHaveLength(2);
     expect(twice[0]?.recordId).toBe(twice[1]?.recordId);
@@ -219,7 +220,7 @@ describe('lbsync against the local stack', () => {
     expect(JSON.parse(redriven.stdout)).toMatchObject({ ok: true, redriven: [{ eventId: 'evt-twice', messageId: original?.messageId, duplicatesDeleted: 1 }] });
     await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 10_000 });
     expect(deliveries.slice(before).filter((d) => d.event?.id === 'evt-twice')).toHaveLength(1); // sent once
-    const left = JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { eventId?: string }[];
+    const left = (JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { entries: { eventId?: string }[] }).entries;
     expect(left.filter((e) => e.eventId === 'evt-twice')).toEqual([]);
   });
 

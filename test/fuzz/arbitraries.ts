@@ -1,6 +1,7 @@
 // Shared fast-check arbitraries: valid events and targets, and the ways they go wrong.
 import { isIPv4 } from 'node:net';
 import fc from 'fast-check';
+import { LB_ZONES } from '../../shared/schemas/primitives';
 
 /** Fixed seed in CI (FUZZ_SEED overrides it to explore), moderate runs so the suite stays quick. */
 export const FUZZ = { seed: Number(process.env.FUZZ_SEED ?? 424242), numRuns: Number(process.env.FUZZ_RUNS ?? 150) };
@@ -59,7 +60,13 @@ export const validEvent = fc.record(
 
 const dnsLabel = fc.tuple(fc.constantFrom(...lower), chars([...lower, '-'], 0, 10), fc.constantFrom(...lower)).map(([a, b, c]) => a + b + c);
 export const clusterName = fc.array(dnsLabel, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'));
-export const zone = fc.tuple(chars(lower.slice(0, 26), 2, 2), chars(lower.slice(0, 26), 3, 3), fc.integer({ min: 1, max: 9 })).map(([a, b, n]) => `${a}-${b}-${n}`);
+/** A zone where Scaleway offers Load Balancers (the only ones a target may name). */
+export const zone = fc.constantFrom(...LB_ZONES);
+/** Shaped like a zone (xx-yyy-N) but not one of those: refused. */
+export const zoneShapedButUnknown = fc
+  .tuple(chars(lower.slice(0, 26), 2, 2), chars(lower.slice(0, 26), 3, 3), fc.integer({ min: 1, max: 9 }))
+  .map(([a, b, n]) => `${a}-${b}-${n}`)
+  .filter((z) => !(LB_ZONES as readonly string[]).includes(z));
 const port = fc.integer({ min: 1, max: 65535 });
 const uuid = fc.uuid();
 

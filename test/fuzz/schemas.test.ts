@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
 import { decodeEvent, MAX_EVENT_BYTES, parseEvent } from '../../shared/schemas/event';
 import { parseTargets } from '../../shared/schemas/target';
-import { FUZZ, pollutingJson, pollutingKeys, prototypeIsClean, refusedIp, validEvent, validFullTarget, validKopsTarget, wrongValue } from './arbitraries';
+import { FUZZ, pollutingJson, pollutingKeys, prototypeIsClean, refusedIp, validEvent, validFullTarget, validKopsTarget, wrongValue, zoneShapedButUnknown } from './arbitraries';
 
 type Outcome = { ok: true; value: unknown } | { ok: false };
 
@@ -181,7 +181,7 @@ describe('targets', () => {
 
   it('out-of-range ports, bad zones and polluting keys are refused', () => {
     const badPort = fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 65_536 }), fc.double({ noInteger: true }), fc.constant('443'));
-    const badZone = fc.constantFrom('fr-par', 'FR-PAR-1', 'fr-par-0', 'fr-paris-1', '', 'fr_par_1', 'fr-par-1 ', '🇫🇷-par-1');
+    const badZone = fc.oneof(fc.constantFrom('fr-par', 'FR-PAR-1', 'fr-par-0', 'fr-paris-1', '', 'fr_par_1', 'fr-par-1 ', '🇫🇷-par-1', 'fr-par-3'), zoneShapedButUnknown);
     fc.assert(
       fc.property(validFullTarget, badPort, badZone, fc.constantFrom(...pollutingKeys), (t, p, z, key) => {
         const withPort = { ...t, backends: [{ ...t.backends[0], forwardPort: p }] };

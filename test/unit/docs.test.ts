@@ -266,3 +266,27 @@ function globsMeet(doc: string, code: string): boolean {
 function githubSlug(heading: string): string {
   return heading.toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
 }
+
+describe('how the docs tell users to run lbsync', () => {
+  // Outside a clone, a bare `npx lbsync` fetches whatever package of that name the registry has.
+  const root = new URL('../../', import.meta.url);
+  const list = (dir: string, ext: string) => {
+    const base = new URL(dir, root);
+    return existsSync(base) ? readdirSync(base, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith(ext)).map((f) => `${dir}${f}`) : [];
+  };
+  const files = ['README.md', 'hooks/README.md', ...list('docs/', '.md'), ...list('cli/', '.ts'), ...list('local/', '.ts'), ...list('bin/', '.mjs')];
+  /** Every `npx ... lbsync` invocation whose npx flags lack --no-install (or its spelling --no). */
+  const bareNpx = (text: string) => [...text.matchAll(/\bnpx((?:\s+-[\w-]+)*)\s+lbsync\b/g)].filter((m) => !/--no(-install)?\b/.test(m[1] ?? '')).map((m) => m[0]);
+
+  it('the check finds what it looks for', () => {
+    expect(bareNpx('run `npx lbsync plan`, or npx -y lbsync, but not npx --no-install lbsync nor npm run lbsync --')).toEqual(['npx lbsync', 'npx -y lbsync']);
+  });
+
+  it('never a bare `npx lbsync` in the README, docs/, hooks/, the CLI help or npm start hints', () => {
+    expect(files).toContain('docs/deploy.md');
+    expect(files).toContain('local/main.ts');
+    const found = files.flatMap((file) => bareNpx(readFileSync(new URL(file, root), 'utf8')).map((hit) => `${file}: ${hit}`));
+    expect(found).toEqual([]);
+    expect(readme).toContain('npx --no-install lbsync');
+  });
+});

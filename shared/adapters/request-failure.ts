@@ -1,0 +1,112 @@
+// A request that failed, told so an operator can act on it: where it went (the URL, without credentials or
+// query) and why, in words (connection refused, host not found, timed out, TLS), and a 404 that is not the
+// Scaleway API's own not-found answer (a wrong SCW_API_URL or path) told apart from a missing LB or backend.
+import { ROUTE_NOT_FOUND_ERROR } from './api-failure';
+import { stripUrlCredentials } from '../platform/scrub';
+
+/** scheme://host[:port]/path: credentials and the query string (names, tags, tokens) left out. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(stripUrlCredentials(url));
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return stripUrlCredentials(url).split(/[?#]/)[0] ?? '';
+  }
+}
+
+const CAUSES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found in DNS',
+  EAI_AGAIN: 'DNS lookup failed (temporary)',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed while sending',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNABORTED: 'connection aborted',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+function isTlsFailure(code: string | undefined, message: string): boolean {
+  if (code && (/^ERR_(SSL|TLS)_/.test(code) || /CERT|SELF_SIGNED|UNABLE_TO_(VERIFY|GET)/.test(code) || code === 'EPROTO')) return true;
+  return /SSL routines|certificate|TLS/i.test(message);
+}
+
+/** OpenSSL's reason from a message like `... SSL routines:ssl3_get_record:wrong version number:...`. */
+function tlsReason(message: string): string {
+  const openssl = /SSL routines:[^:]*:([^:]+)/.exec(message);
+  return (openssl?.[1] ?? message).trim();
+}
+
+function errorFields(error: unknown): { name?: string; code?: string; message: string } {
+  if (typeof error !== 'object' || error === null) return { message: String(error) };
+  const e = error as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown };
+  // fetch() wraps the system error: TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }).
+  const inner = typeof e.code !== 'string' && typeof e.cause === 'object' && e.cause !== null ? (e.cause as { code?: unknown; message?: unknown }) : undefined;
+  const code = typeof e.code === 'string' ? e.code : typeof inner?.code === 'string' ? inner.code : undefined;
+  const message = typeof inner?.message === 'string' ? inner.message : typeof e.message === 'string' ? e.message : String(error);
+  return { ...(typeof e.name === 'string' && { name: e.name }), ...(code && { code }), message };
+}
+
+/**
+ * Why a request failed, in words with the system code: `connection refused (ECONNREFUSED)`, `host not found
+ * (DNS) (ENOTFOUND)`, `request timed out after 10000 ms`, `TLS failure: wrong version number (EPROTO)`.
+ */
+export function networkCause(error: unknown, timeoutMs?: number): string {
+  const { name, code, message } = errorFields(error);
+  if (name === 'TimeoutError' || name === 'AbortError' || code === 'ABORT_ERR') {
+    return timeoutMs === undefined ? 'request timed out' : `request timed out after ${timeoutMs} ms`;
+  }
+  if (isTlsFailure(code, message)) return `TLS failure: ${tlsReason(message)}${code ? ` (${code})` : ''}`;
+  if (message === 'socket hang up') return `connection closed by the server (socket hang up${code ? `, ${code}` : ''})`;
+  const words = code ? CAUSES[code] : undefined;
+  if (words) return `${words} (${code})`;
+  return code && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/** The failure of a request that got no answer, naming the URL and the cause; its name and code are kept. */
+export function requestFailure(method: string, url: string, error: unknown, timeoutMs?: number): Error {
+  const { name, code } = errorFields(error);
+  const failure = new Error(`${networkCause(error, timeoutMs)} on ${method.toUpperCase()} ${shownUrl(url)}`, { cause: error }) as Error & { code?: string };
+  if (name) failure.name = name;
+  if (code) failure.code = code;
+  return failure;
+}
+
+/**
+ * Whether a 404's body is the Scaleway API's own not-found answer, as recorded: `{"message":"lbs not Found"}`,
+ * `{"message":"backend not Found"}` (LB API), `{"type":"not_found","message":"resource is not found",...}` (Instance).
+ */
+export function isApiNotFoundBody(body: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  const message = typeof parsed === 'object' && parsed !== null ? (parsed as { message?: unknown }).message : undefined;
+  return typeof message === 'string' && /\bnot found$/i.test(message.trim());
+}
+
+/** A 404 that did not come from the API's resources: the URL leads somewhere else (SCW_API_URL, a proxy). */
+export function routeNotFound(method: string, url: string, body: string, contentType: string | null): Error & { status: 404; body: string } {
+  const text = body.trim();
+  const what = text === '' ? 'an empty body' : isJson(text) ? `JSON ${text.length > 120 ? `${text.slice(0, 117)}...` : text}` : `a ${contentType?.split(';')[0] ?? 'non-JSON'} body`;
+  const failure = new Error(
+    `http error 404 on ${method.toUpperCase()} ${shownUrl(url)} with ${what}, not the Scaleway API's not-found answer: this URL does not lead to the API`,
+  ) as Error & { status: 404; body: string };
+  failure.name = ROUTE_NOT_FOUND_ERROR;
+  failure.status = 404;
+  failure.body = body;
+  return failure;
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
