@@ -4,7 +4,7 @@ import type { WatchDeps, WatchOutcome } from '../../shared/handlers/watch-reques
 import { watchOnce } from '../../shared/handlers/watch-request';
 import { createLogger } from '../../shared/platform/log';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';
-import { didYouMean } from '../../shared/schemas/suggest';
+import { didYouMean } from '../../shared/core/suggest';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { resolveScalewayCredentials } from '../credentials';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { closest, didYouMean } from './suggest';
+import { closest, didYouMean } from '../core/suggest';
 
 /** One problem in an input, named by its path, with what was wrong and how to fix it. */
 export interface FieldError {

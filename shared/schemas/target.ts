@@ -14,7 +14,7 @@ import {
   uuidSchema,
   zoneSchema,
 } from './primitives';
-import { closest } from './suggest';
+import { closest } from '../core/suggest';
 
 /** Health-check fields a target names are compared; fields it leaves out are never rewritten. */
 export const healthCheckSchema = z
