@@ -38,7 +38,8 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'replace',
     inSync: true,
-    prepare: (world, cluster) => world.emulator.replaceServer(cluster.controlPlaneIds[0] as string, newControlPlane(cluster, '51.15.200.1', 'replacement')),
+    prepare: (world, cluster) =>
+      world.emulator.replaceServer(cluster.controlPlaneIds[0] as string, newControlPlane(cluster, '51.15.200.1', 'replacement')),
   },
   { name: 'create', inSync: false },
   {
@@ -55,7 +56,11 @@ const SCENARIOS: Scenario[] = [
 
 function count(world: BenchWorld): CallCount {
   const calls = world.emulator.calls();
-  return { reads: calls.filter((c) => !c.write).length, writes: calls.filter((c) => c.write).length, writeOps: calls.filter((c) => c.write).map((c) => c.operation) };
+  return {
+    reads: calls.filter((c) => !c.write).length,
+    writes: calls.filter((c) => c.write).length,
+    writeOps: calls.filter((c) => c.write).map((c) => c.operation),
+  };
 }
 
 function poolOf(world: BenchWorld): string[] {
@@ -83,8 +88,14 @@ async function runBoth(world: BenchWorld, scenario: Scenario): Promise<Omit<Scen
 
   reset();
   await runKopsLbBackend({
-    apiUrl: world.emulator.url, accessKey: ACCESS_KEY, secretKey: SECRET_KEY, zone: ZONE, lbId: cluster.lbId,
-    clusterName: cluster.name, backend: { name: BACKEND_NAME, forwardPort: 443 }, waitPollMs: 50,
+    apiUrl: world.emulator.url,
+    accessKey: ACCESS_KEY,
+    secretKey: SECRET_KEY,
+    zone: ZONE,
+    lbId: cluster.lbId,
+    clusterName: cluster.name,
+    backend: { name: BACKEND_NAME, forwardPort: 443 },
+    waitPollMs: 50,
   });
   return { ours, kops: count(world), oursPool, kopsPool: poolOf(world) };
 }

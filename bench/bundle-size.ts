@@ -18,7 +18,12 @@ export interface BundleSizeResult {
 const options = bundleOptions as (name: string, outfile?: string) => BuildOptions;
 
 async function sizeOf(fn: FunctionName, change: (o: BuildOptions) => BuildOptions): Promise<{ bytes: number; metafile: Metafile }> {
-  const result = await build({ ...change(options(fn, `${REPO}/bench/.out/size/${fn}.js`)), absWorkingDir: REPO, write: false, logLevel: 'error' });
+  const result = await build({
+    ...change(options(fn, `${REPO}/bench/.out/size/${fn}.js`)),
+    absWorkingDir: REPO,
+    write: false,
+    logLevel: 'error',
+  });
   const metafile = result.metafile as Metafile;
   return { bytes: Object.values(metafile.outputs).reduce((s, o) => s + o.bytes, 0), metafile };
 }
@@ -46,6 +51,9 @@ export async function measureBundleSize(): Promise<BundleSizeResult> {
       byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + input.bytesInOutput);
     }
   }
-  const topPackages = [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([pkg, bytes]) => ({ pkg, kib: Math.round(bytes / 102.4) / 10 }));
+  const topPackages = [...byPkg]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 8)
+    .map(([pkg, bytes]) => ({ pkg, kib: Math.round(bytes / 102.4) / 10 }));
   return { variants: sized, topPackages };
 }

@@ -28,7 +28,10 @@ const HOME = mkdtempSync(join(tmpdir(), 'lbsync-bench-home-'));
 function timed(args: string[], env: Record<string, string>, expectCode: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH ?? '', HOME, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH ?? '', HOME, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += String(chunk)));
     child.on('error', reject);

@@ -7,7 +7,19 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { startBenchWorld } from './support/bench-world';
-import { buildMarked, buildUnbundled, DEPLOYED_NODE_FLAGS, distBundle, FUNCTION_NODE, distHandler, FUNCTION_NAMES, markedHandler, REPO, unbundledHandler, type FunctionName } from './support/bundles';
+import {
+  buildMarked,
+  buildUnbundled,
+  DEPLOYED_NODE_FLAGS,
+  distBundle,
+  FUNCTION_NODE,
+  distHandler,
+  FUNCTION_NAMES,
+  markedHandler,
+  REPO,
+  unbundledHandler,
+  type FunctionName,
+} from './support/bundles';
 import { runChild } from './support/child';
 import { buildFleet, clusterName } from './support/fleet';
 import { expectedAnswer, platformEvent } from './support/platform-events';

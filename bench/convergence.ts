@@ -73,8 +73,13 @@ export async function measureConvergence(runs: number): Promise<ConvergenceResul
   const cluster = clusters[0] as Cluster;
   let deliveries = 0;
   const stack = await startLocalStack({
-    seed, targets, functionsFrom: 'dist', instancePendingMs: INSTANCE_PENDING_MS, sweepCron: false,
-    env: { LOG_LEVEL: 'silent' }, onDelivery: () => (deliveries += 1),
+    seed,
+    targets,
+    functionsFrom: 'dist',
+    instancePendingMs: INSTANCE_PENDING_MS,
+    sweepCron: false,
+    env: { LOG_LEVEL: 'silent' },
+    onDelivery: () => (deliveries += 1),
   });
   const results: ConvergenceRun[] = [];
   try {

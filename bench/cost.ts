@@ -65,7 +65,12 @@ export function computeCost(rows: SequentialRow[], apiCalls: ApiCallsResult): Co
   }
   const kops = (scenario: string) => {
     const s = apiCalls.scenarios.find((c) => c.scenario === scenario);
-    return { apiReads: (s?.kops.reads ?? 0) * MILLION, apiWrites: (s?.kops.writes ?? 0) * MILLION, queueMessages: 0 as const, gbSeconds: 0 as const };
+    return {
+      apiReads: (s?.kops.reads ?? 0) * MILLION,
+      apiWrites: (s?.kops.writes ?? 0) * MILLION,
+      queueMessages: 0 as const,
+      gbSeconds: 0 as const,
+    };
   };
   return { per1M: Object.assign(per1M, { kops: { noop: kops('noop'), replace: kops('replace') } }), gbSecondsPerLatencyMs };
 }

@@ -129,8 +129,12 @@ export async function runKopsLbBackend(options: KopsBaselineOptions): Promise<Ko
         lbId: options.lbId,
         name: options.backend.name,
         healthCheck: {
-          checkMaxRetries: 5, tcpConfig: {}, port: options.backend.forwardPort,
-          checkTimeout: KOPS_HEALTH_CHECK_MS, checkDelay: KOPS_HEALTH_CHECK_MS, checkSendProxy: false,
+          checkMaxRetries: 5,
+          tcpConfig: {},
+          port: options.backend.forwardPort,
+          checkTimeout: KOPS_HEALTH_CHECK_MS,
+          checkDelay: KOPS_HEALTH_CHECK_MS,
+          checkSendProxy: false,
         },
         serverIp: pool,
       });

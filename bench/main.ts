@@ -22,7 +22,9 @@ import { measureWatchLatency } from './watch-latency';
 
 /** The node running the functions (LBSYNC_CODE_CACHE_NODE, else this one). */
 function functionsNodeVersion(): string {
-  return FUNCTION_NODE === process.execPath ? process.version : execFileSync(FUNCTION_NODE, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
+  return FUNCTION_NODE === process.execPath
+    ? process.version
+    : execFileSync(FUNCTION_NODE, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 }
 
 function parseArgs(argv: string[]): { quick: boolean; json?: string } {
@@ -34,8 +36,30 @@ function parseArgs(argv: string[]): { quick: boolean; json?: string } {
 }
 
 const PLAN = {
-  full: { coldRuns: 7, perEvent: 1000, burst: 200, sweepReconcileUpTo: 1000, convergenceRuns: 5, sequential: 1000, unbounded: true, cliRuns: 7, watchRuns: 10, spreadTargets: 10_000 },
-  quick: { coldRuns: 3, perEvent: 200, burst: 100, sweepReconcileUpTo: 100, convergenceRuns: 1, sequential: 100, unbounded: false, cliRuns: 3, watchRuns: 3, spreadTargets: 2_000 },
+  full: {
+    coldRuns: 7,
+    perEvent: 1000,
+    burst: 200,
+    sweepReconcileUpTo: 1000,
+    convergenceRuns: 5,
+    sequential: 1000,
+    unbounded: true,
+    cliRuns: 7,
+    watchRuns: 10,
+    spreadTargets: 10_000,
+  },
+  quick: {
+    coldRuns: 3,
+    perEvent: 200,
+    burst: 100,
+    sweepReconcileUpTo: 100,
+    convergenceRuns: 1,
+    sequential: 100,
+    unbounded: false,
+    cliRuns: 3,
+    watchRuns: 3,
+    spreadTargets: 2_000,
+  },
 };
 
 async function main(): Promise<void> {
@@ -61,19 +85,33 @@ async function main(): Promise<void> {
   const sweepSpread = await step(`sweep spread (${plan.spreadTargets} targets)`, () => measureSweepSpread(plan.spreadTargets));
   // Its own process: it runs the local stack, whose environment the bundles read once per process.
   const watchLatency = await step(`watcher latency (N=${plan.watchRuns})`, () => measureWatchLatency(plan.watchRuns));
-  const sequential = await step(`memory per instance (${plan.sequential} events of each kind, one at a time${plan.unbounded ? '; and with V8\'s default heap' : ''})`, () =>
-    measureSequential(plan.sequential, plan.unbounded ? { compare: { execArgv: [], handler: buildForDefaultHeap() } } : {}));
+  const sequential = await step(
+    `memory per instance (${plan.sequential} events of each kind, one at a time${plan.unbounded ? "; and with V8's default heap" : ''})`,
+    () => measureSequential(plan.sequential, plan.unbounded ? { compare: { execArgv: [], handler: buildForDefaultHeap() } } : {}),
+  );
   const cli = await step(`CLI start (N=${plan.cliRuns})`, () => measureCliStart(plan.cliRuns));
   // Last: the local stack sets this process' environment and loads the bundles in-process.
   const convergence = await step('convergence', () => measureConvergence(plan.convergenceRuns));
 
   const measurements: Measurements = {
     machine: {
-      cpu: cpus()[0]?.model.trim() ?? 'unknown', cores: cpus().length, node: process.version, functionsNode: functionsNodeVersion(),
-      date: new Date().toISOString(), mode: args.quick ? 'quick' : 'full',
+      cpu: cpus()[0]?.model.trim() ?? 'unknown',
+      cores: cpus().length,
+      node: process.version,
+      functionsNode: functionsNodeVersion(),
+      date: new Date().toISOString(),
+      mode: args.quick ? 'quick' : 'full',
       durationS: Math.round((performance.now() - started) / 1000),
     },
-    apiCalls, bundle, coldStart, perEvent, rss, sweep, convergence, sweepSpread, watchLatency,
+    apiCalls,
+    bundle,
+    coldStart,
+    perEvent,
+    rss,
+    sweep,
+    convergence,
+    sweepSpread,
+    watchLatency,
     platform: { sequential, cli, cost: computeCost(sequential.rows, apiCalls) },
   };
   process.stdout.write(`${renderReport(measurements)}\n`);

@@ -25,7 +25,14 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function defaultHeap(row: SequentialRow): string {
@@ -41,36 +48,104 @@ export function heapBoundCpuRatio(s: SequentialResult): number | undefined {
 export function renderPlatformSections(p: PlatformMeasurements, cold: ColdStartResult): string[] {
   const s = p.sequential;
   const out: string[] = [];
-  out.push('', `== 7. Memory per instance as the platform runs it: one process per kind, served by @scaleway/serverless-functions, ${s.eventsPerKind} events one at a time (VmHWM), node ${s.execArgv.join(' ') || '(no flags)'}`);
-  out.push(table([
-    ['function', 'events', 'peak', 'node', '+serving', '+bundle', '+1st event', 'heap end (new/old, live)', 'CPU/event', 'V8 default heap: peak / CPU'],
-    ...s.rows.map((row) => [
-      row.fn, row.kind, `${row.peakMB} MB`, `${row.stages.bootMB}`, `${r1(row.stages.servingMB - row.stages.bootMB)}`,
-      `${r1(row.stages.loadedMB - row.stages.servingMB)}`, `${r1(row.stages.firstEventMB - row.stages.loadedMB)}`,
-      `${row.end.heapTotalMB} MB (${row.end.newSpaceMB}/${row.end.oldSpaceMB})`, `${row.cpuMsPerEvent} ms`, defaultHeap(row),
+  out.push(
+    '',
+    `== 7. Memory per instance as the platform runs it: one process per kind, served by @scaleway/serverless-functions, ${s.eventsPerKind} events one at a time (VmHWM), node ${s.execArgv.join(' ') || '(no flags)'}`,
+  );
+  out.push(
+    table([
+      [
+        'function',
+        'events',
+        'peak',
+        'node',
+        '+serving',
+        '+bundle',
+        '+1st event',
+        'heap end (new/old, live)',
+        'CPU/event',
+        'V8 default heap: peak / CPU',
+      ],
+      ...s.rows.map((row) => [
+        row.fn,
+        row.kind,
+        `${row.peakMB} MB`,
+        `${row.stages.bootMB}`,
+        `${r1(row.stages.servingMB - row.stages.bootMB)}`,
+        `${r1(row.stages.loadedMB - row.stages.servingMB)}`,
+        `${r1(row.stages.firstEventMB - row.stages.loadedMB)}`,
+        `${row.end.heapTotalMB} MB (${row.end.newSpaceMB}/${row.end.oldSpaceMB})`,
+        `${row.cpuMsPerEvent} ms`,
+        defaultHeap(row),
+      ]),
     ]),
-  ]));
-  out.push(`floors in this run: node alone ${s.floors.nodeMB} MB; node + the HTTP serving answering {} ${s.eventsPerKind} times ${s.floors.servingMB} MB (no bundle can go below it)`);
+  );
+  out.push(
+    `floors in this run: node alone ${s.floors.nodeMB} MB; node + the HTTP serving answering {} ${s.eventsPerKind} times ${s.floors.servingMB} MB (no bundle can go below it)`,
+  );
   const cpuRatio = heapBoundCpuRatio(s);
-  if (cpuRatio !== undefined) out.push(`heap bound: CPU per event ${cpuRatio}x of V8's default heap (median over the kinds, each pair run back to back)`);
+  if (cpuRatio !== undefined)
+    out.push(`heap bound: CPU per event ${cpuRatio}x of V8's default heap (median over the kinds, each pair run back to back)`);
 
-  out.push('', '== 8. Cold start next to node\'s own start (deployed flags; median; require = bundle + V8 code cache; `node -e 0` spawn to exit, alternated)');
-  out.push(table([
-    ['function', 'node -e 0', 'require', 'load/boot', 'first handle', 'code cache', 'bundle'],
-    ...cold.rows.map((row) => [row.fn, `${row.bareNodeMs} ms`, `${row.requireMs} ms`, `${row.loadVsBootRatio}x`, `${row.firstHandleMs} ms`, row.codeCache, `${r1(row.bundleBytes / 1024)} KiB`]),
-  ]));
+  out.push(
+    '',
+    "== 8. Cold start next to node's own start (deployed flags; median; require = bundle + V8 code cache; `node -e 0` spawn to exit, alternated)",
+  );
+  out.push(
+    table([
+      ['function', 'node -e 0', 'require', 'load/boot', 'first handle', 'code cache', 'bundle'],
+      ...cold.rows.map((row) => [
+        row.fn,
+        `${row.bareNodeMs} ms`,
+        `${row.requireMs} ms`,
+        `${row.loadVsBootRatio}x`,
+        `${row.firstHandleMs} ms`,
+        row.codeCache,
+        `${r1(row.bundleBytes / 1024)} KiB`,
+      ]),
+    ]),
+  );
 
   out.push('', `== 9. The lbsync CLI (node bin/lbsync.mjs, bundle + code cache; median of ${p.cli.runs}, spawn to exit, alternated)`);
-  out.push(`node -e 0 ${p.cli.nodeBootMs} ms; lbsync --help ${p.cli.helpMs} ms (${p.cli.helpVsBootRatio}x); lbsync plan (1 target, 3 reads, emulator) ${p.cli.planMs} ms (${p.cli.planVsBootRatio}x)`);
+  out.push(
+    `node -e 0 ${p.cli.nodeBootMs} ms; lbsync --help ${p.cli.helpMs} ms (${p.cli.helpVsBootRatio}x); lbsync plan (1 target, 3 reads, emulator) ${p.cli.planMs} ms (${p.cli.planVsBootRatio}x)`,
+  );
 
-  out.push('', '== 10. Cost per 1M events (API calls from the emulator log, queue messages, GB-s at the deployed memory with the tier\'s CPU share; API latency excluded)');
+  out.push(
+    '',
+    "== 10. Cost per 1M events (API calls from the emulator log, queue messages, GB-s at the deployed memory with the tier's CPU share; API latency excluded)",
+  );
   const { kops, ...ours } = p.cost.per1M;
-  out.push(table([
-    ['events', 'API reads', 'API writes', 'queue msgs', 'GB-s', 'memory', 'CPU/event', 'billed/event'],
-    ...Object.entries(ours).map(([key, c]) => [key, String(c.apiReads), String(c.apiWrites), String(c.queueMessages), String(c.gbSeconds), `${c.memoryMB} MB`, `${c.cpuMsPerEvent} ms`, `${c.billedMsPerEvent} ms`]),
-    ...Object.entries(kops).map(([key, c]) => [`kOps ${key} (update cluster)`, String(c.apiReads), String(c.apiWrites), '0', '0 (operator machine)', '-', '-', '-']),
-  ]));
-  out.push(`each ms of real API latency per event adds ${Object.entries(p.cost.gbSecondsPerLatencyMs).map(([fn, v]) => `${fn} ${v}`).join(', ')} GB-s per 1M events`);
+  out.push(
+    table([
+      ['events', 'API reads', 'API writes', 'queue msgs', 'GB-s', 'memory', 'CPU/event', 'billed/event'],
+      ...Object.entries(ours).map(([key, c]) => [
+        key,
+        String(c.apiReads),
+        String(c.apiWrites),
+        String(c.queueMessages),
+        String(c.gbSeconds),
+        `${c.memoryMB} MB`,
+        `${c.cpuMsPerEvent} ms`,
+        `${c.billedMsPerEvent} ms`,
+      ]),
+      ...Object.entries(kops).map(([key, c]) => [
+        `kOps ${key} (update cluster)`,
+        String(c.apiReads),
+        String(c.apiWrites),
+        '0',
+        '0 (operator machine)',
+        '-',
+        '-',
+        '-',
+      ]),
+    ]),
+  );
+  out.push(
+    `each ms of real API latency per event adds ${Object.entries(p.cost.gbSecondsPerLatencyMs)
+      .map(([fn, v]) => `${fn} ${v}`)
+      .join(', ')} GB-s per 1M events`,
+  );
   return out;
 }
 
@@ -81,12 +156,32 @@ export function platformTargets(p: PlatformMeasurements, cold: ColdStartResult):
   const worstRow = [...s.rows].sort((a, b) => b.peakMB - a.peakMB)[0];
   const worstCold = [...cold.rows].sort((a, b) => b.loadVsBootRatio - a.loadVsBootRatio)[0];
   return [
-    [worstFn[1] <= RSS_TARGET_MB, `peak RSS per instance, sequential, worst ${worstFn[0]} ${worstFn[1]} MB (target <= ${RSS_TARGET_MB} MB of the ${TIER_MB} MB tier; ${Object.entries(s.peakByFunction).map(([fn, mb]) => `${fn} ${mb}`).join(', ')})`,
-      worstRow ? `bound (${worstRow.fn} ${worstRow.kind}): node ${worstRow.stages.bootMB} MB + HTTP serving ${r1(worstRow.stages.servingMB - worstRow.stages.bootMB)} MB (floor ${s.floors.servingMB} MB) + bundle ${r1(worstRow.stages.loadedMB - worstRow.stages.servingMB)} MB + first event ${r1(worstRow.stages.firstEventMB - worstRow.stages.loadedMB)} MB, then V8 heap ${worstRow.end.heapTotalMB} MB at the end (live ${worstRow.end.heapUsedMB} MB)` : undefined],
-    [!!worstCold && worstCold.loadVsBootRatio <= LOAD_VS_BOOT_TARGET, `bundle load vs node start, worst ${worstCold?.fn}: ${worstCold?.requireMs} ms vs ${worstCold?.bareNodeMs} ms = ${worstCold?.loadVsBootRatio}x (target <= ${LOAD_VS_BOOT_TARGET}; code cache ${worstCold?.codeCache})`,
-      worstCold ? `bound: reading + deserializing the code cache, then the bundle's start-up code (zod schemas, pino, the SDKs' module tables); first handle ${worstCold.firstHandleMs} ms more` : undefined],
-    [p.cli.helpVsBootRatio <= CLI_HELP_TARGET, `lbsync --help ${p.cli.helpMs} ms vs node ${p.cli.nodeBootMs} ms = ${p.cli.helpVsBootRatio}x (target <= ${CLI_HELP_TARGET}x)`],
-    [p.cli.planVsBootRatio <= CLI_PLAN_TARGET, `lbsync plan ${p.cli.planMs} ms vs node ${p.cli.nodeBootMs} ms = ${p.cli.planVsBootRatio}x (target <= ${CLI_PLAN_TARGET}x)`],
+    [
+      worstFn[1] <= RSS_TARGET_MB,
+      `peak RSS per instance, sequential, worst ${worstFn[0]} ${worstFn[1]} MB (target <= ${RSS_TARGET_MB} MB of the ${TIER_MB} MB tier; ${Object.entries(
+        s.peakByFunction,
+      )
+        .map(([fn, mb]) => `${fn} ${mb}`)
+        .join(', ')})`,
+      worstRow
+        ? `bound (${worstRow.fn} ${worstRow.kind}): node ${worstRow.stages.bootMB} MB + HTTP serving ${r1(worstRow.stages.servingMB - worstRow.stages.bootMB)} MB (floor ${s.floors.servingMB} MB) + bundle ${r1(worstRow.stages.loadedMB - worstRow.stages.servingMB)} MB + first event ${r1(worstRow.stages.firstEventMB - worstRow.stages.loadedMB)} MB, then V8 heap ${worstRow.end.heapTotalMB} MB at the end (live ${worstRow.end.heapUsedMB} MB)`
+        : undefined,
+    ],
+    [
+      !!worstCold && worstCold.loadVsBootRatio <= LOAD_VS_BOOT_TARGET,
+      `bundle load vs node start, worst ${worstCold?.fn}: ${worstCold?.requireMs} ms vs ${worstCold?.bareNodeMs} ms = ${worstCold?.loadVsBootRatio}x (target <= ${LOAD_VS_BOOT_TARGET}; code cache ${worstCold?.codeCache})`,
+      worstCold
+        ? `bound: reading + deserializing the code cache, then the bundle's start-up code (zod schemas, pino, the SDKs' module tables); first handle ${worstCold.firstHandleMs} ms more`
+        : undefined,
+    ],
+    [
+      p.cli.helpVsBootRatio <= CLI_HELP_TARGET,
+      `lbsync --help ${p.cli.helpMs} ms vs node ${p.cli.nodeBootMs} ms = ${p.cli.helpVsBootRatio}x (target <= ${CLI_HELP_TARGET}x)`,
+    ],
+    [
+      p.cli.planVsBootRatio <= CLI_PLAN_TARGET,
+      `lbsync plan ${p.cli.planMs} ms vs node ${p.cli.nodeBootMs} ms = ${p.cli.planVsBootRatio}x (target <= ${CLI_PLAN_TARGET}x)`,
+    ],
   ];
 }
 

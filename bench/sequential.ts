@@ -95,14 +95,16 @@ function startInstance(handler: string, env: Record<string, string>, execArgv: s
         resolve({
           url: `http://127.0.0.1:${message.port}/`,
           ready: message as ReadyMessage,
-          memory: () => new Promise((r) => {
-            waiting.push(r);
-            child.send('memory');
-          }),
-          stop: () => new Promise((r) => {
-            child.once('exit', () => r());
-            child.send('exit');
-          }),
+          memory: () =>
+            new Promise((r) => {
+              waiting.push(r);
+              child.send('memory');
+            }),
+          stop: () =>
+            new Promise((r) => {
+              child.once('exit', () => r());
+              child.send('exit');
+            }),
         });
       } else if (message.kind === 'memory' && message.memory) waiting.shift()?.(message.memory);
     });
@@ -131,7 +133,14 @@ async function post(url: string, headers: Record<string, string>, body: string):
   return { status: response.status, body: await response.text() };
 }
 
-async function runScenario(world: BenchWorld, fleet: ReturnType<typeof FLEET>, scenario: Scenario, events: number, execArgv: string[], handler: string): Promise<SequentialRow> {
+async function runScenario(
+  world: BenchWorld,
+  fleet: ReturnType<typeof FLEET>,
+  scenario: Scenario,
+  events: number,
+  execArgv: string[],
+  handler: string,
+): Promise<SequentialRow> {
   await purgeQueues(world);
   const env = world.env(fleet.targets.slice(0, scenario.targets), scenario.env);
   scenario.setup?.(world, fleet);

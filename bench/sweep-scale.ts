@@ -38,7 +38,11 @@ export async function measureSweepScale(sizes: number[], reconcileUpTo: number):
       const event = { httpMethod: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: '{}', isBase64Encoded: false };
       // Warm-up with an empty selection: process start, config and target parsing are not part of the fan-out.
       const report = await drive({
-        handler: distHandler('sweep'), env, event, count: 1, concurrency: 1,
+        handler: distHandler('sweep'),
+        env,
+        event,
+        count: 1,
+        concurrency: 1,
         warmup: { count: 1, event: { ...event, body: '{"targets":[]}' } },
       });
       const answer = JSON.parse(report.lastBody ?? '{}') as SweepAnswer;
@@ -46,11 +50,20 @@ export async function measureSweepScale(sizes: number[], reconcileUpTo: number):
       if (size <= reconcileUpTo) {
         world.emulator.resetCalls();
         const drained = await runChild<{ handled: number; wallMs: number; outcomes: Record<string, number> }>(
-          join(REPO, 'bench/child/drain.cjs'), [distHandler('reconcile')], env, { timeoutMs: 240_000 },
+          join(REPO, 'bench/child/drain.cjs'),
+          [distHandler('reconcile')],
+          env,
+          { timeoutMs: 240_000 },
         );
-        if (drained.result.handled !== size) throw new Error(`sweep ${size}: reconciled ${drained.result.handled} events: ${JSON.stringify(drained.result.outcomes)}`);
+        if (drained.result.handled !== size)
+          throw new Error(`sweep ${size}: reconciled ${drained.result.handled} events: ${JSON.stringify(drained.result.outcomes)}`);
         const counts = world.callCounts();
-        Object.assign(row, { reads: counts.reads, writes: counts.writes, readsPerTarget: round(counts.reads / size, 2), reconcileWallMs: round(drained.result.wallMs, 0) });
+        Object.assign(row, {
+          reads: counts.reads,
+          writes: counts.writes,
+          readsPerTarget: round(counts.reads / size, 2),
+          reconcileWallMs: round(drained.result.wallMs, 0),
+        });
       } else {
         await world.events?.purge(world.reconcileQueueUrl);
       }

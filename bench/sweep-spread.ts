@@ -81,7 +81,11 @@ function throughTrigger(due: number[]): { starts: number[]; maxQueueingMs: numbe
 
 function triggerRate(due: number[], start: number): ReadRate {
   const { starts, maxQueueingMs } = throughTrigger(due);
-  return { ...perSecond(starts, start, SPREAD_MS / 1000), drainSeconds: round((Math.max(...starts) - start) / 1000, 1), maxQueueingSeconds: round(maxQueueingMs / 1000, 1) };
+  return {
+    ...perSecond(starts, start, SPREAD_MS / 1000),
+    drainSeconds: round((Math.max(...starts) - start) / 1000, 1),
+    maxQueueingSeconds: round(maxQueueingMs / 1000, 1),
+  };
 }
 
 async function fresh(queue: EventQueue, label: string): Promise<string> {
@@ -100,9 +104,26 @@ export async function measureSweepSpread(count: number): Promise<SweepSpreadResu
       return { ms: performance.now() - t0, report: JSON.parse(answer.body) as SweepReport };
     };
     // Warm-up (SQS client, queue server, JIT), not timed.
-    await handleSweepRequest('{}', { targets: targets.slice(0, 20), queue: () => queue, reconcileQueueUrl: await fresh(queue, 'warm'), logger, spreadMs: 0 });
-    const allAtOnce = await timed(async () => handleSweepRequest('{}', { targets, queue: () => queue, reconcileQueueUrl: await fresh(queue, 'once'), logger, spreadMs: 0 }));
-    const delayed = await timed(async () => handleSweepRequest('{}', { targets, queue: () => queue, reconcileQueueUrl: await fresh(queue, 'native'), logger, spreadMs: SPREAD_MS, delayMode: 'native' }));
+    await handleSweepRequest('{}', {
+      targets: targets.slice(0, 20),
+      queue: () => queue,
+      reconcileQueueUrl: await fresh(queue, 'warm'),
+      logger,
+      spreadMs: 0,
+    });
+    const allAtOnce = await timed(async () =>
+      handleSweepRequest('{}', { targets, queue: () => queue, reconcileQueueUrl: await fresh(queue, 'once'), logger, spreadMs: 0 }),
+    );
+    const delayed = await timed(async () =>
+      handleSweepRequest('{}', {
+        targets,
+        queue: () => queue,
+        reconcileQueueUrl: await fresh(queue, 'native'),
+        logger,
+        spreadMs: SPREAD_MS,
+        delayMode: 'native',
+      }),
+    );
 
     // Hold mode on a virtual clock: sleeps advance it, sends are real.
     const start = Date.UTC(2026, 10, 29, 10, 0, 0);
@@ -120,10 +141,20 @@ export async function measureSweepSpread(count: number): Promise<SweepSpreadResu
       },
     };
     const pacedUrl = await fresh(queue, 'paced');
-    const paced = JSON.parse((await handleSweepRequest('{}', {
-      targets, queue: () => recording, reconcileQueueUrl: pacedUrl, logger, spreadMs: SPREAD_MS, delayMode: 'hold',
-      now: () => new Date(clock), sleep: async (ms) => void (clock += ms),
-    })).body) as SweepReport;
+    const paced = JSON.parse(
+      (
+        await handleSweepRequest('{}', {
+          targets,
+          queue: () => recording,
+          reconcileQueueUrl: pacedUrl,
+          logger,
+          spreadMs: SPREAD_MS,
+          delayMode: 'hold',
+          now: () => new Date(clock),
+          sleep: async (ms) => void (clock += ms),
+        })
+      ).body,
+    ) as SweepReport;
     if (paced.enqueued !== count || allAtOnce.report.enqueued !== count || delayed.report.enqueued !== count) {
       throw new Error(`sweep spread: enqueued ${allAtOnce.report.enqueued} / ${delayed.report.enqueued} / ${paced.enqueued} of ${count}`);
     }
@@ -158,7 +189,8 @@ export async function measureSweepSpread(count: number): Promise<SweepSpreadResu
   }
 }
 
-const rate = (r: ReadRate) => `peak ${r.peakPerSecond}/s, mean ${r.meanPerSecond}/s${r.drainSeconds !== undefined ? `, backlog drained after ${r.drainSeconds} s, an event waits up to ${r.maxQueueingSeconds} s` : ''}`;
+const rate = (r: ReadRate) =>
+  `peak ${r.peakPerSecond}/s, mean ${r.meanPerSecond}/s${r.drainSeconds !== undefined ? `, backlog drained after ${r.drainSeconds} s, an event waits up to ${r.maxQueueingSeconds} s` : ''}`;
 
 export function renderSweepSpread(r: SweepSpreadResult): string[] {
   const e = r.enqueue;

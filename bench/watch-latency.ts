@@ -29,7 +29,13 @@ export interface WatchLatencyResult {
   scale: number;
   scaled: { periodMs: number; delayMs: number; overlapMs: number };
   runs: WatchLatencyRun[];
-  measured: { poolRightMedianMs: number; poolRightWorstMs: number; appliedMedianMs: number; appliedWorstMs: number; reconcileMedianMs: number };
+  measured: {
+    poolRightMedianMs: number;
+    poolRightWorstMs: number;
+    appliedMedianMs: number;
+    appliedWorstMs: number;
+    reconcileMedianMs: number;
+  };
   /** Real-world latency from the measured runs: scale * noticed + reconcile. */
   derived: { medianMs: number; worstMs: number };
   /** The formula's bounds with the real values: delay + period/2 (median), delay + period (worst), plus the measured reconcile. */
@@ -38,7 +44,8 @@ export interface WatchLatencyResult {
 
 export async function measureWatchLatency(runs: number, scale = 30): Promise<WatchLatencyResult> {
   const child = await runChild<{ runs: WatchLatencyRun[]; periodMs: number; delayMs: number; overlapMs: number }>(
-    join(REPO, 'bench/child/watch-latency.ts'), [String(runs), String(scale)],
+    join(REPO, 'bench/child/watch-latency.ts'),
+    [String(runs), String(scale)],
     { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     { execArgv: ['--import', 'tsx'], timeoutMs: 60_000 + runs * 30_000 },
   );
@@ -49,7 +56,11 @@ export async function measureWatchLatency(runs: number, scale = 30): Promise<Wat
   return {
     scale,
     scaled: { periodMs: child.result.periodMs, delayMs: child.result.delayMs, overlapMs: child.result.overlapMs },
-    runs: list.map((r) => ({ poolRightMs: round(r.poolRightMs, 0), appliedMs: round(r.appliedMs, 0), noticedAfterMs: round(r.noticedAfterMs, 0) })),
+    runs: list.map((r) => ({
+      poolRightMs: round(r.poolRightMs, 0),
+      appliedMs: round(r.appliedMs, 0),
+      noticedAfterMs: round(r.noticedAfterMs, 0),
+    })),
     measured: {
       poolRightMedianMs: round(median(list.map((r) => r.poolRightMs)), 0),
       poolRightWorstMs: round(Math.max(...list.map((r) => r.poolRightMs)), 0),

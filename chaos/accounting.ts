@@ -57,7 +57,8 @@ export function accountEvents(input: AccountingInput): Accounting {
     if (event?.source === 'sweep' && typeof event.id === 'string') sweepIds.add(event.id);
   }
   for (const id of sweepIds) if (!produced.has(id)) produced.set(id, { key: id, expect: 'valid' });
-  if (sweepIds.size !== input.sweepsEnqueued) violations.push(`sweeps enqueued ${input.sweepsEnqueued} events, ${sweepIds.size} were delivered`);
+  if (sweepIds.size !== input.sweepsEnqueued)
+    violations.push(`sweeps enqueued ${input.sweepsEnqueued} events, ${sweepIds.size} were delivered`);
 
   // Final answers, then the dead-letter queue.
   const outcomes: Record<string, number> = {};
@@ -109,11 +110,15 @@ function judgeEnding(item: ProducedEvent, allowRetriesExhausted: boolean, overta
   switch (item.expect) {
     case 'invalid_event':
     case 'unknown_target':
-      return dead && item.reason === item.expect ? undefined : `expected dead_lettered ${item.expect}, got ${item.terminal} ${item.reason ?? ''}`;
+      return dead && item.reason === item.expect
+        ? undefined
+        : `expected dead_lettered ${item.expect}, got ${item.terminal} ${item.reason ?? ''}`;
     case 'untrusted':
       // Never applied nor noop: its addresses are never confirmed. A fault on its last attempt may name another reason.
       if (!dead) return `asserted addresses outside the target, yet answered ${item.terminal}`;
-      return ['untrusted_server_ips', 'retries_exhausted', 'permanent_error'].includes(item.reason ?? '') ? undefined : `asserted addresses outside the target, dead-lettered ${item.reason}`;
+      return ['untrusted_server_ips', 'retries_exhausted', 'permanent_error'].includes(item.reason ?? '')
+        ? undefined
+        : `asserted addresses outside the target, dead-lettered ${item.reason}`;
     case 'valid':
       if (!dead || item.reason === 'permanent_error' || (allowRetriesExhausted && item.reason === 'retries_exhausted')) return undefined;
       // Its asserted address left before discovery could confirm it: the event is retried until it runs out, and

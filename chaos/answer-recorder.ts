@@ -78,7 +78,11 @@ export async function startAnswerRecorder(functionUrl: string): Promise<AnswerRe
         let text = '';
         let contentType = 'application/json';
         try {
-          const upstream = await fetch(endpoint, { method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? 'application/json' }, body: request });
+          const upstream = await fetch(endpoint, {
+            method: 'POST',
+            headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+            body: request,
+          });
           status = upstream.status;
           contentType = upstream.headers.get('content-type') ?? contentType;
           text = await upstream.text();

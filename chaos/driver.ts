@@ -80,7 +80,8 @@ export class ChaosDriver {
       if (step.gapMs > 0) await sleep(step.gapMs);
       await this.backpressure();
       await this.play(step);
-      if ((index + 1) % 200 === 0) log(`chaos: step ${index + 1}/${steps.length}, ${this.expected.size} events, ${this.recorder.answers.length} answers`);
+      if ((index + 1) % 200 === 0)
+        log(`chaos: step ${index + 1}/${steps.length}, ${this.expected.size} events, ${this.recorder.answers.length} answers`);
     }
   }
 
@@ -224,7 +225,8 @@ export class ChaosDriver {
     this.refusedAtInject.add(id);
     const path = field === 'loopback' ? 'event.serverIps[0]' : `event.${field}`;
     const named = JSON.stringify(answer.body).includes(path);
-    if (answer.status !== 400 || !named) this.violations.push(`hostile inject (${field}) answered ${answer.status}, not a 400 naming ${path}: ${JSON.stringify(answer.body)}`);
+    if (answer.status !== 400 || !named)
+      this.violations.push(`hostile inject (${field}) answered ${answer.status}, not a 400 naming ${path}: ${JSON.stringify(answer.body)}`);
   }
 
   /**
@@ -251,16 +253,24 @@ export class ChaosDriver {
       }
       case 'lb_busy': {
         const cluster = this.fleet.clusters[f.cluster];
-        if (cluster && Date.now() >= (this.stuckUntil.get(f.cluster) ?? 0)) this.stack.emulator.setLbStatus(cluster.lbId, f.status, f.forMs);
+        if (cluster && Date.now() >= (this.stuckUntil.get(f.cluster) ?? 0))
+          this.stack.emulator.setLbStatus(cluster.lbId, f.status, f.forMs);
         return;
       }
       case 'rate_limited':
         this.rateLimits += 1;
-        return this.fault({ operation: f.operation, ...(this.rateLimits % 2 === 1 ? faultBodies.rateLimited() : faultBodies.tooManyRequests(f.resetSeconds)) });
+        return this.fault({
+          operation: f.operation,
+          ...(this.rateLimits % 2 === 1 ? faultBodies.rateLimited() : faultBodies.tooManyRequests(f.resetSeconds)),
+        });
       case 'server_error':
         return this.fault({
           operation: f.operation,
-          ...(f.status === 500 ? faultBodies.internal() : f.status === 503 ? faultBodies.serviceUnavailable() : { status: 502, body: { message: 'bad gateway' } }),
+          ...(f.status === 500
+            ? faultBodies.internal()
+            : f.status === 503
+              ? faultBodies.serviceUnavailable()
+              : { status: 502, body: { message: 'bad gateway' } }),
           count: f.count,
         });
       case 'connection_reset':
@@ -316,10 +326,12 @@ export class ChaosDriver {
       if (this.recorder.answers.some((a) => a.request === body && a.status === 500)) this.handoffFailures += 1;
       else this.violations.push('hand-off failure: no 5xx answer while the dead-letter queue was gone');
     } finally {
-      await this.sqs.send(new CreateQueueCommand({
-        QueueName: DEAD_LETTER_QUEUE_NAME,
-        Attributes: { MessageRetentionPeriod: attributes.Attributes?.MessageRetentionPeriod ?? '1209600' },
-      }));
+      await this.sqs.send(
+        new CreateQueueCommand({
+          QueueName: DEAD_LETTER_QUEUE_NAME,
+          Attributes: { MessageRetentionPeriod: attributes.Attributes?.MessageRetentionPeriod ?? '1209600' },
+        }),
+      );
     }
   }
 }

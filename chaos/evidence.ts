@@ -64,11 +64,15 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
     const made = (callsByEvent.get(a.answer?.eventId ?? '') ?? [])
       .map((c) => `${c.operation}@${c.at - a.startedAt}ms:${c.status}${used.has(c.seq) ? '(used)' : ''}`)
       .join(' ');
-    report.unbackedSamples.push(`${answerKey(a) ?? '?'}: answered ${a.answer?.outcome} ${why} [delivery 0..${a.at - a.startedAt} ms; calls for it: ${made || 'none'}]`);
+    report.unbackedSamples.push(
+      `${answerKey(a) ?? '?'}: answered ${a.answer?.outcome} ${why} [delivery 0..${a.at - a.startedAt} ms; calls for it: ${made || 'none'}]`,
+    );
   };
   /** An unused call for this event, during this delivery, that `fits`; marked used. */
   const take = (a: RecordedAnswer, id: string, fits: (c: CallRecord) => boolean): CallRecord | undefined => {
-    const found = (callsByEvent.get(id) ?? []).find((c) => !used.has(c.seq) && c.at >= a.startedAt - SLACK_MS && c.at <= a.at + SLACK_MS && fits(c));
+    const found = (callsByEvent.get(id) ?? []).find(
+      (c) => !used.has(c.seq) && c.at >= a.startedAt - SLACK_MS && c.at <= a.at + SLACK_MS && fits(c),
+    );
     if (found) used.add(found.seq);
     return found;
   };

@@ -98,17 +98,27 @@ export class Fleet {
     const lbs = this.clusters.map((c) => {
       for (const [n, s] of c.controlPlane.entries()) servers.push(this.controlPlaneSeed(c, s, n));
       // A worker runs no API server: the LB's check on 443 fails it (as on the real platform).
-      servers.push({ id: c.worker.id, name: `nodes-${ZONE}-0`, zone: ZONE, state: 'running', tags: tags(c.name, 'Node'), publicIps: [c.worker.ip], listensOn: [22, 10250] });
+      servers.push({
+        id: c.worker.id,
+        name: `nodes-${ZONE}-0`,
+        zone: ZONE,
+        state: 'running',
+        tags: tags(c.name, 'Node'),
+        publicIps: [c.worker.ip],
+        listensOn: [22, 10250],
+      });
       const start = this.prng.pick(['in_sync', 'stale', 'missing'] as const);
       const backends: SeedBackend[] =
         start === 'missing'
           ? []
-          : [{
-              name: BACKEND,
-              forward_port: 443,
-              pool: start === 'in_sync' ? c.controlPlane.map((s) => s.ip) : [c.controlPlane[0]?.ip ?? ''],
-              health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-            }];
+          : [
+              {
+                name: BACKEND,
+                forward_port: 443,
+                pool: start === 'in_sync' ? c.controlPlane.map((s) => s.ip) : [c.controlPlane[0]?.ip ?? ''],
+                health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+              },
+            ];
       return { id: c.lbId, name: c.lbName, zone: ZONE, status: 'ready' as const, tags: tags(c.name, 'ControlPlane').slice(0, 2), backends };
     });
     return { projectId: '23b8c1e9-3924-46de-beb1-3b9046685257', lbs, servers };
@@ -116,8 +126,16 @@ export class Fleet {
 
   controlPlaneSeed(c: Cluster, s: ClusterServer, n: number): SeedServer {
     const state = s.condition === 'stopped' || s.condition === 'stopping' ? s.condition : 'running';
-    const serverTags = s.condition === 'untagged' ? tags(c.name, 'ControlPlane').filter((t) => !t.includes('/role=')) : tags(c.name, 'ControlPlane');
-    return { id: s.id, name: `control-plane-${ZONE}-${n}-g${c.generation}`, zone: ZONE, state, tags: serverTags, publicIps: s.condition === 'no_address' ? [] : [s.ip] };
+    const serverTags =
+      s.condition === 'untagged' ? tags(c.name, 'ControlPlane').filter((t) => !t.includes('/role=')) : tags(c.name, 'ControlPlane');
+    return {
+      id: s.id,
+      name: `control-plane-${ZONE}-${n}-g${c.generation}`,
+      zone: ZONE,
+      state,
+      tags: serverTags,
+      publicIps: s.condition === 'no_address' ? [] : [s.ip],
+    };
   }
 
   /** A kOps rolling update of one control-plane server: a new server with a new IP takes its place. */
@@ -155,6 +173,9 @@ export class Fleet {
 
   /** The addresses the pool should hold: the ok servers'. */
   desiredPool(c: Cluster): string[] {
-    return c.controlPlane.filter((s) => s.condition === 'ok').map((s) => s.ip).sort();
+    return c.controlPlane
+      .filter((s) => s.condition === 'ok')
+      .map((s) => s.ip)
+      .sort();
   }
 }

@@ -44,14 +44,21 @@ export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { conv
     const backends = lb?.backends.filter((b) => b.name === BACKEND) ?? [];
     dupBackends += Math.max(0, backends.length - 1);
     const wanted = state.servers
-      .filter((s) => s.tags.includes(`noprefix=kops.k8s.io/cluster=${c.name}`) && s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane') && !OUT_OF_POOL_STATES.has(s.state))
+      .filter(
+        (s) =>
+          s.tags.includes(`noprefix=kops.k8s.io/cluster=${c.name}`) &&
+          s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane') &&
+          !OUT_OF_POOL_STATES.has(s.state),
+      )
       .flatMap((s) => s.public_ips.map((ip) => ip.address))
       .sort();
     const model = fleet.desiredPool(c);
-    if (JSON.stringify(wanted) !== JSON.stringify(model)) violations.push(`${c.name}: emulator servers ${wanted.join(',')} differ from the chaos model ${model.join(',')}`);
+    if (JSON.stringify(wanted) !== JSON.stringify(model))
+      violations.push(`${c.name}: emulator servers ${wanted.join(',')} differ from the chaos model ${model.join(',')}`);
     const pool = [...(backends[0]?.pool ?? [])].sort();
     if (backends.length === 1 && JSON.stringify(pool) === JSON.stringify(wanted)) converged += 1;
-    else violations.push(`${c.name}: not converged: ${backends.length} backend(s), pool [${pool.join(', ')}], wanted [${wanted.join(', ')}]`);
+    else
+      violations.push(`${c.name}: not converged: ${backends.length} backend(s), pool [${pool.join(', ')}], wanted [${wanted.join(', ')}]`);
   }
   if (dupBackends > 0) violations.push(`${dupBackends} duplicated backend(s) at the end`);
   return { converged, dupBackends, violations };
@@ -72,7 +79,10 @@ export function judgePoolWrite(fleet: Fleet, write: { lbId: string; backendName:
 }
 
 /** Every pool ever written, judged. */
-export function checkPoolWrites(fleet: Fleet, history: readonly PoolWrite[]): { poolWrites: number; badPoolWrites: number; badPoolWriteSamples: string[]; violations: string[] } {
+export function checkPoolWrites(
+  fleet: Fleet,
+  history: readonly PoolWrite[],
+): { poolWrites: number; badPoolWrites: number; badPoolWriteSamples: string[]; violations: string[] } {
   const violations: string[] = [];
   const badPoolWriteSamples: string[] = [];
   let badPoolWrites = 0;
@@ -81,7 +91,8 @@ export function checkPoolWrites(fleet: Fleet, history: readonly PoolWrite[]): { 
     const problem = judgePoolWrite(fleet, write);
     if (problem) {
       badPoolWrites += 1;
-      if (badPoolWriteSamples.length < 10) badPoolWriteSamples.push(`#${write.seq} ${write.operation} ${write.lbId} [${write.pool.join(', ')}]: ${problem}`);
+      if (badPoolWriteSamples.length < 10)
+        badPoolWriteSamples.push(`#${write.seq} ${write.operation} ${write.lbId} [${write.pool.join(', ')}]: ${problem}`);
     }
   }
   if (badPoolWrites > 0) violations.push(`${badPoolWrites} bad pool write(s): ${badPoolWriteSamples.slice(0, 3).join('; ')}`);
@@ -95,12 +106,16 @@ const GONE_SERVER_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
  * removed a serving member and left no passing one. Serving, by the write's own record (the LB's health check
  * and the Instance state at that moment): not `failed`, and its server not stopped or stopping.
  */
-export function judgeShrink(write: Pick<PoolWrite, 'pool' | 'poolBefore' | 'health' | 'serverStates' | 'deleted'>, maxUnavailable: number): string | undefined {
+export function judgeShrink(
+  write: Pick<PoolWrite, 'pool' | 'poolBefore' | 'health' | 'serverStates' | 'deleted'>,
+  maxUnavailable: number,
+): string | undefined {
   if (write.deleted) return undefined;
   const after = new Set(write.pool);
   const serving = (ip: string) => write.health[ip] !== 'failed' && !GONE_SERVER_STATES.has(write.serverStates[ip] ?? 'none');
   const removedServing = write.poolBefore.filter((ip) => !after.has(ip) && serving(ip));
-  if (removedServing.length > maxUnavailable) return `removed ${removedServing.length} serving members (${removedServing.join(', ')}), more than maxUnavailable ${maxUnavailable}`;
+  if (removedServing.length > maxUnavailable)
+    return `removed ${removedServing.length} serving members (${removedServing.join(', ')}), more than maxUnavailable ${maxUnavailable}`;
   const passingBefore = write.poolBefore.some((ip) => write.health[ip] === 'passed');
   if (removedServing.length > 0 && passingBefore && !write.pool.some((ip) => write.health[ip] === 'passed')) {
     return `removed ${removedServing.join(', ')} and left no passing member`;
@@ -138,23 +153,38 @@ export function checkShrinks(
     const problem = judgeShrink(asSent, maxUnavailable);
     if (!problem) return;
     unsafeShrinks += 1;
-    if (samples.length < 10) samples.push(`#${write.seq} ${write.operation} ${write.lbId} [${asSent.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`);
+    if (samples.length < 10)
+      samples.push(
+        `#${write.seq} ${write.operation} ${write.lbId} [${asSent.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`,
+      );
   });
-  return { unsafeShrinks, samples, lateCommits, violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [] };
+  return {
+    unsafeShrinks,
+    samples,
+    lateCommits,
+    violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [],
+  };
 }
 
-export function checkRetryStorm(counts: { events: number; apiCalls: number; deliveries: number }): { apiCallBound: number; deliveryBound: number; violations: string[] } {
+export function checkRetryStorm(counts: { events: number; apiCalls: number; deliveries: number }): {
+  apiCallBound: number;
+  deliveryBound: number;
+  violations: string[];
+} {
   const { events, apiCalls, deliveries } = counts;
   const violations: string[] = [];
   const apiCallBound = API_CALLS_PER_EVENT * events;
   if (apiCalls > apiCallBound) violations.push(`retry storm: ${apiCalls} API calls > ${apiCallBound} (${API_CALLS_PER_EVENT} per event)`);
   const deliveryBound = DELIVERIES_PER_EVENT * events;
-  if (deliveries > deliveryBound) violations.push(`retry storm: ${deliveries} deliveries > ${deliveryBound} (${DELIVERIES_PER_EVENT} per event)`);
+  if (deliveries > deliveryBound)
+    violations.push(`retry storm: ${deliveries} deliveries > ${deliveryBound} (${DELIVERIES_PER_EVENT} per event)`);
   return { apiCallBound, deliveryBound, violations };
 }
 
 /** From the reconcile queue's attributes: nothing visible, in flight or delayed. */
 export function checkQueueEmpty(attributes: Record<string, string>): { queueEmpty: boolean; violations: string[] } {
-  const queueEmpty = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].every((n) => (attributes[n] ?? '0') === '0');
+  const queueEmpty = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].every(
+    (n) => (attributes[n] ?? '0') === '0',
+  );
   return { queueEmpty, violations: queueEmpty ? [] : [`the reconcile queue is not empty: ${JSON.stringify(attributes)}`] };
 }

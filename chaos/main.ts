@@ -41,7 +41,9 @@ if (args.includes('--help') || args.includes('-h')) {
   process.exit(0);
 }
 const KNOWN = new Set(['--seed', '--events', '--targets', '--production', '--quiet', '--help', '-h']);
-const unknown = args.filter((a, i) => a.startsWith('-') && !KNOWN.has(a.split('=')[0] ?? a) && !/^--(seed|events|targets)$/.test(args[i - 1] ?? ''));
+const unknown = args.filter(
+  (a, i) => a.startsWith('-') && !KNOWN.has(a.split('=')[0] ?? a) && !/^--(seed|events|targets)$/.test(args[i - 1] ?? ''),
+);
 if (unknown.length > 0) {
   console.error(`unknown option ${unknown[0]}; see npm run chaos -- --help`);
   process.exit(64);
@@ -73,18 +75,38 @@ const quiet = args.includes('--quiet');
 console.log(`chaos: seed=${seed} profile=${profile} (replay with --seed ${seed}${profile === 'production' ? ' --production' : ''})`);
 try {
   const report = await runChaos({ seed, events, targets, profile, ...(!quiet && { log: (line: string) => console.log(line) }) });
-  const faults = Object.entries(report.faultsByType).map(([k, v]) => `${k}=${v}`).join(' ');
+  const faults = Object.entries(report.faultsByType)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   console.log(`schedule ${report.scheduleHash}: ${report.steps} steps in ${(report.durationMs / 1000).toFixed(1)} s`);
-  console.log(`faults: ${faults}; hand-off failures seen: ${report.handoffFailures}${report.destroyedByDriver ? ` (${report.destroyedByDriver} dead letter(s) went with the deleted DLQ)` : ''}`);
-  console.log(`answers: ${Object.entries(report.outcomes).map(([k, v]) => `${k}=${v}`).join(' ')}; backed by evidence: ${report.backedAnswers}, unbacked: ${report.unbackedAnswers}`);
-  console.log(`dead letters: ${Object.entries(report.deadLetterReasons).map(([k, v]) => `${k}=${v}`).join(' ') || 'none'}; refused at inject: ${report.refusedAtInject}`);
-  console.log(`pool writes: ${report.poolWrites}, bad: ${report.badPoolWrites}, unsafe shrinks: ${report.unsafeShrinks}, committed after the client gave up: ${report.lateCommits}`);
-  console.log(`api calls: ${report.apiCalls} (bound ${report.apiCallBound} = ${API_CALLS_PER_EVENT}/event); deliveries: ${report.deliveries} (bound ${report.deliveryBound} = ${DELIVERIES_PER_EVENT}/event); queue empty: ${report.queueEmpty}`);
+  console.log(
+    `faults: ${faults}; hand-off failures seen: ${report.handoffFailures}${report.destroyedByDriver ? ` (${report.destroyedByDriver} dead letter(s) went with the deleted DLQ)` : ''}`,
+  );
+  console.log(
+    `answers: ${Object.entries(report.outcomes)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}; backed by evidence: ${report.backedAnswers}, unbacked: ${report.unbackedAnswers}`,
+  );
+  console.log(
+    `dead letters: ${
+      Object.entries(report.deadLetterReasons)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ') || 'none'
+    }; refused at inject: ${report.refusedAtInject}`,
+  );
+  console.log(
+    `pool writes: ${report.poolWrites}, bad: ${report.badPoolWrites}, unsafe shrinks: ${report.unsafeShrinks}, committed after the client gave up: ${report.lateCommits}`,
+  );
+  console.log(
+    `api calls: ${report.apiCalls} (bound ${report.apiCallBound} = ${API_CALLS_PER_EVENT}/event); deliveries: ${report.deliveries} (bound ${report.deliveryBound} = ${DELIVERIES_PER_EVENT}/event); queue empty: ${report.queueEmpty}`,
+  );
   for (const v of report.violations) console.log(`VIOLATION: ${v}`);
   console.log(summaryLine(report));
   process.exit(report.ok ? 0 : 1);
 } catch (error) {
   console.error(`chaos: run failed: ${(error as Error)?.stack ?? String(error)}`);
-  console.log(`chaos: seed=${seed} events=0 faults=0 converged=0/${targets} lost=? dup_backends=? bad_pool_writes=? unsafe_shrinks=? unbacked_answers=? api_calls=?`);
+  console.log(
+    `chaos: seed=${seed} events=0 faults=0 converged=0/${targets} lost=? dup_backends=? bad_pool_writes=? unsafe_shrinks=? unbacked_answers=? api_calls=?`,
+  );
   process.exit(1);
 }

@@ -125,7 +125,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const schedule = buildSchedule(createPrng(options.seed), options);
   // The fleet draws from its own stream, so the schedule does not depend on how many ids the fleet needs.
   const fleet = new Fleet(options.targets, createPrng(options.seed ^ 0x5eed));
-  log(`chaos: seed=${options.seed} targets=${options.targets} profile=${profile} steps=${schedule.steps.length} planned_events=${schedule.plannedEvents} schedule=${schedule.hash}`);
+  log(
+    `chaos: seed=${options.seed} targets=${options.targets} profile=${profile} steps=${schedule.steps.length} planned_events=${schedule.plannedEvents} schedule=${schedule.hash}`,
+  );
 
   const stack = await startLocalStack({
     seed: fleet.seed(),
@@ -177,10 +179,32 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await bridge.waitIdle({ quietMs: 1_000, timeoutMs: idleTimeoutMs });
     }
 
-    const report = await collectReport({ options, profile, scheduleHash: schedule.hash, steps: schedule.steps.length, started, stack, recorder, driver, fleet });
+    const report = await collectReport({
+      options,
+      profile,
+      scheduleHash: schedule.hash,
+      steps: schedule.steps.length,
+      started,
+      stack,
+      recorder,
+      driver,
+      fleet,
+    });
     if (process.env.CHAOS_DUMP) {
       const { writeFileSync } = await import('node:fs');
-      writeFileSync(process.env.CHAOS_DUMP, JSON.stringify({ calls: stack.emulator.calls(), history: stack.emulator.history(), answers: recorder.answers, lbs: fleet.clusters.map((c) => ({ name: c.name, lbId: c.lbId })) }, null, 1));
+      writeFileSync(
+        process.env.CHAOS_DUMP,
+        JSON.stringify(
+          {
+            calls: stack.emulator.calls(),
+            history: stack.emulator.history(),
+            answers: recorder.answers,
+            lbs: fleet.clusters.map((c) => ({ name: c.name, lbId: c.lbId })),
+          },
+          null,
+          1,
+        ),
+      );
     }
     return report;
   } finally {
@@ -205,7 +229,17 @@ interface FinishedRun {
 }
 
 /** After the drain: reads out the dead letters, the queue, the emulator's state, history and call log, and judges them. */
-async function collectReport({ options, profile, scheduleHash, steps, started, stack, recorder, driver, fleet }: FinishedRun): Promise<ChaosReport> {
+async function collectReport({
+  options,
+  profile,
+  scheduleHash,
+  steps,
+  started,
+  stack,
+  recorder,
+  driver,
+  fleet,
+}: FinishedRun): Promise<ChaosReport> {
   // Convergence first: nothing has run since the schedule's last events were answered.
   const convergence = checkConvergence(fleet, stack.emulator.dumpState() as unknown as EmulatorStateDump);
   const deadLetters = [...driver.savedDeadLetters, ...(await drainDeadLetters(stack))];
@@ -216,7 +250,9 @@ async function collectReport({ options, profile, scheduleHash, steps, started, s
     sweepsEnqueued: driver.sweepsEnqueued,
     allowRetriesExhausted: profile === 'production',
     assertionsOvertaken: new Set(
-      [...driver.assertions].filter(([, a]) => a.ips.some((ip) => (fleet.clusters[a.cluster]?.leftAt.get(ip) ?? 0) >= a.at)).map(([id]) => id),
+      [...driver.assertions]
+        .filter(([, a]) => a.ips.some((ip) => (fleet.clusters[a.cluster]?.leftAt.get(ip) ?? 0) >= a.at))
+        .map(([id]) => id),
     ),
   });
   const calls = stack.emulator.calls();
@@ -230,12 +266,15 @@ async function collectReport({ options, profile, scheduleHash, steps, started, s
   const storm = checkRetryStorm({ events: accounting.events, apiCalls, deliveries });
   // What inject refused never went further: no delivery, no API call carries its id.
   const leaked = [...driver.refusedAtInject].filter(
-    (id) => recorder.answers.some((a) => a.answer?.eventId === id || a.request.includes(`"${id}"`)) || calls.some((c) => eventOfCall(c) === id),
+    (id) =>
+      recorder.answers.some((a) => a.answer?.eventId === id || a.request.includes(`"${id}"`)) || calls.some((c) => eventOfCall(c) === id),
   );
   const violations = [
     ...driver.violations,
     ...accounting.violations,
-    ...(evidence.unbacked > 0 ? [`${evidence.unbacked} answer(s) without evidence: ${evidence.unbackedSamples.slice(0, 3).join('; ')}`] : []),
+    ...(evidence.unbacked > 0
+      ? [`${evidence.unbacked} answer(s) without evidence: ${evidence.unbackedSamples.slice(0, 3).join('; ')}`]
+      : []),
     ...queue.violations,
     ...convergence.violations,
     ...poolWrites.violations,

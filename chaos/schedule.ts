@@ -148,7 +148,14 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
     const gapMs = gap();
     switch (kind) {
       case 'inject':
-        steps.push({ gapMs, kind, id: id(), cluster: cluster(), source: prng.pick(['manual', 'instance-replacement'] as const), dryRun: prng.chance(0.05) });
+        steps.push({
+          gapMs,
+          kind,
+          id: id(),
+          cluster: cluster(),
+          source: prng.pick(['manual', 'instance-replacement'] as const),
+          dryRun: prng.chance(0.05),
+        });
         planned += 1;
         break;
       case 'send':
@@ -193,7 +200,14 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
       }
       case 'server_change': {
         const inject = prng.chance(0.6) ? id() : undefined;
-        steps.push({ gapMs, kind, cluster: cluster(), slot: prng.int(0, 2), change: prng.weighted(SERVER_CHANGES), ...(inject && { inject }) });
+        steps.push({
+          gapMs,
+          kind,
+          cluster: cluster(),
+          slot: prng.int(0, 2),
+          change: prng.weighted(SERVER_CHANGES),
+          ...(inject && { inject }),
+        });
         if (inject) planned += 1;
         break;
       }
@@ -203,7 +217,13 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
         break;
       case 'hostile_fields':
         // Refused at the edge: no event is produced, so it does not count towards `events`.
-        steps.push({ gapMs, kind, id: id(), cluster: cluster(), field: prng.pick(['attempt', 'notBefore', 'source', 'loopback'] as const) });
+        steps.push({
+          gapMs,
+          kind,
+          id: id(),
+          cluster: cluster(),
+          field: prng.pick(['attempt', 'notBefore', 'source', 'loopback'] as const),
+        });
         break;
       case 'fault':
         steps.push({ gapMs, kind, fault: drawFault(prng, cluster) });
@@ -240,7 +260,13 @@ function drawFault(prng: Prng, cluster: () => number): FaultStep {
     case 'permanent_403':
       return { type, operation: 'SetBackendServers' };
     case 'health_failure':
-      return { type, cluster: cluster(), slot: prng.int(0, 2), status: prng.chance(0.8) ? 'failed' : 'unknown', forMs: prng.int(200, 1_500) };
+      return {
+        type,
+        cluster: cluster(),
+        slot: prng.int(0, 2),
+        status: prng.chance(0.8) ? 'failed' : 'unknown',
+        forMs: prng.int(200, 1_500),
+      };
     case 'handoff_failure':
     case 'lb_stuck':
     case 'crash':

@@ -91,5 +91,11 @@ export function helpText(examples: string[], exitCodes: [number, string][], json
 
 /** Collects a repeatable option: --target a --target b, or --target a,b. */
 export function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((v) => v.trim())
+      .filter((v) => v !== ''),
+  ];
 }

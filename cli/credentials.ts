@@ -32,8 +32,18 @@ function profileFromFile(env: NodeJS.ProcessEnv): { profile: Profile; label?: st
   const path = scwConfigPath(env);
   const named = env.SCW_PROFILE?.trim();
   if (!existsSync(path)) {
-    if (env.SCW_CONFIG_PATH) throw credentialsError('SCW_CONFIG_PATH', `names ${path}, which does not exist`, 'point SCW_CONFIG_PATH at your scw config.yaml, or unset it');
-    if (named) throw credentialsError('SCW_PROFILE', `is "${named}" but there is no config file at ${path}`, 'run `scw init`, or set SCW_CONFIG_PATH');
+    if (env.SCW_CONFIG_PATH)
+      throw credentialsError(
+        'SCW_CONFIG_PATH',
+        `names ${path}, which does not exist`,
+        'point SCW_CONFIG_PATH at your scw config.yaml, or unset it',
+      );
+    if (named)
+      throw credentialsError(
+        'SCW_PROFILE',
+        `is "${named}" but there is no config file at ${path}`,
+        'run `scw init`, or set SCW_CONFIG_PATH',
+      );
     return { profile: {} };
   }
   const profileName = named || 'default';
@@ -41,7 +51,11 @@ function profileFromFile(env: NodeJS.ProcessEnv): { profile: Profile; label?: st
     return { profile: loadProfileFromConfigurationFile({ filepath: path, profileName }), label: `profile "${profileName}" in ${path}` };
   } catch (error) {
     if (!named) return { profile: {} }; // a file with only named profiles and no default one
-    throw credentialsError('SCW_PROFILE', `${(error as Error).message.replace(/\.$/, '')} (${path})`, 'give --profile (or SCW_PROFILE) a profile listed under "profiles:" in the file');
+    throw credentialsError(
+      'SCW_PROFILE',
+      `${(error as Error).message.replace(/\.$/, '')} (${path})`,
+      'give --profile (or SCW_PROFILE) a profile listed under "profiles:" in the file',
+    );
   }
 }
 
@@ -56,10 +70,18 @@ export function resolveScalewayCredentials(env: NodeJS.ProcessEnv = process.env)
   const profile: Profile = { ...defined(file.profile), ...fromEnv };
   const where = file.label ?? `${scwConfigPath(env)} (not found)`;
   if (!profile.accessKey) {
-    throw credentialsError('SCW_ACCESS_KEY', `is not set, and ${where} has no access_key`, 'export SCW_ACCESS_KEY and SCW_SECRET_KEY (an IAM API key), or run `scw init`, or choose a profile with --profile (or SCW_PROFILE)');
+    throw credentialsError(
+      'SCW_ACCESS_KEY',
+      `is not set, and ${where} has no access_key`,
+      'export SCW_ACCESS_KEY and SCW_SECRET_KEY (an IAM API key), or run `scw init`, or choose a profile with --profile (or SCW_PROFILE)',
+    );
   }
   if (!profile.secretKey) {
-    throw credentialsError('SCW_SECRET_KEY', `is not set, and ${where} has no secret_key`, 'export SCW_SECRET_KEY (the secret of the API key whose access key is in use), or run `scw init`');
+    throw credentialsError(
+      'SCW_SECRET_KEY',
+      `is not set, and ${where} has no secret_key`,
+      'export SCW_SECRET_KEY (the secret of the API key whose access key is in use), or run `scw init`',
+    );
   }
   const source = fromEnv.accessKey && fromEnv.secretKey ? 'environment' : (file.label ?? 'environment');
   return {

@@ -52,7 +52,8 @@ function recordIdOf(entry: Omit<DeadLetterEntry, 'recordId'>): string {
     const moved = JSON.parse(entry.body) as { id: string; attempt?: number };
     return deadLetterRecordId({ eventId: moved.id, attempt: moved.attempt ?? 0 });
   }
-  if (event && typeof event.id === 'string') return deadLetterRecordId({ eventId: event.id, attempt: typeof event.attempt === 'number' ? event.attempt : 0 });
+  if (event && typeof event.id === 'string')
+    return deadLetterRecordId({ eventId: event.id, attempt: typeof event.attempt === 'number' ? event.attempt : 0 });
   return deadLetterRecordId({ rawBody: entry.record?.rawBody ?? entry.body });
 }
 
@@ -62,7 +63,13 @@ export function classify(message: ReceivedMessage): DeadLetterEntry {
 }
 
 function classifyBody(message: ReceivedMessage): Omit<DeadLetterEntry, 'recordId'> {
-  const base = { messageId: message.messageId, receiptHandle: message.receiptHandle, receiveCount: message.receiveCount, body: message.body, ...(message.sentAt && { sentAt: message.sentAt }) };
+  const base = {
+    messageId: message.messageId,
+    receiptHandle: message.receiptHandle,
+    receiveCount: message.receiveCount,
+    body: message.body,
+    ...(message.sentAt && { sentAt: message.sentAt }),
+  };
   let value: unknown;
   try {
     value = JSON.parse(message.body);
@@ -96,7 +103,15 @@ function classifyBody(message: ReceivedMessage): Omit<DeadLetterEntry, 'recordId
   try {
     const event = decodeEvent(message.body);
     const { event: again } = redrivable(event);
-    return { ...base, origin: 'queue', reason: 'max_receives', eventId: event.id, target: event.target, message: 'moved by the queue after maxReceiveCount failed deliveries', ...(again && { redriveEvent: again }) };
+    return {
+      ...base,
+      origin: 'queue',
+      reason: 'max_receives',
+      eventId: event.id,
+      target: event.target,
+      message: 'moved by the queue after maxReceiveCount failed deliveries',
+      ...(again && { redriveEvent: again }),
+    };
   } catch {
     return { ...base, origin: 'unknown', reason: 'unrecognised', notRedrivable: 'neither an lbsync dead-letter record nor a valid event' };
   }
@@ -112,7 +127,11 @@ export async function scanDeadLetters(queue: EventQueue, url: string, options: S
   const limit = options.limit ?? 1_000;
   const seen = new Map<string, DeadLetterEntry>();
   while (seen.size < limit) {
-    const batch = await queue.receive(url, { maxMessages: Math.min(10, limit - seen.size), waitSeconds: 0, visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30 });
+    const batch = await queue.receive(url, {
+      maxMessages: Math.min(10, limit - seen.size),
+      waitSeconds: 0,
+      visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 30,
+    });
     const fresh = batch.filter((m) => !seen.has(m.messageId));
     for (const m of batch) seen.set(m.messageId, classify(m));
     if (fresh.length === 0) break;
@@ -144,7 +163,10 @@ export function markDuplicates(entries: DeadLetterEntry[]): DeadLetterEntry[] {
 }
 
 /** The originals the ids name (a duplicate's id names its original), each with its duplicates. */
-export function groupsFor(entries: readonly DeadLetterEntry[], picked: readonly DeadLetterEntry[]): { original: DeadLetterEntry; duplicates: DeadLetterEntry[] }[] {
+export function groupsFor(
+  entries: readonly DeadLetterEntry[],
+  picked: readonly DeadLetterEntry[],
+): { original: DeadLetterEntry; duplicates: DeadLetterEntry[] }[] {
   const byMessage = new Map(entries.map((e) => [e.messageId, e]));
   const originals = new Map<string, DeadLetterEntry>();
   for (const e of picked) {

@@ -64,7 +64,14 @@ const warn = (name: string, detail: string, hint?: string): Check => ({ name, st
 const fail = (name: string, detail: string, hint: string): Check => ({ name, status: 'fail', detail, hint });
 
 /** Failures that still prove the key may make the call: the API answered it. */
-const ANSWERED = new Set(['lb_not_found', 'lb_ambiguous', 'backend_not_found', 'invalid_arguments', 'precondition_failed', 'resource_locked']);
+const ANSWERED = new Set([
+  'lb_not_found',
+  'lb_ambiguous',
+  'backend_not_found',
+  'invalid_arguments',
+  'precondition_failed',
+  'resource_locked',
+]);
 
 /** Thrown to stop the Scaleway checks: the key itself was refused, every further call would be too. */
 class KeyRefused extends Error {
@@ -98,7 +105,12 @@ class PermissionLedger {
     return (Object.keys(PERMISSIONS) as Permission[]).map((permission) => {
       const { calls, set } = PERMISSIONS[permission];
       const entry = this.seen.get(permission);
-      if (entry?.denied) return fail(permission, `${calls} refused (403): ${entry.denied.message}`, `give the functions' key ${set} on the project (docs/deploy.md, step 2)`);
+      if (entry?.denied)
+        return fail(
+          permission,
+          `${calls} refused (403): ${entry.denied.message}`,
+          `give the functions' key ${set} on the project (docs/deploy.md, step 2)`,
+        );
       if (!entry || entry.zones.size === 0) return warn(permission, `${calls} not tried: no earlier check got far enough`);
       return ok(permission, `${calls} answered (${[...entry.zones].join(', ')})`);
     });
@@ -113,7 +125,8 @@ function lbCheck(name: string, target: Target, lb: ObservedLb): Check {
   const how = 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
   const what = `${lb.name} (${lb.id}) is ${lb.status}`;
   if (lb.status === 'ready') return ok(name, `${what}; ${how}`);
-  if ((TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status)) return warn(name, `${what}: writes wait until it is ready again`, ERROR_CATALOG.lb_transient_state.hint);
+  if ((TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status))
+    return warn(name, `${what}: writes wait until it is ready again`, ERROR_CATALOG.lb_transient_state.hint);
   return fail(name, `${what}: nothing can be written`, ERROR_CATALOG.lb_not_ready.hint);
 }
 
@@ -132,7 +145,11 @@ function kopsParityCheck(name: string, target: Target, members: readonly PoolMem
     return theirs === m.ip ? [] : [`${m.server}: ours ${m.ip}, kOps' ${theirs ?? 'none (kOps would fail: could not find IP for server)'}`];
   });
   if (differing.length > 0) {
-    return warn(name, `kOps' GetServerIP (IPAM, zonal IPv4) would write other addresses: ${differing.join('; ')}`, "kOps and scw-lb-sync would rewrite each other's pool on every `kops update cluster`; see docs/kops-parity.md");
+    return warn(
+      name,
+      `kOps' GetServerIP (IPAM, zonal IPv4) would write other addresses: ${differing.join('; ')}`,
+      "kOps and scw-lb-sync would rewrite each other's pool on every `kops update cluster`; see docs/kops-parity.md",
+    );
   }
   return ok(name, `the ${members.length} address(es) are the ones kOps' GetServerIP reads from IPAM for the same servers`);
 }
@@ -154,17 +171,29 @@ function healthCheck(name: string, reports: readonly { backend: ObservedBackend;
 
 /** The servers and the pool they give, read as discoverPool reads them, one permission per call. */
 async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
-  const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () => gateway.listServersByTags(target.zone, target.servers.tags));
+  const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () =>
+    gateway.listServersByTags(target.zone, target.servers.tags),
+  );
   let privateIps: Map<string, string[]> | undefined;
   if (target.servers.ipSource === 'ipam-private') {
     const step = kopsMessage.serverIp(servers.map((s) => s.name).join(','));
-    privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () => gateway.listPrivateIpsByNic(regionOf(target.zone), servers.flatMap((s) => s.privateNicIds)));
+    privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () =>
+      gateway.listPrivateIpsByNic(
+        regionOf(target.zone),
+        servers.flatMap((s) => s.privateNicIds),
+      ),
+    );
   }
   const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
   return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
 }
 
-async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target, settings: ReconcileSettings): Promise<Check[]> {
+async function targetChecks(
+  gateway: ScalewayGateway,
+  ledger: PermissionLedger,
+  target: Target,
+  settings: ReconcileSettings,
+): Promise<Check[]> {
   const at = (what: string) => `target:${target.name}:${what}`;
   const checks: Check[] = [];
   const attempt = async (name: string, run: () => Promise<Check | undefined>): Promise<boolean> => {
@@ -196,7 +225,10 @@ async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, 
   if (target.servers.ipSource !== 'ipam-private') {
     await attempt(target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam', async () => {
       const ips = await ledger.prove('iam:ipam-read', regionOf(target.zone), `listing IPAM addresses of ${target.zone}`, () =>
-        gateway.listZonalIpv4(target.zone, members.map((m) => m.serverId)),
+        gateway.listZonalIpv4(
+          target.zone,
+          members.map((m) => m.serverId),
+        ),
       );
       return target.servers.ipSource === 'kops' && pool ? kopsParityCheck(at('kops-parity'), target, members, ips) : undefined;
     });
@@ -205,7 +237,9 @@ async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, 
   if (!found) return checks;
   let observed: ObservedBackend[] = [];
   const backendsRead = await attempt('backends', async () => {
-    const read = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(found.id), () => observeBackends(gateway, target, found));
+    const read = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(found.id), () =>
+      observeBackends(gateway, target, found),
+    );
     observed = [...read.byName.values()];
     return undefined;
   });
@@ -213,7 +247,9 @@ async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, 
     await attempt('health', async () => {
       const reports = [];
       for (const backend of observed) {
-        const stats = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.backendHealth(found.name), () => gateway.listBackendHealth(target.zone, found.id, backend.id));
+        const stats = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.backendHealth(found.name), () =>
+          gateway.listBackendHealth(target.zone, found.id, backend.id),
+        );
         reports.push({ backend, health: memberHealth(stats) });
       }
       return healthCheck(at('health'), reports);
@@ -226,9 +262,14 @@ async function targetChecks(gateway: ScalewayGateway, ledger: PermissionLedger, 
     if (result.error.code === 'authentication_denied') throw new KeyRefused(result.error);
     checks.push(failedWith(at('plan'), result.error));
   } else if (result.planned.length === 0 && !result.rollouts?.some((r) => r.rollout.deferred.length > 0)) {
-    checks.push(ok(at('plan'), `in sync: a reconcile would write nothing${result.warnings.length > 0 ? ` (${result.warnings.join('; ')})` : ''}`));
+    checks.push(
+      ok(at('plan'), `in sync: a reconcile would write nothing${result.warnings.length > 0 ? ` (${result.warnings.join('; ')})` : ''}`),
+    );
   } else {
-    const writes = result.planned.length > 0 ? `a reconcile would write: ${result.planned.map(describeAction).join('; ')}` : 'a reconcile would write nothing now';
+    const writes =
+      result.planned.length > 0
+        ? `a reconcile would write: ${result.planned.map(describeAction).join('; ')}`
+        : 'a reconcile would write nothing now';
     const staged = (result.rollouts ?? []).flatMap(describeRollout);
     checks.push(ok(at('plan'), `${writes}${staged.length > 0 ? `; ${staged.join('; ')}` : ''} (see \`lbsync plan\`)`));
   }
@@ -247,7 +288,13 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
     source = credentials.source;
   } catch (error) {
     const described = describeError(error);
-    return [fail('credentials', described.message.replace(/\s*\n\s*-?\s*/g, ' '), described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint)];
+    return [
+      fail(
+        'credentials',
+        described.message.replace(/\s*\n\s*-?\s*/g, ' '),
+        described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint,
+      ),
+    ];
   }
   const ledger = new PermissionLedger();
   const checks: Check[] = [];
@@ -255,11 +302,15 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
     for (const target of targets) checks.push(...(await targetChecks(gateway, ledger, target, settings)));
   } catch (error) {
     if (!(error instanceof KeyRefused)) throw error;
-    return [fail('credentials', `the API refused the key from ${source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint)];
+    return [
+      fail('credentials', `the API refused the key from ${source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint),
+    ];
   }
   const proven = targets.length > 0 && gateway.calls().reads > 0;
   return [
-    proven ? ok('credentials', `the API accepted the key from ${source}`) : warn('credentials', `key found (${source}), not tried: no target to read`),
+    proven
+      ? ok('credentials', `the API accepted the key from ${source}`)
+      : warn('credentials', `key found (${source}), not tried: no target to read`),
     ...ledger.checks(),
     ...checks,
   ];
@@ -271,20 +322,36 @@ interface QueueAttributes {
   QueueArn?: string;
 }
 
-async function queueAttributes(name: string, queue: EventQueue, url: string, variable: string): Promise<{ check: Check; attributes?: QueueAttributes }> {
+async function queueAttributes(
+  name: string,
+  queue: EventQueue,
+  url: string,
+  variable: string,
+): Promise<{ check: Check; attributes?: QueueAttributes }> {
   try {
     const attributes = (await queue.attributes(url)) as QueueAttributes;
     return { check: ok(name, `${url} answers (GetQueueAttributes)`), attributes };
   } catch (error) {
     const { message } = describeError(error);
-    return { check: fail(name, message, `check ${variable} (printed by \`lbsync provision\`), SQS_ENDPOINT and the Queues credentials; reading attributes needs credentials that may manage queues`) };
+    return {
+      check: fail(
+        name,
+        message,
+        `check ${variable} (printed by \`lbsync provision\`), SQS_ENDPOINT and the Queues credentials; reading attributes needs credentials that may manage queues`,
+      ),
+    };
   }
 }
 
 function redriveCheck(reconcile: QueueAttributes, deadLetter: QueueAttributes): Check {
   const name = 'queue:redrive';
   const hint = 'run `lbsync provision` with the same --prefix: it sets the RedrivePolicy to the dead-letter queue';
-  if (!reconcile.RedrivePolicy) return fail(name, 'the reconcile queue has no RedrivePolicy: a message that keeps failing is never moved to the dead-letter queue', hint);
+  if (!reconcile.RedrivePolicy)
+    return fail(
+      name,
+      'the reconcile queue has no RedrivePolicy: a message that keeps failing is never moved to the dead-letter queue',
+      hint,
+    );
   let policy: { deadLetterTargetArn?: unknown; maxReceiveCount?: unknown };
   try {
     policy = JSON.parse(reconcile.RedrivePolicy) as typeof policy;
@@ -292,7 +359,11 @@ function redriveCheck(reconcile: QueueAttributes, deadLetter: QueueAttributes): 
     return fail(name, `the reconcile queue's RedrivePolicy is not JSON: ${reconcile.RedrivePolicy}`, hint);
   }
   if (policy.deadLetterTargetArn !== deadLetter.QueueArn) {
-    return fail(name, `the reconcile queue's RedrivePolicy points at ${String(policy.deadLetterTargetArn)}, not at DEAD_LETTER_QUEUE_URL's queue (${deadLetter.QueueArn ?? 'no ARN'})`, hint);
+    return fail(
+      name,
+      `the reconcile queue's RedrivePolicy points at ${String(policy.deadLetterTargetArn)}, not at DEAD_LETTER_QUEUE_URL's queue (${deadLetter.QueueArn ?? 'no ARN'})`,
+      hint,
+    );
   }
   return ok(name, `the reconcile queue moves a message to the dead-letter queue after ${String(policy.maxReceiveCount)} receives`);
 }
@@ -303,7 +374,11 @@ function visibilityCheck(reconcile: QueueAttributes, functionTimeoutSeconds: num
   const hint = `run \`lbsync provision --function-timeout ${functionTimeoutSeconds}\`: it sets the visibility timeout to the function timeout + 30 s`;
   if (!Number.isFinite(seconds)) return fail(name, 'the reconcile queue reports no VisibilityTimeout', hint);
   if (seconds <= functionTimeoutSeconds) {
-    return fail(name, `visibility timeout ${seconds} s is not above the reconcile function's timeout (${functionTimeoutSeconds} s): a slow invocation's message would be handed to a second one`, hint);
+    return fail(
+      name,
+      `visibility timeout ${seconds} s is not above the reconcile function's timeout (${functionTimeoutSeconds} s): a slow invocation's message would be handed to a second one`,
+      hint,
+    );
   }
   return ok(name, `visibility timeout ${seconds} s > the reconcile function's timeout ${functionTimeoutSeconds} s`);
 }
@@ -315,7 +390,13 @@ async function queueChecks(env: NodeJS.ProcessEnv, functionTimeoutSeconds: numbe
   } catch (error) {
     const described = describeError(error);
     const missing = (described.fieldErrors ?? []).map((fe) => fe.path).join(', ');
-    return [fail('queue:config', `${missing || described.message} not set`, 'set the queue variables (`lbsync provision` prints the URLs), or skip the queue checks with --no-queue')];
+    return [
+      fail(
+        'queue:config',
+        `${missing || described.message} not set`,
+        'set the queue variables (`lbsync provision` prints the URLs), or skip the queue checks with --no-queue',
+      ),
+    ];
   }
   const queue = createEventQueue(queueEnv);
   const [reconcile, deadLetter] = await Promise.all([

@@ -28,7 +28,13 @@ export function selectTargets(targets: readonly Target[], names: readonly string
     throw validationError(
       'invalid_config',
       '--target',
-      unknown.map((n) => ({ path: '--target', message: `no target named "${n}" in the configuration${didYouMean(n, known)}`, received: n, allowed: known, fix: `use one of: ${known.join(', ')}` })),
+      unknown.map((n) => ({
+        path: '--target',
+        message: `no target named "${n}" in the configuration${didYouMean(n, known)}`,
+        received: n,
+        allowed: known,
+        fix: `use one of: ${known.join(', ')}`,
+      })),
     );
   }
   return targets.filter((t) => names.includes(t.name));

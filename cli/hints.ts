@@ -6,11 +6,11 @@ export type ProblemKind = 'credentials' | 'targets' | 'queue' | 'network' | 'env
 
 export const HINTS: Record<ProblemKind, string> = {
   credentials:
-    'Scaleway credentials come from SCW_ACCESS_KEY and SCW_SECRET_KEY, or from a profile of the scw CLI\'s config file (--profile or SCW_PROFILE, in SCW_CONFIG_PATH, default ~/.config/scw/config.yaml; `scw init` writes one); variables win key by key.',
+    "Scaleway credentials come from SCW_ACCESS_KEY and SCW_SECRET_KEY, or from a profile of the scw CLI's config file (--profile or SCW_PROFILE, in SCW_CONFIG_PATH, default ~/.config/scw/config.yaml; `scw init` writes one); variables win key by key.",
   targets:
     'The targets come from a file (--file; npm start: --targets), LBSYNC_TARGETS (a JSON array) or LBSYNC_CONFIG (a JSON file); each field error names the path and the fix. `lbsync targets validate` checks them alone.',
   queue:
-    'The queue commands need SQS_ACCESS_KEY_ID and SQS_SECRET_ACCESS_KEY (a Scaleway Queues credential; list, show and redrive need receive rights), SQS_ENDPOINT for another endpoint than Scaleway\'s, and RECONCILE_QUEUE_URL / DEAD_LETTER_QUEUE_URL (`lbsync provision` prints both).',
+    "The queue commands need SQS_ACCESS_KEY_ID and SQS_SECRET_ACCESS_KEY (a Scaleway Queues credential; list, show and redrive need receive rights), SQS_ENDPOINT for another endpoint than Scaleway's, and RECONCILE_QUEUE_URL / DEAD_LETTER_QUEUE_URL (`lbsync provision` prints both).",
   network:
     'The Scaleway API gave no answer: the message names the URL and the cause. Check SCW_API_URL (unset it for https://api.scaleway.com), DNS, a proxy or firewall on the way, and outbound network; LBSYNC_REQUEST_TIMEOUT_MS bounds each request.',
   environment: 'A tuning variable (LBSYNC_*, QUEUE_DELAY_MODE, LOG_*) is out of range; each field error names the variable and the fix.',

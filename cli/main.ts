@@ -90,7 +90,10 @@ function helpWhenBare(command: Command): void {
 
 /** Whether the command line asks for JSON (read before parsing, for the errors parsing itself finds). */
 export function asksForJson(argv: readonly string[]): boolean {
-  return argv.some((arg, i) => arg === '--json' || arg === '-ojson' || arg === '--output=json' || ((arg === '-o' || arg === '--output') && argv[i + 1] === 'json'));
+  return argv.some(
+    (arg, i) =>
+      arg === '--json' || arg === '-ojson' || arg === '--output=json' || ((arg === '-o' || arg === '--output') && argv[i + 1] === 'json'),
+  );
 }
 
 /** A stream whose every write is scrubbed first (the scrubber may learn secrets while the command runs). */
@@ -123,7 +126,9 @@ export async function main(argv: string[], io: Partial<CliIo> = {}, options: { s
       if (error.exitCode === 0) return EXIT.ok;
       if (asksForJson(argv)) {
         const message = error.message.replace(/^error: /, '').replace(/\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)');
-        fullIo.stdout.write(`${JSON.stringify(envelope(commandPath(failedCommand()), false, {}, { code: 'usage', message, hint: HINTS.usage }), null, 2)}\n`);
+        fullIo.stdout.write(
+          `${JSON.stringify(envelope(commandPath(failedCommand()), false, {}, { code: 'usage', message, hint: HINTS.usage }), null, 2)}\n`,
+        );
       }
       return EXIT.usage;
     }

@@ -39,7 +39,10 @@ export interface Colors {
   cyan: Paint;
 }
 
-const sgr = (open: number, close: number): Paint => (text) => `\u001b[${open}m${text}\u001b[${close}m`;
+const sgr =
+  (open: number, close: number): Paint =>
+  (text) =>
+    `\u001b[${open}m${text}\u001b[${close}m`;
 const plain: Paint = (text) => text;
 
 export function colorsFor(stream: Stream, env: NodeJS.ProcessEnv, forceOff = false): Colors {
@@ -143,7 +146,12 @@ export function describeError(error: unknown): DescribedError {
   }
   if (error instanceof CliError) {
     const hint = error.hint ?? (error.code === 'usage' ? HINTS.usage : undefined);
-    return { code: error.code, message: error.message, ...(hint && { hint }), ...(error.fieldErrors && { fieldErrors: error.fieldErrors }) };
+    return {
+      code: error.code,
+      message: error.message,
+      ...(hint && { hint }),
+      ...(error.fieldErrors && { fieldErrors: error.fieldErrors }),
+    };
   }
   return { code: 'unexpected', message: (error as Error)?.message ?? String(error) };
 }

@@ -58,23 +58,34 @@ export interface BackendView {
 }
 
 /** Why each address would be added or removed: which server it is, or that no selected server has it. */
-export function poolChanges(added: readonly string[], removed: readonly string[], pool: DiscoveredPool | undefined, rollout?: BackendRollout): PoolChange[] {
+export function poolChanges(
+  added: readonly string[],
+  removed: readonly string[],
+  pool: DiscoveredPool | undefined,
+  rollout?: BackendRollout,
+): PoolChange[] {
   const serverOf = new Map((pool?.members ?? []).map((m) => [m.ip, m.server]));
   const gone = "no server carrying the target's tags has this address";
   const removedWhy = new Map((rollout?.rollout.removed ?? []).map((r) => [r.ip, r.why]));
   return [
-    ...added.map((ip): PoolChange => ({
-      ip,
-      change: 'add',
-      why: `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
-    })),
+    ...added.map(
+      (ip): PoolChange => ({
+        ip,
+        change: 'add',
+        why: `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
+      }),
+    ),
     ...removed.map((ip): PoolChange => ({ ip, change: 'remove', why: removedWhy.has(ip) ? `${gone}; ${removedWhy.get(ip)}` : gone })),
     ...(rollout?.rollout.deferred ?? []).map((d): PoolChange => ({ ip: d.ip, change: 'keep', why: `${gone}; kept for now: ${d.why}` })),
   ];
 }
 
 function rolloutView(r: BackendRollout): RolloutView {
-  return { health: Object.fromEntries(Object.entries(r.health).map(([ip, v]) => [ip, v.reported])), deferred: r.rollout.deferred, stages: r.rollout.stages };
+  return {
+    health: Object.fromEntries(Object.entries(r.health).map(([ip, v]) => [ip, v.reported])),
+    deferred: r.rollout.deferred,
+    stages: r.rollout.stages,
+  };
 }
 
 export interface TargetPlanView {
@@ -119,7 +130,8 @@ export function planView(
         const actual = observed?.get(spec.name);
         const actions = result.planned.filter((a) => a.backend === spec.name);
         const poolAction = actions.find((a) => a.kind === 'SetBackendServers' || a.kind === 'CreateBackend');
-        const added = poolAction?.kind === 'SetBackendServers' ? poolAction.added : poolAction?.kind === 'CreateBackend' ? poolAction.pool : [];
+        const added =
+          poolAction?.kind === 'SetBackendServers' ? poolAction.added : poolAction?.kind === 'CreateBackend' ? poolAction.pool : [];
         const removed = poolAction?.kind === 'SetBackendServers' ? poolAction.removed : [];
         const rollout = result.rollouts?.find((r) => r.backend === spec.name);
         return {
@@ -134,7 +146,14 @@ export function planView(
           poolChanges: poolChanges(added, removed, result.pool, rollout),
           ...(rollout && { rollout: rolloutView(rollout) }),
           changes: actions.flatMap((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck' ? a.changes : [])),
-          inSync: actual ? comparedFields(spec).filter((f) => !actions.some((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck') && a.changes.some((c) => c.field === f))) : [],
+          inSync: actual
+            ? comparedFields(spec).filter(
+                (f) =>
+                  !actions.some(
+                    (a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck') && a.changes.some((c) => c.field === f),
+                  ),
+              )
+            : [],
           actions: actions.map((a) => a.kind),
         };
       })
@@ -153,7 +172,8 @@ export function planView(
   };
 }
 
-const show = (value: unknown) => (value === undefined || value === '' ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value));
+const show = (value: unknown) =>
+  value === undefined || value === '' ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value);
 
 function renderBackend(b: BackendView, c: Colors): string[] {
   const head = `  backend ${c.bold(b.name)}${b.id ? c.dim(`  ${b.id}`) : ''}`;
@@ -171,14 +191,15 @@ function renderBackend(b: BackendView, c: Colors): string[] {
   }
   const lines = [head];
   if (b.inSync.length > 0) lines.push(`      ${c.dim(`in sync: ${b.inSync.join(', ')}`)}`);
-  for (const ch of b.changes) lines.push(`      ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
+  for (const ch of b.changes)
+    lines.push(`      ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
   const health = b.rollout?.health ?? {};
   const checked = (ip: string) => (health[ip] ? c.dim(`  [${health[ip]}]`) : '');
   if (b.added.length > 0 || b.removed.length > 0 || kept.size > 0) {
     const removed = new Set(b.removed);
     const added = new Set(b.added);
     const all = [...new Set([...(b.actualPool ?? []), ...b.removed, ...b.added])].sort(compareIps);
-    lines.push(b.rollout ? `      pool ${c.dim("(LB health check in brackets; ~ leaves later)")}:` : '      pool:');
+    lines.push(b.rollout ? `      pool ${c.dim('(LB health check in brackets; ~ leaves later)')}:` : '      pool:');
     for (const ip of all) {
       if (added.has(ip)) lines.push(`      ${c.green(`+ ${ip}`)}${because(ip)}`);
       else if (removed.has(ip)) lines.push(`      ${c.red(`- ${ip}`)}${checked(ip)}${because(ip)}`);

@@ -24,9 +24,18 @@ export function readSecret(source: SecretSource, env: NodeJS.ProcessEnv, protect
       value = readFileSync(source.file, 'utf8').trim();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error';
-      throw new CliError('invalid_config', `cannot read the ${source.what} from ${source.file} (${code})`, `point ${source.fileFlag} at a readable file holding only the ${source.what}`);
+      throw new CliError(
+        'invalid_config',
+        `cannot read the ${source.what} from ${source.file} (${code})`,
+        `point ${source.fileFlag} at a readable file holding only the ${source.what}`,
+      );
     }
-    if (!value) throw new CliError('invalid_config', `${source.file} is empty`, `write the ${source.what} into ${source.file}, or use ${source.envFlag}`);
+    if (!value)
+      throw new CliError(
+        'invalid_config',
+        `${source.file} is empty`,
+        `write the ${source.what} into ${source.file}, or use ${source.envFlag}`,
+      );
   } else {
     value = env[source.envName]?.trim() || undefined;
   }

@@ -138,7 +138,6 @@ export class AuditTrailLog {
 
 // ---- what the emulator's own mutations look like in Audit Trail ----
 
-
 /** The ServerAction a change of state amounts to (ASSUMED: the Instance API's action names). */
 function powerAction(from: string | undefined, to: string): string | undefined {
   const running = (s: string | undefined) => s === 'running' || s === 'starting';
@@ -155,10 +154,33 @@ type ServerSnapshot = Pick<ServerRecord, 'id' | 'name' | 'zone' | 'tags' | 'stat
  * runs; for an existing server, UpdateServer with the new tags when they changed and a ServerAction when its
  * state did. Address changes are not recorded: the real API records them on the IP, not on the server.
  */
-export function recordServerChange(log: AuditTrailLog, owner: Ownership, before: ServerSnapshot | undefined, after: ServerRecord, actor: AuditActor = OPERATOR_ACTOR): void {
-  const base = { product: INSTANCE_SERVICE, locality: after.zone, organizationId: owner.organizationId, projectId: owner.projectId, actor, resources: [serverResource(after)] };
+export function recordServerChange(
+  log: AuditTrailLog,
+  owner: Ownership,
+  before: ServerSnapshot | undefined,
+  after: ServerRecord,
+  actor: AuditActor = OPERATOR_ACTOR,
+): void {
+  const base = {
+    product: INSTANCE_SERVICE,
+    locality: after.zone,
+    organizationId: owner.organizationId,
+    projectId: owner.projectId,
+    actor,
+    resources: [serverResource(after)],
+  };
   if (!before) {
-    log.record({ ...base, methodName: 'CreateServer', requestBody: { name: after.name, commercial_type: after.commercialType, tags: [...after.tags], project: owner.projectId, routed_ip_enabled: true } });
+    log.record({
+      ...base,
+      methodName: 'CreateServer',
+      requestBody: {
+        name: after.name,
+        commercial_type: after.commercialType,
+        tags: [...after.tags],
+        project: owner.projectId,
+        routed_ip_enabled: true,
+      },
+    });
   } else if (before.tags.join('\n') !== after.tags.join('\n')) {
     log.record({ ...base, methodName: 'UpdateServer', requestBody: { tags: [...after.tags] } });
   }
@@ -166,10 +188,20 @@ export function recordServerChange(log: AuditTrailLog, owner: Ownership, before:
   if (action) log.record({ ...base, methodName: 'ServerAction', requestBody: { action } });
 }
 
-export function recordServerDeleted(log: AuditTrailLog, owner: Ownership, server: ServerSnapshot, actor: AuditActor = OPERATOR_ACTOR): void {
+export function recordServerDeleted(
+  log: AuditTrailLog,
+  owner: Ownership,
+  server: ServerSnapshot,
+  actor: AuditActor = OPERATOR_ACTOR,
+): void {
   log.record({
-    product: INSTANCE_SERVICE, locality: server.zone, organizationId: owner.organizationId, projectId: owner.projectId, actor,
-    methodName: 'DeleteServer', resources: [serverResource(server, new Date().toISOString())],
+    product: INSTANCE_SERVICE,
+    locality: server.zone,
+    organizationId: owner.organizationId,
+    projectId: owner.projectId,
+    actor,
+    methodName: 'DeleteServer',
+    resources: [serverResource(server, new Date().toISOString())],
   });
 }
 
@@ -186,9 +218,24 @@ export function recordBackendWrite(
 ): void {
   const now = new Date().toISOString();
   log.record({
-    product: LB_SERVICE, locality: lb.zone, organizationId: lb.organizationId, projectId: lb.projectId, actor,
+    product: LB_SERVICE,
+    locality: lb.zone,
+    organizationId: lb.organizationId,
+    projectId: lb.projectId,
+    actor,
     methodName: write.operation,
-    resources: [backendResource({ id: write.backendId, lbId: write.lbId, name: write.backendName, createdAt: backend?.createdAt ?? now, updatedAt: backend?.updatedAt ?? now }, write.deleted ? now : null)],
+    resources: [
+      backendResource(
+        {
+          id: write.backendId,
+          lbId: write.lbId,
+          name: write.backendName,
+          createdAt: backend?.createdAt ?? now,
+          updatedAt: backend?.updatedAt ?? now,
+        },
+        write.deleted ? now : null,
+      ),
+    ],
     ...(isRecord(requestBody) ? { requestBody } : {}),
   });
 }

@@ -19,15 +19,7 @@ const PROXY_PROTOCOLS = [
   'proxy_protocol_v2_ssl',
   'proxy_protocol_v2_ssl_cn',
 ];
-const HEALTH_CHECK_CONFIGS = [
-  'tcp_config',
-  'http_config',
-  'https_config',
-  'mysql_config',
-  'pgsql_config',
-  'ldap_config',
-  'redis_config',
-];
+const HEALTH_CHECK_CONFIGS = ['tcp_config', 'http_config', 'https_config', 'mysql_config', 'pgsql_config', 'ldap_config', 'redis_config'];
 
 export const BACKEND_DEFAULTS = {
   sticky_sessions_cookie_name: '',
@@ -166,8 +158,7 @@ function readSettings(reader: FieldReader): BackendSettings | undefined {
     forward_port_algorithm: reader.enumValue('forward_port_algorithm', ALGORITHMS, true),
     sticky_sessions: reader.enumValue('sticky_sessions', STICKY_SESSIONS, true),
     sticky_sessions_cookie_name: reader.string('sticky_sessions_cookie_name') ?? BACKEND_DEFAULTS.sticky_sessions_cookie_name,
-    on_marked_down_action:
-      reader.enumValue('on_marked_down_action', MARKED_DOWN_ACTIONS, false) ?? BACKEND_DEFAULTS.on_marked_down_action,
+    on_marked_down_action: reader.enumValue('on_marked_down_action', MARKED_DOWN_ACTIONS, false) ?? BACKEND_DEFAULTS.on_marked_down_action,
     proxy_protocol: reader.enumValue('proxy_protocol', PROXY_PROTOCOLS, false) ?? BACKEND_DEFAULTS.proxy_protocol,
     failover_host: reader.string('failover_host') ?? null,
     ssl_bridging: reader.boolean('ssl_bridging') ?? false,

@@ -85,17 +85,22 @@ export function readBehaviours(input: unknown): Partial<EmulatorBehaviours> {
   const out: Partial<EmulatorBehaviours> = {};
   for (const [name, value] of Object.entries(input)) {
     if ((DURATION_SETTINGS as readonly string[]).includes(name)) {
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer (ms)`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+        throw new Error(`${name} must be a non-negative integer (ms)`);
       out[name as DurationSetting] = value;
     } else if (name === 'multiCloudLbTypes') {
-      if (!Array.isArray(value) || !value.every((t) => typeof t === 'string')) throw new Error('multiCloudLbTypes must be a list of LB types');
+      if (!Array.isArray(value) || !value.every((t) => typeof t === 'string'))
+        throw new Error('multiCloudLbTypes must be a list of LB types');
       out.multiCloudLbTypes = [...(value as string[])];
     } else if (name in BEHAVIOUR_CHOICES) {
       const key = name as SwitchName;
-      if (!isChoice(key, value)) throw new Error(`${key} must be one of ${BEHAVIOUR_CHOICES[key].map((c) => JSON.stringify(c)).join(', ')}`);
+      if (!isChoice(key, value))
+        throw new Error(`${key} must be one of ${BEHAVIOUR_CHOICES[key].map((c) => JSON.stringify(c)).join(', ')}`);
       (out as Record<string, unknown>)[key] = value;
     } else {
-      throw new Error(`unknown behaviour "${name}"; known: ${[...DURATION_SETTINGS, 'multiCloudLbTypes', ...Object.keys(BEHAVIOUR_CHOICES)].join(', ')}`);
+      throw new Error(
+        `unknown behaviour "${name}"; known: ${[...DURATION_SETTINGS, 'multiCloudLbTypes', ...Object.keys(BEHAVIOUR_CHOICES)].join(', ')}`,
+      );
     }
   }
   return out;

@@ -38,7 +38,13 @@ export class CallLog {
   }
 
   history(): PoolWrite[] {
-    return this.poolWrites.map((write) => ({ ...write, pool: [...write.pool], poolBefore: [...write.poolBefore], health: { ...write.health }, serverStates: { ...write.serverStates } }));
+    return this.poolWrites.map((write) => ({
+      ...write,
+      pool: [...write.pool],
+      poolBefore: [...write.poolBefore],
+      health: { ...write.health },
+      serverStates: { ...write.serverStates },
+    }));
   }
 
   resetCalls(): void {

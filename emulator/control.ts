@@ -86,7 +86,8 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => {
       const body = ctx.body === undefined || ctx.body === null ? {} : objectBody(ctx.body);
       const count = body.count;
-      if (count !== undefined && !(typeof count === 'number' && Number.isInteger(count) && count >= 1)) throw new ControlError(400, 'count must be a positive whole number');
+      if (count !== undefined && !(typeof count === 'number' && Number.isInteger(count) && count >= 1))
+        throw new ControlError(400, 'count must be a positive whole number');
       return ok({ released: ctx.controls.releaseGate(ctx.params.name ?? '', count) });
     },
   },
@@ -175,7 +176,12 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => (ctx.controls.clearForcedHealth(), ok()),
   },
   { method: 'GET', pattern: '/_emulator/state', operation: 'DumpState', handle: (ctx) => ok(ctx.controls.dumpState()) },
-  { method: 'GET', pattern: '/_emulator/behaviours', operation: 'Behaviours', handle: (ctx) => ok({ behaviours: ctx.controls.behaviours() }) },
+  {
+    method: 'GET',
+    pattern: '/_emulator/behaviours',
+    operation: 'Behaviours',
+    handle: (ctx) => ok({ behaviours: ctx.controls.behaviours() }),
+  },
   {
     method: 'PUT',
     pattern: '/_emulator/behaviours',
@@ -197,7 +203,10 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => {
       const { auditTrail } = ctx.controls;
       const now = Date.now();
-      return ok({ delayMs: auditTrail.delayMs, events: auditTrail.all().map((e) => ({ ...e.wire, listable: e.recordedAtMs + auditTrail.delayMs <= now })) });
+      return ok({
+        delayMs: auditTrail.delayMs,
+        events: auditTrail.all().map((e) => ({ ...e.wire, listable: e.recordedAtMs + auditTrail.delayMs <= now })),
+      });
     },
   },
   {

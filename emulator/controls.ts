@@ -1,6 +1,13 @@
 /** The emulator's operations, shared by the in-process handle and the HTTP control API. */
 import type { IncomingHttpHeaders } from 'node:http';
-import { AuditTrailLog, DEFAULT_AUDIT_DELAY_MS, principalIdOf, recordBackendWrite, recordServerChange, recordServerDeleted } from './audit-trail';
+import {
+  AuditTrailLog,
+  DEFAULT_AUDIT_DELAY_MS,
+  principalIdOf,
+  recordBackendWrite,
+  recordServerChange,
+  recordServerDeleted,
+} from './audit-trail';
 import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
@@ -109,13 +116,28 @@ export class EmulatorControls {
   }
 
   /** A successful backend write through the LB routes: the pool history, and Audit Trail with the caller's identity. */
-  notePoolWrite(call: CallRecord, write: Omit<PoolWrite, 'at' | 'seq' | 'operation'>, request: { body: unknown; headers: IncomingHttpHeaders; remoteAddress?: string }): void {
+  notePoolWrite(
+    call: CallRecord,
+    write: Omit<PoolWrite, 'at' | 'seq' | 'operation'>,
+    request: { body: unknown; headers: IncomingHttpHeaders; remoteAddress?: string },
+  ): void {
     this.callLog.notePoolWrite(call, write);
     const lb = this.state.lbs.get(write.lbId);
     if (!lb) return;
     const token = String(request.headers['x-auth-token'] ?? '');
-    const actor = { principalId: principalIdOf(token), userAgent: String(request.headers['user-agent'] ?? ''), sourceIp: request.remoteAddress ?? '127.0.0.1' };
-    recordBackendWrite(this.auditTrail, lb, { ...write, operation: call.operation }, this.state.backends.get(write.backendId), request.body, actor);
+    const actor = {
+      principalId: principalIdOf(token),
+      userAgent: String(request.headers['user-agent'] ?? ''),
+      sourceIp: request.remoteAddress ?? '127.0.0.1',
+    };
+    recordBackendWrite(
+      this.auditTrail,
+      lb,
+      { ...write, operation: call.operation },
+      this.state.backends.get(write.backendId),
+      request.body,
+      actor,
+    );
   }
 
   loadSeed(seed: EmulatorSeed): void {

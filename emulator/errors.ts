@@ -55,10 +55,8 @@ export const apiErrors = {
   invalidArguments: (details: InvalidArgument[]): ApiError =>
     new ApiError(400, { details, message: 'invalid argument(s)', type: 'invalid_arguments' }),
   deniedAuthentication: (): ApiError => new ApiError(401, deniedAuthenticationBody()),
-  noRoute: (method: string, path: string): ApiError =>
-    new ApiError(404, { message: `no route for ${method} ${path}`, type: 'not_found' }),
-  methodNotAllowed: (method: string, path: string): ApiError =>
-    new ApiError(405, { message: `method ${method} not allowed on ${path}` }),
+  noRoute: (method: string, path: string): ApiError => new ApiError(404, { message: `no route for ${method} ${path}`, type: 'not_found' }),
+  methodNotAllowed: (method: string, path: string): ApiError => new ApiError(405, { message: `method ${method} not allowed on ${path}` }),
 };
 
 function deniedAuthenticationBody(): unknown {

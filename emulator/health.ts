@@ -163,22 +163,32 @@ function deafOn(world: World, port: number): Set<string> {
     closed.add(server.id);
     for (const ip of server.publicIps) deaf.add(ip.address);
   }
-  for (const ip of world.ips.values()) if (ip.ownerServerId !== null && closed.has(ip.ownerServerId)) deaf.add(ip.address.split('/')[0] ?? ip.address);
+  for (const ip of world.ips.values())
+    if (ip.ownerServerId !== null && closed.has(ip.ownerServerId)) deaf.add(ip.address.split('/')[0] ?? ip.address);
   return deaf;
 }
 
 /** How the LB sees each given address of a backend now (the emulated LB has one instance: one entry each). */
-export function healthOfPool(world: World, backend: { id: string; healthCheck: { port: number } }, ips: readonly string[], now = Date.now()): MemberHealth[] {
+export function healthOfPool(
+  world: World,
+  backend: { id: string; healthCheck: { port: number } },
+  ips: readonly string[],
+  now = Date.now(),
+): MemberHealth[] {
   const timing = { passAfterMs: world.behaviours.healthPassAfterMs, failAfterMs: world.behaviours.healthFailAfterMs };
   const deaf = deafOn(world, backend.healthCheck.port);
   return ips.map((ip) => world.health.member(backend.id, ip, timing, now, deaf.has(ip)));
 }
 
 /** The Instance state of the server holding each address (public or IPAM), `none` when no server holds it. */
-export function serverStatesOf(world: { servers: ReadonlyMap<string, ServerRecord>; ips: ReadonlyMap<string, IpamIpRecord> }, addresses: readonly string[]): Record<string, string> {
+export function serverStatesOf(
+  world: { servers: ReadonlyMap<string, ServerRecord>; ips: ReadonlyMap<string, IpamIpRecord> },
+  addresses: readonly string[],
+): Record<string, string> {
   const wanted = new Set(addresses);
   const states: Record<string, string> = Object.fromEntries(addresses.map((ip) => [ip, 'none']));
-  for (const server of world.servers.values()) for (const ip of server.publicIps) if (wanted.has(ip.address)) states[ip.address] = server.state;
+  for (const server of world.servers.values())
+    for (const ip of server.publicIps) if (wanted.has(ip.address)) states[ip.address] = server.state;
   for (const ip of world.ips.values()) {
     const bare = ip.address.split('/')[0] ?? ip.address;
     const owner = ip.ownerServerId === null ? undefined : world.servers.get(ip.ownerServerId);

@@ -130,18 +130,11 @@ export function pageOf<T>(items: readonly T[], request: PageRequest): T[] {
 }
 
 /** Reads an enum query parameter; unknown values are a 400 like the real API. */
-export function readEnumParam<T extends string>(
-  query: URLSearchParams,
-  name: string,
-  allowed: readonly T[],
-  fallback: T,
-): T {
+export function readEnumParam<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[], fallback: T): T {
   const raw = query.get(name);
   if (raw === null || raw === '') return fallback;
   if ((allowed as readonly string[]).includes(raw)) return raw as T;
-  throw apiErrors.invalidArguments([
-    { argument_name: name, reason: 'constraint', help_message: `must be one of: ${allowed.join(', ')}` },
-  ]);
+  throw apiErrors.invalidArguments([{ argument_name: name, reason: 'constraint', help_message: `must be one of: ${allowed.join(', ')}` }]);
 }
 
 /** Reads a repeated and/or comma-separated list parameter (`tags=a&tags=b` or `tags=a,b`). */

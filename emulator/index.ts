@@ -27,7 +27,13 @@ export type {
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './types';
 export type { FaultWorldChange } from './types';
 export { faultBodies, type FaultAnswer } from './errors';
-export { BEHAVIOUR_CHOICES, DEFAULT_BEHAVIOURS, RECORDED_INSTANCE_PENDING_MS, type EmulatorBehaviours, type SwitchName } from './behaviours';
+export {
+  BEHAVIOUR_CHOICES,
+  DEFAULT_BEHAVIOURS,
+  RECORDED_INSTANCE_PENDING_MS,
+  type EmulatorBehaviours,
+  type SwitchName,
+} from './behaviours';
 export { EMULATED_APIS, parseDenial, type ApiDenial, type EmulatedApi } from './permissions';
 export type { EmulatorState } from './state';
 export { HEALTH_CHECK_STATUSES, type HealthCheckStatus, type MemberHealth, type ForcedHealth } from './health';

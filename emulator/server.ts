@@ -146,7 +146,8 @@ class RequestPipeline {
         query: url.searchParams,
         body,
         state: this.controls.state,
-        notePoolWrite: (write) => this.controls.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
+        notePoolWrite: (write) =>
+          this.controls.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
       });
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };

@@ -29,14 +29,7 @@ export const LB_STATUSES: readonly LbStatus[] = [
   'deleting',
 ];
 
-export const TRANSIENT_LB_STATUSES: readonly LbStatus[] = [
-  'pending',
-  'migrating',
-  'to_create',
-  'creating',
-  'to_delete',
-  'deleting',
-];
+export const TRANSIENT_LB_STATUSES: readonly LbStatus[] = ['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting'];
 
 /**
  * A backend in a seed uses the API's own wire shape (snake_case). Durations may be given

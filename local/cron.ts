@@ -37,8 +37,11 @@ export function parseCron(expression: string): CronSchedule {
 export function cronMatches(schedule: CronSchedule, date: Date): boolean {
   const [minute, hour, dom, month, dow] = schedule as [Set<number>, Set<number>, Set<number>, Set<number>, Set<number>];
   return (
-    minute.has(date.getUTCMinutes()) && hour.has(date.getUTCHours()) && dom.has(date.getUTCDate()) &&
-    month.has(date.getUTCMonth() + 1) && dow.has(date.getUTCDay())
+    minute.has(date.getUTCMinutes()) &&
+    hour.has(date.getUTCHours()) &&
+    dom.has(date.getUTCDate()) &&
+    month.has(date.getUTCMonth() + 1) &&
+    dow.has(date.getUTCDay())
   );
 }
 

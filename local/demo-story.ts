@@ -14,7 +14,11 @@ const WATCHED_NEW_SERVER = {
   name: 'control-plane-fr-par-1-1-r1',
   zone: 'fr-par-1',
   state: 'running',
-  tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane', 'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1'],
+  tags: [
+    'noprefix=kops.k8s.io/cluster=demo.k8s.local',
+    'noprefix=kops.k8s.io/role=ControlPlane',
+    'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1',
+  ],
   publicIps: ['51.15.100.15'],
 };
 const NEW_SERVER = {
@@ -22,7 +26,11 @@ const NEW_SERVER = {
   name: 'control-plane-fr-par-1-0-r1',
   zone: 'fr-par-1',
   state: 'starting',
-  tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane', 'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1'],
+  tags: [
+    'noprefix=kops.k8s.io/cluster=demo.k8s.local',
+    'noprefix=kops.k8s.io/role=ControlPlane',
+    'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1',
+  ],
   publicIps: ['51.15.100.14'],
   privateNics: [{ ipamAddresses: ['10.0.0.14/22'] }],
 };
@@ -60,7 +68,12 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
 const samePool = (a: string[] | undefined, b: string[]) => !!a && a.length === b.length && [...a].sort().every((ip, i) => ip === b[i]);
 
 /** Runs the watcher every `everyMs` (its cron, sped up) until check() holds; returns the runs' answers. */
-async function watchUntil(stack: LocalStack, check: () => boolean, everyMs: number, timeoutMs: number): Promise<{ ms: number; runs: { enqueued: number; targets: string[] }[] }> {
+async function watchUntil(
+  stack: LocalStack,
+  check: () => boolean,
+  everyMs: number,
+  timeoutMs: number,
+): Promise<{ ms: number; runs: { enqueued: number; targets: string[] }[] }> {
   const started = Date.now();
   const runs: { enqueued: number; targets: string[] }[] = [];
   while (Date.now() - started < timeoutMs) {
@@ -76,7 +89,11 @@ async function watchUntil(stack: LocalStack, check: () => boolean, everyMs: numb
   throw new Error(`timed out after ${timeoutMs} ms: the watcher did not bring the pool to the new control plane`);
 }
 
-export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBusyMs?: number; stepTimeoutMs?: number; watchEveryMs?: number } = {}): Promise<StoryStep[]> {
+export async function runDemoStory(
+  stack: LocalStack,
+  say: Say,
+  options: { lbBusyMs?: number; stepTimeoutMs?: number; watchEveryMs?: number } = {},
+): Promise<StoryStep[]> {
   const stepTimeoutMs = options.stepTimeoutMs ?? 45_000;
   const lbBusyMs = options.lbBusyMs ?? 4_000;
   const steps: StoryStep[] = [];
@@ -114,25 +131,32 @@ export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBus
     return `pool = [${backendPool(stack)?.join(', ')}] after ${ms} ms (${retries} LB look-ups in all)`;
   });
 
-  await step('3. another control-plane server is replaced with no event at all (boot hook off, no sweep); the watcher finds it in Audit Trail', async () => {
-    await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: stepTimeoutMs });
-    // Step 2's changes are still in the watcher's window (the last 3 minutes); as if they were older, so
-    // that what the watcher finds now is this replacement alone.
-    stack.emulator.auditTrail.clear();
-    const replacedAt = Date.now();
-    stack.emulator.replaceServer(WATCHED_SERVER_ID, WATCHED_NEW_SERVER);
-    const delayMs = stack.emulator.auditTrail.delayMs();
-    say(`   replaced ${WATCHED_SERVER_ID.slice(0, 8)} by ${WATCHED_NEW_SERVER.name} (51.15.100.15); nothing injected. Audit Trail lists it after ${delayMs} ms (assumed delay)`);
-    const wanted = controlPlaneIps(stack);
-    const everyMs = options.watchEveryMs ?? 1_000;
-    const { ms, runs } = await watchUntil(stack, () => samePool(backendPool(stack), wanted), everyMs, stepTimeoutMs);
-    const noticed = runs.findIndex((r) => r.enqueued > 0);
-    say(`   watcher runs (every ${everyMs} ms here, every minute when deployed): ${runs.map((r) => (r.enqueued > 0 ? `enqueued ${r.targets.join(', ')}` : 'nothing yet')).join('; ')}`);
-    if (noticed === -1) throw new Error('the pool changed but no watcher run enqueued anything');
-    const write = stack.emulator.history().find((w) => w.at >= replacedAt && w.operation === 'SetBackendServers');
-    if (!write?.pool.includes('51.15.100.15')) throw new Error('no SetBackendServers with the new server in the emulator\'s pool history');
-    return `pool = [${backendPool(stack)?.join(', ')}] after ${ms} ms, noticed on watcher run ${noticed + 1}`;
-  });
+  await step(
+    '3. another control-plane server is replaced with no event at all (boot hook off, no sweep); the watcher finds it in Audit Trail',
+    async () => {
+      await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: stepTimeoutMs });
+      // Step 2's changes are still in the watcher's window (the last 3 minutes); as if they were older, so
+      // that what the watcher finds now is this replacement alone.
+      stack.emulator.auditTrail.clear();
+      const replacedAt = Date.now();
+      stack.emulator.replaceServer(WATCHED_SERVER_ID, WATCHED_NEW_SERVER);
+      const delayMs = stack.emulator.auditTrail.delayMs();
+      say(
+        `   replaced ${WATCHED_SERVER_ID.slice(0, 8)} by ${WATCHED_NEW_SERVER.name} (51.15.100.15); nothing injected. Audit Trail lists it after ${delayMs} ms (assumed delay)`,
+      );
+      const wanted = controlPlaneIps(stack);
+      const everyMs = options.watchEveryMs ?? 1_000;
+      const { ms, runs } = await watchUntil(stack, () => samePool(backendPool(stack), wanted), everyMs, stepTimeoutMs);
+      const noticed = runs.findIndex((r) => r.enqueued > 0);
+      say(
+        `   watcher runs (every ${everyMs} ms here, every minute when deployed): ${runs.map((r) => (r.enqueued > 0 ? `enqueued ${r.targets.join(', ')}` : 'nothing yet')).join('; ')}`,
+      );
+      if (noticed === -1) throw new Error('the pool changed but no watcher run enqueued anything');
+      const write = stack.emulator.history().find((w) => w.at >= replacedAt && w.operation === 'SetBackendServers');
+      if (!write?.pool.includes('51.15.100.15')) throw new Error("no SetBackendServers with the new server in the emulator's pool history");
+      return `pool = [${backendPool(stack)?.join(', ')}] after ${ms} ms, noticed on watcher run ${noticed + 1}`;
+    },
+  );
 
   await step('4. an invalid event goes to the dead-letter queue with its reason', async () => {
     const refused = await stack.inject({ source: 'manual', target: DEMO_CLUSTER, serverIps: ['not-an-ip'] });
@@ -140,7 +164,11 @@ export async function runDemoStory(stack: LocalStack, say: Say, options: { lbBus
     await stack.events.send(stack.reconcileQueueUrl, '{"version":1,"target":"demo.k8s.local","source":"manual","serverIps":["not-an-ip"]}');
     say('   sent the same event straight onto the queue');
     let records: Awaited<ReturnType<LocalStack['drainDeadLetters']>> = [];
-    await waitFor('a dead-letter record', async () => (records = [...records, ...(await stack.drainDeadLetters())]).length > 0, stepTimeoutMs);
+    await waitFor(
+      'a dead-letter record',
+      async () => (records = [...records, ...(await stack.drainDeadLetters())]).length > 0,
+      stepTimeoutMs,
+    );
     const [record] = records;
     if (record?.reason !== 'invalid_event') throw new Error(`unexpected dead letter: ${JSON.stringify(record)}`);
     return `dead-lettered: reason=${record.reason}, ${record.error.fieldErrors?.map((e) => e.path).join(', ')}`;

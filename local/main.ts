@@ -45,7 +45,10 @@ const starting = startLocalStack({
     // Shorter than the demo's 4 s of "migrating", so the story shows the retries with backoff.
     LBSYNC_TRANSIENT_WAIT_MS: '1000',
   },
-  onDelivery: (d) => say(`${new Date().toISOString().slice(11, 23)} ${d.status === 200 ? 'TRIG ' : 'TRIG!'} bridge   delivery ${d.messageId.slice(0, 8)} (receive #${d.attempt}) -> ${d.status} in ${d.durationMs} ms`),
+  onDelivery: (d) =>
+    say(
+      `${new Date().toISOString().slice(11, 23)} ${d.status === 200 ? 'TRIG ' : 'TRIG!'} bridge   delivery ${d.messageId.slice(0, 8)} (receive #${d.attempt}) -> ${d.status} in ${d.durationMs} ms`,
+    ),
 });
 
 let stopping = false;
@@ -82,7 +85,20 @@ say(`scw-lb-sync local stack
 
 /** The stack's environment as one shell line, for running the CLI against it from another terminal. */
 function localEnvLine(env: Record<string, string>): string {
-  const names = ['SCW_API_URL', 'SCW_ACCESS_KEY', 'SCW_SECRET_KEY', 'SCW_DEFAULT_ORGANIZATION_ID', 'SQS_ENDPOINT', 'SQS_REGION', 'SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL', 'INJECT_TOKEN', 'LBSYNC_TARGETS'];
+  const names = [
+    'SCW_API_URL',
+    'SCW_ACCESS_KEY',
+    'SCW_SECRET_KEY',
+    'SCW_DEFAULT_ORGANIZATION_ID',
+    'SQS_ENDPOINT',
+    'SQS_REGION',
+    'SQS_ACCESS_KEY_ID',
+    'SQS_SECRET_ACCESS_KEY',
+    'RECONCILE_QUEUE_URL',
+    'DEAD_LETTER_QUEUE_URL',
+    'INJECT_TOKEN',
+    'LBSYNC_TARGETS',
+  ];
   return names.map((name) => `${name}='${env[name] ?? ''}'`).join(' ');
 }
 

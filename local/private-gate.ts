@@ -9,7 +9,11 @@ export function privateGate(handle: Handle, functionToken: string): Handle {
   return async (event, context) => {
     const presented = header(event, 'x-auth-token');
     if (presented === undefined || !tokenMatches(presented, functionToken)) {
-      return { statusCode: 403, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ message: 'Forbidden: a valid X-Auth-Token is required' }) };
+      return {
+        statusCode: 403,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ message: 'Forbidden: a valid X-Auth-Token is required' }),
+      };
     }
     return handle(event, context);
   };

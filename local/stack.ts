@@ -172,7 +172,10 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       injectToken,
       env,
       inject: (event, token = injectToken) =>
-        postJson(functions.inject.url, event, { Authorization: `Bearer ${token}`, ...(options.functionToken && { 'X-Auth-Token': options.functionToken }) }),
+        postJson(functions.inject.url, event, {
+          Authorization: `Bearer ${token}`,
+          ...(options.functionToken && { 'X-Auth-Token': options.functionToken }),
+        }),
       sweep,
       watch,
       async drainDeadLetters() {

@@ -67,7 +67,8 @@ export function portsFrom(base: number): Required<LocalStackPorts> & { functions
 function portBase(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 65_530) throw new StartRefused(64, `--port-base must be a whole number from 1 to 65530 (it uses six ports from there), got "${text}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 65_530)
+    throw new StartRefused(64, `--port-base must be a whole number from 1 to 65530 (it uses six ports from there), got "${text}"`);
   return n;
 }
 
@@ -75,7 +76,10 @@ function readSeed(path: string): EmulatorSeed {
   try {
     return JSON.parse(readFileSync(path, 'utf8')) as EmulatorSeed;
   } catch (error) {
-    throw new StartRefused(1, `error [invalid_seed] cannot read the seed ${path}: ${(error as Error).message}\n  hint: give a JSON emulator seed (see emulator/seeds/)`);
+    throw new StartRefused(
+      1,
+      `error [invalid_seed] cannot read the seed ${path}: ${(error as Error).message}\n  hint: give a JSON emulator seed (see emulator/seeds/)`,
+    );
   }
 }
 
@@ -90,7 +94,11 @@ function readTargets(path: string): TargetInput[] {
     value = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
     const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return refuse(validationError('invalid_config', path, [{ path, message: `cannot be read as JSON (${why})`, fix: 'give a readable JSON file: an array of targets, or {"targets": [...]}' }]));
+    return refuse(
+      validationError('invalid_config', path, [
+        { path, message: `cannot be read as JSON (${why})`, fix: 'give a readable JSON file: an array of targets, or {"targets": [...]}' },
+      ]),
+    );
   }
   // Like LBSYNC_CONFIG: the bare array, or {"targets": [...]}.
   if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value) value = (value as { targets: unknown }).targets;
@@ -158,9 +166,17 @@ export async function checkPortsFree(ports: LocalStackPorts): Promise<void> {
   const wanted: [string, number | undefined, string | undefined][] = [
     ['the emulator', ports.emulator, '127.0.0.1'],
     ['the queue', ports.queue, '127.0.0.1'],
-    ...FUNCTION_PORT_ORDER.map((name): [string, number | undefined, undefined] => [`the ${name} function`, ports.functions?.[name], undefined]),
+    ...FUNCTION_PORT_ORDER.map((name): [string, number | undefined, undefined] => [
+      `the ${name} function`,
+      ports.functions?.[name],
+      undefined,
+    ]),
   ];
   const busy: string[] = [];
   for (const [what, port, host] of wanted) if (port !== undefined && !(await portFree(port, host))) busy.push(`${port} (${what})`);
-  if (busy.length > 0) throw new StartRefused(1, `port${busy.length > 1 ? 's' : ''} ${busy.join(', ')} in use: pick another --port-base, or stop what listens there`);
+  if (busy.length > 0)
+    throw new StartRefused(
+      1,
+      `port${busy.length > 1 ? 's' : ''} ${busy.join(', ')} in use: pick another --port-base, or stop what listens there`,
+    );
 }

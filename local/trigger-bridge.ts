@@ -112,7 +112,14 @@ export function startTriggerBridge(options: TriggerBridgeOptions): TriggerBridge
     }
     lastActivityAt = Date.now();
     try {
-      options.onDelivery?.({ messageId: message.messageId, status, attempt: message.receiveCount, durationMs, body: message.body, ...(answer !== undefined && { answer }) });
+      options.onDelivery?.({
+        messageId: message.messageId,
+        status,
+        attempt: message.receiveCount,
+        durationMs,
+        body: message.body,
+        ...(answer !== undefined && { answer }),
+      });
     } catch {
       // An observer's failure must not stop the bridge.
     }
@@ -145,9 +152,7 @@ export function startTriggerBridge(options: TriggerBridgeOptions): TriggerBridge
         messages = await queue.receive(queueUrl, {
           maxMessages: Math.min(MAX_MESSAGES_PER_RECEIVE, maxInFlight - deliveries.size),
           waitSeconds: pollWaitSeconds,
-          ...(options.visibilityTimeoutSeconds === undefined
-            ? {}
-            : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
+          ...(options.visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds }),
         });
       } catch (error) {
         reportQueueError(error);
@@ -167,8 +172,9 @@ export function startTriggerBridge(options: TriggerBridgeOptions): TriggerBridge
   async function queueIsEmpty(): Promise<boolean> {
     try {
       const attributes = await queue.attributes(queueUrl);
-      return ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed']
-        .every((name) => (attributes[name] ?? '0') === '0');
+      return ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].every(
+        (name) => (attributes[name] ?? '0') === '0',
+      );
     } catch {
       return false;
     }

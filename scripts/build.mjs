@@ -39,9 +39,15 @@ const scalewaySdkOnNodeHttp = {
     b.onLoad({ filter: /[\\/]@scaleway[\\/]sdk-client[\\/]dist[\\/].*\.js$/ }, (args) => {
       const source = readFileSync(args.path, 'utf8');
       // Free references only: not a property (.fetch), an object key (fetch:) or part of a longer name.
-      const used = SDK_FETCH_GLOBALS.filter((name) => new RegExp(`(?<![\\w$.])${name}(?![\\w$:])`).test(source.replace(/(["'`]).*?\1/g, '""')));
+      const used = SDK_FETCH_GLOBALS.filter((name) =>
+        new RegExp(`(?<![\\w$.])${name}(?![\\w$:])`).test(source.replace(/(["'`]).*?\1/g, '""')),
+      );
       if (used.length === 0) return undefined;
-      return { contents: `import { ${used.join(', ')} } from ${JSON.stringify(SDK_FETCH_MODULE)};\n${source}`, loader: 'js', resolveDir: dirname(args.path) };
+      return {
+        contents: `import { ${used.join(', ')} } from ${JSON.stringify(SDK_FETCH_MODULE)};\n${source}`,
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      };
     });
   },
 };
@@ -163,7 +169,11 @@ function newestChange(path) {
 export function bundlesFresh() {
   const stamps = [...FUNCTIONS.map((name) => join(ROOT, 'dist', name, 'bundle.cache.json')), join(ROOT, 'dist-cli/bundle.cache.json')];
   const built = Math.min(...stamps.map((stamp) => (existsSync(stamp) ? statSync(stamp).mtimeMs : 0)));
-  const changed = Math.max(...SOURCES.map((source) => join(ROOT, source)).filter(existsSync).map(newestChange));
+  const changed = Math.max(
+    ...SOURCES.map((source) => join(ROOT, source))
+      .filter(existsSync)
+      .map(newestChange),
+  );
   return built > changed;
 }
 
@@ -190,5 +200,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.error('usage: node scripts/build.mjs [--quiet] [--only functions|cli] [--if-stale]');
     process.exit(64);
   }
-  if (!(process.argv.includes('--if-stale') && bundlesFresh())) await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }) });
+  if (!(process.argv.includes('--if-stale') && bundlesFresh()))
+    await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }) });
 }

@@ -46,7 +46,13 @@ const isScalar = (s: JsonSchema) => !s.properties && !s.items && !s.anyOf;
 function walk(schema: JsonSchema, path: string, required: boolean, rows: Row[]): void {
   // A union of plain values ("auto" | boolean) is one field: one row, its alternatives in the type column.
   if (schema.anyOf && path && schema.anyOf.every(isScalar)) {
-    rows.push({ path, type: schema.anyOf.map(typeOf).join(' \\| '), required, default: schema.default, description: schema.description ?? '' });
+    rows.push({
+      path,
+      type: schema.anyOf.map(typeOf).join(' \\| '),
+      required,
+      default: schema.default,
+      description: schema.description ?? '',
+    });
     return;
   }
   if (schema.anyOf) {
@@ -54,7 +60,13 @@ function walk(schema: JsonSchema, path: string, required: boolean, rows: Row[]):
     return;
   }
   if (path) {
-    rows.push({ path, type: typeOf(schema.type === 'array' && schema.items ? { ...schema, type: `array of ${typeOf(schema.items)}` } : schema), required, default: schema.default, description: schema.description ?? '' });
+    rows.push({
+      path,
+      type: typeOf(schema.type === 'array' && schema.items ? { ...schema, type: `array of ${typeOf(schema.items)}` } : schema),
+      required,
+      default: schema.default,
+      description: schema.description ?? '',
+    });
   }
   const object = schema.type === 'array' ? schema.items : schema;
   const suffix = schema.type === 'array' ? '[]' : '';

@@ -25,9 +25,15 @@ import { validateServerlessConfig } from './validate-serverless.mjs';
 
 /** osls prints its error last, after "Error:"; the plugin's credential notices before it are noise. */
 function errorOf(output) {
-  const lines = output.trim().split('\n').filter((line) => !line.startsWith('Using credentials from'));
+  const lines = output
+    .trim()
+    .split('\n')
+    .filter((line) => !line.startsWith('Using credentials from'));
   const start = lines.findLastIndex((line) => line.startsWith('Error:'));
-  return lines.slice(start === -1 ? -15 : start).map((line) => `    ${line}`).join('\n');
+  return lines
+    .slice(start === -1 ? -15 : start)
+    .map((line) => `    ${line}`)
+    .join('\n');
 }
 
 /**
@@ -44,14 +50,23 @@ export async function checkPackage(root) {
   const packaged = await runServerless(root, ['package'], placeholders.env);
   const archivePath = join('.serverless', `${config.service}.zip`);
   if (packaged.code !== 0 || !existsSync(join(root, archivePath))) {
-    errors.push(packaged.code !== 0
-      ? `serverless package failed (exit ${packaged.code}):\n${errorOf(packaged.output)}`
-      : `serverless package wrote no ${archivePath}: the plugin uploads that one archive (no package.individually or package.artifact)`);
+    errors.push(
+      packaged.code !== 0
+        ? `serverless package failed (exit ${packaged.code}):\n${errorOf(packaged.output)}`
+        : `serverless package wrote no ${archivePath}: the plugin uploads that one archive (no package.individually or package.artifact)`,
+    );
     return { ok: false, errors, archive: undefined, functions: [], timings: { packageMs: packaged.ms } };
   }
   const raw = readFileSync(join(root, archivePath));
   const files = readZip(raw);
-  const archive = auditArchive({ files, raw, functions: config.functions ?? {}, functionOutputs: FUNCTION_OUTPUTS, sharedOutputs: SHARED_OUTPUTS, placeholders: placeholders.env });
+  const archive = auditArchive({
+    files,
+    raw,
+    functions: config.functions ?? {},
+    functionOutputs: FUNCTION_OUTPUTS,
+    sharedOutputs: SHARED_OUTPUTS,
+    placeholders: placeholders.env,
+  });
   errors.push(...archive.errors.map((e) => `archive: ${e}`));
 
   const region = config.provider?.scwRegion ?? 'fr-par';
@@ -64,7 +79,9 @@ export async function checkPackage(root) {
   }
   let functions = [];
   if (deployed.code !== 0) {
-    errors.push(`serverless deploy (dry run against the Functions API stand-in) failed (exit ${deployed.code}):\n${errorOf(deployed.output)}`);
+    errors.push(
+      `serverless deploy (dry run against the Functions API stand-in) failed (exit ${deployed.code}):\n${errorOf(deployed.output)}`,
+    );
   } else {
     const deployment = auditDeployment({ standIn, config, archive: raw, placeholders });
     errors.push(...deployment.errors.map((e) => `deploy: ${e}`));
@@ -82,13 +99,19 @@ export async function checkPackage(root) {
 function printText(result) {
   const { archive, functions, timings } = result;
   if (archive) {
-    process.stdout.write(`serverless package (${(timings.packageMs / 1000).toFixed(1)} s): ${archive.path}, ${(archive.bytes / 1024).toFixed(0)} KiB\n`);
+    process.stdout.write(
+      `serverless package (${(timings.packageMs / 1000).toFixed(1)} s): ${archive.path}, ${(archive.bytes / 1024).toFixed(0)} KiB\n`,
+    );
     for (const entry of archive.entries) process.stdout.write(`  ${entry}\n`);
   }
   if (functions.length > 0) {
-    process.stdout.write(`serverless deploy against the Functions API stand-in (${(timings.deployMs / 1000).toFixed(1)} s): what the plugin would create\n`);
+    process.stdout.write(
+      `serverless deploy against the Functions API stand-in (${(timings.deployMs / 1000).toFixed(1)} s): what the plugin would create\n`,
+    );
     for (const fn of functions) {
-      process.stdout.write(`  ${fn.name}: ${fn.runtime}, ${fn.memoryMb} MB, timeout ${fn.timeout}, scale ${fn.scale.join('-')}, ${fn.privacy}, http ${fn.httpOption}, sandbox ${fn.sandbox}\n`);
+      process.stdout.write(
+        `  ${fn.name}: ${fn.runtime}, ${fn.memoryMb} MB, timeout ${fn.timeout}, scale ${fn.scale.join('-')}, ${fn.privacy}, http ${fn.httpOption}, sandbox ${fn.sandbox}\n`,
+      );
       process.stdout.write(`    triggers: ${fn.triggers.join('; ') || 'none (HTTP)'}\n`);
       process.stdout.write(`    env: ${fn.env.join(' ')}\n    secrets: ${fn.secrets.join(' ')}\n`);
     }

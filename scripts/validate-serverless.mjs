@@ -71,7 +71,11 @@ export async function validateServerlessConfig({ configPath, root, env = process
   return {
     ok: errors.length === 0,
     errors,
-    warnings: checkCodeCache(FUNCTIONS.filter((n) => functions[n]), provider.runtime, root),
+    warnings: checkCodeCache(
+      FUNCTIONS.filter((n) => functions[n]),
+      provider.runtime,
+      root,
+    ),
     deployerEnv: [...unset.keys()],
     bundleEnv: [...bundleNames].sort(),
     resolved: redactSecrets(config),
@@ -92,11 +96,13 @@ async function main() {
   const results = [];
   try {
     for (const config of values.config) {
-      results.push(await validateServerlessConfig({
-        configPath: resolve(config),
-        root,
-        requireEnv: values['require-env'],
-      }));
+      results.push(
+        await validateServerlessConfig({
+          configPath: resolve(config),
+          root,
+          requireEnv: values['require-env'],
+        }),
+      );
     }
   } catch (error) {
     process.stderr.write(`validate-serverless: ${error.message}\n`);

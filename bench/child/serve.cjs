@@ -61,7 +61,8 @@ function memory() {
 const app = serveHandler(handle, 0);
 app.ready().then(
   () => {
-    const reply = () => process.send({ kind: 'ready', port: app.server.address().port, boot: bootMemory, serving: servingMemory, memory: memory() });
+    const reply = () =>
+      process.send({ kind: 'ready', port: app.server.address().port, boot: bootMemory, serving: servingMemory, memory: memory() });
     if (app.server.listening) reply();
     else app.server.once('listening', reply);
   },

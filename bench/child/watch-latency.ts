@@ -22,7 +22,12 @@ async function main(): Promise<void> {
   const { seed, clusters, targets } = buildFleet({ clusters: 1, inSync: true });
   const cluster = clusters[0] as Cluster;
   const stack = await startLocalStack({
-    seed, targets, functionsFrom: 'dist', instancePendingMs: 300, sweepCron: false, auditTrailDelayMs: delayMs,
+    seed,
+    targets,
+    functionsFrom: 'dist',
+    instancePendingMs: 300,
+    sweepCron: false,
+    auditTrailDelayMs: delayMs,
     env: { LOG_LEVEL: 'silent', LBSYNC_WATCH_PERIOD_MS: String(periodMs), LBSYNC_WATCH_OVERLAP_MS: String(overlapMs) },
   });
   // The cron: a run every periodMs on a fixed grid, whatever happens; each run's time and answer kept.

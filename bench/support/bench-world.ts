@@ -27,7 +27,9 @@ export interface BenchWorld {
   stop(): Promise<void>;
 }
 
-export async function startBenchWorld(options: { seed: EmulatorSeed; withQueue?: boolean } & Omit<EmulatorOptions, 'seed'>): Promise<BenchWorld> {
+export async function startBenchWorld(
+  options: { seed: EmulatorSeed; withQueue?: boolean } & Omit<EmulatorOptions, 'seed'>,
+): Promise<BenchWorld> {
   const { withQueue = true, ...emulatorOptions } = options;
   const emulator = await startEmulator({ instancePendingMs: 0, ...emulatorOptions });
   let queue: LocalQueue | undefined;
@@ -76,7 +78,14 @@ export async function startBenchWorld(options: { seed: EmulatorSeed; withQueue?:
       LBSYNC_SWEEP_SPREAD_MS: '0',
       ...extra,
     }),
-    gateway: () => createScalewayGateway({ accessKey: ACCESS_KEY, secretKey: SECRET_KEY, apiUrl: emulator.url, defaultZone: ZONE, requestTimeoutMs: 10_000 }),
+    gateway: () =>
+      createScalewayGateway({
+        accessKey: ACCESS_KEY,
+        secretKey: SECRET_KEY,
+        apiUrl: emulator.url,
+        defaultZone: ZONE,
+        requestTimeoutMs: 10_000,
+      }),
     callCounts: () => {
       const calls = emulator.calls();
       const byOperation: Record<string, number> = {};

@@ -34,7 +34,7 @@ const options = bundleOptions as (name: string, outfile?: string) => BuildOption
 
 /** `npm run build`, as deployed. */
 export async function buildDist(): Promise<{ name: FunctionName; bytes: number }[]> {
-  return (await (buildAll as (o: { quiet: boolean }) => Promise<{ name: FunctionName; bytes: number }[]>)({ quiet: true }));
+  return await (buildAll as (o: { quiet: boolean }) => Promise<{ name: FunctionName; bytes: number }[]>)({ quiet: true });
 }
 
 /**
@@ -45,7 +45,14 @@ export async function buildDist(): Promise<{ name: FunctionName; bytes: number }
 export async function buildUnbundled(): Promise<void> {
   await Promise.all(
     FUNCTION_NAMES.map((name) =>
-      build({ ...options(name, unbundledHandler(name)), absWorkingDir: REPO, packages: 'external', minify: false, mainFields: undefined, plugins: [] }),
+      build({
+        ...options(name, unbundledHandler(name)),
+        absWorkingDir: REPO,
+        packages: 'external',
+        minify: false,
+        mainFields: undefined,
+        plugins: [],
+      }),
     ),
   );
 }

@@ -7,7 +7,12 @@ export interface ChildRun<T> {
   wallMs: number;
 }
 
-export function runChild<T>(script: string, args: string[], env: Record<string, string>, options: { execArgv?: string[]; timeoutMs?: number } = {}): Promise<ChildRun<T>> {
+export function runChild<T>(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  options: { execArgv?: string[]; timeoutMs?: number } = {},
+): Promise<ChildRun<T>> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = fork(script, args, {

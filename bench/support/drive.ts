@@ -31,9 +31,14 @@ export async function drive(options: DriveOptions): Promise<DriveReport> {
     env.BENCH_WARMUP_COUNT = String(options.warmup.count);
     if (options.warmup.event) env.BENCH_WARMUP_EVENT = JSON.stringify(options.warmup.event);
   }
-  const { result } = await runChild<DriveReport>(join(REPO, 'bench/child/drive.cjs'), [options.handler, String(options.count), String(options.concurrency)], env, {
-    ...(options.execArgv && { execArgv: options.execArgv }),
-    timeoutMs: 180_000,
-  });
+  const { result } = await runChild<DriveReport>(
+    join(REPO, 'bench/child/drive.cjs'),
+    [options.handler, String(options.count), String(options.concurrency)],
+    env,
+    {
+      ...(options.execArgv && { execArgv: options.execArgv }),
+      timeoutMs: 180_000,
+    },
+  );
   return result;
 }

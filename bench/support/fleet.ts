@@ -68,7 +68,12 @@ export function buildFleet(options: FleetOptions): { seed: EmulatorSeed; cluster
   for (let i = 0; i < options.clusters; i += 1) {
     const name = clusterName(i);
     const cluster: Cluster = {
-      name, lbId: uuid(1, i, 0), lbName: `api.${name}`, controlPlaneIds: [], controlPlaneIps: [], workerIps: [],
+      name,
+      lbId: uuid(1, i, 0),
+      lbName: `api.${name}`,
+      controlPlaneIds: [],
+      controlPlaneIps: [],
+      workerIps: [],
     };
     const clusterTag = `noprefix=kops.k8s.io/cluster=${name}`;
     for (let j = 0; j < cps; j += 1) {
@@ -77,7 +82,11 @@ export function buildFleet(options: FleetOptions): { seed: EmulatorSeed; cluster
       cluster.controlPlaneIds.push(id);
       cluster.controlPlaneIps.push(ip);
       seed.servers?.push({
-        id, name: `control-plane-${i}-${j}`, zone: ZONE, state: 'running', publicIps: [ip],
+        id,
+        name: `control-plane-${i}-${j}`,
+        zone: ZONE,
+        state: 'running',
+        publicIps: [ip],
         tags: [clusterTag, 'noprefix=kops.k8s.io/role=ControlPlane', `noprefix=kops.k8s.io/instance-group=control-plane-${i}`],
         privateNics: [{ id: uuid(3, i, j), ipamAddresses: [`10.${i % 250}.${Math.floor(j / 250)}.${(j % 250) + 2}/22`] }],
       });
@@ -87,12 +96,19 @@ export function buildFleet(options: FleetOptions): { seed: EmulatorSeed; cluster
       const ip = publicIp('worker', i, j);
       cluster.workerIps.push(ip);
       seed.servers?.push({
-        id: uuid(4, i, j), name: `nodes-${i}-${j}`, zone: ZONE, state: 'running', publicIps: [ip],
+        id: uuid(4, i, j),
+        name: `nodes-${i}-${j}`,
+        zone: ZONE,
+        state: 'running',
+        publicIps: [ip],
         tags: [clusterTag, `noprefix=kops.k8s.io/instance-group=nodes-${i}`],
       });
     }
     seed.lbs?.push({
-      id: cluster.lbId, name: cluster.lbName, zone: ZONE, status: 'ready',
+      id: cluster.lbId,
+      name: cluster.lbName,
+      zone: ZONE,
+      status: 'ready',
       tags: [clusterTag, 'noprefix=kops.k8s.io/role=ControlPlane'],
       backends: options.inSync ? [inSyncBackend([...cluster.controlPlaneIps].sort())] : [],
     });

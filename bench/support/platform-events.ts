@@ -7,7 +7,14 @@ let counter = 0;
 
 export function reconcileMessage(target: string): string {
   counter += 1;
-  return JSON.stringify({ version: 1, id: `evt-bench-${process.pid}-${counter}`, source: 'manual', target, occurredAt: new Date().toISOString(), attempt: 0 });
+  return JSON.stringify({
+    version: 1,
+    id: `evt-bench-${process.pid}-${counter}`,
+    source: 'manual',
+    target,
+    occurredAt: new Date().toISOString(),
+    attempt: 0,
+  });
 }
 
 export function platformEvent(name: FunctionName, target: string): PlatformEvent {
@@ -16,7 +23,13 @@ export function platformEvent(name: FunctionName, target: string): PlatformEvent
     case 'reconcile':
       return { httpMethod: 'POST', path: '/', headers, body: reconcileMessage(target), isBase64Encoded: false };
     case 'inject':
-      return { httpMethod: 'POST', path: '/', headers: { ...headers, authorization: `Bearer ${INJECT_TOKEN}` }, body: JSON.stringify({ target }), isBase64Encoded: false };
+      return {
+        httpMethod: 'POST',
+        path: '/',
+        headers: { ...headers, authorization: `Bearer ${INJECT_TOKEN}` },
+        body: JSON.stringify({ target }),
+        isBase64Encoded: false,
+      };
     default:
       // sweep, and any cron function: the trigger's JSON args (none) as the body.
       return { httpMethod: 'POST', path: '/', headers, body: '{}', isBase64Encoded: false };

@@ -57,43 +57,70 @@ function reconcileEvent(target: string, attempt = 0): ScenarioRequest {
 
 export const SCENARIOS: Scenario[] = [
   {
-    fn: 'reconcile', kind: 'noop', key: 'reconcileNoop', fromQueue: true, targets: 4,
+    fn: 'reconcile',
+    kind: 'noop',
+    key: 'reconcileNoop',
+    fromQueue: true,
+    targets: 4,
     request: () => reconcileEvent(clusterName(NOOP)),
     expect: (status, body) => outcome(status, body) === 'noop',
   },
   {
-    fn: 'reconcile', kind: 'write', key: 'reconcileWrite', fromQueue: true, targets: 4,
+    fn: 'reconcile',
+    kind: 'write',
+    key: 'reconcileWrite',
+    fromQueue: true,
+    targets: 4,
     // An instance replacement before each event: one SetBackendServers per event.
     request: (i, world, fleet) => {
       const c = cluster(fleet, WRITE);
       const slot = i % c.controlPlaneIds.length;
       const id = `0000abcd-0000-4000-8000-${String(i).padStart(12, '0')}`;
-      world.emulator.replaceServer(c.controlPlaneIds[slot] as string, { ...newControlPlane(c, `51.99.${Math.floor(i / 250) % 250}.${(i % 250) + 1}`, `w${i}`), id });
+      world.emulator.replaceServer(c.controlPlaneIds[slot] as string, {
+        ...newControlPlane(c, `51.99.${Math.floor(i / 250) % 250}.${(i % 250) + 1}`, `w${i}`),
+        id,
+      });
       c.controlPlaneIds[slot] = id;
       return reconcileEvent(clusterName(WRITE));
     },
     expect: (status, body) => outcome(status, body) === 'applied',
   },
   {
-    fn: 'reconcile', kind: 'retry', key: 'reconcileRetry', fromQueue: true, targets: 4, env: NO_TRANSIENT_WAIT,
+    fn: 'reconcile',
+    kind: 'retry',
+    key: 'reconcileRetry',
+    fromQueue: true,
+    targets: 4,
+    env: NO_TRANSIENT_WAIT,
     setup: (world, fleet) => world.emulator.setLbStatus(cluster(fleet, BUSY).lbId, 'migrating'),
     request: () => reconcileEvent(clusterName(BUSY)),
     expect: (status, body) => outcome(status, body) === 'retry_scheduled',
   },
   {
-    fn: 'reconcile', kind: 'dead letter', key: 'reconcileDeadLetter', fromQueue: true, targets: 4, env: NO_TRANSIENT_WAIT,
+    fn: 'reconcile',
+    kind: 'dead letter',
+    key: 'reconcileDeadLetter',
+    fromQueue: true,
+    targets: 4,
+    env: NO_TRANSIENT_WAIT,
     // The last attempt meets the LB still busy: retries exhausted, the event goes to the dead-letter queue.
     setup: (world, fleet) => world.emulator.setLbStatus(cluster(fleet, BUSY).lbId, 'migrating'),
     request: () => reconcileEvent(clusterName(BUSY), MAX_ATTEMPTS - 1),
     expect: (status, body) => outcome(status, body) === 'dead_lettered',
   },
   {
-    fn: 'inject', kind: 'inject', key: 'inject', targets: 4,
+    fn: 'inject',
+    kind: 'inject',
+    key: 'inject',
+    targets: 4,
     request: () => ({ headers: { ...json, authorization: `Bearer ${INJECT_TOKEN}` }, body: JSON.stringify({ target: clusterName(NOOP) }) }),
     expect: (status) => status === 202,
   },
   {
-    fn: 'sweep', kind: `sweep of ${SWEEP_TARGETS} targets`, key: `sweep${SWEEP_TARGETS}`, targets: SWEEP_TARGETS,
+    fn: 'sweep',
+    kind: `sweep of ${SWEEP_TARGETS} targets`,
+    key: `sweep${SWEEP_TARGETS}`,
+    targets: SWEEP_TARGETS,
     request: () => ({ headers: json, body: '{}' }),
     expect: (status, body) => status === 200 && (JSON.parse(body) as { enqueued?: number }).enqueued === SWEEP_TARGETS,
   },
@@ -101,7 +128,14 @@ export const SCENARIOS: Scenario[] = [
 
 /** A cron function without its own entry: its tick, with the fleet's targets. */
 export function cronTick(fn: string): Scenario {
-  return { fn, kind: 'cron tick', key: fn, targets: 4, request: () => ({ headers: json, body: '{}' }), expect: (status) => status >= 200 && status < 300 };
+  return {
+    fn,
+    kind: 'cron tick',
+    key: fn,
+    targets: 4,
+    request: () => ({ headers: json, body: '{}' }),
+    expect: (status) => status >= 200 && status < 300,
+  };
 }
 
 export function scenariosFor(fn: string): Scenario[] {

@@ -35,7 +35,10 @@ function listCommand(cli: Cli): Command {
       'after',
       `${helpText(
         ['lbsync dlq list', 'lbsync dlq list -o json | jq \'.entries[] | select(.reason == "permanent_error")\''],
-        [[0, 'listed (possibly none)'], [1, 'queue or configuration error']],
+        [
+          [0, 'listed (possibly none)'],
+          [1, 'queue or configuration error'],
+        ],
         '{ok, command: "dlq list", entries: [{messageId, eventId, target, reason, errorCode, recordId, duplicate_of?, redrivable, ...}]}',
       )}\n${VISIBILITY_NOTE}\n`,
     )
@@ -67,7 +70,11 @@ function listCommand(cli: Cli): Command {
         ];
         for (const line of table(rows)) out.line(line);
         const duplicates = entries.filter((e) => e.duplicateOf).length;
-        out.line(c.dim(`${plural(entries.length, 'dead letter')}${duplicates ? ` (${plural(duplicates, 'duplicate')})` : ''}; details: lbsync dlq show --id <event or message id>`));
+        out.line(
+          c.dim(
+            `${plural(entries.length, 'dead letter')}${duplicates ? ` (${plural(duplicates, 'duplicate')})` : ''}; details: lbsync dlq show --id <event or message id>`,
+          ),
+        );
         return EXIT.ok;
       }),
     );
@@ -76,12 +83,16 @@ function listCommand(cli: Cli): Command {
 function showEntry(out: Output, e: DeadLetterEntry): void {
   const { c } = out;
   out.line(`${c.bold('message')}   ${e.messageId}  ${c.dim(`(received ${e.receiveCount}x)`)}`);
-  out.line(`${c.bold('event')}     ${e.eventId ?? '-'}  target ${e.target ?? '-'}${e.record?.attempt !== undefined ? `  attempt ${e.record.attempt}` : ''}`);
+  out.line(
+    `${c.bold('event')}     ${e.eventId ?? '-'}  target ${e.target ?? '-'}${e.record?.attempt !== undefined ? `  attempt ${e.record.attempt}` : ''}`,
+  );
   if (e.duplicateOf) out.line(`${c.bold('duplicate')} of message ${e.duplicateOf} (same recordId ${e.recordId})`);
   out.line(`${c.bold('reason')}    ${e.reason}${e.errorCode ? `  ${c.red(e.errorCode)}` : ''}`);
   if (e.message) out.line(`${c.bold('error')}     ${e.message.split('\n').join('\n          ')}`);
   if (e.record?.error?.hint) out.line(`${c.bold('hint')}      ${e.record.error.hint}`);
-  out.line(`${c.bold('redrive')}   ${e.redriveEvent ? c.green('yes: lbsync dlq redrive --id ' + (e.eventId ?? e.messageId)) : c.red(`no: ${e.notRedrivable}`)}`);
+  out.line(
+    `${c.bold('redrive')}   ${e.redriveEvent ? c.green('yes: lbsync dlq redrive --id ' + (e.eventId ?? e.messageId)) : c.red(`no: ${e.notRedrivable}`)}`,
+  );
   out.line(c.bold('body'));
   out.line(e.record ? JSON.stringify(e.record, null, 2) : e.body);
 }
@@ -93,7 +104,14 @@ function showCommand(cli: Cli): Command {
     .option('--limit <n>', 'read at most n messages', '1000')
     .addHelpText(
       'after',
-      helpText(['lbsync dlq show --id evt-0b7c...'], [[0, 'shown'], [1, 'not found, or a queue/configuration error']], '{ok, command: "dlq show", entry: {...the list fields, record (or body when the record is not JSON)}}'),
+      helpText(
+        ['lbsync dlq show --id evt-0b7c...'],
+        [
+          [0, 'shown'],
+          [1, 'not found, or a queue/configuration error'],
+        ],
+        '{ok, command: "dlq show", entry: {...the list fields, record (or body when the record is not JSON)}}',
+      ),
     )
     .action(
       act<ListOptions & { id: string }>(cli, async (options, out) => {
@@ -101,8 +119,12 @@ function showCommand(cli: Cli): Command {
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
         await release(q.queue, q.deadLetterQueueUrl, entries);
         const entry = entries.find((e) => matches(e, options.id) && !e.duplicateOf) ?? entries.find((e) => matches(e, options.id));
-        if (!entry) throw new CliError('not_found', `no dead letter with event or message id ${options.id}`, 'list them with `lbsync dlq list`');
-        if (out.format === 'json') out.result(true, { entry: { ...entrySummary(entry), record: entry.record ?? null, ...(entry.record ? {} : { body: entry.body }) } });
+        if (!entry)
+          throw new CliError('not_found', `no dead letter with event or message id ${options.id}`, 'list them with `lbsync dlq list`');
+        if (out.format === 'json')
+          out.result(true, {
+            entry: { ...entrySummary(entry), record: entry.record ?? null, ...(entry.record ? {} : { body: entry.body }) },
+          });
         else showEntry(out, entry);
         return EXIT.ok;
       }),
@@ -125,7 +147,11 @@ function redriveCommand(cli: Cli): Command {
       'after',
       `${helpText(
         ['lbsync dlq redrive --id evt-0b7c...', 'lbsync dlq redrive --all'],
-        [[0, 'every selected dead letter was redriven (--all leaves, and lists, those without a valid event)'], [1, 'an --id could not be redriven (not found, or an invalid_event record holding only the raw body), or a queue error'], [64, 'neither --id nor --all']],
+        [
+          [0, 'every selected dead letter was redriven (--all leaves, and lists, those without a valid event)'],
+          [1, 'an --id could not be redriven (not found, or an invalid_event record holding only the raw body), or a queue error'],
+          [64, 'neither --id nor --all'],
+        ],
         '{ok, command: "dlq redrive", redriven: [{eventId, messageId, target, duplicatesDeleted?}], skipped: [{id, why}], left: [{id, why}]}',
       )}
 Records of reason invalid_event keep only the raw body, which is not a valid event: they cannot be
@@ -134,7 +160,8 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
     )
     .action(
       act<RedriveOptions>(cli, async (options, out) => {
-        if (!options.all && !options.id?.length) throw new CliError('usage', 'give --id <id> (repeatable) or --all', 'see `lbsync dlq list` for the ids');
+        if (!options.all && !options.id?.length)
+          throw new CliError('usage', 'give --id <id> (repeatable) or --all', 'see `lbsync dlq list` for the ids');
         const q = queueAccess(cli.io.env);
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
         const selected = options.all ? entries : entries.filter((e) => options.id?.some((id) => matches(e, id)));
@@ -155,10 +182,19 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
               await q.queue.delete(q.deadLetterQueueUrl, done.receiptHandle);
               handled.add(done.messageId);
             }
-            redriven.push({ eventId: e.redriveEvent.id, messageId: e.messageId, target: e.redriveEvent.target, ...(duplicates.length > 0 && { duplicatesDeleted: duplicates.length }) });
+            redriven.push({
+              eventId: e.redriveEvent.id,
+              messageId: e.messageId,
+              target: e.redriveEvent.target,
+              ...(duplicates.length > 0 && { duplicatesDeleted: duplicates.length }),
+            });
           }
         } finally {
-          await release(q.queue, q.deadLetterQueueUrl, entries.filter((e) => !handled.has(e.messageId)));
+          await release(
+            q.queue,
+            q.deadLetterQueueUrl,
+            entries.filter((e) => !handled.has(e.messageId)),
+          );
         }
         const ok = skipped.length === 0;
         if (out.format === 'json') {
@@ -172,7 +208,9 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
         }
         for (const s of skipped) out.line(`${c.red('skipped')}  ${s.id}: ${s.why}`);
         for (const s of left) out.line(`${c.yellow('left')}     ${s.id}: ${s.why}`);
-        out.line(`${plural(redriven.length, 'event')} put back on the reconcile queue${skipped.length ? `, ${skipped.length} skipped` : ''}`);
+        out.line(
+          `${plural(redriven.length, 'event')} put back on the reconcile queue${skipped.length ? `, ${skipped.length} skipped` : ''}`,
+        );
         return ok ? EXIT.ok : EXIT.error;
       }),
     );

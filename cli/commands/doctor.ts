@@ -23,16 +23,30 @@ function renderCheck(check: Check, c: Colors): string[] {
 export function doctorCommand(cli: Cli): Command {
   const env = cli.io.env;
   return new Command('doctor')
-    .description('read-only pre-flight: credentials, each IAM permission the functions need, each target (LB, servers, pool, plan) and the queues; never writes')
+    .description(
+      'read-only pre-flight: credentials, each IAM permission the functions need, each target (LB, servers, pool, plan) and the queues; never writes',
+    )
     .option('-t, --target <name>', 'only this target (repeatable, or comma-separated)', collect)
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
     .option('--no-queue', 'skip the queue checks (reachability, RedrivePolicy, visibility timeout)')
-    .option('--function-timeout <seconds>', "the reconcile function's timeout, which the queue's visibility timeout must exceed (env LBSYNC_FUNCTION_TIMEOUT_SECONDS)", env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60')
+    .option(
+      '--function-timeout <seconds>',
+      "the reconcile function's timeout, which the queue's visibility timeout must exceed (env LBSYNC_FUNCTION_TIMEOUT_SECONDS)",
+      env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60',
+    )
     .addHelpText(
       'after',
       helpText(
-        ['lbsync doctor', 'lbsync doctor -t prod.k8s.local --no-queue', 'lbsync doctor -o json | jq \'.checks[] | select(.status != "ok")\''],
-        [[0, 'every check passed (warnings allowed)'], [1, 'at least one check failed (each failure has a hint)'], [64, 'bad flags']],
+        [
+          'lbsync doctor',
+          'lbsync doctor -t prod.k8s.local --no-queue',
+          'lbsync doctor -o json | jq \'.checks[] | select(.status != "ok")\'',
+        ],
+        [
+          [0, 'every check passed (warnings allowed)'],
+          [1, 'at least one check failed (each failure has a hint)'],
+          [64, 'bad flags'],
+        ],
         '{ok, command: "doctor", checks: [{name, status: "ok"|"fail"|"warn", detail, hint?}]}',
       ),
     )
@@ -56,7 +70,9 @@ export function doctorCommand(cli: Cli): Command {
           for (const check of checks) for (const line of renderCheck(check, out.c)) out.line(line);
           const failed = checks.filter((c) => c.status === 'fail').length;
           const warned = checks.filter((c) => c.status === 'warn').length;
-          out.note(`${plural(checks.length, 'check')}: ${failed} failed, ${plural(warned, 'warning')}${options.queue ? '' : ' (queues not checked: --no-queue)'}`);
+          out.note(
+            `${plural(checks.length, 'check')}: ${failed} failed, ${plural(warned, 'warning')}${options.queue ? '' : ' (queues not checked: --no-queue)'}`,
+          );
         }
         return passed ? EXIT.ok : EXIT.error;
       }),

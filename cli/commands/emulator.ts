@@ -46,7 +46,11 @@ function readSeed(path: string | undefined): EmulatorSeed | undefined {
   try {
     return JSON.parse(readFileSync(NAMED_SEEDS[path] ?? path, 'utf8')) as EmulatorSeed;
   } catch (error) {
-    throw new CliError('invalid_seed', `cannot read the seed ${path}: ${(error as Error).message}`, `give a JSON emulator seed (see emulator/seeds/), or one of: ${Object.keys(NAMED_SEEDS).join(', ')}`);
+    throw new CliError(
+      'invalid_seed',
+      `cannot read the seed ${path}: ${(error as Error).message}`,
+      `give a JSON emulator seed (see emulator/seeds/), or one of: ${Object.keys(NAMED_SEEDS).join(', ')}`,
+    );
   }
 }
 
@@ -54,7 +58,10 @@ function denial(text: string) {
   try {
     return parseDenial(text);
   } catch (error) {
-    throw new CliError('usage', `--deny ${text.includes(':') ? text.slice(0, text.indexOf(':') + 1) + '…' : text}: ${(error as Error).message}`);
+    throw new CliError(
+      'usage',
+      `--deny ${text.includes(':') ? text.slice(0, text.indexOf(':') + 1) + '…' : text}: ${(error as Error).message}`,
+    );
   }
 }
 
@@ -77,18 +84,37 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .description('run the Scaleway LB + Instance + IPAM + Audit Trail API emulator alone, on loopback, until Ctrl-C')
     .option('--port <port>', 'port to listen on (0: any free port)', '8090')
     .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--seed <file>', 'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing), or "kops-made" (an LB exactly as kOps makes it)')
+    .option(
+      '--seed <file>',
+      'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing), or "kops-made" (an LB exactly as kOps makes it)',
+    )
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 400, as recorded)')
-    .option('--behaviours <json>', 'switches for the behaviours no recording shows, e.g. \'{"writesWhileTransient":"accept"}\' (docs/emulator.md)')
+    .option(
+      '--behaviours <json>',
+      'switches for the behaviours no recording shows, e.g. \'{"writesWhileTransient":"accept"}\' (docs/emulator.md)',
+    )
     .option('--latency-ms <ms>', 'added to every answer')
     .option('--audit-delay-ms <ms>', 'how long before a change shows in Audit Trail ListEvents (assumed; default 30000)')
     .option('--no-auth', 'accept requests without X-Auth-Token')
-    .option('--deny <api:secret-key>', `answer 403 permissions_denied to the key with this secret key on one API (${EMULATED_APIS.join(', ')}); repeatable; fake local keys only`, collect)
+    .option(
+      '--deny <api:secret-key>',
+      `answer 403 permissions_denied to the key with this secret key on one API (${EMULATED_APIS.join(', ')}); repeatable; fake local keys only`,
+      collect,
+    )
     .addHelpText(
       'after',
       helpText(
-        ['lbsync emulator --seed demo', 'lbsync emulator --seed kops-made   # then: lbsync plan with {"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}', 'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200', 'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan'],
-        [[0, 'stopped by Ctrl-C / SIGTERM'], [1, 'could not start (port in use, bad seed)'], [64, 'bad flags']],
+        [
+          'lbsync emulator --seed demo',
+          'lbsync emulator --seed kops-made   # then: lbsync plan with {"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}',
+          'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200',
+          'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan',
+        ],
+        [
+          [0, 'stopped by Ctrl-C / SIGTERM'],
+          [1, 'could not start (port in use, bad seed)'],
+          [64, 'bad flags'],
+        ],
         '{ok, command: "emulator", url, stateUrl} once it listens (then it runs until stopped)',
       ),
     )
@@ -108,7 +134,11 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         });
         if (out.format === 'json') out.result(true, { url: emulator.url, stateUrl: `${emulator.url}/_emulator/state` });
         else out.line(emulator.url);
-        out.note(out.ce.dim(`Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`));
+        out.note(
+          out.ce.dim(
+            `Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`,
+          ),
+        );
         await untilStopped(stopSignal);
         await emulator.stop();
         return EXIT.ok;

@@ -66,7 +66,11 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    throw new CliError('inject_unreachable', `could not reach the inject function: ${networkCause(error, 15_000)} on POST ${shownUrl}`, 'check the URL (the function\'s endpoint) and the network; nothing was enqueued');
+    throw new CliError(
+      'inject_unreachable',
+      `could not reach the inject function: ${networkCause(error, 15_000)} on POST ${shownUrl}`,
+      "check the URL (the function's endpoint) and the network; nothing was enqueued",
+    );
   }
   const text = await response.text();
   let body: { eventId?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
@@ -77,7 +81,11 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
   }
   if (response.status === 202) return body.eventId ?? event.id;
   if (response.status === 401) {
-    throw new CliError('unauthorized', `the inject function refused the token (401)`, 'the token must be the function\'s INJECT_TOKEN; check the variable named by --token-env (or the file given with --token-file)');
+    throw new CliError(
+      'unauthorized',
+      `the inject function refused the token (401)`,
+      "the token must be the function's INJECT_TOKEN; check the variable named by --token-env (or the file given with --token-file)",
+    );
   }
   if (response.status === 403) {
     const which = credentials.functionToken ? 'refused the X-Auth-Token' : 'got no X-Auth-Token';
@@ -85,17 +93,27 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
   }
   const details = (body.errors ?? []).map((e) => `\n  ${e.path}: ${e.message}; fix: ${e.fix}`).join('');
   const summary = details ? (body.message ?? '').split('\n')[0] : (body.message ?? text.slice(0, 200));
-  throw new CliError(`http_${response.status}`, `the inject function answered ${response.status}: ${summary}${details}`, response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined);
+  throw new CliError(
+    `http_${response.status}`,
+    `the inject function answered ${response.status}: ${summary}${details}`,
+    response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined,
+  );
 }
 
 export function injectCommand(cli: Cli): Command {
   return new Command('inject')
-    .description('send one event: POST it to the inject function (--url) or put it straight on RECONCILE_QUEUE_URL (--queue); prints the event id')
+    .description(
+      'send one event: POST it to the inject function (--url) or put it straight on RECONCILE_QUEUE_URL (--queue); prints the event id',
+    )
     .requiredOption('-t, --target <name>', 'target the event names')
-    .option('--server-ips <ips>', 'addresses that should be in the pool, comma-separated: checked against discovery by tags, never added otherwise', collect)
+    .option(
+      '--server-ips <ips>',
+      'addresses that should be in the pool, comma-separated: checked against discovery by tags, never added otherwise',
+      collect,
+    )
     .option('--dry-run', 'the reconcile plans but does not write')
     .addOption(new Option('--source <source>', 'event source').choices(['manual', 'instance-replacement']).default('manual'))
-    .option('--url <url>', 'the inject function\'s URL')
+    .option('--url <url>', "the inject function's URL")
     .option('--token-env <name>', 'environment variable holding the inject token (never pass the token itself)', 'INJECT_TOKEN')
     .option('--token-file <path>', 'file holding the inject token (wins over --token-env)')
     .option('--function-token-env <name>', 'environment variable holding the X-Auth-Token a private function needs', 'FUNCTION_TOKEN')
@@ -110,26 +128,48 @@ export function injectCommand(cli: Cli): Command {
           'lbsync inject --target prod.k8s.local --queue --source instance-replacement',
           'lbsync inject --target prod.k8s.local --queue --server-ips 51.15.1.2,51.15.1.3 --dry-run',
         ],
-        [[0, 'the event was accepted (202) or enqueued; its id is printed'], [1, 'refused (401, 403, 400 with field errors), unreachable, or a configuration error'], [64, 'bad flags (give exactly one of --url and --queue)']],
+        [
+          [0, 'the event was accepted (202) or enqueued; its id is printed'],
+          [1, 'refused (401, 403, 400 with field errors), unreachable, or a configuration error'],
+          [64, 'bad flags (give exactly one of --url and --queue)'],
+        ],
         '{ok, command: "inject", eventId, target, via: "function"|"queue"}',
       ),
     )
     .action(
       act<InjectOptions>(cli, async (options, out) => {
         const env = cli.io.env;
-        if (!!options.url === !!options.queue) throw new CliError('usage', 'give exactly one of --url <url> and --queue', 'see `lbsync inject --help`');
+        if (!!options.url === !!options.queue)
+          throw new CliError('usage', 'give exactly one of --url <url> and --queue', 'see `lbsync inject --help`');
         const event = buildEvent(options);
         let via: 'function' | 'queue';
         let eventId = event.id;
         if (options.url) {
           const token = readSecret(
-            { what: 'inject token', ...(options.tokenFile && { file: options.tokenFile }), envName: options.tokenEnv, fileFlag: '--token-file', envFlag: '--token-env' },
+            {
+              what: 'inject token',
+              ...(options.tokenFile && { file: options.tokenFile }),
+              envName: options.tokenEnv,
+              fileFlag: '--token-file',
+              envFlag: '--token-env',
+            },
             env,
             cli.protect,
           );
-          if (!token) throw new CliError('invalid_config', `${options.tokenEnv} is not set`, `export ${options.tokenEnv} with the inject function's token (e.g. ${options.tokenEnv}=$(cat /etc/lbsync/token)), or give --token-file`);
+          if (!token)
+            throw new CliError(
+              'invalid_config',
+              `${options.tokenEnv} is not set`,
+              `export ${options.tokenEnv} with the inject function's token (e.g. ${options.tokenEnv}=$(cat /etc/lbsync/token)), or give --token-file`,
+            );
           const functionToken = readSecret(
-            { what: 'X-Auth-Token', ...(options.functionTokenFile && { file: options.functionTokenFile }), envName: options.functionTokenEnv, fileFlag: '--function-token-file', envFlag: '--function-token-env' },
+            {
+              what: 'X-Auth-Token',
+              ...(options.functionTokenFile && { file: options.functionTokenFile }),
+              envName: options.functionTokenEnv,
+              fileFlag: '--function-token-file',
+              envFlag: '--function-token-env',
+            },
             env,
             cli.protect,
           );
@@ -146,7 +186,11 @@ export function injectCommand(cli: Cli): Command {
         if (out.format === 'json') out.result(true, { eventId, target: event.target, via });
         else {
           out.line(eventId);
-          out.note(out.ce.dim(`${via === 'function' ? 'accepted by the inject function' : 'enqueued on the reconcile queue'} for target ${event.target}`));
+          out.note(
+            out.ce.dim(
+              `${via === 'function' ? 'accepted by the inject function' : 'enqueued on the reconcile queue'} for target ${event.target}`,
+            ),
+          );
         }
         return EXIT.ok;
       }),

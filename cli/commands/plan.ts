@@ -17,7 +17,11 @@ interface PlanOptions {
   file?: string;
 }
 
-export async function planTargets(targets: readonly Target[], gateway: () => ScalewayGateway, settings: ReconcileSettings): Promise<TargetPlanView[]> {
+export async function planTargets(
+  targets: readonly Target[],
+  gateway: () => ScalewayGateway,
+  settings: ReconcileSettings,
+): Promise<TargetPlanView[]> {
   const views: TargetPlanView[] = [];
   for (const target of targets) {
     const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: gateway(), ...settings });
@@ -34,14 +38,26 @@ export function planExitCode(views: readonly TargetPlanView[]): number {
 
 export function planCommand(cli: Cli): Command {
   return new Command('plan')
-    .description('dry run: show, per target, the load balancer, each backend desired vs actual, and the writes a reconcile would make (never writes)')
+    .description(
+      'dry run: show, per target, the load balancer, each backend desired vs actual, and the writes a reconcile would make (never writes)',
+    )
     .option('-t, --target <name>', 'only this target (repeatable, or comma-separated)', collect)
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync plan', 'lbsync plan --target prod.k8s.local', 'lbsync plan -o json | jq \'.targets[].actions\'', 'lbsync plan || echo "drift or error: $?"'],
-        [[0, 'every target in sync'], [2, 'drift: at least one target would be written to'], [1, 'an error (configuration, credentials, API); errors win over drift'], [64, 'bad flags']],
+        [
+          'lbsync plan',
+          'lbsync plan --target prod.k8s.local',
+          "lbsync plan -o json | jq '.targets[].actions'",
+          'lbsync plan || echo "drift or error: $?"',
+        ],
+        [
+          [0, 'every target in sync'],
+          [2, 'drift: at least one target would be written to'],
+          [1, 'an error (configuration, credentials, API); errors win over drift'],
+          [64, 'bad flags'],
+        ],
         '{ok, command: "plan", inSync, exitCode, targets: [{target, status, lb, desiredPool, backends, actions, error?}]}; ok is false only on exit 1',
       ),
     )

@@ -25,7 +25,14 @@ function resultJson(r: ReconcileResult) {
     done: r.done.map(summariseAction),
     planned: r.planned.map(summariseAction),
     warnings: r.warnings,
-    ...(r.rollouts && { rollouts: r.rollouts.map((b) => ({ backend: b.backend, removed: b.rollout.removed, deferred: b.rollout.deferred, stages: b.rollout.stages })) }),
+    ...(r.rollouts && {
+      rollouts: r.rollouts.map((b) => ({
+        backend: b.backend,
+        removed: b.rollout.removed,
+        deferred: b.rollout.deferred,
+        stages: b.rollout.stages,
+      })),
+    }),
     apiCalls: { reads: r.apiCalls.reads, writes: r.apiCalls.writes },
     durationMs: r.durationMs,
     ...(r.error && { error: describeError(r.error) }),
@@ -46,8 +53,19 @@ export function reconcileCommand(cli: Cli): Command {
     .addHelpText(
       'after',
       helpText(
-        ['lbsync plan && lbsync reconcile', 'lbsync reconcile --target prod.k8s.local', 'LBSYNC_WAIT_BUDGET_MS=60000 lbsync reconcile -o json'],
-        [[0, 'every target applied or already in sync (noop)'], [1, 'at least one target failed or keeps removals for later (rolling-update safety; code, message and hint are printed), or a configuration error'], [64, 'bad flags']],
+        [
+          'lbsync plan && lbsync reconcile',
+          'lbsync reconcile --target prod.k8s.local',
+          'LBSYNC_WAIT_BUDGET_MS=60000 lbsync reconcile -o json',
+        ],
+        [
+          [0, 'every target applied or already in sync (noop)'],
+          [
+            1,
+            'at least one target failed or keeps removals for later (rolling-update safety; code, message and hint are printed), or a configuration error',
+          ],
+          [64, 'bad flags'],
+        ],
         '{ok, command: "reconcile", targets: [{target, eventId, status, lb, pool, done, planned, warnings, apiCalls, durationMs, error?}]}',
       ),
     )

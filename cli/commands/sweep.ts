@@ -39,17 +39,31 @@ function withBatchProgress(queue: EventQueue, onBatch: (sent: number) => void): 
 
 export function sweepCommand(cli: Cli): Command {
   return new Command('sweep')
-    .description('enqueue one `sweep` event per target on RECONCILE_QUEUE_URL, as the cron trigger does (the reconcile function does the rest)')
+    .description(
+      'enqueue one `sweep` event per target on RECONCILE_QUEUE_URL, as the cron trigger does (the reconcile function does the rest)',
+    )
     .option('-t, --target <name>', 'only this target (repeatable, or comma-separated); all by default', collect)
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
     .option('--dry-run', 'the events ask for a dry run (plan only)')
     .option('--queue', 'send straight onto RECONCILE_QUEUE_URL (the default and only way)')
-    .option('--spread <seconds>', 'spread the events over this many seconds as the cron sweep does (0..900; default 0: all at once). With QUEUE_DELAY_MODE=hold the command sends each batch when due, so it runs that long')
+    .option(
+      '--spread <seconds>',
+      'spread the events over this many seconds as the cron sweep does (0..900; default 0: all at once). With QUEUE_DELAY_MODE=hold the command sends each batch when due, so it runs that long',
+    )
     .addHelpText(
       'after',
       helpText(
-        ['lbsync sweep', 'lbsync sweep --target prod.k8s.local --target staging.k8s.local', 'lbsync sweep --dry-run -o json', 'lbsync sweep --spread 300'],
-        [[0, 'every selected target was enqueued'], [1, 'some events were refused by the queue, a --target is unknown, or a configuration/queue error'], [64, 'bad flags']],
+        [
+          'lbsync sweep',
+          'lbsync sweep --target prod.k8s.local --target staging.k8s.local',
+          'lbsync sweep --dry-run -o json',
+          'lbsync sweep --spread 300',
+        ],
+        [
+          [0, 'every selected target was enqueued'],
+          [1, 'some events were refused by the queue, a --target is unknown, or a configuration/queue error'],
+          [64, 'bad flags'],
+        ],
         '{ok, command: "sweep", selected, enqueued, batches, failed: [{target, code, message}], unknownTargets, ...}',
       ),
     )
@@ -63,7 +77,11 @@ export function sweepCommand(cli: Cli): Command {
         if (spreadSeconds !== undefined && (!Number.isInteger(spreadSeconds) || spreadSeconds < 0 || spreadSeconds > 900)) {
           throw new CliError('usage', `--spread must be a whole number of seconds from 0 to 900, got "${options.spread}"`);
         }
-        const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }), ...(spreadSeconds !== undefined && { spreadSeconds }) };
+        const args = {
+          ...(options.target && { targets: options.target }),
+          ...(options.dryRun && { dryRun: true }),
+          ...(spreadSeconds !== undefined && { spreadSeconds }),
+        };
         const total = options.target ? targets.filter((t) => options.target?.includes(t.name)).length : targets.length;
         const answer = await handleSweepRequest(JSON.stringify(args), {
           targets,
@@ -81,7 +99,9 @@ export function sweepCommand(cli: Cli): Command {
           return ok ? EXIT.ok : EXIT.error;
         }
         const { c } = out;
-        out.line(`sweep: ${c.bold(`${report.enqueued}/${plural(report.selected, 'target')}`)} enqueued in ${plural(report.batches, 'batch', 'batches')}${options.dryRun ? ' (dry run)' : ''}`);
+        out.line(
+          `sweep: ${c.bold(`${report.enqueued}/${plural(report.selected, 'target')}`)} enqueued in ${plural(report.batches, 'batch', 'batches')}${options.dryRun ? ' (dry run)' : ''}`,
+        );
         for (const f of report.failed) out.line(`  ${c.red('refused')} ${f.target}: ${f.code} ${f.message}`);
         for (const name of report.unknownTargets) out.line(`  ${c.red('unknown target')} ${name}: not in the configuration`);
         if (report.message) out.line(`  ${c.red('error')} ${report.message}`);

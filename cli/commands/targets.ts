@@ -15,9 +15,15 @@ function renderTarget(t: Target, c: Colors): string[] {
   const lb = 'id' in t.loadBalancer ? `id ${t.loadBalancer.id}` : t.loadBalancer.name;
   const lines = [`${c.bold(t.name)} ${c.dim(`(${t.zone})`)}  load balancer ${lb}`];
   for (const b of t.backends) {
-    const hc = b.healthCheck ? Object.entries(b.healthCheck).map(([k, v]) => `${k}=${v}`).join(' ') : 'not managed';
+    const hc = b.healthCheck
+      ? Object.entries(b.healthCheck)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')
+      : 'not managed';
     const presence = b.createIfMissing ? '' : '; synced only while the LB has it, never created';
-    lines.push(`  backend ${b.name}: ${b.forwardProtocol}/${b.forwardPort} ${b.forwardPortAlgorithm}, sticky ${b.stickySessions}, ${b.proxyProtocol}; health check ${hc}${presence}`);
+    lines.push(
+      `  backend ${b.name}: ${b.forwardProtocol}/${b.forwardPort} ${b.forwardPortAlgorithm}, sticky ${b.stickySessions}, ${b.proxyProtocol}; health check ${hc}${presence}`,
+    );
   }
   lines.push(`  servers: tags ${t.servers.tags.join(' + ')}; ip ${t.servers.ipSource}${t.allowEmptyPool ? '; empty pool allowed' : ''}`);
   return lines;
@@ -25,13 +31,22 @@ function renderTarget(t: Target, c: Colors): string[] {
 
 function validateCommand(cli: Cli): Command {
   return new Command('validate')
-    .description('check the targets configuration and print it expanded (kOps shorthands included); field-level errors with the fix otherwise')
+    .description(
+      'check the targets configuration and print it expanded (kOps shorthands included); field-level errors with the fix otherwise',
+    )
     .option('-f, --file <path>', 'a JSON file (an array of targets, or {"targets": [...]}) instead of LBSYNC_TARGETS / LBSYNC_CONFIG')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync targets validate', 'lbsync targets validate --file targets.json', 'LBSYNC_TARGETS=\'[{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}]\' lbsync targets validate -o json'],
-        [[0, 'valid'], [1, 'invalid (every bad field is named with its fix) or unreadable']],
+        [
+          'lbsync targets validate',
+          'lbsync targets validate --file targets.json',
+          'LBSYNC_TARGETS=\'[{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}]\' lbsync targets validate -o json',
+        ],
+        [
+          [0, 'valid'],
+          [1, 'invalid (every bad field is named with its fix) or unreadable'],
+        ],
         '{ok: true, command: "targets validate", targets: [...expanded]}, or {ok: false, command, error: {code: "invalid_config", message, hint, fieldErrors: [{path, message, received?, allowed?, fix}]}}',
       ),
     )
@@ -43,7 +58,9 @@ function validateCommand(cli: Cli): Command {
         } catch (error) {
           if (!(error instanceof LbSyncError) || !error.fieldErrors || out.format === 'json') throw error;
           const { c } = out;
-          out.line(`${c.red('invalid')}: ${plural(error.fieldErrors.length, 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`);
+          out.line(
+            `${c.red('invalid')}: ${plural(error.fieldErrors.length, 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`,
+          );
           for (const fe of error.fieldErrors) out.line(`  ${renderFieldLine(fe, c)}`);
           out.line(`  ${c.dim('hint:')} ${describeError(error).hint}`);
           return EXIT.error;

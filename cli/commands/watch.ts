@@ -38,7 +38,9 @@ function print(out: Output, result: WatchOutcome, dryRun: boolean): void {
   const { c } = out;
   const { report } = result;
   const minutes = (Date.parse(report.window.to) - Date.parse(report.window.from)) / 60_000;
-  out.line(`watch: ${report.window.from} -> ${report.window.to} (${minutes.toFixed(1)} min): ${plural(report.events, 'event')}, ${report.relevant} relevant, ${c.bold(plural(report.enqueued, 'target'))} enqueued${dryRun ? ' (dry run)' : ''}`);
+  out.line(
+    `watch: ${report.window.from} -> ${report.window.to} (${minutes.toFixed(1)} min): ${plural(report.events, 'event')}, ${report.relevant} relevant, ${c.bold(plural(report.enqueued, 'target'))} enqueued${dryRun ? ' (dry run)' : ''}`,
+  );
   for (const match of result.matches) {
     const sent = report.targets.includes(match.target);
     out.line(`  ${sent ? c.green(match.target) : c.red(`${match.target} (not enqueued)`)}`);
@@ -55,7 +57,9 @@ function print(out: Output, result: WatchOutcome, dryRun: boolean): void {
 
 export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
   return new Command('watch')
-    .description('read Audit Trail as the watch function does and enqueue an `audit` event for each target whose servers or backends changed')
+    .description(
+      'read Audit Trail as the watch function does and enqueue an `audit` event for each target whose servers or backends changed',
+    )
     .option('--once', 'read one window (the last LBSYNC_WATCH_PERIOD_MS + LBSYNC_WATCH_OVERLAP_MS) and exit')
     .option('-t, --target <name>', 'only this target (repeatable, or comma-separated); all by default', collect)
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
@@ -63,8 +67,16 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .addHelpText(
       'after',
       helpText(
-        ['lbsync watch --once', 'SCW_DEFAULT_ORGANIZATION_ID=<org-uuid> lbsync watch --once --target prod.k8s.local -o json', 'lbsync watch   # every LBSYNC_WATCH_PERIOD_MS until Ctrl-C'],
-        [[0, 'the window was read and every concerned target enqueued'], [1, 'Audit Trail or the queue failed, or a configuration error (organization id, keys, targets)'], [64, 'bad flags']],
+        [
+          'lbsync watch --once',
+          'SCW_DEFAULT_ORGANIZATION_ID=<org-uuid> lbsync watch --once --target prod.k8s.local -o json',
+          'lbsync watch   # every LBSYNC_WATCH_PERIOD_MS until Ctrl-C',
+        ],
+        [
+          [0, 'the window was read and every concerned target enqueued'],
+          [1, 'Audit Trail or the queue failed, or a configuration error (organization id, keys, targets)'],
+          [64, 'bad flags'],
+        ],
         'one envelope per run: {ok, command: "watch", events, relevant, enqueued, targets, window, matches, ignored, error?}',
       ),
     )
@@ -74,7 +86,12 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         const targets = configuredTargets(env, options.file);
         const known = targets.map((t) => t.name);
         const unknown = (options.target ?? []).filter((n) => !known.includes(n));
-        if (unknown.length > 0) throw new CliError('usage', `no target named ${unknown.map((n) => `"${n}"${didYouMean(n, known)}`).join(', ')} in the configuration`, `use one of: ${known.join(', ')}`);
+        if (unknown.length > 0)
+          throw new CliError(
+            'usage',
+            `no target named ${unknown.map((n) => `"${n}"${didYouMean(n, known)}`).join(', ')} in the configuration`,
+            `use one of: ${known.join(', ')}`,
+          );
         const { ownPrincipalIds, projectId, ...auditTrail } = auditTrailSettings(env);
         const q = queueFor(env, 'RECONCILE_QUEUE_URL');
         const { createAuditTrailGateway } = await import('../../shared/adapters/audit-trail');
@@ -92,7 +109,13 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         const args = { ...(options.target && { targets: options.target }), ...(options.dryRun && { dryRun: true }) };
         const runOnce = async () => {
           const result = await watchOnce(args, deps);
-          if (out.format === 'json') out.result(result.status === 200, { ...result.report, matches: result.matches, ignored: result.ignored, ...(result.error && { error: result.error }) });
+          if (out.format === 'json')
+            out.result(result.status === 200, {
+              ...result.report,
+              matches: result.matches,
+              ignored: result.ignored,
+              ...(result.error && { error: result.error }),
+            });
           else print(out, result, options.dryRun === true);
           return result.status === 200 ? EXIT.ok : EXIT.error;
         };

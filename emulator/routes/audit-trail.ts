@@ -30,13 +30,19 @@ function readPageSize(query: URLSearchParams): number {
   const raw = query.get('page_size');
   if (raw === null || raw === '') return DEFAULT_PAGE_SIZE;
   const value = Number(raw);
-  return Number.isInteger(value) && value >= 1 && value <= MAX_PAGE_SIZE ? value : invalid('page_size', `must be between 1 and ${MAX_PAGE_SIZE}`);
+  return Number.isInteger(value) && value >= 1 && value <= MAX_PAGE_SIZE
+    ? value
+    : invalid('page_size', `must be between 1 and ${MAX_PAGE_SIZE}`);
 }
 
 function readOffset(query: URLSearchParams): number {
   const token = query.get('page_token');
   if (token === null || token === '') return 0;
-  const offset = Number(Buffer.from(token, 'base64url').toString('utf8').replace(/^offset:/, ''));
+  const offset = Number(
+    Buffer.from(token, 'base64url')
+      .toString('utf8')
+      .replace(/^offset:/, ''),
+  );
   return Number.isInteger(offset) && offset >= 0 ? offset : invalid('page_token', 'invalid page token');
 }
 
@@ -87,5 +93,12 @@ function listEvents(log: AuditTrailLog, ctx: RouteContext): JsonAnswer {
 }
 
 export function auditTrailApiRoutes(log: () => AuditTrailLog): Route[] {
-  return [{ method: 'GET', pattern: '/audit-trail/v1alpha1/regions/{region}/events', operation: 'ListEvents', handle: (ctx) => listEvents(log(), ctx) }];
+  return [
+    {
+      method: 'GET',
+      pattern: '/audit-trail/v1alpha1/regions/{region}/events',
+      operation: 'ListEvents',
+      handle: (ctx) => listEvents(log(), ctx),
+    },
+  ];
 }

@@ -52,10 +52,7 @@ function listServers(ctx: RouteContext): JsonAnswer {
   const sorted = matching.sort(compareBy(key, order.endsWith('_desc')));
   const lastPage = Math.ceil(sorted.length / paging.pageSize);
   const link = (page: number, rel: string): string => linkTo(ctx.query, page, paging.pageSize, rel);
-  const links = [
-    ...(paging.page < lastPage ? [link(paging.page + 1, 'next')] : []),
-    link(lastPage, 'last'),
-  ];
+  const links = [...(paging.page < lastPage ? [link(paging.page + 1, 'next')] : []), link(lastPage, 'last')];
   return {
     status: 200,
     body: { servers: pageOf(sorted, paging).map((server) => renderServer(ctx.state, server)) },

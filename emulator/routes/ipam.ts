@@ -71,6 +71,4 @@ function listIps(ctx: RouteContext): JsonAnswer {
   return { status: 200, body: { total_count: sorted.length, ips: pageOf(sorted, paging).map(renderIpamIp) } };
 }
 
-export const ipamApiRoutes: Route[] = [
-  { method: 'GET', pattern: '/ipam/v1/regions/{region}/ips', operation: 'ListIPs', handle: listIps },
-];
+export const ipamApiRoutes: Route[] = [{ method: 'GET', pattern: '/ipam/v1/regions/{region}/ips', operation: 'ListIPs', handle: listIps }];

@@ -1,22 +1,8 @@
 /** LB API: load balancers and their backends (zoned paths, plus the regional variants). */
-import {
-  parseCreateBackend,
-  parseHealthCheck,
-  parseServerIps,
-  parseUpdateBackend,
-} from '../backend-input';
+import { parseCreateBackend, parseHealthCheck, parseServerIps, parseUpdateBackend } from '../backend-input';
 import { apiErrors } from '../errors';
 import { healthOfPool, serverStatesOf } from '../health';
-import {
-  compareBy,
-  pageOf,
-  readEnumParam,
-  readListParam,
-  readPagination,
-  type JsonAnswer,
-  type Route,
-  type RouteContext,
-} from '../http';
+import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
 import type { BackendRecord, LbRecord } from '../model';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
@@ -51,7 +37,8 @@ function assertWritable(state: EmulatorState, lb: LbRecord): void {
   const { behaviours } = state;
   if (status === 'locked') throw behaviours.writesWhileLocked === 'locked' ? apiErrors.locked(lb.id) : apiErrors.lockedConflict(lb.id);
   if (TRANSIENT_LB_STATUSES.includes(status) && behaviours.writesWhileTransient === 'refuse') throw apiErrors.transientState(lb.id, status);
-  if ((status === 'stopped' || status === 'error') && behaviours.writesWhileStopped === 'refuse') throw apiErrors.lbNotUsable(lb.id, status);
+  if ((status === 'stopped' || status === 'error') && behaviours.writesWhileStopped === 'refuse')
+    throw apiErrors.lbNotUsable(lb.id, status);
 }
 
 /** The opt-in strict mode: backend servers must be known Scaleway addresses unless the LB is multi-cloud. */
@@ -84,7 +71,13 @@ function healthNow(ctx: RouteContext, backend: BackendRecord, ips: readonly stri
   return Object.fromEntries(healthOfPool(ctx.state, backend, ips).map((m) => [m.ip, m.status]));
 }
 
-function notePool(ctx: RouteContext, backend: BackendRecord, deleted = false, frontendsDeleted: string[] = [], before?: { pool: string[]; health: Record<string, string> }): void {
+function notePool(
+  ctx: RouteContext,
+  backend: BackendRecord,
+  deleted = false,
+  frontendsDeleted: string[] = [],
+  before?: { pool: string[]; health: Record<string, string> },
+): void {
   const poolBefore = before?.pool ?? [...backend.pool];
   ctx.notePoolWrite({
     backendId: backend.id,
@@ -117,7 +110,12 @@ function listLbs(ctx: RouteContext): JsonAnswer {
       (!projectId || lb.projectId === projectId) &&
       (!organizationId || lb.organizationId === organizationId),
   );
-  const sorted = sortByOrder(matching, order, (lb) => lb.name, (lb) => lb.createdAt);
+  const sorted = sortByOrder(
+    matching,
+    order,
+    (lb) => lb.name,
+    (lb) => lb.createdAt,
+  );
   const now = Date.now();
   return ok({ lbs: pageOf(sorted, paging).map((lb) => renderLb(state, lb, now)), total_count: sorted.length });
 }
@@ -141,13 +139,21 @@ function listOfLb<T>(
 }
 
 const listBackends = (ctx: RouteContext): JsonAnswer =>
-  listOfLb(ctx, 'backends', (lbId) => ctx.state.backendsOf(lbId), { name: (b) => b.settings.name, createdAt: (b) => b.createdAt }, (b, now) =>
-    renderBackend(ctx.state, b, now),
+  listOfLb(
+    ctx,
+    'backends',
+    (lbId) => ctx.state.backendsOf(lbId),
+    { name: (b) => b.settings.name, createdAt: (b) => b.createdAt },
+    (b, now) => renderBackend(ctx.state, b, now),
   );
 
 const listFrontends = (ctx: RouteContext): JsonAnswer =>
-  listOfLb(ctx, 'frontends', (lbId) => ctx.state.frontendsOf(lbId), { name: (f) => f.name, createdAt: (f) => f.createdAt }, (f, now) =>
-    renderFrontend(ctx.state, f, now),
+  listOfLb(
+    ctx,
+    'frontends',
+    (lbId) => ctx.state.frontendsOf(lbId),
+    { name: (f) => f.name, createdAt: (f) => f.createdAt },
+    (f, now) => renderFrontend(ctx.state, f, now),
   );
 
 function createBackend(ctx: RouteContext): JsonAnswer {
@@ -176,7 +182,13 @@ function deleteBackend(ctx: RouteContext): JsonAnswer {
   if (users.length > 0 && ctx.state.behaviours.deleteBackendInUse === 'refuse') throw apiErrors.backendInUse(users.map((f) => f.id));
   const before = { pool: [...backend.pool], health: healthNow(ctx, backend) };
   ctx.state.deleteBackend(backend, users);
-  notePool(ctx, backend, true, users.map((f) => f.id), before);
+  notePool(
+    ctx,
+    backend,
+    true,
+    users.map((f) => f.id),
+    before,
+  );
   return { status: 204 };
 }
 
@@ -211,7 +223,12 @@ function lbRoutes(prefix: string): Route[] {
     },
     { method: 'GET', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'ListBackends', handle: listBackends },
     { method: 'GET', pattern: `${prefix}/lbs/{lbId}/frontends`, operation: 'ListFrontends', handle: listFrontends },
-    { method: 'GET', pattern: `${prefix}/lbs/{lbId}/backend-stats`, operation: 'ListBackendStats', handle: (ctx) => listBackendStats(ctx, findLb(ctx)) },
+    {
+      method: 'GET',
+      pattern: `${prefix}/lbs/{lbId}/backend-stats`,
+      operation: 'ListBackendStats',
+      handle: (ctx) => listBackendStats(ctx, findLb(ctx)),
+    },
     { method: 'POST', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'CreateBackend', handle: createBackend },
     {
       method: 'GET',

@@ -14,9 +14,17 @@ export const INSTANCE_SERVICE = { product_name: 'instance', service_name: 'scale
 export const LB_SERVICE = { product_name: 'load-balancer', service_name: 'scaleway.lb.v1.ZonedApi' } as const;
 
 export type WireAuditResource = Record<string, unknown> & { id: string; type: string };
-export type WireAuditEvent = Record<string, unknown> & { id: string; recorded_at: string; locality: string; resources: WireAuditResource[] };
+export type WireAuditEvent = Record<string, unknown> & {
+  id: string;
+  recorded_at: string;
+  locality: string;
+  resources: WireAuditResource[];
+};
 
-export function serverResource(server: Pick<ServerRecord, 'id' | 'name' | 'createdAt' | 'modifiedAt'>, deletedAt: string | null = null): WireAuditResource {
+export function serverResource(
+  server: Pick<ServerRecord, 'id' | 'name' | 'createdAt' | 'modifiedAt'>,
+  deletedAt: string | null = null,
+): WireAuditResource {
   return {
     id: server.id,
     type: 'instance_server',
@@ -28,7 +36,10 @@ export function serverResource(server: Pick<ServerRecord, 'id' | 'name' | 'creat
   };
 }
 
-export function backendResource(backend: Pick<BackendRecord, 'id' | 'lbId' | 'createdAt' | 'updatedAt'> & { name: string }, deletedAt: string | null = null): WireAuditResource {
+export function backendResource(
+  backend: Pick<BackendRecord, 'id' | 'lbId' | 'createdAt' | 'updatedAt'> & { name: string },
+  deletedAt: string | null = null,
+): WireAuditResource {
   return {
     id: backend.id,
     type: 'load_balancer_backend',

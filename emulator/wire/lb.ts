@@ -65,8 +65,7 @@ export function renderHealthCheck(healthCheck: HealthCheckFields): Record<string
     check_timeout: healthCheck.check_timeout,
     [healthCheck.config.key]: { ...healthCheck.config.value },
     port: healthCheck.port,
-    transient_check_delay:
-      healthCheck.transient_check_delay_ms === null ? null : formatProtoDuration(healthCheck.transient_check_delay_ms),
+    transient_check_delay: healthCheck.transient_check_delay_ms === null ? null : formatProtoDuration(healthCheck.transient_check_delay_ms),
   };
 }
 

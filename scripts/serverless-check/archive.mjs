@@ -32,13 +32,20 @@ export function auditArchive({ files, raw, functions, functionOutputs, sharedOut
     if (!files.has(path)) errors.push(`${path} is missing from the archive (npm run build writes it; package.patterns must keep it)`);
   }
   for (const entry of entries) {
-    if (!expected.has(entry)) errors.push(`${entry} is in the archive but is not a build output of a function in serverless.yml: only dist/<function>/${functionOutputs.join('|')} and ${sharedOutputs.join(', ')} are deployed (package.patterns, or a stale dist/: rm -rf dist && npm run build)`);
+    if (!expected.has(entry))
+      errors.push(
+        `${entry} is in the archive but is not a build output of a function in serverless.yml: only dist/<function>/${functionOutputs.join('|')} and ${sharedOutputs.join(', ')} are deployed (package.patterns, or a stale dist/: rm -rf dist && npm run build)`,
+      );
   }
   const distType = files.get('dist/package.json');
-  if (distType && JSON.parse(distType.toString('utf8')).type !== 'commonjs') errors.push('dist/package.json in the archive must say {"type":"commonjs"}: the bundles are CommonJS');
+  if (distType && JSON.parse(distType.toString('utf8')).type !== 'commonjs')
+    errors.push('dist/package.json in the archive must say {"type":"commonjs"}: the bundles are CommonJS');
   for (const [name, value] of Object.entries(placeholders)) {
     const where = [...files].filter(([, content]) => content.includes(value)).map(([path]) => path);
-    if (where.length > 0 || raw.includes(value)) errors.push(`the value given to ${name} while packaging is inside the archive (${where.join(', ') || 'archive bytes'}): deployment values must reach the functions as variables or secrets, never in the code`);
+    if (where.length > 0 || raw.includes(value))
+      errors.push(
+        `the value given to ${name} while packaging is inside the archive (${where.join(', ') || 'archive bytes'}): deployment values must reach the functions as variables or secrets, never in the code`,
+      );
   }
   return { entries, errors };
 }

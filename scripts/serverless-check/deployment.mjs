@@ -46,27 +46,36 @@ export function auditDeployment({ standIn, config, archive, placeholders }) {
   const { requests, functionIds, uploads, unexpected } = standIn;
   const sent = (method, path) => requests.filter((r) => r.method === method && r.path === path).map((r) => r.body ?? {});
 
-  for (const call of unexpected) errors.push(`the plugin called ${call}, which the Functions API stand-in does not answer (a plugin upgrade?)`);
-  if (requests.some((r) => !r.authenticated)) errors.push('a request to the Functions API did not carry the deployer key (provider.scwToken) as X-Auth-Token');
+  for (const call of unexpected)
+    errors.push(`the plugin called ${call}, which the Functions API stand-in does not answer (a plugin upgrade?)`);
+  if (requests.some((r) => !r.authenticated))
+    errors.push('a request to the Functions API did not carry the deployer key (provider.scwToken) as X-Auth-Token');
 
   const namespaces = sent('POST', 'namespaces');
-  if (namespaces.length !== 1 || namespaces[0]?.name !== config.service) errors.push(`the plugin created ${namespaces.length} namespace(s); expected one named ${config.service} (service:)`);
+  if (namespaces.length !== 1 || namespaces[0]?.name !== config.service)
+    errors.push(`the plugin created ${namespaces.length} namespace(s); expected one named ${config.service} (service:)`);
   const namespace = namespaces[0] ?? {};
 
   const created = sent('POST', 'functions');
   const expected = Object.keys(config.functions ?? {});
   const names = created.map((f) => f.name).sort();
-  if (names.join() !== [...expected].sort().join()) errors.push(`the plugin created functions [${names.join(', ')}]; serverless.yml has [${expected.join(', ')}]`);
+  if (names.join() !== [...expected].sort().join())
+    errors.push(`the plugin created functions [${names.join(', ')}]; serverless.yml has [${expected.join(', ')}]`);
 
   const triggers = [...sent('POST', 'crons'), ...sent('POST', 'triggers')];
   const functions = created.map((fn) => {
     const where = `functions.${fn.name}`;
     for (const [field, key] of Object.entries(FORWARDED)) {
-      if (fn[field] === undefined || fn[field] === null) errors.push(`${where}: the plugin sent no ${field}; serverless.yml must set ${key} (a misspelt key is dropped without a word)`);
+      if (fn[field] === undefined || fn[field] === null)
+        errors.push(`${where}: the plugin sent no ${field}; serverless.yml must set ${key} (a misspelt key is dropped without a word)`);
     }
-    for (const [holder, values] of [['namespace', namespace], [where, fn]]) {
+    for (const [holder, values] of [
+      ['namespace', namespace],
+      [where, fn],
+    ]) {
       for (const [key, value] of Object.entries(values.environment_variables ?? {})) {
-        if (typeof value !== 'string') errors.push(`${holder}: the plugin sends ${key} as a ${typeof value}; the API takes strings only (quote it in serverless.yml)`);
+        if (typeof value !== 'string')
+          errors.push(`${holder}: the plugin sends ${key} as a ${typeof value}; the API takes strings only (quote it in serverless.yml)`);
       }
     }
     const id = functionIds.get(fn.name);
@@ -91,10 +100,14 @@ export function auditDeployment({ standIn, config, archive, placeholders }) {
       httpOption: fn.http_option,
       sandbox: fn.sandbox,
       env: Object.keys({ ...namespace.environment_variables, ...fn.environment_variables }).sort(),
-      secrets: [...new Set([...(namespace.secret_environment_variables ?? []), ...(fn.secret_environment_variables ?? [])].map((s) => s.key))].sort(),
-      triggers: own.map((t) => (t.schedule !== undefined
-        ? `cron "${t.schedule}" args ${JSON.stringify(t.args)}`
-        : `queue ${t.scw_sqs_config?.queue} (${t.scw_sqs_config?.mnq_region})`)),
+      secrets: [
+        ...new Set([...(namespace.secret_environment_variables ?? []), ...(fn.secret_environment_variables ?? [])].map((s) => s.key)),
+      ].sort(),
+      triggers: own.map((t) =>
+        t.schedule !== undefined
+          ? `cron "${t.schedule}" args ${JSON.stringify(t.args)}`
+          : `queue ${t.scw_sqs_config?.queue} (${t.scw_sqs_config?.mnq_region})`,
+      ),
     };
   });
 
@@ -113,7 +126,8 @@ function secretsOutOfPlace(requests, { env, secrets, deployerKey }) {
       if (!node.includes(env[name] ?? '\u0000')) continue;
       const asSecret = /^secret_environment_variables\[\d+\]\.value$/.test(path);
       const subject = `${request.method} ${request.path.split('?')[0]}${request.body?.name ? ` (${request.body.name})` : ''}`;
-      if (name === deployerKey) errors.add(`the deployer key (${name}) is sent in ${subject} ${path}: it is for the plugin only, never for the functions`);
+      if (name === deployerKey)
+        errors.add(`the deployer key (${name}) is sent in ${subject} ${path}: it is for the plugin only, never for the functions`);
       else if (!asSecret) errors.add(`the value of ${name} is sent in ${subject} ${path}, not as a secret: move it under "secret"`);
     }
     return undefined;

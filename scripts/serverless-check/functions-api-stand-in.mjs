@@ -99,9 +99,19 @@ export async function startFunctionsApiStandIn({ region, token }) {
         return answer(200, { functions: found, total_count: found.length });
       }
       case 'GET runtimes':
-        return answer(200, { runtimes: STAND_IN_RUNTIMES.map((name) => ({ name, language: 'node', status: 'available', status_message: '' })), total_count: STAND_IN_RUNTIMES.length });
+        return answer(200, {
+          runtimes: STAND_IN_RUNTIMES.map((name) => ({ name, language: 'node', status: 'available', status_message: '' })),
+          total_count: STAND_IN_RUNTIMES.length,
+        });
       case 'POST functions': {
-        const fn = { ...body, id: randomUUID(), region, status: 'created', domain_name: `${body?.name}.functions.fnc.${region}.scw.cloud`, secret_environment_variables: [] };
+        const fn = {
+          ...body,
+          id: randomUUID(),
+          region,
+          status: 'created',
+          domain_name: `${body?.name}.functions.fnc.${region}.scw.cloud`,
+          secret_environment_variables: [],
+        };
         functions.set(fn.id, fn);
         functionIds.set(fn.name, fn.id);
         return answer(200, fn);

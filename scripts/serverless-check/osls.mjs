@@ -27,18 +27,33 @@ export async function runServerless(root, args, env) {
   try {
     return await new Promise((resolve) => {
       let output = '';
-      const child = execFile(process.execPath, [cli, ...args], {
-        cwd: root,
-        env: { PATH: process.env.PATH ?? '', HOME: home, NO_COLOR: '1', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
-        maxBuffer: 16 * 1024 * 1024,
-        // Offline, a package or a dry-run deploy takes seconds; a hang would be a plugin waiting on an answer.
-        timeout: TIMEOUT_MS,
-      }, (error) => {
-        if (error?.killed) output += `\nError:\nstopped after ${TIMEOUT_MS / 1000} s without finishing`;
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : 2) : 0, output, ms: Date.now() - started });
+      const child = execFile(
+        process.execPath,
+        [cli, ...args],
+        {
+          cwd: root,
+          env: {
+            PATH: process.env.PATH ?? '',
+            HOME: home,
+            NO_COLOR: '1',
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+            ...env,
+          },
+          maxBuffer: 16 * 1024 * 1024,
+          // Offline, a package or a dry-run deploy takes seconds; a hang would be a plugin waiting on an answer.
+          timeout: TIMEOUT_MS,
+        },
+        (error) => {
+          if (error?.killed) output += `\nError:\nstopped after ${TIMEOUT_MS / 1000} s without finishing`;
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : 2) : 0, output, ms: Date.now() - started });
+        },
+      );
+      child.stdout?.on('data', (chunk) => {
+        output += chunk;
       });
-      child.stdout?.on('data', (chunk) => { output += chunk; });
-      child.stderr?.on('data', (chunk) => { output += chunk; });
+      child.stderr?.on('data', (chunk) => {
+        output += chunk;
+      });
     });
   } finally {
     rmSync(home, { recursive: true, force: true });

@@ -9,7 +9,11 @@ import { isUnset } from './resolve.mjs';
  */
 export function redactSecrets(config) {
   const copy = structuredClone(config);
-  const hide = (map) => map && Object.keys(map).forEach((k) => { if (!isUnset(map[k])) map[k] = '<redacted>'; });
+  const hide = (map) =>
+    map &&
+    Object.keys(map).forEach((k) => {
+      if (!isUnset(map[k])) map[k] = '<redacted>';
+    });
   hide(copy.provider?.secret);
   if (copy.provider?.scwToken && !isUnset(copy.provider.scwToken)) copy.provider.scwToken = '<redacted>';
   for (const fn of Object.values(copy.functions ?? {})) hide(fn?.secret);

@@ -7,7 +7,10 @@
  */
 import { Blob } from 'node:buffer';
 
-type HeaderSource = Iterable<readonly [string, string]> | Record<string, string> | { forEach(cb: (value: string, key: string) => void): void };
+type HeaderSource =
+  | Iterable<readonly [string, string]>
+  | Record<string, string>
+  | { forEach(cb: (value: string, key: string) => void): void };
 
 export class HttpHeaders {
   readonly #map = new Map<string, string>();

@@ -37,8 +37,14 @@ function protocolFor(scheme: string): Promise<Protocol> {
   if (!loading) {
     loading =
       scheme === 'https:'
-        ? import('node:https').then((https) => ({ request: https.request, agent: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) }))
-        : import('node:http').then((http) => ({ request: http.request, agent: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }) }));
+        ? import('node:https').then((https) => ({
+            request: https.request,
+            agent: new https.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+          }))
+        : import('node:http').then((http) => ({
+            request: http.request,
+            agent: new http.Agent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+          }));
     protocols.set(scheme, loading);
   }
   return loading;
@@ -66,7 +72,8 @@ function send(protocol: Protocol, url: URL, method: string, headers: Record<stri
       incoming.on('end', () => {
         const status = incoming.statusCode ?? 0;
         const responseHeaders: [string, string][] = [];
-        for (let i = 0; i < incoming.rawHeaders.length; i += 2) responseHeaders.push([incoming.rawHeaders[i] as string, incoming.rawHeaders[i + 1] as string]);
+        for (let i = 0; i < incoming.rawHeaders.length; i += 2)
+          responseHeaders.push([incoming.rawHeaders[i] as string, incoming.rawHeaders[i + 1] as string]);
         finish({
           response: new HttpResponse(NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks), {
             status,

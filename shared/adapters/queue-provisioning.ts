@@ -32,10 +32,7 @@ export const VISIBILITY_MARGIN_SECONDS = 30;
 export const DEAD_LETTER_RETENTION_SECONDS = 1_209_600;
 const MAX_VISIBILITY_TIMEOUT_SECONDS = 43_200;
 
-export async function provisionQueues(
-  queueOrSettings: EventQueue | QueueSettings,
-  options: ProvisionOptions,
-): Promise<ProvisionResult> {
+export async function provisionQueues(queueOrSettings: EventQueue | QueueSettings, options: ProvisionOptions): Promise<ProvisionResult> {
   const queue = 'send' in queueOrSettings ? queueOrSettings : createEventQueue(queueOrSettings);
   const visibilityTimeout = reconcileVisibilityTimeout(options.functionTimeoutSeconds);
   const maxReceiveCount = options.maxReceiveCount ?? DEFAULT_MAX_RECEIVE_COUNT;
@@ -45,19 +42,27 @@ export async function provisionQueues(
   const result: ProvisionResult = { reconcileQueueUrl: '', deadLetterQueueUrl: '', created: [], updated: [] };
 
   // The DLQ first: the reconcile queue's RedrivePolicy names its ARN.
-  result.deadLetterQueueUrl = await ensureQueue(queue, options.deadLetterQueueName, {
-    MessageRetentionPeriod: String(DEAD_LETTER_RETENTION_SECONDS),
-  }, result);
+  result.deadLetterQueueUrl = await ensureQueue(
+    queue,
+    options.deadLetterQueueName,
+    {
+      MessageRetentionPeriod: String(DEAD_LETTER_RETENTION_SECONDS),
+    },
+    result,
+  );
   const deadLetterArn = (await queue.attributes(result.deadLetterQueueUrl)).QueueArn;
   if (!deadLetterArn) throw new Error(`queue ${options.deadLetterQueueName} has no QueueArn attribute`);
 
-  result.reconcileQueueUrl = await ensureQueue(queue, options.reconcileQueueName, {
-    VisibilityTimeout: String(visibilityTimeout),
-    RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount }),
-    ...(options.messageRetentionSeconds === undefined
-      ? {}
-      : { MessageRetentionPeriod: String(options.messageRetentionSeconds) }),
-  }, result);
+  result.reconcileQueueUrl = await ensureQueue(
+    queue,
+    options.reconcileQueueName,
+    {
+      VisibilityTimeout: String(visibilityTimeout),
+      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount }),
+      ...(options.messageRetentionSeconds === undefined ? {} : { MessageRetentionPeriod: String(options.messageRetentionSeconds) }),
+    },
+    result,
+  );
   return result;
 }
 
@@ -72,12 +77,7 @@ export function reconcileVisibilityTimeout(functionTimeoutSeconds: number): numb
   return seconds;
 }
 
-async function ensureQueue(
-  queue: EventQueue,
-  name: string,
-  desired: Record<string, string>,
-  result: ProvisionResult,
-): Promise<string> {
+async function ensureQueue(queue: EventQueue, name: string, desired: Record<string, string>, result: ProvisionResult): Promise<string> {
   const existingUrl = await queue.findQueueUrl(name);
   if (!existingUrl) {
     const url = await queue.createQueue(name, desired);
@@ -94,10 +94,7 @@ async function ensureQueue(
 }
 
 /** The desired attributes whose observed value differs; RedrivePolicy compared by meaning, not text. */
-export function attributesToChange(
-  desired: Record<string, string>,
-  observed: Record<string, string>,
-): Record<string, string> {
+export function attributesToChange(desired: Record<string, string>, observed: Record<string, string>): Record<string, string> {
   const drift: Record<string, string> = {};
   for (const [name, value] of Object.entries(desired)) {
     const current = observed[name];

@@ -247,9 +247,7 @@ export function createEventQueue(settings: QueueSettings): EventQueue {
 
     attributes: (queueUrl) =>
       call('GetQueueAttributes', queueNameOf(queueUrl), async (sdk, client) => {
-        const output = await client.send(
-          new sdk.GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }),
-        );
+        const output = await client.send(new sdk.GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }));
         return { ...output.Attributes };
       }),
 

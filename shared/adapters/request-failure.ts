@@ -43,7 +43,10 @@ function errorFields(error: unknown): { name?: string; code?: string; message: s
   if (typeof error !== 'object' || error === null) return { message: String(error) };
   const e = error as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown };
   // fetch() wraps the system error: TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }).
-  const inner = typeof e.code !== 'string' && typeof e.cause === 'object' && e.cause !== null ? (e.cause as { code?: unknown; message?: unknown }) : undefined;
+  const inner =
+    typeof e.code !== 'string' && typeof e.cause === 'object' && e.cause !== null
+      ? (e.cause as { code?: unknown; message?: unknown })
+      : undefined;
   const code = typeof e.code === 'string' ? e.code : typeof inner?.code === 'string' ? inner.code : undefined;
   const message = typeof inner?.message === 'string' ? inner.message : typeof e.message === 'string' ? e.message : String(error);
   return { ...(typeof e.name === 'string' && { name: e.name }), ...(code && { code }), message };
@@ -68,7 +71,9 @@ export function networkCause(error: unknown, timeoutMs?: number): string {
 /** The failure of a request that got no answer, naming the URL and the cause; its name and code are kept. */
 export function requestFailure(method: string, url: string, error: unknown, timeoutMs?: number): Error {
   const { name, code } = errorFields(error);
-  const failure = new Error(`${networkCause(error, timeoutMs)} on ${method.toUpperCase()} ${shownUrl(url)}`, { cause: error }) as Error & { code?: string };
+  const failure = new Error(`${networkCause(error, timeoutMs)} on ${method.toUpperCase()} ${shownUrl(url)}`, { cause: error }) as Error & {
+    code?: string;
+  };
   if (name) failure.name = name;
   if (code) failure.code = code;
   return failure;
@@ -90,9 +95,19 @@ export function isApiNotFoundBody(body: string): boolean {
 }
 
 /** A 404 that did not come from the API's resources: the URL leads somewhere else (SCW_API_URL, a proxy). */
-export function routeNotFound(method: string, url: string, body: string, contentType: string | null): Error & { status: 404; body: string } {
+export function routeNotFound(
+  method: string,
+  url: string,
+  body: string,
+  contentType: string | null,
+): Error & { status: 404; body: string } {
   const text = body.trim();
-  const what = text === '' ? 'an empty body' : isJson(text) ? `JSON ${text.length > 120 ? `${text.slice(0, 117)}...` : text}` : `a ${contentType?.split(';')[0] ?? 'non-JSON'} body`;
+  const what =
+    text === ''
+      ? 'an empty body'
+      : isJson(text)
+        ? `JSON ${text.length > 120 ? `${text.slice(0, 117)}...` : text}`
+        : `a ${contentType?.split(';')[0] ?? 'non-JSON'} body`;
   const failure = new Error(
     `http error 404 on ${method.toUpperCase()} ${shownUrl(url)} with ${what}, not the Scaleway API's not-found answer: this URL does not lead to the API`,
   ) as Error & { status: 404; body: string };

@@ -109,9 +109,20 @@ function toObservedHealthCheck(hc: SdkHealthCheck | undefined): ObservedHealthCh
 
 export function toObservedBackend(backend: SdkBackend): ObservedBackend {
   const {
-    id, name, createdAt, forwardProtocol, forwardPort, forwardPortAlgorithm, stickySessions,
-    stickySessionsCookieName, proxyProtocol, healthCheck, pool,
-    lb: _lb, updatedAt: _updatedAt, ...passthrough
+    id,
+    name,
+    createdAt,
+    forwardProtocol,
+    forwardPort,
+    forwardPortAlgorithm,
+    stickySessions,
+    stickySessionsCookieName,
+    proxyProtocol,
+    healthCheck,
+    pool,
+    lb: _lb,
+    updatedAt: _updatedAt,
+    ...passthrough
   } = backend;
   const observedHealthCheck = toObservedHealthCheck(healthCheck);
   return {
@@ -211,7 +222,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     }
     if (response.status < 400) return response;
     const safeBody = scrubber.text(response.body?.toString('utf8') ?? '');
-    if (response.status === 404 && !isApiNotFoundBody(safeBody)) throw scrubbedError(routeNotFound(method, request.url, safeBody, response.headers.get('content-type')), scrubber.text);
+    if (response.status === 404 && !isApiNotFoundBody(safeBody))
+      throw scrubbedError(routeNotFound(method, request.url, safeBody, response.headers.get('content-type')), scrubber.text);
     if (response.body === null) return response;
     return new HttpResponse(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
@@ -261,7 +273,13 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       const byNic = new Map<string, string[]>();
       if (nicIds.length === 0) return byNic;
       const ips = await ipam
-        .listIPs({ region: region as Region, resourceIds: [...nicIds], resourceType: 'instance_private_nic', isIpv6: false, pageSize: PAGE_SIZE })
+        .listIPs({
+          region: region as Region,
+          resourceIds: [...nicIds],
+          resourceType: 'instance_private_nic',
+          isIpv6: false,
+          pageSize: PAGE_SIZE,
+        })
         .all();
       for (const ip of ips) {
         const nic = ip.resource?.id;

@@ -4,7 +4,9 @@
  * INI files, SSO, process, web identity, IMDS: STS and SSO clients with it) is never consulted.
  */
 const missing = async (): Promise<never> => {
-  throw new Error('SQS credentials are missing: set SQS_ACCESS_KEY_ID and SQS_SECRET_ACCESS_KEY (the bundles carry no AWS default credential chain)');
+  throw new Error(
+    'SQS credentials are missing: set SQS_ACCESS_KEY_ID and SQS_SECRET_ACCESS_KEY (the bundles carry no AWS default credential chain)',
+  );
 };
 
 export const defaultProvider = () => missing;

@@ -83,7 +83,13 @@ const POOL_NEUTRAL_ACTIONS = new Set(['reboot', 'backup']);
 /** UpdateServer fields that change a server's tags or addresses; any other update leaves pools alone. */
 const POOL_FIELDS = ['tags', 'public_ip', 'public_ips', 'routed_ip_enabled', 'dynamic_ip_required', 'enable_ipv6', 'private_nics'];
 const BACKEND_METHODS = new Set([
-  'CreateBackend', 'UpdateBackend', 'DeleteBackend', 'SetBackendServers', 'AddBackendServers', 'RemoveBackendServers', 'UpdateHealthCheck',
+  'CreateBackend',
+  'UpdateBackend',
+  'DeleteBackend',
+  'SetBackendServers',
+  'AddBackendServers',
+  'RemoveBackendServers',
+  'UpdateHealthCheck',
 ]);
 
 type Outcome = { targets: Target[]; why: string } | { ignored: IgnoreReason };
@@ -154,7 +160,10 @@ function backendOutcome(event: AuditEvent, backend: AuditResource, zoneTargets: 
   // A target names its LB by id (exact) or by name; the event only carries the LB's id, so a target
   // named by LB name is matched on the zone and the backend's name.
   const concerns = (t: Target) => ('id' in t.loadBalancer && backend.lbId ? t.loadBalancer.id === backend.lbId : true) && managesName(t);
-  return { targets: zoneTargets.filter(concerns), why: `${event.methodName} on backend ${name ?? backend.id} of LB ${backend.lbId ?? '?'} (${event.locality}) by someone else` };
+  return {
+    targets: zoneTargets.filter(concerns),
+    why: `${event.methodName} on backend ${name ?? backend.id} of LB ${backend.lbId ?? '?'} (${event.locality}) by someone else`,
+  };
 }
 
 export function relevantTargets(events: readonly AuditEvent[], targets: readonly Target[], options: RelevanceOptions): Relevance {
@@ -182,7 +191,9 @@ export function relevantTargets(events: readonly AuditEvent[], targets: readonly
     }
     const zoneTargets = targets.filter((t) => inLocality(t, event.locality));
     // Known tags are kept even for a zone without targets: a later event may need them.
-    const outcome = server ? serverOutcome(event, server, zoneTargets, known) : backendOutcome(event, backend as AuditResource, zoneTargets, options.own);
+    const outcome = server
+      ? serverOutcome(event, server, zoneTargets, known)
+      : backendOutcome(event, backend as AuditResource, zoneTargets, options.own);
     if (zoneTargets.length === 0) {
       ignore('other_zone');
       continue;

@@ -13,7 +13,13 @@ import { backoffDelayMs } from './backoff';
 import { MAX_SERVER_HINT_MS, notBeforeBeyondHorizon } from './retry-horizon';
 import { delaySecondsUntil } from './sweep-schedule';
 
-export const DEAD_LETTER_REASONS = ['invalid_event', 'unknown_target', 'permanent_error', 'retries_exhausted', 'untrusted_server_ips'] as const;
+export const DEAD_LETTER_REASONS = [
+  'invalid_event',
+  'unknown_target',
+  'permanent_error',
+  'retries_exhausted',
+  'untrusted_server_ips',
+] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /** Reconcile the event in this invocation, once holdMs have passed (0: at once). */
@@ -126,7 +132,11 @@ function onReceipt({ event, targetKnown, now, remainingMs }: Received, policy: D
   const tooFar = notBeforeBeyondHorizon(event.notBefore, now, policy.retry.capMs);
   if (tooFar) return { kind: 'dead_letter', reason: 'invalid_event', error: tooFar };
   if (!targetKnown) {
-    return { kind: 'dead_letter', reason: 'unknown_target', error: new LbSyncError('unknown_target', `no target named "${event.target}" in the configuration`) };
+    return {
+      kind: 'dead_letter',
+      reason: 'unknown_target',
+      error: new LbSyncError('unknown_target', `no target named "${event.target}" in the configuration`),
+    };
   }
   const waitMs = event.notBefore ? Date.parse(event.notBefore) - now.getTime() : 0;
   if (!(waitMs > 0)) return { kind: 'hold', holdMs: 0 };

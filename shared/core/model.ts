@@ -109,7 +109,14 @@ export type FieldChange = { field: string; from: unknown; to: unknown; reason: s
 
 export type Action =
   | { kind: 'CreateBackend'; backend: string; spec: BackendSpec; healthCheck: Required<HealthCheckSpec>; pool: string[] }
-  | { kind: 'UpdateBackend'; backend: string; backendId: string; spec: BackendSpec; passthrough: Record<string, unknown>; changes: FieldChange[] }
+  | {
+      kind: 'UpdateBackend';
+      backend: string;
+      backendId: string;
+      spec: BackendSpec;
+      passthrough: Record<string, unknown>;
+      changes: FieldChange[];
+    }
   | { kind: 'UpdateHealthCheck'; backend: string; backendId: string; healthCheck: ObservedHealthCheck; changes: FieldChange[] }
   | { kind: 'SetBackendServers'; backend: string; backendId: string; pool: string[]; added: string[]; removed: string[] }
   | { kind: 'DeleteDuplicateBackend'; backend: string; backendId: string; keptId: string };

@@ -57,7 +57,10 @@ function mergedHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | un
   };
   const named = Object.fromEntries(Object.entries(spec.healthCheck ?? {}).filter(([, v]) => v !== undefined));
   // UpdateHealthCheck requires both durations; one the API did not report takes the API's create default.
-  const required = { checkDelayMs: base.checkDelayMs ?? DEFAULT_HEALTH_CHECK.checkDelayMs, checkTimeoutMs: base.checkTimeoutMs ?? DEFAULT_HEALTH_CHECK.checkTimeoutMs };
+  const required = {
+    checkDelayMs: base.checkDelayMs ?? DEFAULT_HEALTH_CHECK.checkDelayMs,
+    checkTimeoutMs: base.checkTimeoutMs ?? DEFAULT_HEALTH_CHECK.checkTimeoutMs,
+  };
   return { ...base, ...required, ...named };
 }
 
@@ -110,10 +113,11 @@ export interface DuplicateVerdict {
 export function judgeDuplicates(spec: BackendSpec, duplicates: DuplicateBackends, now: number, graceMs: number): DuplicateVerdict[] {
   return duplicates.others.map((backend) => {
     if (duplicates.inUse.has(backend.id)) return { backend, remove: false, reason: 'a frontend uses it' };
-    if (specChanges(spec, backend).length > 0) return { backend, remove: false, reason: 'its settings differ from the target (not made by this tool)' };
+    if (specChanges(spec, backend).length > 0)
+      return { backend, remove: false, reason: 'its settings differ from the target (not made by this tool)' };
     const age = backend.createdAt ? now - Date.parse(backend.createdAt) : Number.POSITIVE_INFINITY;
     if (age < graceMs) return { backend, remove: false, reason: `it is younger than the ${graceMs} ms grace period` };
-    return { backend, remove: true, reason: 'unused duplicate with the target\'s own settings' };
+    return { backend, remove: true, reason: "unused duplicate with the target's own settings" };
   });
 }
 
@@ -123,7 +127,12 @@ export interface JudgedDuplicates {
 }
 
 /** Judges every group of duplicates of a name the target manages. Pure. */
-export function judgeAllDuplicates(desired: readonly DesiredBackend[], groups: readonly DuplicateBackends[], now: number, graceMs: number): JudgedDuplicates[] {
+export function judgeAllDuplicates(
+  desired: readonly DesiredBackend[],
+  groups: readonly DuplicateBackends[],
+  now: number,
+  graceMs: number,
+): JudgedDuplicates[] {
   return groups.flatMap((duplicates) => {
     const spec = desired.find((d) => d.spec.name === duplicates.name)?.spec;
     return spec ? [{ duplicates, verdicts: judgeDuplicates(spec, duplicates, now, graceMs) }] : [];
@@ -135,6 +144,8 @@ export function planDuplicateCleanup(judged: readonly JudgedDuplicates[]): Actio
   return judged.flatMap(({ duplicates, verdicts }) =>
     verdicts
       .filter((v) => v.remove)
-      .map((v): Action => ({ kind: 'DeleteDuplicateBackend', backend: duplicates.name, backendId: v.backend.id, keptId: duplicates.kept.id })),
+      .map(
+        (v): Action => ({ kind: 'DeleteDuplicateBackend', backend: duplicates.name, backendId: v.backend.id, keptId: duplicates.kept.id }),
+      ),
   );
 }

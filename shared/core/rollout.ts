@@ -34,7 +34,11 @@ export function memberHealth(stats: readonly ObservedMemberHealth[]): Map<string
     [...byIp].map(([ip, statuses]) => {
       const distinct = [...new Set(statuses)].sort();
       const condition: MemberCondition =
-        distinct.length === 1 && distinct[0] === 'passed' ? 'passing' : distinct.length === 1 && distinct[0] === 'failed' ? 'failing' : 'unsettled';
+        distinct.length === 1 && distinct[0] === 'passed'
+          ? 'passing'
+          : distinct.length === 1 && distinct[0] === 'failed'
+            ? 'failing'
+            : 'unsettled';
       return [ip, { condition, reported: distinct.join('/') }];
     }),
   );
@@ -164,7 +168,10 @@ export function planRollout(input: RolloutInput): Rollout {
       } else {
         taken += 1;
         if (passing) passingLeft -= 1;
-        removed.push({ ip, why: `${servingText(view)}; every desired member passes, ${taken} of at most ${input.maxUnavailable} serving member(s) leaving in this write` });
+        removed.push({
+          ip,
+          why: `${servingText(view)}; every desired member passes, ${taken} of at most ${input.maxUnavailable} serving member(s) leaving in this write`,
+        });
       }
     }
   }
@@ -173,7 +180,15 @@ export function planRollout(input: RolloutInput): Rollout {
   const pool = normalisePool([...current.filter((ip) => !gone.has(ip)), ...added]);
   const stages: RolloutStage[] = [];
   if (added.length > 0 || removed.length > 0) stages.push({ when: 'now', pool, added, removed: removed.map((r) => r.ip).sort(compareIps) });
-  stages.push(...laterStages(input, pool, deferred.map((d) => d.ip), notReady, suspect));
+  stages.push(
+    ...laterStages(
+      input,
+      pool,
+      deferred.map((d) => d.ip),
+      notReady,
+      suspect,
+    ),
+  );
   return { pool, added, removed: [...removed].sort((a, b) => compareIps(a.ip, b.ip)), deferred, ...(hold && { hold }), stages };
 }
 
@@ -182,7 +197,14 @@ function laterStages(input: RolloutInput, from: string[], waiting: string[], not
   const stages: RolloutStage[] = [];
   if (waiting.length === 0) return stages;
   if (input.maxUnavailable === 0) {
-    return [{ when: 'once their health checks fail (maxUnavailable 0)', pool: from.filter((ip) => !waiting.includes(ip)), added: [], removed: [...waiting] }];
+    return [
+      {
+        when: 'once their health checks fail (maxUnavailable 0)',
+        pool: from.filter((ip) => !waiting.includes(ip)),
+        added: [],
+        removed: [...waiting],
+      },
+    ];
   }
   const first = suspect
     ? 'once discovery finds at least half of the serving members again (or with trustPartialDiscovery: true)'
@@ -197,9 +219,20 @@ function laterStages(input: RolloutInput, from: string[], waiting: string[], not
     const batch = rest.slice(0, Math.min(input.maxUnavailable, rest.length - (keepOne ? 1 : 0)));
     rest = rest.slice(batch.length);
     pool = pool.filter((ip) => !batch.includes(ip));
-    stages.push({ when: stages.length === 0 ? first : `on the next reconcile (maxUnavailable ${input.maxUnavailable})`, pool, added: [], removed: batch });
+    stages.push({
+      when: stages.length === 0 ? first : `on the next reconcile (maxUnavailable ${input.maxUnavailable})`,
+      pool,
+      added: [],
+      removed: batch,
+    });
   }
-  if (rest.length > 0) stages.push({ when: 'not by this tool: the last passing member is never removed (remove it by hand)', pool: pool.filter((ip) => !rest.includes(ip)), added: [], removed: rest });
+  if (rest.length > 0)
+    stages.push({
+      when: 'not by this tool: the last passing member is never removed (remove it by hand)',
+      pool: pool.filter((ip) => !rest.includes(ip)),
+      added: [],
+      removed: rest,
+    });
   return stages;
 }
 

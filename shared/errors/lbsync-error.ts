@@ -10,32 +10,107 @@ export type ErrorClass = 'transient' | 'not_found' | 'permanent';
 
 /** Every error code the tool can emit, with its class and the operator's first check. */
 export const ERROR_CATALOG = {
-  api_transient_state: { errorClass: 'transient', hint: 'The load balancer was busy applying a change (409 transient_state); it is retried automatically.' },
-  lb_transient_state: { errorClass: 'transient', hint: 'The load balancer is being created, migrated or deleted; nothing is written until it is ready again.' },
-  rate_limited: { errorClass: 'transient', hint: 'Scaleway\'s API gateway rate-limited the requests (429, usually without any reset time); the retry waits at least 1 s (or the reset time when one is given) plus backoff. Lower the sweep frequency if it recurs.' },
-  api_unavailable: { errorClass: 'transient', hint: 'The Scaleway API answered 5xx; check https://status.scaleway.com. Retried with backoff.' },
-  network_error: { errorClass: 'transient', hint: 'The Scaleway API could not be reached or timed out; check SCW_API_URL and outbound network. Retried with backoff.' },
-  apply_timeout: { errorClass: 'transient', hint: 'The write was accepted but the load balancer did not report ready within the wait budget; the next attempt re-reads and checks.' },
-  untrusted_server_ips: { errorClass: 'transient', hint: 'The event asserted serverIps that the target\'s own discovery (its tags) does not return; they are never written. Retried while a new server may still be booting; dead-lettered if they never show up: check who sent the event and the servers\' tags.' },
-  no_servers: { errorClass: 'transient', hint: 'No server matched the target\'s tags (or none had an IP of the chosen ipSource); the pool is left as it is. Check servers.tags, or set allowEmptyPool if an empty pool is really wanted.' },
-  removal_deferred: { errorClass: 'transient', hint: 'A rolling update in progress (make-before-break): a pool member that still passes its health check leaves only once every desired member passes its own, at most maxUnavailable per write, never the last one. Retried with backoff; if it lasts, a desired member keeps failing its health check: `lbsync doctor` shows each member\'s health.' },
-  discovery_suspect: { errorClass: 'transient', hint: 'Server discovery found fewer than half of the pool members still serving (lost role tags, a partial listing): members are added but none that serves is removed. Check the servers\' tags; if the shrink is intended, set trustPartialDiscovery: true on the target (or remove the addresses by hand).' },
-  api_route_not_found: { errorClass: 'permanent', hint: 'The API URL answered 404 without the Scaleway API\'s not-found answer: the request did not reach the API. Check SCW_API_URL (unset it for https://api.scaleway.com) and any proxy on the way; the message names the URL.' },
+  api_transient_state: {
+    errorClass: 'transient',
+    hint: 'The load balancer was busy applying a change (409 transient_state); it is retried automatically.',
+  },
+  lb_transient_state: {
+    errorClass: 'transient',
+    hint: 'The load balancer is being created, migrated or deleted; nothing is written until it is ready again.',
+  },
+  rate_limited: {
+    errorClass: 'transient',
+    hint: "Scaleway's API gateway rate-limited the requests (429, usually without any reset time); the retry waits at least 1 s (or the reset time when one is given) plus backoff. Lower the sweep frequency if it recurs.",
+  },
+  api_unavailable: {
+    errorClass: 'transient',
+    hint: 'The Scaleway API answered 5xx; check https://status.scaleway.com. Retried with backoff.',
+  },
+  network_error: {
+    errorClass: 'transient',
+    hint: 'The Scaleway API could not be reached or timed out; check SCW_API_URL and outbound network. Retried with backoff.',
+  },
+  apply_timeout: {
+    errorClass: 'transient',
+    hint: 'The write was accepted but the load balancer did not report ready within the wait budget; the next attempt re-reads and checks.',
+  },
+  untrusted_server_ips: {
+    errorClass: 'transient',
+    hint: "The event asserted serverIps that the target's own discovery (its tags) does not return; they are never written. Retried while a new server may still be booting; dead-lettered if they never show up: check who sent the event and the servers' tags.",
+  },
+  no_servers: {
+    errorClass: 'transient',
+    hint: "No server matched the target's tags (or none had an IP of the chosen ipSource); the pool is left as it is. Check servers.tags, or set allowEmptyPool if an empty pool is really wanted.",
+  },
+  removal_deferred: {
+    errorClass: 'transient',
+    hint: "A rolling update in progress (make-before-break): a pool member that still passes its health check leaves only once every desired member passes its own, at most maxUnavailable per write, never the last one. Retried with backoff; if it lasts, a desired member keeps failing its health check: `lbsync doctor` shows each member's health.",
+  },
+  discovery_suspect: {
+    errorClass: 'transient',
+    hint: "Server discovery found fewer than half of the pool members still serving (lost role tags, a partial listing): members are added but none that serves is removed. Check the servers' tags; if the shrink is intended, set trustPartialDiscovery: true on the target (or remove the addresses by hand).",
+  },
+  api_route_not_found: {
+    errorClass: 'permanent',
+    hint: "The API URL answered 404 without the Scaleway API's not-found answer: the request did not reach the API. Check SCW_API_URL (unset it for https://api.scaleway.com) and any proxy on the way; the message names the URL.",
+  },
   backend_not_found: { errorClass: 'not_found', hint: 'The backend disappeared between read and write; the next attempt creates it.' },
-  lb_not_found: { errorClass: 'permanent', hint: 'No load balancer with that name or id exists in the zone; check loadBalancer and zone in the target (kOps names it api.<cluster>).' },
-  lb_ambiguous: { errorClass: 'permanent', hint: 'Several load balancers have exactly this name in the zone; name the one to use by id (loadBalancer.id).' },
-  lb_not_ready: { errorClass: 'permanent', hint: 'The load balancer is locked, stopped or in error; look at it in the Scaleway console and contact support if it stays so.' },
-  resource_locked: { errorClass: 'permanent', hint: 'The resource is locked (423), often by Scaleway for an abuse or billing reason; check the console.' },
-  invalid_arguments: { errorClass: 'permanent', hint: 'The API rejected a field (400 invalid_arguments); the message names it. Check the backend spec in the target.' },
-  authentication_denied: { errorClass: 'permanent', hint: 'The API key was refused (401); check SCW_ACCESS_KEY / SCW_SECRET_KEY and that the key is not expired.' },
-  permissions_denied: { errorClass: 'permanent', hint: 'The API key lacks a permission (403); it needs LoadBalancersFullAccess (or LoadBalancersReadOnly + backend writes), InstancesReadOnly and IPAMReadOnly on the project.' },
-  quotas_exceeded: { errorClass: 'permanent', hint: 'A Scaleway quota is exhausted (403 quotas_exceeded); raise it in the console or remove unused resources.' },
-  precondition_failed: { errorClass: 'permanent', hint: 'The API refused the change in the resource\'s current state (412); read the message and check the LB in the console.' },
-  unknown_api_error: { errorClass: 'permanent', hint: 'The API answered with an error this tool does not know; the message carries the status and body.' },
-  invalid_config: { errorClass: 'permanent', hint: 'The targets configuration (LBSYNC_TARGETS or LBSYNC_CONFIG) is invalid; each field error names the path and the fix.' },
-  invalid_event: { errorClass: 'permanent', hint: 'The event is not valid JSON or does not match event version 1; each field error names the path and the fix.' },
-  unknown_target: { errorClass: 'permanent', hint: 'The event names a target that is not in the configuration; check the target name or add the target.' },
-  queue_unavailable: { errorClass: 'transient', hint: 'The queue (SQS API) could not be reached or refused the message; check SQS_ENDPOINT, the queue URLs and the SQS credentials.' },
+  lb_not_found: {
+    errorClass: 'permanent',
+    hint: 'No load balancer with that name or id exists in the zone; check loadBalancer and zone in the target (kOps names it api.<cluster>).',
+  },
+  lb_ambiguous: {
+    errorClass: 'permanent',
+    hint: 'Several load balancers have exactly this name in the zone; name the one to use by id (loadBalancer.id).',
+  },
+  lb_not_ready: {
+    errorClass: 'permanent',
+    hint: 'The load balancer is locked, stopped or in error; look at it in the Scaleway console and contact support if it stays so.',
+  },
+  resource_locked: {
+    errorClass: 'permanent',
+    hint: 'The resource is locked (423), often by Scaleway for an abuse or billing reason; check the console.',
+  },
+  invalid_arguments: {
+    errorClass: 'permanent',
+    hint: 'The API rejected a field (400 invalid_arguments); the message names it. Check the backend spec in the target.',
+  },
+  authentication_denied: {
+    errorClass: 'permanent',
+    hint: 'The API key was refused (401); check SCW_ACCESS_KEY / SCW_SECRET_KEY and that the key is not expired.',
+  },
+  permissions_denied: {
+    errorClass: 'permanent',
+    hint: 'The API key lacks a permission (403); it needs LoadBalancersFullAccess (or LoadBalancersReadOnly + backend writes), InstancesReadOnly and IPAMReadOnly on the project.',
+  },
+  quotas_exceeded: {
+    errorClass: 'permanent',
+    hint: 'A Scaleway quota is exhausted (403 quotas_exceeded); raise it in the console or remove unused resources.',
+  },
+  precondition_failed: {
+    errorClass: 'permanent',
+    hint: "The API refused the change in the resource's current state (412); read the message and check the LB in the console.",
+  },
+  unknown_api_error: {
+    errorClass: 'permanent',
+    hint: 'The API answered with an error this tool does not know; the message carries the status and body.',
+  },
+  invalid_config: {
+    errorClass: 'permanent',
+    hint: 'The targets configuration (LBSYNC_TARGETS or LBSYNC_CONFIG) is invalid; each field error names the path and the fix.',
+  },
+  invalid_event: {
+    errorClass: 'permanent',
+    hint: 'The event is not valid JSON or does not match event version 1; each field error names the path and the fix.',
+  },
+  unknown_target: {
+    errorClass: 'permanent',
+    hint: 'The event names a target that is not in the configuration; check the target name or add the target.',
+  },
+  queue_unavailable: {
+    errorClass: 'transient',
+    hint: 'The queue (SQS API) could not be reached or refused the message; check SQS_ENDPOINT, the queue URLs and the SQS credentials.',
+  },
 } as const satisfies Record<string, { errorClass: ErrorClass; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

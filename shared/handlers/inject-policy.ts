@@ -23,7 +23,7 @@ export function checkInjectPolicy(value: unknown): InjectPolicyCheck {
   const errors: FieldError[] = [];
   const rest: Record<string, unknown> = { ...input };
   for (const [field, why] of Object.entries(SYSTEM_FIELDS)) {
-    if (!Object.prototype.hasOwnProperty.call(input, field)) continue;
+    if (!Object.hasOwn(input, field)) continue;
     errors.push({ path: `event.${field}`, message: why, fix: `remove "${field}"` });
     delete rest[field];
   }

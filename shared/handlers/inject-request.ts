@@ -72,7 +72,7 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
   // Fields and sources only the system sets are refused, together with whatever else is wrong.
   const policy = checkInjectPolicy(value);
   value = policy.rest;
-  if (value && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, 'source')) {
+  if (value && typeof value === 'object' && !Array.isArray(value) && !Object.hasOwn(value, 'source')) {
     value = { ...value, source: 'manual' };
   }
   let parsed;
@@ -87,7 +87,13 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
   if (!deps.targets.has(parsed.target)) {
     const known = [...deps.targets.keys()];
     return badRequest(`no target named "${parsed.target}"`, [
-      { path: 'event.target', message: 'is not a configured target', received: JSON.stringify(parsed.target), allowed: known, fix: `use one of: ${known.join(', ')}` },
+      {
+        path: 'event.target',
+        message: 'is not a configured target',
+        received: JSON.stringify(parsed.target),
+        allowed: known,
+        fix: `use one of: ${known.join(', ')}`,
+      },
     ]);
   }
 

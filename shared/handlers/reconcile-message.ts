@@ -69,7 +69,9 @@ function errorSummary(error: LbSyncError) {
 
 /** What decodeEvent threw, as the invalid_event it is (it throws nothing else; anything would be dead-lettered so). */
 function asInvalidEvent(error: unknown): LbSyncError {
-  return error instanceof LbSyncError ? error : new LbSyncError('invalid_event', `event is invalid: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+  return error instanceof LbSyncError
+    ? error
+    : new LbSyncError('invalid_event', `event is invalid: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
 /**
@@ -82,7 +84,9 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   const scrubber = deps.scrubber ?? createScrubber();
   const policy = { retry: deps.runtime.retry, delayMode: deps.runtime.delayMode, maxHoldMs: deps.runtime.maxHoldMs };
   // Every wait below is clipped to this, so the invocation hands the event on before the platform's timeout.
-  const deadline = invocationDeadline(now().getTime(), deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, () => now().getTime());
+  const deadline = invocationDeadline(now().getTime(), deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, () =>
+    now().getTime(),
+  );
   let log = deps.logger;
 
   const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
@@ -90,12 +94,22 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
     log.warn({ outcome: 'dead_lettered', reason, record_id: record.recordId, error }, `dead-lettered: ${reason}: ${error.message}`);
     return jsonResponse(200, {
-      outcome: 'dead_lettered', reason, target: event?.target, eventId: event?.id, attempt: event?.attempt, recordId: record.recordId, error: errorSummary(error),
+      outcome: 'dead_lettered',
+      reason,
+      target: event?.target,
+      eventId: event?.id,
+      attempt: event?.attempt,
+      recordId: record.recordId,
+      error: errorSummary(error),
     } satisfies ReconcileAnswerBody);
   };
 
   /** Carries out what was decided for this event; `result` is the reconcile's, once there is one. */
-  const carryOut = async (disposition: Done | Requeue | DeadLetter, event: LbSyncEvent, result?: ReconcileResult): Promise<PlatformResponse> => {
+  const carryOut = async (
+    disposition: Done | Requeue | DeadLetter,
+    event: LbSyncEvent,
+    result?: ReconcileResult,
+  ): Promise<PlatformResponse> => {
     const common = {
       target: event.target,
       eventId: event.id,
@@ -118,10 +132,20 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
           log.debug({ wait_ms: holdMs + delayMs, hold_ms: holdMs }, 'holding early event until due');
           await sleep(holdMs);
         }
-        await deps.queue().send(deps.reconcileQueueUrl, next ? JSON.stringify(next) : rawBody, delaySeconds === undefined ? {} : { delaySeconds });
+        await deps
+          .queue()
+          .send(deps.reconcileQueueUrl, next ? JSON.stringify(next) : rawBody, delaySeconds === undefined ? {} : { delaySeconds });
         if (next && error) {
-          log.info({ outcome: 'retry_scheduled', retry_in_ms: delayMs, next_attempt: next.attempt, error }, `retry ${next.attempt} in ${delayMs} ms: ${error.message}`);
-          return jsonResponse(200, { outcome: 'retry_scheduled', ...common, retryInMs: delayMs, error: errorSummary(error) } satisfies ReconcileAnswerBody);
+          log.info(
+            { outcome: 'retry_scheduled', retry_in_ms: delayMs, next_attempt: next.attempt, error },
+            `retry ${next.attempt} in ${delayMs} ms: ${error.message}`,
+          );
+          return jsonResponse(200, {
+            outcome: 'retry_scheduled',
+            ...common,
+            retryInMs: delayMs,
+            error: errorSummary(error),
+          } satisfies ReconcileAnswerBody);
         }
         log.info({ due_in_ms: delayMs }, 'not due yet: re-enqueued unchanged');
         return jsonResponse(200, { outcome: 'retry_scheduled', ...common, retryInMs: delayMs } satisfies ReconcileAnswerBody);
@@ -141,7 +165,10 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     log.info({ source: event.source, dry_run: event.dryRun ?? false }, 'event received');
 
     const target = deps.targets.get(event.target);
-    const onReceipt = decideDisposition({ stage: 'received', event, targetKnown: target !== undefined, now: now(), remainingMs: deadline.remainingMs() }, policy);
+    const onReceipt = decideDisposition(
+      { stage: 'received', event, targetKnown: target !== undefined, now: now(), remainingMs: deadline.remainingMs() },
+      policy,
+    );
     if (onReceipt.kind !== 'hold') return await carryOut(onReceipt, event);
     if (onReceipt.holdMs > 0) {
       log.debug({ wait_ms: onReceipt.holdMs, hold_ms: onReceipt.holdMs }, 'holding early event until due');
@@ -162,14 +189,22 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   } catch (error) {
     // Only a failed hand-off lands here: answer 5xx so the platform redelivers and nothing is lost.
     log.error({ error }, 'hand-off to the queue failed; answering 500 so the message is redelivered');
-    return jsonResponse(500, { outcome: 'handoff_failed', error: { code: 'queue_unavailable', message: (error as Error)?.message ?? String(error), hint: 'The message stays on the queue and is redelivered.' } } satisfies ReconcileAnswerBody);
+    return jsonResponse(500, {
+      outcome: 'handoff_failed',
+      error: {
+        code: 'queue_unavailable',
+        message: (error as Error)?.message ?? String(error),
+        hint: 'The message stays on the queue and is redelivered.',
+      },
+    } satisfies ReconcileAnswerBody);
   }
 }
 
 function logPlan(log: Logger, actions: readonly Action[], pool: readonly string[], rollouts: readonly BackendRollout[]): void {
   // Each removal (now, or held back) with its reason, before the plan line that carries the write.
   for (const line of rollouts.flatMap(describeRollout)) log.info({ rollout: line }, line);
-  if (actions.length === 0 && rollouts.every((r) => r.rollout.deferred.length === 0)) log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
+  if (actions.length === 0 && rollouts.every((r) => r.rollout.deferred.length === 0))
+    log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
   else if (actions.length === 0) log.info({ pool }, 'plan: nothing to write now');
   else log.info({ plan: actions.map(describeAction) }, `plan: ${actions.map(describeAction).join('; ')}`);
 }

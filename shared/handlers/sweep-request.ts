@@ -15,7 +15,13 @@ export const sweepArgsSchema = z
   .object({
     targets: z.array(targetNameSchema).max(10_000).optional(),
     dryRun: z.boolean().optional(),
-    spreadSeconds: z.number().int().min(0).max(900).optional().describe('spread the targets over this many seconds (default LBSYNC_SWEEP_SPREAD_MS)'),
+    spreadSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(900)
+      .optional()
+      .describe('spread the targets over this many seconds (default LBSYNC_SWEEP_SPREAD_MS)'),
   })
   .strict();
 
@@ -53,7 +59,12 @@ function parseArgs(rawBody: string): { args: z.output<typeof sweepArgsSchema> } 
   try {
     value = JSON.parse(rawBody);
   } catch {
-    return { error: jsonResponse(400, { error: 'invalid_args', errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {"targets":["prod"]}' }] }) };
+    return {
+      error: jsonResponse(400, {
+        error: 'invalid_args',
+        errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {"targets":["prod"]}' }],
+      }),
+    };
   }
   const parsed = sweepArgsSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) return { error: jsonResponse(400, { error: 'invalid_args', errors: toFieldErrors(parsed.error, 'args') }) };
@@ -82,7 +93,12 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
   const entries: BatchEntry[] = selected.map((target, index) => {
     const due = dueTimes[index];
     const event: LbSyncEvent = {
-      version: 1, id: newEventId(), source: 'sweep', target: target.name, occurredAt, attempt: 0,
+      version: 1,
+      id: newEventId(),
+      source: 'sweep',
+      target: target.name,
+      occurredAt,
+      attempt: 0,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
       ...(due !== undefined && { notBefore: new Date(due).toISOString() }),
     };
@@ -116,6 +132,9 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
   }
   for (const name of unknownTargets) deps.logger.warn({ target: name }, `sweep args name an unknown target "${name}"`);
   const { unknownTargets: unknown_targets, spreadMs: spread_ms, ...counts } = report;
-  deps.logger.info({ ...counts, unknown_targets, spread_ms }, `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`);
+  deps.logger.info(
+    { ...counts, unknown_targets, spread_ms },
+    `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`,
+  );
   return jsonResponse(report.failed.length > 0 ? 502 : 200, report);
 }

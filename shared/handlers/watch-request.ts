@@ -45,7 +45,8 @@ export interface WatchReport {
   window: { from: string; to: string };
 }
 
-const PERMISSION_HINT = "The watch function's API key needs the AuditTrailReadOnly permission set at organization scope, and SCW_DEFAULT_ORGANIZATION_ID must be that organization.";
+const PERMISSION_HINT =
+  "The watch function's API key needs the AuditTrailReadOnly permission set at organization scope, and SCW_DEFAULT_ORGANIZATION_ID must be that organization.";
 
 function parseArgs(rawBody: string): { args: z.output<typeof watchArgsSchema> } | { error: PlatformResponse } {
   if (rawBody.trim() === '') return { args: {} };
@@ -53,7 +54,12 @@ function parseArgs(rawBody: string): { args: z.output<typeof watchArgsSchema> } 
   try {
     value = JSON.parse(rawBody);
   } catch {
-    return { error: jsonResponse(400, { error: 'invalid_args', errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {} or {"targets":["prod"]}' }] }) };
+    return {
+      error: jsonResponse(400, {
+        error: 'invalid_args',
+        errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {} or {"targets":["prod"]}' }],
+      }),
+    };
   }
   const parsed = watchArgsSchema.safeParse(value, { reportInput: true });
   if (!parsed.success) return { error: jsonResponse(400, { error: 'invalid_args', errors: toFieldErrors(parsed.error, 'args') }) };
@@ -62,7 +68,9 @@ function parseArgs(rawBody: string): { args: z.output<typeof watchArgsSchema> } 
 
 /** Every event of the window, per region and watched resource type; a truncated region names all its targets. */
 async function readWindow(gateway: AuditTrailGateway, regions: string[], from: Date, to: Date, projectId: string | undefined) {
-  const queries = regions.flatMap((region) => WATCHED_RESOURCE_TYPES.map((resourceType: WatchedResourceType) => ({ region, resourceType })));
+  const queries = regions.flatMap((region) =>
+    WATCHED_RESOURCE_TYPES.map((resourceType: WatchedResourceType) => ({ region, resourceType })),
+  );
   const listings = await Promise.all(
     queries.map(async (q): Promise<EventListing & { region: string }> => {
       try {
@@ -107,7 +115,8 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
   const window = { from: from.toISOString(), to: to.toISOString() };
 
   const known = new Set(deps.targets.map((t) => t.name));
-  for (const name of (args.targets ?? []).filter((n) => !known.has(n))) deps.logger.warn({ target: name }, `watch args name an unknown target "${name}"`);
+  for (const name of (args.targets ?? []).filter((n) => !known.has(n)))
+    deps.logger.warn({ target: name }, `watch args name an unknown target "${name}"`);
   const wanted = args.targets ? new Set(args.targets) : undefined;
   const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
   const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
@@ -127,16 +136,34 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
   const matches = withTruncatedRegions(relevance, selected, read.truncatedRegions, window.to);
   report.events = read.events.length;
   report.relevant = relevance.relevant;
-  const outcome = (status: WatchOutcome['status'], error?: WatchOutcome['error']): WatchOutcome => ({ status, report, matches, ignored: relevance.ignored, ...(error && { error }) });
+  const outcome = (status: WatchOutcome['status'], error?: WatchOutcome['error']): WatchOutcome => ({
+    status,
+    report,
+    matches,
+    ignored: relevance.ignored,
+    ...(error && { error }),
+  });
 
   const entries = matches.map((match, index) => {
     const event: LbSyncEvent = {
-      version: 1, id: newEventId(), source: 'audit', target: match.target, occurredAt: match.lastRecordedAt || window.to, attempt: 0,
+      version: 1,
+      id: newEventId(),
+      source: 'audit',
+      target: match.target,
+      occurredAt: match.lastRecordedAt || window.to,
+      attempt: 0,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
     };
     return { id: String(index), body: JSON.stringify(event) };
   });
-  const summary = { events: report.events, relevant: report.relevant, ignored: relevance.ignored, list_calls: read.calls, truncated_regions: read.truncatedRegions, window };
+  const summary = {
+    events: report.events,
+    relevant: report.relevant,
+    ignored: relevance.ignored,
+    list_calls: read.calls,
+    truncated_regions: read.truncatedRegions,
+    window,
+  };
   if (entries.length > 0) {
     try {
       const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, entries);
@@ -153,8 +180,12 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
       return outcome(503, { code: 'queue_unavailable', message: (error as Error).message });
     }
   }
-  for (const match of matches) deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);
-  deps.logger.info({ ...summary, enqueued: report.enqueued }, `watch: ${report.events} event(s), ${report.relevant} relevant, ${report.enqueued} target(s) enqueued`);
+  for (const match of matches)
+    deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);
+  deps.logger.info(
+    { ...summary, enqueued: report.enqueued },
+    `watch: ${report.events} event(s), ${report.relevant} relevant, ${report.enqueued} target(s) enqueued`,
+  );
   return outcome(200);
 }
 

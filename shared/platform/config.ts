@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import type { AuditTrailSettings } from '../adapters/audit-trail';
 import type { ScalewaySettings } from '../adapters/scaleway';
-import { LbSyncError, validationError } from '../errors/lbsync-error';
+import { type LbSyncError, validationError } from '../errors/lbsync-error';
 import type { FieldError } from '../schemas/field-errors';
 import { toFieldErrors } from '../schemas/field-errors';
 import type { Target } from '../schemas/target';
@@ -38,7 +38,11 @@ export function loadTargets(env: Env = process.env): Target[] {
     value = JSON.parse(text);
   } catch (error) {
     throw validationError('invalid_config', source, [
-      { path: source, message: `is not valid JSON (${(error as Error).message})`, fix: 'check quotes and commas; the value must be a JSON array' },
+      {
+        path: source,
+        message: `is not valid JSON (${(error as Error).message})`,
+        fix: 'check quotes and commas; the value must be a JSON array',
+      },
     ]);
   }
   // A config file may hold { "targets": [...] } as well as the bare array.
@@ -51,7 +55,11 @@ function readConfigFile(path: string): string {
     return readFileSync(path, 'utf8');
   } catch (error) {
     throw validationError('invalid_config', 'LBSYNC_CONFIG', [
-      { path: 'LBSYNC_CONFIG', message: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, fix: 'point LBSYNC_CONFIG at a readable JSON file' },
+      {
+        path: 'LBSYNC_CONFIG',
+        message: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        fix: 'point LBSYNC_CONFIG at a readable JSON file',
+      },
     ]);
   }
 }
@@ -59,8 +67,10 @@ function readConfigFile(path: string): string {
 export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySettings {
   const accessKey = scw(env, 'SCW_ACCESS_KEY');
   const secretKey = scw(env, 'SCW_SECRET_KEY');
-  if (!accessKey) throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
-  if (!secretKey) throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
+  if (!accessKey)
+    throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
+  if (!secretKey)
+    throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
   const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
   const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
   // Credentials in the URL are never sent nor shown (configWarnings says so): the API authenticates with the key.
@@ -87,13 +97,30 @@ export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSet
   const organizationId = scw(env, 'SCW_DEFAULT_ORGANIZATION_ID');
   const errors: FieldError[] = [];
   if (!organizationId) {
-    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'is not set', fix: 'set SCW_DEFAULT_ORGANIZATION_ID (or LBSYNC_SCW_DEFAULT_ORGANIZATION_ID in a deployed function) to the organization id: Audit Trail is read per organization' });
+    errors.push({
+      path: 'SCW_DEFAULT_ORGANIZATION_ID',
+      message: 'is not set',
+      fix: 'set SCW_DEFAULT_ORGANIZATION_ID (or LBSYNC_SCW_DEFAULT_ORGANIZATION_ID in a deployed function) to the organization id: Audit Trail is read per organization',
+    });
   } else if (!UUID.test(organizationId)) {
-    errors.push({ path: 'SCW_DEFAULT_ORGANIZATION_ID', message: 'must be a UUID', received: organizationId, fix: 'copy the organization id from the console (Organization settings) or `scw account project list`' });
+    errors.push({
+      path: 'SCW_DEFAULT_ORGANIZATION_ID',
+      message: 'must be a UUID',
+      received: organizationId,
+      fix: 'copy the organization id from the console (Organization settings) or `scw account project list`',
+    });
   }
-  const ownPrincipalIds = (nonEmpty(env.LBSYNC_WATCH_OWN_PRINCIPAL_IDS) ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '');
+  const ownPrincipalIds = (nonEmpty(env.LBSYNC_WATCH_OWN_PRINCIPAL_IDS) ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
   for (const id of ownPrincipalIds.filter((p) => !UUID.test(p))) {
-    errors.push({ path: 'LBSYNC_WATCH_OWN_PRINCIPAL_IDS', message: 'must be a comma-separated list of UUIDs', received: id, fix: 'give the id of the IAM application whose key the reconcile function uses, or leave it unset' });
+    errors.push({
+      path: 'LBSYNC_WATCH_OWN_PRINCIPAL_IDS',
+      message: 'must be a comma-separated list of UUIDs',
+      received: id,
+      fix: 'give the id of the IAM application whose key the reconcile function uses, or leave it unset',
+    });
   }
   if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
   return {
@@ -225,7 +252,9 @@ const QUEUE_VARIABLES = {
 } as const;
 
 function requireVariables(env: Env, names: readonly (keyof typeof QUEUE_VARIABLES)[]): void {
-  const errors = names.filter((name) => !nonEmpty(env[name])).map((name) => ({ path: name, message: 'is not set', fix: QUEUE_VARIABLES[name] }));
+  const errors = names
+    .filter((name) => !nonEmpty(env[name]))
+    .map((name) => ({ path: name, message: 'is not set', fix: QUEUE_VARIABLES[name] }));
   if (errors.length > 0) throw validationError('invalid_config', 'environment', errors);
 }
 
@@ -258,8 +287,14 @@ export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
 }
 
 const SECRET_VARIABLES = [
-  'SCW_SECRET_KEY', 'LBSYNC_SCW_SECRET_KEY', 'SQS_SECRET_ACCESS_KEY', 'INJECT_TOKEN', 'SCW_ACCESS_KEY', 'LBSYNC_SCW_ACCESS_KEY',
-  'SQS_ACCESS_KEY_ID', 'FUNCTION_TOKEN',
+  'SCW_SECRET_KEY',
+  'LBSYNC_SCW_SECRET_KEY',
+  'SQS_SECRET_ACCESS_KEY',
+  'INJECT_TOKEN',
+  'SCW_ACCESS_KEY',
+  'LBSYNC_SCW_ACCESS_KEY',
+  'SQS_ACCESS_KEY_ID',
+  'FUNCTION_TOKEN',
 ];
 /** Variables holding URLs whose userinfo (user:password@) is a secret. */
 const URL_VARIABLES = ['SCW_API_URL', 'LBSYNC_SCW_API_URL', 'SQS_ENDPOINT', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL'];
@@ -274,6 +309,7 @@ export function secretValues(env: Env = process.env): string[] {
 /** What is wrong but harmless enough to run with, told once when a process starts. */
 export function configWarnings(env: Env = process.env): string[] {
   return URL_VARIABLES.filter((n) => hasUrlCredentials(nonEmpty(env[n]))).map(
-    (n) => `${n} carries credentials (user:password@); they are removed: never sent and never shown (the Scaleway APIs authenticate with the keys)`,
+    (n) =>
+      `${n} carries credentials (user:password@); they are removed: never sent and never shown (the Scaleway APIs authenticate with the keys)`,
   );
 }

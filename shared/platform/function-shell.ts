@@ -36,7 +36,16 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
       const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
       const message = scrubber.text((error as Error)?.message ?? String(error));
       if (runtime) runtime.logger.error({ error }, message);
-      else console.error(JSON.stringify({ level: 'ERROR', timestamp: new Date().toISOString(), service: `lbsync-${name}`, message, error: scrubber.value(formatError(error)) }));
+      else
+        console.error(
+          JSON.stringify({
+            level: 'ERROR',
+            timestamp: new Date().toISOString(),
+            service: `lbsync-${name}`,
+            message,
+            error: scrubber.value(formatError(error)),
+          }),
+        );
       return scrubbed(jsonResponse(500, configErrorBody(message)), scrubber);
     }
   };

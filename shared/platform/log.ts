@@ -11,7 +11,10 @@ export { REDACTED } from './scrub';
 /** Paths that may carry credentials, wherever they appear in a log object (the names are scrub.ts'). */
 const REDACT_PATHS = [
   ...SECRET_FIELDS.filter((name) => /^[A-Za-z_$][\w$]*$/.test(name)).flatMap((name) => [name, `*.${name}`]),
-  'headers.authorization', '*.headers.authorization', 'headers["x-auth-token"]', '*.headers["x-auth-token"]',
+  'headers.authorization',
+  '*.headers.authorization',
+  'headers["x-auth-token"]',
+  '*.headers["x-auth-token"]',
 ];
 
 export interface LoggerOptions {
@@ -58,7 +61,11 @@ const POWERTOOLS_KEYS = new Set(['name', 'message', 'stack', 'cause']);
  */
 function ownAttributes(error: Error): Record<string, unknown> {
   if (error instanceof LbSyncError) {
-    return Object.fromEntries(Object.entries(error).filter(([key, value]) => !POWERTOOLS_KEYS.has(key) && value !== undefined).map(([key, value]) => [snakeCase(key), value]));
+    return Object.fromEntries(
+      Object.entries(error)
+        .filter(([key, value]) => !POWERTOOLS_KEYS.has(key) && value !== undefined)
+        .map(([key, value]) => [snakeCase(key), value]),
+    );
   }
   const { code, status } = error as { code?: unknown; status?: unknown };
   return { ...(typeof code === 'string' && { code }), ...(typeof status === 'number' && { status }) };
@@ -66,7 +73,9 @@ function ownAttributes(error: Error): Record<string, unknown> {
 
 function formatCause(cause: unknown, depth: number): unknown {
   if (!(cause instanceof Error)) return cause;
-  return depth < MAX_CAUSE_DEPTH ? formatError(cause, depth + 1) : { name: cause.name, location: codeLocation(cause.stack), message: cause.message };
+  return depth < MAX_CAUSE_DEPTH
+    ? formatError(cause, depth + 1)
+    : { name: cause.name, location: codeLocation(cause.stack), message: cause.message };
 }
 
 /**
@@ -75,7 +84,8 @@ function formatCause(cause: unknown, depth: number): unknown {
  * error itself: `log.warn({ error }, ...)`. Secrets are scrubbed from the whole line by the logger's destination.
  */
 export function formatError(error: unknown, depth = 0): LoggedError {
-  if (!(error instanceof Error)) return { name: 'Error', location: '', message: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };
+  if (!(error instanceof Error))
+    return { name: 'Error', location: '', message: typeof error === 'string' ? error : (JSON.stringify(error) ?? String(error)) };
   const cause = formatCause(error.cause, depth);
   return {
     name: error.name,
@@ -126,7 +136,19 @@ export function invocationLogger(base: Logger, info: InvocationInfo): Logger {
   });
 }
 
-const PERSISTENT_KEYS = new Set(['level', 'message', 'timestamp', 'service', 'cold_start', 'function_name', 'function_memory_size', 'function_request_id', 'event_id', 'target', 'attempt']);
+const PERSISTENT_KEYS = new Set([
+  'level',
+  'message',
+  'timestamp',
+  'service',
+  'cold_start',
+  'function_name',
+  'function_memory_size',
+  'function_request_id',
+  'event_id',
+  'target',
+  'attempt',
+]);
 
 /** "20:10:05.123 INFO  reconcile demo.k8s.local evt-1234 #1  plan: ..." for the local stack and CLI. */
 export function prettyLine(line: string): string {
@@ -139,7 +161,11 @@ export function prettyLine(line: string): string {
   const time = typeof entry.timestamp === 'string' ? entry.timestamp.slice(11, 23) : '';
   const level = String(entry.level ?? '').padEnd(5);
   const who = String(entry.function_name ?? entry.service ?? '').replace(/^lbsync-/, '');
-  const scope = [entry.target, typeof entry.event_id === 'string' ? entry.event_id.slice(0, 12) : undefined, entry.attempt !== undefined ? `#${entry.attempt}` : undefined]
+  const scope = [
+    entry.target,
+    typeof entry.event_id === 'string' ? entry.event_id.slice(0, 12) : undefined,
+    entry.attempt !== undefined ? `#${entry.attempt}` : undefined,
+  ]
     .filter((part) => part !== undefined)
     .join(' ');
   const extra = Object.entries(entry).filter(([key]) => !PERSISTENT_KEYS.has(key) && !['plan', 'pool', 'warning'].includes(key));

@@ -12,8 +12,15 @@ export const REDACTED = '[redacted]';
 
 /** Field names whose values are credentials wherever they appear (compared case-insensitively). */
 export const SECRET_FIELDS = [
-  'secretKey', 'accessKey', 'secretAccessKey', 'accessKeyId', 'token', 'password', 'authorization',
-  'x-auth-token', 'env',
+  'secretKey',
+  'accessKey',
+  'secretAccessKey',
+  'accessKeyId',
+  'token',
+  'password',
+  'authorization',
+  'x-auth-token',
+  'env',
 ] as const;
 
 /** Shorter values are too likely to be ordinary text to be scrubbed by value. */
@@ -86,7 +93,9 @@ function escapeForRegExp(text: string): string {
 }
 
 export function createScrubber(secrets: readonly (string | undefined | null)[] = []): Scrubber {
-  const known = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH).map((s) => s.trim()))];
+  const known = [
+    ...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH).map((s) => s.trim())),
+  ];
   const needles = [...new Set(known.flatMap(leakForms))].sort((a, b) => b.length - a.length);
   const byValue = needles.length > 0 ? new RegExp(needles.map(escapeForRegExp).join('|'), 'g') : undefined;
 

@@ -31,13 +31,20 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
         notFound: 'lb_not_found',
         run: async () => {
           const { kept, removedOwnDuplicate } = await createBackendOnce(gateway, zone, lb.id, action);
-          if (removedOwnDuplicate) notes.push(`backend "${action.backend}" was created concurrently by another reconcile; kept the oldest (${kept.id}) and removed ours`);
+          if (removedOwnDuplicate)
+            notes.push(
+              `backend "${action.backend}" was created concurrently by another reconcile; kept the oldest (${kept.id}) and removed ours`,
+            );
         },
       };
     case 'UpdateBackend':
       return { message: kopsMessage.updateBackend(lb.name), notFound: 'backend_not_found', run: () => gateway.updateBackend(zone, action) };
     case 'UpdateHealthCheck':
-      return { message: kopsMessage.updateHealthCheck(lb.name), notFound: 'backend_not_found', run: () => gateway.updateHealthCheck(zone, action) };
+      return {
+        message: kopsMessage.updateHealthCheck(lb.name),
+        notFound: 'backend_not_found',
+        run: () => gateway.updateHealthCheck(zone, action),
+      };
     case 'DeleteDuplicateBackend':
       return {
         message: kopsMessage.deleteBackend(lb.name),
@@ -47,7 +54,9 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
         run: () =>
           gateway.deleteBackendIfExists(zone, action.backendId).catch((error: unknown) => {
             if (classifyApiFailure(error, 'backend_not_found').code !== 'precondition_failed') throw error;
-            notes.push(`left duplicate backend ${action.backendId} of "${action.backend}" alone: the API refused to delete it (${(error as Error)?.message ?? '412'})`);
+            notes.push(
+              `left duplicate backend ${action.backendId} of "${action.backend}" alone: the API refused to delete it (${(error as Error)?.message ?? '412'})`,
+            );
             return LEFT_ALONE;
           }),
       };
@@ -61,7 +70,12 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
 }
 
 /** Performs the actions in order and stops at the first failure, reporting what was done. */
-export async function applyActions(gateway: ScalewayGateway, zone: string, lb: ObservedLb, actions: readonly Action[]): Promise<ApplyOutcome> {
+export async function applyActions(
+  gateway: ScalewayGateway,
+  zone: string,
+  lb: ObservedLb,
+  actions: readonly Action[],
+): Promise<ApplyOutcome> {
   const done: Action[] = [];
   const notes: string[] = [];
   for (const action of actions) {

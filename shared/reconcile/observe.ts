@@ -30,7 +30,11 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
   }
   if (matches.length > 1) {
     const ids = matches.map((found) => found.id).join(', ');
-    throw new LbSyncError('lb_ambiguous', `${kopsMessage.findLb(label)}: ${matches.length} load-balancers are named "${ref.name}" (${ids})`, { lb });
+    throw new LbSyncError(
+      'lb_ambiguous',
+      `${kopsMessage.findLb(label)}: ${matches.length} load-balancers are named "${ref.name}" (${ids})`,
+      { lb },
+    );
   }
   return matches[0] as ObservedLb;
 }

@@ -67,18 +67,32 @@ function brokenWhileWaiting(target: LbRef): (lb: ObservedLb) => LbSyncError | un
 }
 
 /** After a write: until the LB and all its instances report ready again. An exhausted budget is transient. */
-export async function waitUntilApplied(gateway: ScalewayGateway, zone: string, target: LbRef, budgetMs: number, clock: Clock): Promise<ObservedLb> {
+export async function waitUntilApplied(
+  gateway: ScalewayGateway,
+  zone: string,
+  target: LbRef,
+  budgetMs: number,
+  clock: Clock,
+): Promise<ObservedLb> {
   const { lb, reached } = await pollLb(gateway, zone, target, budgetMs, isApplied, clock, brokenWhileWaiting(target));
   if (reached && lb) return lb;
   const state = lb ? `status ${lb.status}, instances ${lb.instanceStatuses.join('/') || 'none'}` : 'no answer';
-  throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(target.name)}: not ready after ${budgetMs} ms (${state})`, { lb: identityOf(target) });
+  throw new LbSyncError('apply_timeout', `${kopsMessage.waitLb(target.name)}: not ready after ${budgetMs} ms (${state})`, {
+    lb: identityOf(target),
+  });
 }
 
 /**
  * Before writing to an LB in a transient state: a short wait in this invocation, since most such states
  * last seconds and a re-enqueue with backoff would add a random delay on top. Returns the LB as last seen.
  */
-export async function waitWhileTransient(gateway: ScalewayGateway, zone: string, lb: ObservedLb, budgetMs: number, clock: Clock): Promise<ObservedLb> {
+export async function waitWhileTransient(
+  gateway: ScalewayGateway,
+  zone: string,
+  lb: ObservedLb,
+  budgetMs: number,
+  clock: Clock,
+): Promise<ObservedLb> {
   if (!inTransientState(lb) || budgetMs <= 0) return lb;
   const polled = await pollLb(gateway, zone, lb, budgetMs, (seen) => !inTransientState(seen), clock);
   return polled.lb ?? lb;

@@ -115,7 +115,10 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
   // Set once discovery is in: an event asserting addresses discovery lacks fails after the pool is settled.
   let unconfirmed: LbSyncError | undefined;
   const finish = (patch: Partial<ReconcileResult>): ReconcileResult =>
-    Object.assign(result, patch, !patch.error && unconfirmed && { status: 'failed', error: unconfirmed }, { apiCalls: gateway.calls(), durationMs: now() - started });
+    Object.assign(result, patch, !patch.error && unconfirmed && { status: 'failed', error: unconfirmed }, {
+      apiCalls: gateway.calls(),
+      durationMs: now() - started,
+    });
 
   try {
     // The LB lookup and server discovery are independent: run them side by side.
@@ -135,7 +138,10 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     for (const { duplicates: d, verdicts } of judged) {
       result.warnings.push(
         `backend "${d.name}" exists ${d.others.length + 1} times on load-balancer ${lb.name}; using ${d.kept.id}` +
-          verdicts.filter((v) => !v.remove).map((v) => `; leaving ${v.backend.id} alone: ${v.reason}`).join(''),
+          verdicts
+            .filter((v) => !v.remove)
+            .map((v) => `; leaving ${v.backend.id} alone: ${v.reason}`)
+            .join(''),
       );
     }
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);

@@ -19,14 +19,21 @@ export interface StagedActions {
   hold?: LbSyncError;
 }
 
-const poolBefore = (action: SetPool): string[] => normalisePool([...action.pool.filter((ip) => !action.added.includes(ip)), ...action.removed]);
+const poolBefore = (action: SetPool): string[] =>
+  normalisePool([...action.pool.filter((ip) => !action.added.includes(ip)), ...action.removed]);
 
 /**
  * The thin I/O step around shared/core/rollout.ts: before a pool write that removes members, reads the LB's health
  * checks of that backend (ListBackendStats, one call; none when every leaving member's server is known to be
  * stopped or stopping), and cuts the write down to what is safe now. A write that only adds costs no read.
  */
-export async function stageRemovals(gateway: ScalewayGateway, target: Target, lb: ObservedLb, actions: readonly Action[], pool: DiscoveredPool): Promise<StagedActions> {
+export async function stageRemovals(
+  gateway: ScalewayGateway,
+  target: Target,
+  lb: ObservedLb,
+  actions: readonly Action[],
+  pool: DiscoveredPool,
+): Promise<StagedActions> {
   const leaving = new Map(pool.leaving.flatMap((s) => s.ips.map((ip) => [ip, `server ${s.server} is ${s.state}`] as const)));
   const staged: Action[] = [];
   const rollouts: BackendRollout[] = [];
@@ -39,7 +46,9 @@ export async function stageRemovals(gateway: ScalewayGateway, target: Target, lb
     }
     const current = poolBefore(action);
     const needsHealth = action.removed.some((ip) => !leaving.has(ip));
-    const health = needsHealth ? memberHealth(await readHealth(gateway, target, lb, action.backendId)) : new Map<string, MemberHealthView>();
+    const health = needsHealth
+      ? memberHealth(await readHealth(gateway, target, lb, action.backendId))
+      : new Map<string, MemberHealthView>();
     const rollout = planRollout({
       current,
       desired: action.pool,
@@ -56,7 +65,10 @@ export async function stageRemovals(gateway: ScalewayGateway, target: Target, lb
     if (samePool(rollout.pool, current)) continue;
     staged.push({ ...action, pool: rollout.pool, added: rollout.added, removed: rollout.removed.map((r) => r.ip) });
   }
-  const hold = holds.length > 0 ? new LbSyncError(holdCode, `${kopsMessage.setServers(lb.name)}: ${holds.join('; ')}`, { lb: identityOf(lb) }) : undefined;
+  const hold =
+    holds.length > 0
+      ? new LbSyncError(holdCode, `${kopsMessage.setServers(lb.name)}: ${holds.join('; ')}`, { lb: identityOf(lb) })
+      : undefined;
   return { actions: staged, rollouts, ...(hold && { hold }) };
 }
 

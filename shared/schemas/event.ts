@@ -22,7 +22,7 @@ export const eventSchema = z
       .array(backendIpSchema)
       .max(256)
       .optional()
-      .describe('assertion: these should be in the pool; never adds an address the target\'s own discovery does not return'),
+      .describe("assertion: these should be in the pool; never adds an address the target's own discovery does not return"),
     dryRun: z.boolean().optional().describe('plan only, write nothing'),
     attempt: z.number().int().min(0).max(1000).default(0).describe('set by the system on re-enqueue'),
     notBefore: isoDateTimeSchema.optional().describe('set by the system on re-enqueue: not processed before'),

@@ -34,7 +34,9 @@ function fixFor(issue: z.core.$ZodIssue, allowed: string[] | undefined, known: r
   switch (issue.code) {
     case 'invalid_value': {
       const match = typeof issue.input === 'string' ? closest(issue.input, allowed ?? []) : undefined;
-      return match === undefined ? `use one of: ${allowed?.join(', ')}` : `did you mean ${JSON.stringify(match)}? (one of: ${allowed?.join(', ')})`;
+      return match === undefined
+        ? `use one of: ${allowed?.join(', ')}`
+        : `did you mean ${JSON.stringify(match)}? (one of: ${allowed?.join(', ')})`;
     }
     case 'unrecognized_keys':
       return unknownKeysFix(issue.keys, known);
@@ -56,7 +58,9 @@ function unknownKeysFix(keys: readonly string[], known: readonly string[]): stri
   return keys
     .map((key) => {
       const match = closest(key, known);
-      return match === undefined ? `remove ${JSON.stringify(key)} (check the spelling against the configuration reference)` : `rename ${JSON.stringify(key)} to ${JSON.stringify(match)}`;
+      return match === undefined
+        ? `remove ${JSON.stringify(key)} (check the spelling against the configuration reference)`
+        : `rename ${JSON.stringify(key)} to ${JSON.stringify(match)}`;
     })
     .join('; ');
 }
@@ -65,7 +69,14 @@ function unknownKeysMessage(keys: readonly string[], known: readonly string[]): 
   return keys.map((key) => `Unrecognized key: ${JSON.stringify(key)}${didYouMean(key, known)}`).join('; ');
 }
 
-type SchemaDef = { type: string; shape?: Record<string, unknown>; element?: unknown; innerType?: unknown; options?: unknown[]; in?: unknown };
+type SchemaDef = {
+  type: string;
+  shape?: Record<string, unknown>;
+  element?: unknown;
+  innerType?: unknown;
+  options?: unknown[];
+  in?: unknown;
+};
 
 const defOf = (schema: unknown): SchemaDef | undefined => (schema as { _zod?: { def?: SchemaDef } } | undefined)?._zod?.def;
 
@@ -86,7 +97,9 @@ export function keysAt(schema: unknown, path: readonly PropertyKey[]): string[] 
 /** A union of objects where every branch only refused unknown keys: those keys, once each (else undefined). */
 function unknownKeysOfUnion(issue: z.core.$ZodIssue): string[] | undefined {
   if (issue.code !== 'invalid_union' || !('errors' in issue) || issue.errors.length === 0) return undefined;
-  const perBranch = issue.errors.map((branch) => branch.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : [])));
+  const perBranch = issue.errors.map((branch) =>
+    branch.flatMap((i) => (i.code === 'unrecognized_keys' && i.path.length === 0 ? i.keys : [])),
+  );
   const inEvery = (perBranch[0] ?? []).filter((key) => perBranch.every((keys) => keys.includes(key)));
   return inEvery.length > 0 ? inEvery : undefined;
 }
@@ -97,14 +110,12 @@ function unknownKeysOfUnion(issue: z.core.$ZodIssue): string[] | undefined {
  */
 export function toFieldErrors(error: z.ZodError, root = '', schema?: unknown): FieldError[] {
   return error.issues.map((issue) => {
-    const allowed =
-      issue.code === 'invalid_value' ? issue.values.map((v) => String(v)) : undefined;
+    const allowed = issue.code === 'invalid_value' ? issue.values.map((v) => String(v)) : undefined;
     const known = issue.code === 'unrecognized_keys' || issue.code === 'invalid_union' ? keysAt(schema, issue.path) : [];
     const unionKeys = unknownKeysOfUnion(issue);
     const received =
       'input' in issue && issue.input !== undefined && issue.code !== 'unrecognized_keys' ? describeValue(issue.input) : undefined;
-    let message =
-      issue.code === 'invalid_type' && issue.input === undefined ? `required ${issue.expected} is missing` : issue.message;
+    let message = issue.code === 'invalid_type' && issue.input === undefined ? `required ${issue.expected} is missing` : issue.message;
     if (issue.code === 'unrecognized_keys') message = unknownKeysMessage(issue.keys, known);
     if (unionKeys) message = unknownKeysMessage(unionKeys, known);
     return {

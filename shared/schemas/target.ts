@@ -92,7 +92,9 @@ export const fullTargetSchema = z
     allowEmptyPool: z
       .boolean()
       .default(false)
-      .describe('allow writing an empty pool when no server matches (only once no member passes its health check: the last passing member never leaves)'),
+      .describe(
+        'allow writing an empty pool when no server matches (only once no member passes its health check: the last passing member never leaves)',
+      ),
     maxUnavailable: maxUnavailableSchema,
     trustPartialDiscovery: trustPartialDiscoverySchema,
   })
@@ -177,7 +179,7 @@ export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
 }
 
 function isKopsShorthand(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && Object.prototype.hasOwnProperty.call(value, 'kops');
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, 'kops');
 }
 
 /** `{"kop": {...}}`: no key of the full form, one close to "kops". Told as that one typo, not as five missing fields. */
@@ -198,7 +200,9 @@ function misspeltShorthand(value: unknown, path: string): FieldError | undefined
 function parseOne(value: unknown, path: string): { target?: Target; errors: FieldError[] } {
   if (isKopsShorthand(value)) {
     const parsed = kopsTargetSchema.safeParse(value, { reportInput: true });
-    return parsed.success ? { target: expandKops(parsed.data), errors: [] } : { errors: toFieldErrors(parsed.error, path, kopsTargetSchema) };
+    return parsed.success
+      ? { target: expandKops(parsed.data), errors: [] }
+      : { errors: toFieldErrors(parsed.error, path, kopsTargetSchema) };
   }
   const typo = misspeltShorthand(value, path);
   if (typo) return { errors: [typo] };

@@ -13,7 +13,9 @@ describe('chaos checks evidence, not answers', () => {
     expect(liar.lies.length, 'the lying build lied').toBeGreaterThan(0);
     expect(report.ok, line).toBe(false);
     expect(report.unbackedAnswers, line).toBe(liar.lies.length);
-    expect(report.unbackedSamples.join('\n')).toMatch(/answered noop without the reads that prove it \(missing ListLbs\/GetLb, ListBackends, ListServers\)/);
+    expect(report.unbackedSamples.join('\n')).toMatch(
+      /answered noop without the reads that prove it \(missing ListLbs\/GetLb, ListBackends, ListServers\)/,
+    );
     expect(report.violations.some((v) => v.includes('answer(s) without evidence'))).toBe(true);
     expect(line).toMatch(new RegExp(`unbacked_answers=${liar.lies.length} `));
   }, 120_000);

@@ -9,8 +9,12 @@ const SEED = 20261129;
 
 describe('chaos (CI size)', () => {
   it('npm run chaos -- --help explains the options and every counter of the summary line', () => {
-    const help = execFileSync(process.execPath, ['--import', 'tsx', 'chaos/main.ts', '--help'], { cwd: new URL('../../', import.meta.url), encoding: 'utf8' });
-    for (const word of ['--seed', '--events', '--targets', '--production', 'unsafe_shrinks', 'unbacked_answers', 'converged', 'api_calls']) expect(help).toContain(word);
+    const help = execFileSync(process.execPath, ['--import', 'tsx', 'chaos/main.ts', '--help'], {
+      cwd: new URL('../../', import.meta.url),
+      encoding: 'utf8',
+    });
+    for (const word of ['--seed', '--events', '--targets', '--production', 'unsafe_shrinks', 'unbacked_answers', 'converged', 'api_calls'])
+      expect(help).toContain(word);
   });
 
   it('the same seed draws the same schedule', () => {
@@ -32,11 +36,14 @@ describe('chaos (CI size)', () => {
     expect(report.badPoolWrites).toBe(0);
     expect(report.unsafeShrinks).toBe(0);
     expect(report.unbackedAnswers).toBe(0);
-    expect(report.backedAnswers).toBe((report.outcomes.applied ?? 0) + (report.outcomes.noop ?? 0) + (report.outcomes.dead_lettered ?? 0) - report.destroyedByDriver);
+    expect(report.backedAnswers).toBe(
+      (report.outcomes.applied ?? 0) + (report.outcomes.noop ?? 0) + (report.outcomes.dead_lettered ?? 0) - report.destroyedByDriver,
+    );
     expect(report.queueEmpty).toBe(true);
     expect(report.apiCalls).toBeLessThanOrEqual(report.apiCallBound);
     expect(report.ok).toBe(true);
-    expect(line).toMatch(/^chaos: seed=20261129 events=\d+ faults=\d+ converged=4\/4 lost=0 dup_backends=0 bad_pool_writes=0 unsafe_shrinks=0 unbacked_answers=0 api_calls=\d+$/);
+    expect(line).toMatch(
+      /^chaos: seed=20261129 events=\d+ faults=\d+ converged=4\/4 lost=0 dup_backends=0 bad_pool_writes=0 unsafe_shrinks=0 unbacked_answers=0 api_calls=\d+$/,
+    );
   }, 90_000);
-
 });

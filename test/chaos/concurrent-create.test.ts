@@ -34,7 +34,10 @@ describe('ten simultaneous deliveries for one target', () => {
     const bodies = Array.from({ length: 10 }, (_, i) =>
       JSON.stringify({ version: 1, id: `evt-race-${i}`, source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString() }),
     );
-    const sent = await stack.events.sendBatch(stack.reconcileQueueUrl, bodies.map((body, i) => ({ id: String(i), body })));
+    const sent = await stack.events.sendBatch(
+      stack.reconcileQueueUrl,
+      bodies.map((body, i) => ({ id: String(i), body })),
+    );
     expect(sent.failed).toEqual([]);
     await stack.bridge.waitIdle({ quietMs: 500, timeoutMs: 20_000 });
 

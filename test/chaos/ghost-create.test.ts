@@ -49,7 +49,11 @@ describe('a backend we created but did not see in the re-list is removed by the 
     await until('the clock to pass the retry create', () => Date.now() > Date.parse(kept.created_at));
     expect(world.emulator.releaseGate('late-create')).toBe(1);
     await until('the late create to land', () => httpsBackends().length === 2);
-    const later = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep });
+    const later = await reconcileTarget(
+      demoTarget(),
+      {},
+      { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep },
+    );
     expect(later.error).toBeUndefined();
     expect(later.done.map((a) => a.kind)).toEqual(['DeleteDuplicateBackend']);
     expect(httpsBackends().map((b) => b.id)).toEqual([kept.id]);
@@ -61,7 +65,9 @@ describe('a backend we created but did not see in the re-list is removed by the 
     // Both creates are held; released one at a time, so the first released is the older backend.
     world.emulator.addFault({ operation: 'CreateBackend', gate: 'create', count: 2 });
     // A request timeout far above anything here: no client gives up while the test holds its request.
-    const racers = [0, 1].map(() => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(60_000), waitBudgetMs: 2_000, sleep: fastSleep }));
+    const racers = [0, 1].map(() =>
+      reconcileTarget(demoTarget(), {}, { gateway: world.gateway(60_000), waitBudgetMs: 2_000, sleep: fastSleep }),
+    );
     const settled: ReconcileResult[] = [];
     for (const racer of racers) void racer.then((r) => settled.push(r));
     await until('both first reads held', () => held('first-read') === 2);
@@ -75,13 +81,20 @@ describe('a backend we created but did not see in the re-list is removed by the 
     expect(a.done.map((x) => x.kind)).toEqual(['CreateBackend']);
     // B: its create lands (newer), and its re-list fails with a 503.
     world.emulator.addFault({ operation: 'ListBackends', status: 503, body: { message: 'service unavailable' } });
-    await until('the clock to pass the first create', () => Date.now() > Date.parse((httpsBackends()[0] as { created_at: string }).created_at));
+    await until(
+      'the clock to pass the first create',
+      () => Date.now() > Date.parse((httpsBackends()[0] as { created_at: string }).created_at),
+    );
     world.emulator.releaseGate('create', 1);
     const [first, second] = await Promise.all(racers);
     const b = [first, second].find((r) => r !== a) as ReconcileResult;
     expect(b.error?.transient).toBe(true); // B is retried...
     expect(httpsBackends()).toHaveLength(2);
-    const retryOfB = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep });
+    const retryOfB = await reconcileTarget(
+      demoTarget(),
+      {},
+      { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep },
+    );
     expect(retryOfB.error).toBeUndefined();
     // ...and the retry removes the backend B created; A's stays.
     expect(retryOfB.done.map((x) => x.kind)).toEqual(['DeleteDuplicateBackend']);

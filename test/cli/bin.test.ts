@@ -31,8 +31,22 @@ describe('lbsync bin', () => {
   it('targets validate: field path and fix, exit 1; expanded targets as JSON, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-targets-'));
     const bad = join(dir, 'bad.json');
-    writeFileSync(bad, JSON.stringify([{ name: 'prod', zone: 'fr-par', loadBalancer: { name: 'api' }, backends: [{ name: 'b', forwardPort: 70000 }], servers: { tags: ['a'] } }]));
-    const [invalid, valid] = await Promise.all([runBin(['targets', 'validate', '--file', bad], env), runBin(['targets', 'validate', '--json'], env)]);
+    writeFileSync(
+      bad,
+      JSON.stringify([
+        {
+          name: 'prod',
+          zone: 'fr-par',
+          loadBalancer: { name: 'api' },
+          backends: [{ name: 'b', forwardPort: 70000 }],
+          servers: { tags: ['a'] },
+        },
+      ]),
+    );
+    const [invalid, valid] = await Promise.all([
+      runBin(['targets', 'validate', '--file', bad], env),
+      runBin(['targets', 'validate', '--json'], env),
+    ]);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toContain('invalid: 2 problems');
     expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].zone: must be a zone where Scaleway offers Load Balancers (got "fr-par")');
@@ -41,7 +55,11 @@ describe('lbsync bin', () => {
     expect(invalid.stdout).toContain('fix: give a value of at most 65535');
     expect(invalid.stdout).not.toMatch(/\u001b\[/); // not a TTY: no colours
     expect(valid.code).toBe(0);
-    const parsed = JSON.parse(valid.stdout) as { ok: boolean; command: string; targets: { name: string; loadBalancer: { name: string }; backends: { name: string }[] }[] };
+    const parsed = JSON.parse(valid.stdout) as {
+      ok: boolean;
+      command: string;
+      targets: { name: string; loadBalancer: { name: string }; backends: { name: string }[] }[];
+    };
     expect(parsed).toMatchObject({ ok: true, command: 'targets validate' });
     expect(parsed.targets[0]).toMatchObject({
       name: 'demo.k8s.local',
@@ -61,7 +79,9 @@ describe('lbsync bin', () => {
     for (const ip of DEMO_CONTROL_PLANE_IPS) expect(human.stdout).toContain(`+ ${ip}`);
     for (const ip of DEMO_WORKER_IPS) expect(human.stdout).not.toContain(ip);
     expect(human.stdout).toContain('would run: CreateBackend lb-backend-https');
-    expect(human.stdout).toContain('backend lb-backend-kops-controller  absent: left alone (synced only while the LB has it; never created)');
+    expect(human.stdout).toContain(
+      'backend lb-backend-kops-controller  absent: left alone (synced only while the LB has it; never created)',
+    );
     expect(json.code).toBe(2);
     const plan = JSON.parse(json.stdout);
     expect(plan).toMatchObject({
@@ -74,7 +94,14 @@ describe('lbsync bin', () => {
           lb: { name: 'api.demo.k8s.local', status: 'ready' },
           desiredPool: DEMO_CONTROL_PLANE_IPS,
           backends: [
-            { name: 'lb-backend-https', exists: false, actualPool: [], added: DEMO_CONTROL_PLANE_IPS, removed: [], actions: ['CreateBackend'] },
+            {
+              name: 'lb-backend-https',
+              exists: false,
+              actualPool: [],
+              added: DEMO_CONTROL_PLANE_IPS,
+              removed: [],
+              actions: ['CreateBackend'],
+            },
             { name: 'lb-backend-kops-controller', exists: false, createIfMissing: false, actions: [] },
           ],
           actions: [{ kind: 'CreateBackend', backend: 'lb-backend-https', pool: DEMO_CONTROL_PLANE_IPS }],
@@ -85,7 +112,10 @@ describe('lbsync bin', () => {
 
     const applied = await runBin(['reconcile', '--json'], env);
     expect(applied.code).toBe(0);
-    expect(JSON.parse(applied.stdout)).toMatchObject({ ok: true, targets: [{ target: 'demo.k8s.local', status: 'applied', done: [{ kind: 'CreateBackend' }] }] });
+    expect(JSON.parse(applied.stdout)).toMatchObject({
+      ok: true,
+      targets: [{ target: 'demo.k8s.local', status: 'applied', done: [{ kind: 'CreateBackend' }] }],
+    });
 
     const withGhost = { ...env, LBSYNC_TARGETS: JSON.stringify([DEMO, { kops: { cluster: 'ghost.k8s.local', zone: 'fr-par-1' } }]) };
     const [inSync, ghost] = await Promise.all([runBin(['plan', '--target', 'demo.k8s.local'], withGhost), runBin(['plan'], withGhost)]);

@@ -49,7 +49,9 @@ function runHook(env: Record<string, string>): Promise<{ code: number; stderr: s
   });
 }
 
-async function listen(handler: (req: IncomingMessage, body: string) => { status: number; body: string }): Promise<{ server: Server; url: string }> {
+async function listen(
+  handler: (req: IncomingMessage, body: string) => { status: number; body: string },
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -88,8 +90,10 @@ describe('lbsync boot hook', () => {
   it('POSTs an instance-replacement event named after the host, with both tokens (read from files, never on argv); 202, processed, the pool converges', async () => {
     writeFileSync(argvLog, '');
     const result = await runHook({
-      INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local',
-      INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken), FUNCTION_TOKEN_FILE: tokenFile('function-token', FUNCTION_TOKEN),
+      INJECT_URL: stack.functions.inject.url,
+      TARGET: 'demo.k8s.local',
+      INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken),
+      FUNCTION_TOKEN_FILE: tokenFile('function-token', FUNCTION_TOKEN),
     });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('metadata API unreachable, identity from the hostname');
@@ -112,11 +116,17 @@ describe('lbsync boot hook', () => {
 
   it('no X-Auth-Token for a private function: said once, 403 five times with a hint naming both headers, exit 0, nothing enqueued', async () => {
     const before = delivered.length;
-    const result = await runHook({ INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken) });
+    const result = await runHook({
+      INJECT_URL: stack.functions.inject.url,
+      TARGET: 'demo.k8s.local',
+      INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken),
+    });
     expect(result.code).toBe(0);
     expect(result.stderr.match(/no X-Auth-Token/g)).toHaveLength(1);
     expect(result.stderr.match(/forbidden \(403\)/g)).toHaveLength(5);
-    expect(result.stderr).toMatch(/needs X-Auth-Token \(an IAM key with FunctionsPrivateAccess, in .*absent-function-token\) besides Authorization: Bearer/);
+    expect(result.stderr).toMatch(
+      /needs X-Auth-Token \(an IAM key with FunctionsPrivateAccess, in .*absent-function-token\) besides Authorization: Bearer/,
+    );
     expect(result.stderr).not.toContain(stack.injectToken);
     await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: 10_000 });
     expect(delivered.length).toBe(before);
@@ -124,8 +134,11 @@ describe('lbsync boot hook', () => {
 
   it('a wrong X-Auth-Token (from the environment, the file being absent): 403, never printed', async () => {
     const result = await runHook({
-      INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken),
-      FUNCTION_TOKEN: 'WRONG-FUNCTION-TOKEN-0000', LBSYNC_HOOK_ATTEMPTS: '2',
+      INJECT_URL: stack.functions.inject.url,
+      TARGET: 'demo.k8s.local',
+      INJECT_TOKEN_FILE: tokenFile('token', stack.injectToken),
+      FUNCTION_TOKEN: 'WRONG-FUNCTION-TOKEN-0000',
+      LBSYNC_HOOK_ATTEMPTS: '2',
     });
     expect(result.stderr.match(/forbidden \(403\)/g)).toHaveLength(2);
     expect(result.stderr).not.toContain('no X-Auth-Token');
@@ -134,13 +147,17 @@ describe('lbsync boot hook', () => {
 
   it('a wrong token: retried 5 times, then gives up with exit 0 and a clear line', async () => {
     const result = await runHook({
-      INJECT_URL: stack.functions.inject.url, TARGET: 'demo.k8s.local', INJECT_TOKEN_FILE: tokenFile('wrong', 'not-the-token'),
+      INJECT_URL: stack.functions.inject.url,
+      TARGET: 'demo.k8s.local',
+      INJECT_TOKEN_FILE: tokenFile('wrong', 'not-the-token'),
       FUNCTION_TOKEN_FILE: tokenFile('function-token', FUNCTION_TOKEN),
     });
     expect(result.code).toBe(0);
     expect(result.stderr.match(/unauthorized \(401\)/g)).toHaveLength(5);
     expect(result.stderr).toContain('attempt 4/5 failed: unauthorized (401)');
-    expect(result.stderr).toMatch(/attempt 5\/5 failed: unauthorized \(401\): the token in .*wrong is not the inject function's INJECT_TOKEN; no more attempts after 5 -- giving up/);
+    expect(result.stderr).toMatch(
+      /attempt 5\/5 failed: unauthorized \(401\): the token in .*wrong is not the inject function's INJECT_TOKEN; no more attempts after 5 -- giving up/,
+    );
   });
 
   it('a failing inject URL: exactly the configured attempts with doubling waits; metadata identity in the id', async () => {
@@ -148,7 +165,12 @@ describe('lbsync boot hook', () => {
     const down = await listen(() => ((requests += 1), { status: 503, body: '{"error":"queue_unavailable"}' }));
     const metadata = await listen(() => ({
       status: 200,
-      body: JSON.stringify({ id: '5a1b2c3d-0000-4000-8000-000000000001', hostname: 'control-plane-fr-par-1-0b', public_ip: { id: 'x', address: '51.15.100.31' }, tags: ['a'] }),
+      body: JSON.stringify({
+        id: '5a1b2c3d-0000-4000-8000-000000000001',
+        hostname: 'control-plane-fr-par-1-0b',
+        public_ip: { id: 'x', address: '51.15.100.31' },
+        tags: ['a'],
+      }),
     }));
     try {
       const result = await runHook({
@@ -163,8 +185,12 @@ describe('lbsync boot hook', () => {
       });
       expect(result.code).toBe(0);
       expect(requests).toBe(3);
-      expect(result.stderr).toContain('node control-plane-fr-par-1-0b (instance 5a1b2c3d-0000-4000-8000-000000000001, public IP 51.15.100.31) booted');
-      expect(result.stderr).toMatch(/event evt-boot-control-plane-fr-par-1-0b-5a1b2c3d-0000-4000-8000-000000000001-\d+ for target demo.k8s.local/);
+      expect(result.stderr).toContain(
+        'node control-plane-fr-par-1-0b (instance 5a1b2c3d-0000-4000-8000-000000000001, public IP 51.15.100.31) booted',
+      );
+      expect(result.stderr).toMatch(
+        /event evt-boot-control-plane-fr-par-1-0b-5a1b2c3d-0000-4000-8000-000000000001-\d+ for target demo.k8s.local/,
+      );
       expect(result.stderr).toContain('attempt 1/3 failed: HTTP 503');
       expect(result.stderr).toContain('retrying in 1s');
       expect(result.stderr).toContain('no more attempts after 3 -- giving up');

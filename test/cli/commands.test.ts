@@ -45,7 +45,10 @@ describe('lbsync against the local stack', () => {
   it('reconcile converges the demo backend and reports it; then plan is in sync', async () => {
     const applied = await lbsync(['reconcile', '--json']);
     expect(applied.code).toBe(0);
-    expect(JSON.parse(applied.stdout)).toMatchObject({ ok: true, targets: [{ status: 'applied', done: [{ kind: 'CreateBackend', pool: DEMO_CONTROL_PLANE_IPS }] }] });
+    expect(JSON.parse(applied.stdout)).toMatchObject({
+      ok: true,
+      targets: [{ status: 'applied', done: [{ kind: 'CreateBackend', pool: DEMO_CONTROL_PLANE_IPS }] }],
+    });
     expect(pool()).toEqual(DEMO_CONTROL_PLANE_IPS);
     const again = await lbsync(['reconcile']);
     expect(again.code).toBe(0);
@@ -54,7 +57,15 @@ describe('lbsync against the local stack', () => {
   });
 
   it('inject --url: 202 from the inject function, the id printed, the event processed', async () => {
-    const sent = await lbsync(['inject', '--target', 'demo.k8s.local', '--url', stack.functions.inject.url, '--source', 'instance-replacement']);
+    const sent = await lbsync([
+      'inject',
+      '--target',
+      'demo.k8s.local',
+      '--url',
+      stack.functions.inject.url,
+      '--source',
+      'instance-replacement',
+    ]);
     expect(sent.code).toBe(0);
     const eventId = sent.stdout.trim();
     expect(eventId).toMatch(/^evt-/);
@@ -63,7 +74,15 @@ describe('lbsync against the local stack', () => {
 
   it('inject --url with a wrong token: 401 told, exit 1, the token never printed', async () => {
     process.env.LBSYNC_TEST_WRONG_TOKEN = 'wrong-token-value-123';
-    const refused = await lbsync(['inject', '-t', 'demo.k8s.local', '--url', stack.functions.inject.url, '--token-env', 'LBSYNC_TEST_WRONG_TOKEN']);
+    const refused = await lbsync([
+      'inject',
+      '-t',
+      'demo.k8s.local',
+      '--url',
+      stack.functions.inject.url,
+      '--token-env',
+      'LBSYNC_TEST_WRONG_TOKEN',
+    ]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('refused the token (401)');
     expect(refused.stderr + refused.stdout).not.toContain('wrong-token-value-123');
@@ -100,7 +119,11 @@ describe('lbsync against the local stack', () => {
   it('watch without --once: one run per period until stopped', async () => {
     const stop = new AbortController();
     let stdout = '';
-    const running = main(['watch', '--json'], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true }, env: process.env }, { stopSignal: stop.signal });
+    const running = main(
+      ['watch', '--json'],
+      { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: () => true }, env: process.env },
+      { stopSignal: stop.signal },
+    );
     await waitFor('the first run', () => stdout.includes('"window"'));
     stop.abort();
     expect(await running).toBe(0);
@@ -126,11 +149,18 @@ describe('lbsync against the local stack', () => {
     const sent = await lbsync(['inject', '--target', 'demo.k8s.local', '--queue', '--json']);
     const { eventId } = JSON.parse(sent.stdout) as { eventId: string };
     await stack.events.send(stack.reconcileQueueUrl, '{"version":1,"target":"demo.k8s.local","source":"manual","serverIps":["not-an-ip"]}');
-    await waitFor('both messages handled', () => deliveredEvent(eventId) && deliveries.some((d) => d.body.includes('not-an-ip') && d.status === 200));
+    await waitFor(
+      'both messages handled',
+      () => deliveredEvent(eventId) && deliveries.some((d) => d.body.includes('not-an-ip') && d.status === 200),
+    );
 
     const listed = await lbsync(['dlq', 'list', '--json']);
     expect(listed.code).toBe(0);
-    const { ok, command, entries } = JSON.parse(listed.stdout) as { ok: boolean; command: string; entries: { messageId: string; eventId?: string; reason: string; errorCode?: string; redrivable: boolean; notRedrivable?: string }[] };
+    const { ok, command, entries } = JSON.parse(listed.stdout) as {
+      ok: boolean;
+      command: string;
+      entries: { messageId: string; eventId?: string; reason: string; errorCode?: string; redrivable: boolean; notRedrivable?: string }[];
+    };
     expect({ ok, command }).toEqual({ ok: true, command: 'dlq list' });
     expect(entries).toHaveLength(2);
     const dead = entries.find((e) => e.eventId === eventId);
@@ -149,14 +179,18 @@ describe('lbsync against the local stack', () => {
     // Fix the cause, move a server, redrive: the event is processed and the pool follows.
     stack.emulator.setLbStatus(DEMO_LB_ID, 'ready');
     stack.emulator.replaceServer(DEMO_CP0_ID, {
-      name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: ['51.15.100.31'],
+      name: 'control-plane-fr-par-1-0b',
+      zone: 'fr-par-1',
+      publicIps: ['51.15.100.31'],
       tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
     });
     const delivered = deliveries.length;
     const redriven = await lbsync(['dlq', 'redrive', '--id', eventId]);
     expect(redriven.code).toBe(0);
     expect(redriven.stdout).toContain(`redriven ${eventId}`);
-    await waitFor('the redriven event to be processed', () => deliveries.slice(delivered).some((d) => d.event?.id === eventId && d.status === 200));
+    await waitFor('the redriven event to be processed', () =>
+      deliveries.slice(delivered).some((d) => d.event?.id === eventId && d.status === 200),
+    );
     await waitFor('the pool to follow', () => pool()?.includes('51.15.100.31'));
     expect(pool()).toEqual(['51.15.100.12', '51.15.100.13', '51.15.100.31']);
 
@@ -176,12 +210,20 @@ describe('lbsync against the local stack', () => {
     expect(nothing.code).toBe(0);
     expect(JSON.parse(nothing.stdout)).toMatchObject({ ok: true, events: 0, enqueued: 0, targets: [] });
     const before = deliveries.filter((d) => d.event?.source === 'audit').length;
-    stack.emulator.replaceServer(DEMO_CP1_ID, { name: 'cp-watched', zone: 'fr-par-1', tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], publicIps: ['51.15.100.61'] });
+    stack.emulator.replaceServer(DEMO_CP1_ID, {
+      name: 'cp-watched',
+      zone: 'fr-par-1',
+      tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+      publicIps: ['51.15.100.61'],
+    });
     const found = await lbsync(['watch', '--once']);
     expect(found.code).toBe(0);
     expect(found.stdout).toMatch(/3 events, 3 relevant, 1 target enqueued/);
-    expect(found.stdout).toContain('CreateServer cp-watched (fr-par-1): created with the target\'s tags');
-    await waitFor('the audit event to be delivered', () => deliveries.filter((d) => d.event?.source === 'audit' && d.status === 200).length > before);
+    expect(found.stdout).toContain("CreateServer cp-watched (fr-par-1): created with the target's tags");
+    await waitFor(
+      'the audit event to be delivered',
+      () => deliveries.filter((d) => d.event?.source === 'audit' && d.status === 200).length > before,
+    );
     await waitFor('the pool to hold the new server', () => pool()?.includes('51.15.100.61'));
     const organization = process.env.SCW_DEFAULT_ORGANIZATION_ID;
     delete process.env.SCW_DEFAULT_ORGANIZATION_ID;
@@ -197,13 +239,30 @@ describe('lbsync against the local stack', () => {
   it('dlq: a message delivered twice is dead-lettered twice under one recordId; list marks the copy duplicate_of, redrive sends it once', async () => {
     await stack.bridge.waitIdle({ quietMs: 100, timeoutMs: 10_000 });
     stack.emulator.setLbStatus(DEMO_LB_ID, 'error');
-    const body = JSON.stringify({ version: 1, id: 'evt-twice', source: 'manual', target: 'demo.k8s.local', occurredAt: new Date().toISOString(), attempt: 0 });
+    const body = JSON.stringify({
+      version: 1,
+      id: 'evt-twice',
+      source: 'manual',
+      target: 'demo.k8s.local',
+      occurredAt: new Date().toISOString(),
+      attempt: 0,
+    });
     // The trigger redelivers a message whose answer it did not get: the same body, twice.
     for (let i = 0; i < 2; i += 1) {
       const answer = await fetch(stack.functions.reconcile.url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
-      expect(await answer.json()).toMatchObject({ outcome: 'dead_lettered', reason: 'permanent_error', eventId: 'evt-twice', attempt: 0, recordId: expect.stringMatching(/^dl-/) });
+      expect(await answer.json()).toMatchObject({
+        outcome: 'dead_lettered',
+        reason: 'permanent_error',
+        eventId: 'evt-twice',
+        attempt: 0,
+        recordId: expect.stringMatching(/^dl-/),
+      });
     }
-    const listed = (JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { entries: { messageId: string; eventId?: string; recordId: string; duplicate_of?: string; redrivable: boolean }[] }).entries;
+    const listed = (
+      JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as {
+        entries: { messageId: string; eventId?: string; recordId: string; duplicate_of?: string; redrivable: boolean }[];
+      }
+    ).entries;
     const twice = listed.filter((e) => e.eventId === 'evt-twice');
     expect(twice).toHaveLength(2);
     expect(twice[0]?.recordId).toBe(twice[1]?.recordId);
@@ -217,7 +276,10 @@ describe('lbsync against the local stack', () => {
     const before = deliveries.length;
     const redriven = await lbsync(['dlq', 'redrive', '--id', 'evt-twice', '--json']);
     expect(redriven.code).toBe(0);
-    expect(JSON.parse(redriven.stdout)).toMatchObject({ ok: true, redriven: [{ eventId: 'evt-twice', messageId: original?.messageId, duplicatesDeleted: 1 }] });
+    expect(JSON.parse(redriven.stdout)).toMatchObject({
+      ok: true,
+      redriven: [{ eventId: 'evt-twice', messageId: original?.messageId, duplicatesDeleted: 1 }],
+    });
     await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 10_000 });
     expect(deliveries.slice(before).filter((d) => d.event?.id === 'evt-twice')).toHaveLength(1); // sent once
     const left = (JSON.parse((await lbsync(['dlq', 'list', '--json'])).stdout) as { entries: { eventId?: string }[] }).entries;
@@ -235,7 +297,11 @@ describe('lbsync against the local stack', () => {
   it('emulator: serves the seeded API until stopped', async () => {
     const stop = new AbortController();
     let stdout = '';
-    const running = main(['emulator', '--port', '0', '--seed', 'demo', '--no-auth'], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } }, { stopSignal: stop.signal });
+    const running = main(
+      ['emulator', '--port', '0', '--seed', 'demo', '--no-auth'],
+      { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } },
+      { stopSignal: stop.signal },
+    );
     let url: string;
     try {
       url = await waitFor('the emulator URL', () => /^http:\/\/127\.0\.0\.1:\d+/m.exec(stdout)?.[0]);
@@ -254,10 +320,26 @@ describe('lbsync against the local stack', () => {
     const env = { ...process.env, LBSYNC_TARGETS: JSON.stringify(many) };
     const plain = await lbsync(['sweep'], env);
     expect(plain.code).toBe(0);
-    expect(plain.stderr.trim().split('\n')).toEqual(['enqueued 10/45', 'enqueued 20/45', 'enqueued 30/45', 'enqueued 40/45', 'enqueued 45/45']);
+    expect(plain.stderr.trim().split('\n')).toEqual([
+      'enqueued 10/45',
+      'enqueued 20/45',
+      'enqueued 30/45',
+      'enqueued 40/45',
+      'enqueued 45/45',
+    ]);
     expect(plain.stdout).toContain('sweep: 45/45 targets enqueued in 5 batches');
     let stderr = '';
-    const code = await main(['sweep', '--target', many.slice(0, 30).map((t) => t.kops.cluster).join(',')], { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t), isTTY: true }, env });
+    const code = await main(
+      [
+        'sweep',
+        '--target',
+        many
+          .slice(0, 30)
+          .map((t) => t.kops.cluster)
+          .join(','),
+      ],
+      { stdout: { write: () => true }, stderr: { write: (t: string) => (stderr += t), isTTY: true }, env },
+    );
     expect(code).toBe(0);
     expect(stderr).toBe('\renqueued 10/30 (33%)\renqueued 20/30 (66%)\renqueued 30/30 (100%)\n');
   });

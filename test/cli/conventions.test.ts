@@ -30,7 +30,12 @@ let closedPort: number;
 
 beforeAll(async () => {
   emulator = await startEmulator({ seed: demoSeed(), instancePendingMs: 50 });
-  env = { SCW_ACCESS_KEY: FAKE_ACCESS_KEY, SCW_SECRET_KEY: FAKE_SECRET_KEY, SCW_API_URL: emulator.url, LBSYNC_TARGETS: JSON.stringify([DEMO]) };
+  env = {
+    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
+    SCW_SECRET_KEY: FAKE_SECRET_KEY,
+    SCW_API_URL: emulator.url,
+    LBSYNC_TARGETS: JSON.stringify([DEMO]),
+  };
   silent = createServer(() => undefined);
   html = createHttpServer((_req, res) => res.writeHead(404, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><h1>404 Not Found</h1>'));
   await Promise.all([new Promise<void>((r) => silent.listen(0, '127.0.0.1', r)), new Promise<void>((r) => html.listen(0, '127.0.0.1', r))]);
@@ -55,7 +60,11 @@ const parse = (stdout: string) => JSON.parse(stdout) as Envelope;
 
 describe('lbsync conventions', () => {
   it('bare `lbsync` and a bare group print their help on stdout and exit 0', async () => {
-    for (const [args, usage] of [[[], 'Usage: lbsync [options] [command]'], [['dlq'], 'Usage: lbsync dlq'], [['targets'], 'Usage: lbsync targets']] as const) {
+    for (const [args, usage] of [
+      [[], 'Usage: lbsync [options] [command]'],
+      [['dlq'], 'Usage: lbsync dlq'],
+      [['targets'], 'Usage: lbsync targets'],
+    ] as const) {
       const run = await runInProcess([...args], {});
       expect(run.code).toBe(0);
       expect(run.stdout).toContain(usage);
@@ -96,17 +105,29 @@ describe('lbsync conventions', () => {
       const run = runs[i];
       expect(run?.code, args.join(' ')).toBe(code);
       const answer = parse(run?.stdout ?? '');
-      expect(answer, args.join(' ')).toMatchObject({ ok: false, command, error: { code: expect.any(String), message: expect.any(String), hint: expect.any(String) } });
+      expect(answer, args.join(' ')).toMatchObject({
+        ok: false,
+        command,
+        error: { code: expect.any(String), message: expect.any(String), hint: expect.any(String) },
+      });
       expect(run?.stderr, args.join(' ')).not.toContain('"ok"'); // stderr carries notes for people only
     });
     // doctor's contract (DESIGN §4) is an instance of the envelope: {ok, command, checks}.
     const doctor = await runBin(['doctor', '--no-queue', '-o', 'json'], {});
     expect(doctor.code).toBe(1);
-    expect(parse(doctor.stdout)).toMatchObject({ ok: false, command: 'doctor', checks: expect.arrayContaining([expect.objectContaining({ name: 'config', status: 'fail' })]) });
+    expect(parse(doctor.stdout)).toMatchObject({
+      ok: false,
+      command: 'doctor',
+      checks: expect.arrayContaining([expect.objectContaining({ name: 'config', status: 'fail' })]),
+    });
     // Success has the same shape: ok true, the command's own fields beside it.
     const stop = new AbortController();
     let stdout = '';
-    const running = main(['emulator', '--port', '0', '-o', 'json'], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true }, env: {} }, { stopSignal: stop.signal });
+    const running = main(
+      ['emulator', '--port', '0', '-o', 'json'],
+      { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true }, env: {} },
+      { stopSignal: stop.signal },
+    );
     try {
       const started = await waitFor('the emulator envelope', () => (stdout.trim().endsWith('}') ? parse(stdout) : undefined));
       expect(started).toMatchObject({ ok: true, command: 'emulator', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
@@ -117,7 +138,11 @@ describe('lbsync conventions', () => {
   });
 
   it('--json is -o json, before or after the command; --json with -o text, or -o yaml, is a usage error', async () => {
-    const [alias, after, before] = await Promise.all([runBin(['plan', '--json'], env), runBin(['plan', '-o', 'json'], env), runBin(['-o', 'json', 'plan'], env)]);
+    const [alias, after, before] = await Promise.all([
+      runBin(['plan', '--json'], env),
+      runBin(['plan', '-o', 'json'], env),
+      runBin(['-o', 'json', 'plan'], env),
+    ]);
     expect([alias.code, after.code, before.code]).toEqual([2, 2, 2]);
     const plan = parse(after.stdout);
     expect(plan).toMatchObject({ ok: true, command: 'plan', inSync: false, exitCode: 2 }); // drift is not an error
@@ -127,7 +152,11 @@ describe('lbsync conventions', () => {
     expect(text.stdout).toContain('backend lb-backend-https  missing: would be created');
     const both = await runInProcess(['plan', '--json', '-o', 'text'], {});
     expect(both.code).toBe(64);
-    expect(parse(both.stdout).error).toMatchObject({ code: 'usage', message: '--json and -o text disagree: give one of them', hint: HINTS.usage });
+    expect(parse(both.stdout).error).toMatchObject({
+      code: 'usage',
+      message: '--json and -o text disagree: give one of them',
+      hint: HINTS.usage,
+    });
     const yaml = await runInProcess(['plan', '-o', 'yaml'], {});
     expect(yaml.code).toBe(64);
     expect(yaml.stderr).toContain("argument 'yaml' is invalid. Allowed choices are text, json.");
@@ -147,7 +176,11 @@ describe('lbsync conventions', () => {
     expect(parse(credentials.stdout).error?.fieldErrors?.[0]?.path).toBe('SCW_ACCESS_KEY');
     expect(hintOf(credentials.stdout)).toBe(HINTS.credentials);
     expect(hintOf(targets.stdout)).toBe(HINTS.targets);
-    expect(parse(queue.stdout).error?.fieldErrors?.map((f) => f.path)).toEqual(['SQS_SECRET_ACCESS_KEY', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL']);
+    expect(parse(queue.stdout).error?.fieldErrors?.map((f) => f.path)).toEqual([
+      'SQS_SECRET_ACCESS_KEY',
+      'RECONCILE_QUEUE_URL',
+      'DEAD_LETTER_QUEUE_URL',
+    ]);
     expect(hintOf(queue.stdout)).toBe(HINTS.queue);
     expect(parse(environment.stdout).error?.fieldErrors?.[0]?.path).toBe('LBSYNC_WAIT_BUDGET_MS');
     expect(hintOf(environment.stdout)).toBe(HINTS.environment);
@@ -155,7 +188,9 @@ describe('lbsync conventions', () => {
     expect(hintOf(usage.stdout)).toBe('see `lbsync inject --help`');
     const networkError = (parse(network.stdout).targets as { error: { code: string; hint: string } }[])[0]?.error;
     expect(networkError).toMatchObject({ code: 'network_error', hint: HINTS.network });
-    const hints = [credentials, targets, queue, environment, network].map((r) => JSON.stringify(parse(r.stdout)).match(/"hint": ?"([^"]*)"/)?.[1]);
+    const hints = [credentials, targets, queue, environment, network].map(
+      (r) => JSON.stringify(parse(r.stdout)).match(/"hint": ?"([^"]*)"/)?.[1],
+    );
     expect(new Set([...hints, HINTS.usage]).size).toBe(6);
     expect(hints).not.toContain(ERROR_CATALOG.invalid_config.hint);
     // In text, the hint follows the error.
@@ -176,7 +211,10 @@ describe('lbsync conventions', () => {
     const option = await runInProcess(['plan', '--tagret', 'x', '--json'], {});
     expect(option.code).toBe(64);
     expect(option.stderr).toContain("error: unknown option '--tagret'\n(Did you mean --target?)");
-    expect(parse(option.stdout)).toMatchObject({ command: 'plan', error: { code: 'usage', message: "unknown option '--tagret' (did you mean --target?)" } });
+    expect(parse(option.stdout)).toMatchObject({
+      command: 'plan',
+      error: { code: 'usage', message: "unknown option '--tagret' (did you mean --target?)" },
+    });
 
     const target = await runBin(['plan', '--target', 'demo.k8s.locl'], env);
     expect(target.code).toBe(1);
@@ -184,7 +222,10 @@ describe('lbsync conventions', () => {
 
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-typos-'));
     const file = join(dir, 'targets.json');
-    writeFileSync(file, JSON.stringify([{ kop: { cluster: 'a.k8s.local', zone: 'fr-par-1' } }, { kops: { clustr: 'b.k8s.local', zone: 'fr-pra-1' } }]));
+    writeFileSync(
+      file,
+      JSON.stringify([{ kop: { cluster: 'a.k8s.local', zone: 'fr-par-1' } }, { kops: { clustr: 'b.k8s.local', zone: 'fr-pra-1' } }]),
+    );
     const typos = await runBin(['targets', 'validate', '--file', file], {});
     expect(typos.code).toBe(1);
     expect(typos.stdout).toContain('LBSYNC_CONFIG[0]: Unrecognized key: "kop" (did you mean "kops"?)');
@@ -211,7 +252,9 @@ describe('lbsync conventions', () => {
       runBin(['plan', '--profile', 'nope'], base),
     ]);
     expect(byDefault.code).toBe(1); // the default profile's api_url refuses connections
-    expect(JSON.stringify(parse(byDefault.stdout))).toContain('connection refused (ECONNREFUSED) on GET http://127.0.0.1:1/lb/v1/zones/fr-par-1/lbs');
+    expect(JSON.stringify(parse(byDefault.stdout))).toContain(
+      'connection refused (ECONNREFUSED) on GET http://127.0.0.1:1/lb/v1/zones/fr-par-1/lbs',
+    );
     for (const run of [long, short, overVariable]) {
       expect(run.code).toBe(2); // read the emulator: drift
       expect(parse(run.stdout)).toMatchObject({ ok: true, command: 'plan', targets: [{ target: 'demo.k8s.local', status: 'planned' }] });
@@ -226,19 +269,39 @@ describe('lbsync conventions', () => {
       runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: 'http://operator:pw-secret-4242@127.0.0.1:1' }),
       runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: `http://127.0.0.1:${portOf(silent)}`, LBSYNC_REQUEST_TIMEOUT_MS: '300' }),
       runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: emulator.url.replace('http://', 'https://') }),
-      runBin(['dlq', 'list'], { SQS_ENDPOINT: 'http://127.0.0.1:1', SQS_ACCESS_KEY_ID: 'k', SQS_SECRET_ACCESS_KEY: 'local-secret', RECONCILE_QUEUE_URL: 'http://127.0.0.1:1/q/r', DEAD_LETTER_QUEUE_URL: 'http://127.0.0.1:1/q/d' }),
+      runBin(['dlq', 'list'], {
+        SQS_ENDPOINT: 'http://127.0.0.1:1',
+        SQS_ACCESS_KEY_ID: 'k',
+        SQS_SECRET_ACCESS_KEY: 'local-secret',
+        RECONCILE_QUEUE_URL: 'http://127.0.0.1:1/q/r',
+        DEAD_LETTER_QUEUE_URL: 'http://127.0.0.1:1/q/d',
+      }),
       // Not port 1, which fetch() refuses to call at all ("bad port").
       runBin(['inject', '-t', 'demo.k8s.local', '--url', `http://127.0.0.1:${closedPort}/`], { INJECT_TOKEN: 'inject-token-value' }),
     ]);
     const errorOf = (run: { stdout: string }) => (parse(run.stdout).targets as { error: { code: string; message: string } }[])[0]?.error;
-    expect(errorOf(refused)).toEqual(expect.objectContaining({ code: 'network_error', message: 'finding load-balancer api.demo.k8s.local: connection refused (ECONNREFUSED) on GET http://127.0.0.1:1/lb/v1/zones/fr-par-1/lbs' }));
+    expect(errorOf(refused)).toEqual(
+      expect.objectContaining({
+        code: 'network_error',
+        message:
+          'finding load-balancer api.demo.k8s.local: connection refused (ECONNREFUSED) on GET http://127.0.0.1:1/lb/v1/zones/fr-par-1/lbs',
+      }),
+    );
     expect(refused.stdout + refused.stderr).not.toContain('pw-secret-4242');
-    expect(errorOf(timedOut)?.message).toBe(`finding load-balancer api.demo.k8s.local: request timed out after 300 ms on GET http://127.0.0.1:${portOf(silent)}/lb/v1/zones/fr-par-1/lbs`);
-    expect(errorOf(tls)?.message).toMatch(new RegExp(`: TLS failure: .+ on GET https://127\\.0\\.0\\.1:${emulator.port}/lb/v1/zones/fr-par-1/lbs$`));
+    expect(errorOf(timedOut)?.message).toBe(
+      `finding load-balancer api.demo.k8s.local: request timed out after 300 ms on GET http://127.0.0.1:${portOf(silent)}/lb/v1/zones/fr-par-1/lbs`,
+    );
+    expect(errorOf(tls)?.message).toMatch(
+      new RegExp(`: TLS failure: .+ on GET https://127\\.0\\.0\\.1:${emulator.port}/lb/v1/zones/fr-par-1/lbs$`),
+    );
     expect(queue.code).toBe(1);
-    expect(queue.stderr).toContain('error [queue_unavailable] queue ReceiveMessage on d failed: connection refused (ECONNREFUSED) on http://127.0.0.1:1/');
+    expect(queue.stderr).toContain(
+      'error [queue_unavailable] queue ReceiveMessage on d failed: connection refused (ECONNREFUSED) on http://127.0.0.1:1/',
+    );
     expect(inject.code).toBe(1);
-    expect(inject.stderr).toContain(`could not reach the inject function: connection refused (ECONNREFUSED) on POST http://127.0.0.1:${closedPort}/`);
+    expect(inject.stderr).toContain(
+      `could not reach the inject function: connection refused (ECONNREFUSED) on POST http://127.0.0.1:${closedPort}/`,
+    );
   });
 
   it('a 404 that is not the API (wrong SCW_API_URL, another web server) is api_route_not_found; a missing LB stays lb_not_found', async () => {
@@ -248,7 +311,8 @@ describe('lbsync conventions', () => {
       runBin(['plan'], { ...env, SCW_API_URL: `http://127.0.0.1:${portOf(html)}` }),
       runBin(['plan', '-o', 'json'], { ...env, LBSYNC_TARGETS: ghost }),
     ]);
-    const errorOf = (run: { stdout: string }) => (parse(run.stdout).targets as { error: { code: string; message: string; hint: string } }[])[0]?.error;
+    const errorOf = (run: { stdout: string }) =>
+      (parse(run.stdout).targets as { error: { code: string; message: string; hint: string } }[])[0]?.error;
     expect(errorOf(prefix)).toEqual({
       code: 'api_route_not_found',
       message: `finding load-balancer api.demo.k8s.local: http error 404 on GET ${emulator.url}/wrong-prefix/lb/v1/zones/fr-par-1/lbs with JSON {"message":"no route for GET /wrong-prefix/lb/v1/zones/fr-par-1/lbs","type":"not_found"}, not the Scaleway API's not-found answer: this URL does not lead to the API`,
@@ -256,7 +320,12 @@ describe('lbsync conventions', () => {
       lb: { name: 'api.demo.k8s.local' },
     });
     expect(page.code).toBe(1);
-    expect(page.stdout).toContain(`[api_route_not_found] finding load-balancer api.demo.k8s.local: http error 404 on GET http://127.0.0.1:${portOf(html)}/lb/v1/zones/fr-par-1/lbs with a text/html body`);
-    expect(errorOf(missing)).toMatchObject({ code: 'lb_not_found', message: 'finding load-balancer api.ghost.k8s.local: no load-balancer named "api.ghost.k8s.local" in fr-par-1' });
+    expect(page.stdout).toContain(
+      `[api_route_not_found] finding load-balancer api.demo.k8s.local: http error 404 on GET http://127.0.0.1:${portOf(html)}/lb/v1/zones/fr-par-1/lbs with a text/html body`,
+    );
+    expect(errorOf(missing)).toMatchObject({
+      code: 'lb_not_found',
+      message: 'finding load-balancer api.ghost.k8s.local: no load-balancer named "api.ghost.k8s.local" in fr-par-1',
+    });
   });
 });

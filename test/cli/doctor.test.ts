@@ -46,7 +46,11 @@ function startEmulatorBin(): Promise<string> {
 beforeAll(async () => {
   [apiUrl, localQueue] = await Promise.all([startEmulatorBin(), startLocalQueue()]);
   queue = createEventQueue(localQueue.settings);
-  queues = await provisionQueues(queue, { reconcileQueueName: 'doctor-reconcile', deadLetterQueueName: 'doctor-dead-letter', functionTimeoutSeconds: 60 });
+  queues = await provisionQueues(queue, {
+    reconcileQueueName: 'doctor-reconcile',
+    deadLetterQueueName: 'doctor-dead-letter',
+    functionTimeoutSeconds: 60,
+  });
   env = {
     SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
     SCW_SECRET_KEY: FAKE_SECRET_KEY,
@@ -116,7 +120,10 @@ describe('lbsync doctor', () => {
   });
 
   it('an unknown LB fails target:<name>:lb; the permissions are still proven by the reads that answered', async () => {
-    const targets = JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }, { kops: { cluster: 'ghost.k8s.local', zone: 'fr-par-1' } }]);
+    const targets = JSON.stringify([
+      { kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } },
+      { kops: { cluster: 'ghost.k8s.local', zone: 'fr-par-1' } },
+    ]);
     const { code, report } = await doctor(['--no-queue'], { LBSYNC_TARGETS: targets });
     expect(code).toBe(1);
     expect(report.ok).toBe(false);
@@ -166,7 +173,10 @@ describe('lbsync doctor', () => {
   });
 
   it('bad flags exit 64', async () => {
-    const [format, timeout] = await Promise.all([runBin(['doctor', '-o', 'yaml'], env), runBin(['doctor', '--function-timeout', 'soon'], env)]);
+    const [format, timeout] = await Promise.all([
+      runBin(['doctor', '-o', 'yaml'], env),
+      runBin(['doctor', '--function-timeout', 'soon'], env),
+    ]);
     expect(format.code).toBe(64);
     expect(format.stderr).toContain('yaml');
     expect(timeout.code).toBe(64);

@@ -40,9 +40,16 @@ describe('lbsync inject --url to a private function', () => {
   });
 
   it('both tokens from files (--token-file, --function-token-file), or from variables of another name', async () => {
-    const fromFiles = await lbsync([...base(), '--token-file', file('token', stack.injectToken), '--function-token-file', file('fn', FUNCTION_TOKEN)], { ...process.env, INJECT_TOKEN: '', FUNCTION_TOKEN: '' });
+    const fromFiles = await lbsync(
+      [...base(), '--token-file', file('token', stack.injectToken), '--function-token-file', file('fn', FUNCTION_TOKEN)],
+      { ...process.env, INJECT_TOKEN: '', FUNCTION_TOKEN: '' },
+    );
     expect(fromFiles.code, fromFiles.stderr).toBe(0);
-    const named = await lbsync([...base(), '--token-env', 'MY_INJECT', '--function-token-env', 'MY_IAM_KEY'], { ...process.env, MY_INJECT: stack.injectToken, MY_IAM_KEY: FUNCTION_TOKEN });
+    const named = await lbsync([...base(), '--token-env', 'MY_INJECT', '--function-token-env', 'MY_IAM_KEY'], {
+      ...process.env,
+      MY_INJECT: stack.injectToken,
+      MY_IAM_KEY: FUNCTION_TOKEN,
+    });
     expect(named.code, named.stderr).toBe(0);
     expect(secretsIn(fromFiles.stdout + fromFiles.stderr + named.stdout + named.stderr)).toEqual([]);
   });
@@ -53,16 +60,25 @@ describe('lbsync inject --url to a private function', () => {
     const refused = await lbsync(base(), { ...process.env, INJECT_TOKEN: stack.injectToken, FUNCTION_TOKEN: '' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('[forbidden] the platform got no X-Auth-Token (403)');
-    expect(refused.stderr).toMatch(/hint: a private function needs X-Auth-Token: .*FunctionsPrivateAccess.*Authorization: Bearer <INJECT_TOKEN>/);
+    expect(refused.stderr).toMatch(
+      /hint: a private function needs X-Auth-Token: .*FunctionsPrivateAccess.*Authorization: Bearer <INJECT_TOKEN>/,
+    );
     expect(secretsIn(refused.stdout + refused.stderr)).toEqual([]);
     await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: 10_000 });
     expect(delivered.length).toBe(before);
   });
 
   it('a wrong X-Auth-Token: 403 told as refused, the token never printed (not even echoed by an error)', async () => {
-    const refused = await lbsync([...base(), '--json'], { ...process.env, INJECT_TOKEN: stack.injectToken, FUNCTION_TOKEN: 'WRONG-IAM-KEY-0000-0000' });
+    const refused = await lbsync([...base(), '--json'], {
+      ...process.env,
+      INJECT_TOKEN: stack.injectToken,
+      FUNCTION_TOKEN: 'WRONG-IAM-KEY-0000-0000',
+    });
     expect(refused.code).toBe(1);
-    expect(JSON.parse(refused.stdout)).toMatchObject({ ok: false, error: { code: 'forbidden', message: 'the platform refused the X-Auth-Token (403): nothing was enqueued' } });
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'forbidden', message: 'the platform refused the X-Auth-Token (403): nothing was enqueued' },
+    });
     expect(refused.stdout + refused.stderr).not.toContain('WRONG-IAM-KEY-0000-0000');
   });
 

@@ -67,7 +67,14 @@ describe('plan on an LB kOps made', () => {
   it('reports, per backend, the health-check units fix and the worker addresses, each with its reason; nothing else', async () => {
     const [text, json] = [await runBin(['plan'], env), await runBin(['plan', '--json'], env)];
     expect(json.code).toBe(2);
-    const plan = JSON.parse(json.stdout) as { targets: { lb: { id: string; name: string }; desiredPool: string[]; backends: PlannedBackend[]; actions: { kind: string; backend: string }[] }[] };
+    const plan = JSON.parse(json.stdout) as {
+      targets: {
+        lb: { id: string; name: string };
+        desiredPool: string[];
+        backends: PlannedBackend[];
+        actions: { kind: string; backend: string }[];
+      }[];
+    };
     const [target] = plan.targets;
     expect(target?.lb).toMatchObject({ id: LB_ID, name: 'api.prod.k8s.local' });
     expect(target?.desiredPool).toEqual(CONTROL_PLANES);
@@ -84,16 +91,35 @@ describe('plan on an LB kOps made', () => {
         ['healthCheck.checkDelayMs', 0, 3000],
         ['healthCheck.checkTimeoutMs', 0, 1000],
       ]);
-      expect(backend?.inSync).toEqual(['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol', 'healthCheck.port', 'healthCheck.checkMaxRetries']);
-      for (const c of backend?.changes ?? []) expect(c.reason).toMatch(/0 ms is what kOps creates: it passes 3000 and 1001 as Go durations \(nanoseconds\)/);
+      expect(backend?.inSync).toEqual([
+        'forwardProtocol',
+        'forwardPort',
+        'forwardPortAlgorithm',
+        'stickySessions',
+        'proxyProtocol',
+        'healthCheck.port',
+        'healthCheck.checkMaxRetries',
+      ]);
+      for (const c of backend?.changes ?? [])
+        expect(c.reason).toMatch(/0 ms is what kOps creates: it passes 3000 and 1001 as Go durations \(nanoseconds\)/);
       // The workers fail the LB's TCP check on 443 / 3988 (nothing listens there), so both leave in one write.
-      expect(backend?.poolChanges).toEqual(WORKERS.map((ip) => ({ ip, change: 'remove', why: "no server carrying the target's tags has this address; the LB's health check fails it" })));
+      expect(backend?.poolChanges).toEqual(
+        WORKERS.map((ip) => ({
+          ip,
+          change: 'remove',
+          why: "no server carrying the target's tags has this address; the LB's health check fails it",
+        })),
+      );
     }
     expect(text.code).toBe(2);
     expect(text.stdout).toContain('healthCheck.checkDelayMs: 0 -> 3000  (the target asks 3000; 0 ms is what kOps creates');
     expect(text.stdout).toContain('healthCheck.checkTimeoutMs: 0 -> 1000');
-    expect(text.stdout).toContain('in sync: forwardProtocol, forwardPort, forwardPortAlgorithm, stickySessions, proxyProtocol, healthCheck.port, healthCheck.checkMaxRetries');
-    expect(text.stdout).toContain(`- ${WORKERS[0]}  [failed]  (no server carrying the target's tags has this address; the LB's health check fails it)`);
+    expect(text.stdout).toContain(
+      'in sync: forwardProtocol, forwardPort, forwardPortAlgorithm, stickySessions, proxyProtocol, healthCheck.port, healthCheck.checkMaxRetries',
+    );
+    expect(text.stdout).toContain(
+      `- ${WORKERS[0]}  [failed]  (no server carrying the target's tags has this address; the LB's health check fails it)`,
+    );
     expect(text.stdout).toContain('drift: 4 actions');
     expect((await emulatorCalls()).filter((c) => c.method !== 'GET')).toEqual([]);
   });
@@ -104,8 +130,20 @@ describe('plan on an LB kOps made', () => {
     expect((await runBin(['plan'], env)).code).toBe(0);
 
     // `kops update cluster` replayed (its RenderScw with the real SDK: UpdateBackend + SetBackendServers).
-    for (const [name, port] of [['lb-backend-https', 443], ['lb-backend-kops-controller', 3988]] as const) {
-      const run = await runKopsLbBackend({ apiUrl: url, accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, zone: 'fr-par-1', lbId: LB_ID, clusterName: 'prod.k8s.local', backend: { name, forwardPort: port }, waitPollMs: 20 });
+    for (const [name, port] of [
+      ['lb-backend-https', 443],
+      ['lb-backend-kops-controller', 3988],
+    ] as const) {
+      const run = await runKopsLbBackend({
+        apiUrl: url,
+        accessKey: FAKE_ACCESS_KEY,
+        secretKey: FAKE_SECRET_KEY,
+        zone: 'fr-par-1',
+        lbId: LB_ID,
+        clusterName: 'prod.k8s.local',
+        backend: { name, forwardPort: port },
+        waitPollMs: 20,
+      });
       expect(run).toMatchObject({ path: 'update' });
       expect([...run.pool].sort()).toEqual([...CONTROL_PLANES, ...WORKERS].sort()); // kOps' own addresses: ours plus the workers
     }

@@ -29,7 +29,9 @@ function npmStart(args: string[]): Started {
   let output = '';
   child.stdout.on('data', (chunk) => (output += String(chunk)));
   child.stderr.on('data', (chunk) => (output += String(chunk)));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   return { pid: child.pid as number, output: () => output, exited };
 }
 
@@ -99,7 +101,11 @@ async function stopsCleanly(started: Started, base: number, signal: 'SIGTERM' | 
   const output = started.output();
   expect(output).toContain(`Scaleway API emulator  http://127.0.0.1:${base} `);
   expect(output).toContain(`SQS-compatible queue   http://127.0.0.1:${base + 1}`);
-  expect(output).toMatch(new RegExp(`reconcile http://127\\.0\\.0\\.1:${base + 2}\\n\\s+inject +http://127\\.0\\.0\\.1:${base + 3}\\n\\s+sweep +http://127\\.0\\.0\\.1:${base + 4}\\n\\s+watch +http://127\\.0\\.0\\.1:${base + 5}`));
+  expect(output).toMatch(
+    new RegExp(
+      `reconcile http://127\\.0\\.0\\.1:${base + 2}\\n\\s+inject +http://127\\.0\\.0\\.1:${base + 3}\\n\\s+sweep +http://127\\.0\\.0\\.1:${base + 4}\\n\\s+watch +http://127\\.0\\.0\\.1:${base + 5}`,
+    ),
+  );
   expect(output).toContain('npx --no-install lbsync plan');
   expect((await fetch(`http://127.0.0.1:${base}/_emulator/state`)).status).toBe(200);
   expect((await fetch(`http://127.0.0.1:${base + 3}`, { method: 'POST', body: '{}' })).status).toBe(401); // inject wants its token
@@ -118,7 +124,12 @@ describe('npm start', () => {
   it('refuses a bad --targets file with its field errors, before anything starts (exit 1)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-start-'));
     const file = join(dir, 'targets.json');
-    writeFileSync(file, JSON.stringify({ targets: [{ kop: { cluster: 'a.k8s.local', zone: 'fr-par-1' } }, { kops: { cluster: 'b.k8s.local', zone: 'fr-pra-1' } }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        targets: [{ kop: { cluster: 'a.k8s.local', zone: 'fr-par-1' } }, { kops: { cluster: 'b.k8s.local', zone: 'fr-pra-1' } }],
+      }),
+    );
     const started = npmStart(['--targets', file]);
     expect(await refusedOrReady(started)).toEqual({ code: 1, signal: null });
     const output = started.output();
@@ -144,7 +155,7 @@ describe('npm start', () => {
       expect(unknown.output()).toContain("Unknown option '--bogus'");
       expect(await busy.exited).toEqual({ code: 1, signal: null });
       expect(busy.output()).toContain(`port ${base + 3} (the inject function) in use: pick another --port-base`);
-        for (const run of [badBase, unknown, busy]) expect(run.output()).not.toContain('local stack');
+      for (const run of [badBase, unknown, busy]) expect(run.output()).not.toContain('local stack');
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }

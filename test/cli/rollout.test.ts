@@ -34,11 +34,24 @@ afterAll(async () => {
 beforeEach(() => {
   const seed = demoSeed();
   const lb = seed.lbs?.[0];
-  if (lb) lb.backends = [{ name: 'lb-backend-https', forward_port: 443, pool: [...DEMO_CONTROL_PLANE_IPS], health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} } }];
+  if (lb)
+    lb.backends = [
+      {
+        name: 'lb-backend-https',
+        forward_port: 443,
+        pool: [...DEMO_CONTROL_PLANE_IPS],
+        health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+      },
+    ];
   emulator.loadSeed(seed);
   emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR });
   // A kOps replacement: the old server is gone but its check has not failed yet; the new one does not pass yet.
-  emulator.replaceServer(DEMO_CP0_ID, { name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: [NEW], tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'] });
+  emulator.replaceServer(DEMO_CP0_ID, {
+    name: 'control-plane-fr-par-1-0b',
+    zone: 'fr-par-1',
+    publicIps: [NEW],
+    tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+  });
   emulator.resetCalls();
 });
 
@@ -47,12 +60,20 @@ describe('a rolling update held back by the health checks', () => {
     const text = await runInProcess(['plan'], env);
     expect(text.code).toBe(2);
     expect(text.stdout).toContain(`+ ${NEW}  (address of server control-plane-fr-par-1-0b`);
-    expect(text.stdout).toContain(`~ 51.15.100.11  [passed]  (no server carrying the target's tags has this address; kept for now: passes its health check; make-before-break: waiting until ${NEW} passes the LB's health check)`);
+    expect(text.stdout).toContain(
+      `~ 51.15.100.11  [passed]  (no server carrying the target's tags has this address; kept for now: passes its health check; make-before-break: waiting until ${NEW} passes the LB's health check)`,
+    );
     expect(text.stdout).toContain(`1. now: +${NEW} -> [51.15.100.11, 51.15.100.12, 51.15.100.13, ${NEW}]`);
     expect(text.stdout).toContain(`2. once ${NEW} passes the LB's health check: -51.15.100.11 -> [51.15.100.12, 51.15.100.13, ${NEW}]`);
     expect(text.stdout).toContain('drift: 1 action, 1 removal staged for later');
     const json = JSON.parse((await runInProcess(['plan', '--json'], env)).stdout) as {
-      targets: { backends: { added: string[]; removed: string[]; rollout: { health: Record<string, string>; stages: { when: string; removed: string[] }[] } }[] }[];
+      targets: {
+        backends: {
+          added: string[];
+          removed: string[];
+          rollout: { health: Record<string, string>; stages: { when: string; removed: string[] }[] };
+        }[];
+      }[];
     };
     const backend = json.targets[0]?.backends[0];
     expect(backend).toMatchObject({ added: [NEW], removed: [] });
@@ -64,22 +85,31 @@ describe('a rolling update held back by the health checks', () => {
   it('reconcile: the first write only adds; the removal waits (removal_deferred, exit 1); once the new member passes, it goes', async () => {
     const first = await runInProcess(['reconcile'], env);
     expect(first.code).toBe(1);
-    expect(first.stdout).toContain('[removal_deferred] updating back-end server IPs for load-balancer api.demo.k8s.local: backend lb-backend-https keeps 51.15.100.11 for now');
+    expect(first.stdout).toContain(
+      '[removal_deferred] updating back-end server IPs for load-balancer api.demo.k8s.local: backend lb-backend-https keeps 51.15.100.11 for now',
+    );
     expect(first.stdout).toContain('hint: A rolling update in progress (make-before-break)');
     expect(emulator.history().map((w) => [...w.pool].sort())).toEqual([[...DEMO_CONTROL_PLANE_IPS, NEW]]);
 
     emulator.setBehaviours({ healthPassAfterMs: 0 });
     const second = await runInProcess(['reconcile', '--json'], env);
     expect(second.code).toBe(0);
-    expect(emulator.history().map((w) => [...w.pool].sort())).toEqual([[...DEMO_CONTROL_PLANE_IPS, NEW], ['51.15.100.12', '51.15.100.13', NEW]]);
+    expect(emulator.history().map((w) => [...w.pool].sort())).toEqual([
+      [...DEMO_CONTROL_PLANE_IPS, NEW],
+      ['51.15.100.12', '51.15.100.13', NEW],
+    ]);
   });
 
-  it("doctor: names the member that does not pass, and what a reconcile would do now and later", async () => {
+  it('doctor: names the member that does not pass, and what a reconcile would do now and later', async () => {
     await runInProcess(['reconcile'], env); // the new member is in the pool, not passing yet
-    const report = JSON.parse((await runInProcess(['doctor', '--no-queue', '-o', 'json'], env)).stdout) as { checks: { name: string; status: string; detail: string }[] };
+    const report = JSON.parse((await runInProcess(['doctor', '--no-queue', '-o', 'json'], env)).stdout) as {
+      checks: { name: string; status: string; detail: string }[];
+    };
     const health = report.checks.find((c) => c.name === `target:${DEMO_CLUSTER}:health`);
     expect(health).toMatchObject({ status: 'warn' });
-    expect(health?.detail).toContain(`not passing: ${NEW} (lb-backend-https: 51.15.100.11 passed, 51.15.100.12 passed, 51.15.100.13 passed, ${NEW} unknown)`);
+    expect(health?.detail).toContain(
+      `not passing: ${NEW} (lb-backend-https: 51.15.100.11 passed, 51.15.100.12 passed, 51.15.100.13 passed, ${NEW} unknown)`,
+    );
     const plan = report.checks.find((c) => c.name === `target:${DEMO_CLUSTER}:plan`);
     expect(plan?.detail).toContain(`a reconcile would write nothing now; rollout lb-backend-https: keep 51.15.100.11 for now`);
   });

@@ -41,7 +41,14 @@ describe('inject', () => {
     expect(response.status).toBe(202);
     const body = (await response.json()) as { eventId: string };
     const [queued] = await drainQueue();
-    expect(queued).toMatchObject({ version: 1, id: body.eventId, source: 'manual', target: DEMO_CLUSTER, serverIps: ['51.15.1.2'], attempt: 0 });
+    expect(queued).toMatchObject({
+      version: 1,
+      id: body.eventId,
+      source: 'manual',
+      target: DEMO_CLUSTER,
+      serverIps: ['51.15.1.2'],
+      attempt: 0,
+    });
   });
 
   it('401 without or with a wrong token, saying nothing about which', async () => {
@@ -61,7 +68,10 @@ describe('inject', () => {
     expect(body.errors.every((e) => e.fix.length > 0)).toBe(true);
     const unknown = await post(JSON.stringify({ target: 'nope' }), auth());
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as { errors: { path: string; allowed: string[] }[] }).errors[0]).toMatchObject({ path: 'event.target', allowed: [DEMO_CLUSTER, 'other.k8s.local'] });
+    expect(((await unknown.json()) as { errors: { path: string; allowed: string[] }[] }).errors[0]).toMatchObject({
+      path: 'event.target',
+      allowed: [DEMO_CLUSTER, 'other.k8s.local'],
+    });
     const notJson = await post('{"target":', auth());
     expect(notJson.status).toBe(400);
     expect(await drainQueue()).toEqual([]);
@@ -83,7 +93,10 @@ describe('sweep', () => {
     const all = await stack.sweep({});
     expect(all).toMatchObject({ status: 200, body: { selected: 2, enqueued: 2, batches: 1, failed: [] } });
     const events = (await drainQueue()) as { source: string; target: string }[];
-    expect(events.map((e) => [e.source, e.target]).sort()).toEqual([['sweep', DEMO_CLUSTER], ['sweep', 'other.k8s.local']]);
+    expect(events.map((e) => [e.source, e.target]).sort()).toEqual([
+      ['sweep', DEMO_CLUSTER],
+      ['sweep', 'other.k8s.local'],
+    ]);
     const one = await stack.sweep({ targets: ['other.k8s.local', 'ghost'] });
     expect(one).toMatchObject({ status: 200, body: { selected: 1, enqueued: 1, unknownTargets: ['ghost'] } });
     expect(((await drainQueue()) as { target: string }[]).map((e) => e.target)).toEqual(['other.k8s.local']);

@@ -14,7 +14,9 @@ let stack: LocalStack;
 const deliveries: Delivery[] = [];
 
 const NEW_CP = {
-  name: 'control-plane-fr-par-1-0-r2', zone: 'fr-par-1', publicIps: ['51.15.100.51'],
+  name: 'control-plane-fr-par-1-0-r2',
+  zone: 'fr-par-1',
+  publicIps: ['51.15.100.51'],
   tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
 };
 const NEW_POOL = ['51.15.100.12', '51.15.100.13', '51.15.100.51'];
@@ -23,10 +25,14 @@ function convergedSeed(): EmulatorSeed {
   const seed = demoSeed();
   const lb = seed.lbs?.[0];
   if (!lb) throw new Error('demo seed has no LB');
-  lb.backends = [{
-    name: 'lb-backend-https', forward_port: 443, pool: [...DEMO_CONTROL_PLANE_IPS],
-    health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-  }];
+  lb.backends = [
+    {
+      name: 'lb-backend-https',
+      forward_port: 443,
+      pool: [...DEMO_CONTROL_PLANE_IPS],
+      health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+    },
+  ];
   return seed;
 }
 
@@ -179,7 +185,10 @@ describe('events in, backends converged, nothing lost', () => {
 
   it('invalid JSON and unknown targets go to the dead-letter queue without any API call', async () => {
     await stack.events.send(stack.reconcileQueueUrl, '{"version":1, oops');
-    await stack.events.send(stack.reconcileQueueUrl, JSON.stringify({ version: 1, id: 'evt-x', source: 'manual', target: 'nope', occurredAt: '2026-11-29T10:00:00Z' }));
+    await stack.events.send(
+      stack.reconcileQueueUrl,
+      JSON.stringify({ version: 1, id: 'evt-x', source: 'manual', target: 'nope', occurredAt: '2026-11-29T10:00:00Z' }),
+    );
     const records = await deadLetters(2);
     const byReason = Object.fromEntries(records.map((r) => [r.reason, r]));
     expect(byReason.invalid_event).toMatchObject({ rawBody: '{"version":1, oops', error: { code: 'invalid_event' } });
@@ -189,7 +198,13 @@ describe('events in, backends converged, nothing lost', () => {
 
   it('duplicate delivery is harmless: the second copy is a no-op', async () => {
     stack.emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
-    const event = JSON.stringify({ version: 1, id: 'evt-dup', source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString() });
+    const event = JSON.stringify({
+      version: 1,
+      id: 'evt-dup',
+      source: 'manual',
+      target: DEMO_CLUSTER,
+      occurredAt: new Date().toISOString(),
+    });
     await stack.events.send(stack.reconcileQueueUrl, event);
     await until('the new pool', samePool(NEW_POOL));
     await quiet();
@@ -211,7 +226,15 @@ describe('events in, backends converged, nothing lost', () => {
   it('hold mode: an early event is held until due, a far-off one is re-enqueued unchanged', async () => {
     stack.emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
     const due = Date.now() + 3_000; // beyond LBSYNC_MAX_HOLD_MS=2000: one hold, one hop, then due
-    const event = JSON.stringify({ version: 1, id: 'evt-later', source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString(), attempt: 1, notBefore: new Date(due).toISOString() });
+    const event = JSON.stringify({
+      version: 1,
+      id: 'evt-later',
+      source: 'manual',
+      target: DEMO_CLUSTER,
+      occurredAt: new Date().toISOString(),
+      attempt: 1,
+      notBefore: new Date(due).toISOString(),
+    });
     await stack.events.send(stack.reconcileQueueUrl, event);
     await until('the new pool', samePool(NEW_POOL));
     await quiet();
@@ -223,7 +246,8 @@ describe('events in, backends converged, nothing lost', () => {
 
   it('hand-off failure: the function answers 5xx and the platform redelivers; nothing is lost', async () => {
     const sqs = new SQSClient({
-      endpoint: stack.queue.endpoint, region: stack.queue.region,
+      endpoint: stack.queue.endpoint,
+      region: stack.queue.region,
       credentials: { accessKeyId: stack.queue.settings.accessKeyId, secretAccessKey: stack.queue.settings.secretAccessKey },
     });
     try {
@@ -231,7 +255,12 @@ describe('events in, backends converged, nothing lost', () => {
       await sqs.send(new DeleteQueueCommand({ QueueUrl: stack.deadLetterQueueUrl }));
       await stack.events.send(stack.reconcileQueueUrl, 'not an event');
       await until('a 5xx answer', () => deliveries.some((d) => d.status === 500));
-      await sqs.send(new CreateQueueCommand({ QueueName: 'lbsync-dead-letter', Attributes: { MessageRetentionPeriod: attributes.Attributes?.MessageRetentionPeriod ?? '1209600' } }));
+      await sqs.send(
+        new CreateQueueCommand({
+          QueueName: 'lbsync-dead-letter',
+          Attributes: { MessageRetentionPeriod: attributes.Attributes?.MessageRetentionPeriod ?? '1209600' },
+        }),
+      );
       const [record] = await deadLetters();
       expect(record).toMatchObject({ reason: 'invalid_event', rawBody: 'not an event' });
       const forThisBody = deliveries.filter((d) => d.body === 'not an event');

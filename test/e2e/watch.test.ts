@@ -11,8 +11,16 @@ import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed } from '../
 const WATCH_EVERY_MS = 400;
 const AUDIT_DELAY_MS = 300;
 const NEW_CP = {
-  id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11', name: 'control-plane-fr-par-1-0-r1', zone: 'fr-par-1', state: 'running', publicIps: ['51.15.100.51'],
-  tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane', 'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1'],
+  id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11',
+  name: 'control-plane-fr-par-1-0-r1',
+  zone: 'fr-par-1',
+  state: 'running',
+  publicIps: ['51.15.100.51'],
+  tags: [
+    'noprefix=kops.k8s.io/cluster=demo.k8s.local',
+    'noprefix=kops.k8s.io/role=ControlPlane',
+    'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1',
+  ],
 };
 const NEW_POOL = ['51.15.100.12', '51.15.100.13', '51.15.100.51'];
 
@@ -23,10 +31,14 @@ function convergedSeed(): EmulatorSeed {
   const seed = demoSeed();
   const lb = seed.lbs?.[0];
   if (!lb) throw new Error('demo seed has no LB');
-  lb.backends = [{
-    name: 'lb-backend-https', forward_port: 443, pool: [...DEMO_CONTROL_PLANE_IPS],
-    health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-  }];
+  lb.backends = [
+    {
+      name: 'lb-backend-https',
+      forward_port: 443,
+      pool: [...DEMO_CONTROL_PLANE_IPS],
+      health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+    },
+  ];
   return seed;
 }
 
@@ -100,7 +112,9 @@ describe('watcher (local stack, scaled clock: runs every 400 ms, Audit Trail del
     // Only the replacement's three events are cleared (as if they were older than period + overlap);
     // the reconcile's own SetBackendServers stays listable and must not be acted on.
     stack.emulator.auditTrail.clear();
-    const ours: WireAuditEvent[] = recorded.filter((e) => e.method_name === 'SetBackendServers').map((e) => ({ ...e, recorded_at: new Date(Date.now() - AUDIT_DELAY_MS - 100).toISOString() })); // listable, inside the window
+    const ours: WireAuditEvent[] = recorded
+      .filter((e) => e.method_name === 'SetBackendServers')
+      .map((e) => ({ ...e, recorded_at: new Date(Date.now() - AUDIT_DELAY_MS - 100).toISOString() })); // listable, inside the window
     expect(ours.map((e) => String(e.user_agent))).toEqual([expect.stringContaining('scw-lb-sync/')]);
     stack.emulator.auditTrail.inject(ours);
     const answer = await stack.watch({});
@@ -114,7 +128,9 @@ describe('a spread sweep on the same stack (hold mode)', () => {
     const answer = await stack.sweep({ spreadSeconds: 2 });
     expect(answer).toMatchObject({ status: 200, body: { enqueued: 1, sending: 'paced', spreadMs: 2_000 } });
     await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 20_000 });
-    const swept = deliveries.map((d) => ({ d, event: JSON.parse(d.body) as { source: string; attempt: number; notBefore?: string } })).filter((x) => x.event.source === 'sweep');
+    const swept = deliveries
+      .map((d) => ({ d, event: JSON.parse(d.body) as { source: string; attempt: number; notBefore?: string } }))
+      .filter((x) => x.event.source === 'sweep');
     expect(swept).toHaveLength(1);
     const [{ d, event }] = swept as [(typeof swept)[number]];
     const due = Date.parse(event.notBefore ?? '');

@@ -23,11 +23,33 @@ export const ip = fc.oneof(fc.ipV4(), fc.ipV6()).filter((a) => !isRefusedRange(a
 
 /** Loopback, link-local (the metadata service), unspecified, multicast, reserved/broadcast, IPv4-mapped. */
 export const refusedIp = fc.oneof(
-  fc.constantFrom('127.0.0.1', '169.254.42.42', '0.0.0.0', '255.255.255.255', '::1', '::', 'fe80::1', 'ff02::1', '::ffff:51.15.1.2', 'fd00:42::42'),
-  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b, c]) => `127.${a}.${b}.${c}`),
+  fc.constantFrom(
+    '127.0.0.1',
+    '169.254.42.42',
+    '0.0.0.0',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'ff02::1',
+    '::ffff:51.15.1.2',
+    'fd00:42::42',
+  ),
+  fc
+    .tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
+    .map(([a, b, c]) => `127.${a}.${b}.${c}`),
   fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b]) => `169.254.${a}.${b}`),
-  fc.tuple(fc.integer({ min: 224, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map((o) => o.join('.')),
-  fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 })).map(([a, b, c]) => `0.${a}.${b}.${c}`),
+  fc
+    .tuple(
+      fc.integer({ min: 224, max: 255 }),
+      fc.integer({ min: 0, max: 255 }),
+      fc.integer({ min: 0, max: 255 }),
+      fc.integer({ min: 0, max: 255 }),
+    )
+    .map((o) => o.join('.')),
+  fc
+    .tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }))
+    .map(([a, b, c]) => `0.${a}.${b}.${c}`),
   fc.ipV4().map((v4) => `::ffff:${v4}`),
   fc.integer({ min: 0, max: 0xffff }).map((n) => `fe80::${n.toString(16)}`),
   fc.integer({ min: 0, max: 0xffff }).map((n) => `ff0e::${n.toString(16)}`),
@@ -40,7 +62,14 @@ function isRefusedRange(address: string): boolean {
     return a === 0 || a === 127 || (a === 169 && b === 254) || a >= 224;
   }
   const full = new URL(`http://[${address}]`).hostname.slice(1, -1);
-  return full === '::' || full === '::1' || /^fe[89ab]/.test(full) || full.startsWith('ff') || full.startsWith('::ffff:') || full === 'fd00:42::42';
+  return (
+    full === '::' ||
+    full === '::1' ||
+    /^fe[89ab]/.test(full) ||
+    full.startsWith('ff') ||
+    full.startsWith('::ffff:') ||
+    full === 'fd00:42::42'
+  );
 }
 
 export const validEvent = fc.record(
@@ -58,7 +87,9 @@ export const validEvent = fc.record(
   { requiredKeys: ['version', 'id', 'source', 'target', 'occurredAt'] },
 );
 
-const dnsLabel = fc.tuple(fc.constantFrom(...lower), chars([...lower, '-'], 0, 10), fc.constantFrom(...lower)).map(([a, b, c]) => a + b + c);
+const dnsLabel = fc
+  .tuple(fc.constantFrom(...lower), chars([...lower, '-'], 0, 10), fc.constantFrom(...lower))
+  .map(([a, b, c]) => a + b + c);
 export const clusterName = fc.array(dnsLabel, { minLength: 1, maxLength: 4 }).map((labels) => labels.join('.'));
 /** A zone where Scaleway offers Load Balancers (the only ones a target may name). */
 export const zone = fc.constantFrom(...LB_ZONES);
@@ -70,7 +101,12 @@ export const zoneShapedButUnknown = fc
 const port = fc.integer({ min: 1, max: 65535 });
 const uuid = fc.uuid();
 
-export const validKopsTarget = fc.record({ kops: fc.record({ cluster: clusterName, zone, kopsController: fc.oneof(fc.boolean(), fc.constant('auto' as const)) }, { requiredKeys: ['cluster', 'zone'] }) });
+export const validKopsTarget = fc.record({
+  kops: fc.record(
+    { cluster: clusterName, zone, kopsController: fc.oneof(fc.boolean(), fc.constant('auto' as const)) },
+    { requiredKeys: ['cluster', 'zone'] },
+  ),
+});
 
 const backend = (name: string) =>
   fc.record(
@@ -80,9 +116,20 @@ const backend = (name: string) =>
       forwardPort: port,
       forwardPortAlgorithm: fc.constantFrom('roundrobin', 'leastconn', 'first'),
       stickySessions: fc.constantFrom('none', 'table'),
-      proxyProtocol: fc.constantFrom('proxy_protocol_none', 'proxy_protocol_v1', 'proxy_protocol_v2', 'proxy_protocol_v2_ssl', 'proxy_protocol_v2_ssl_cn'),
+      proxyProtocol: fc.constantFrom(
+        'proxy_protocol_none',
+        'proxy_protocol_v1',
+        'proxy_protocol_v2',
+        'proxy_protocol_v2_ssl',
+        'proxy_protocol_v2_ssl_cn',
+      ),
       healthCheck: fc.record(
-        { port, checkDelayMs: fc.integer({ min: 0, max: 3_600_000 }), checkTimeoutMs: fc.integer({ min: 0, max: 3_600_000 }), checkMaxRetries: fc.integer({ min: 0, max: 100 }) },
+        {
+          port,
+          checkDelayMs: fc.integer({ min: 0, max: 3_600_000 }),
+          checkTimeoutMs: fc.integer({ min: 0, max: 3_600_000 }),
+          checkMaxRetries: fc.integer({ min: 0, max: 100 }),
+        },
         { requiredKeys: [] },
       ),
     },
@@ -99,7 +146,10 @@ export const validFullTarget = fc
         loadBalancer: fc.oneof(fc.record({ name: fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }) }), fc.record({ id: uuid })),
         backends: fc.tuple(...names.map(backend)),
         servers: fc.record(
-          { tags: fc.array(fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }), { minLength: 1, maxLength: 20 }), ipSource: fc.constantFrom('public', 'ipam-private') },
+          {
+            tags: fc.array(fc.string({ minLength: 1, maxLength: 60, unit: 'grapheme' }), { minLength: 1, maxLength: 20 }),
+            ipSource: fc.constantFrom('public', 'ipam-private'),
+          },
           { requiredKeys: ['tags'] },
         ),
         allowEmptyPool: fc.boolean(),
@@ -108,7 +158,12 @@ export const validFullTarget = fc
     ),
   )
   // A backend name longer than 255 UTF-16 units is (rightly) refused; graphemes can be long.
-  .filter((t) => t.backends.every((b) => b.name.length <= 255) && t.servers.tags.every((tag) => tag.length <= 255) && ('id' in t.loadBalancer || t.loadBalancer.name.length <= 255));
+  .filter(
+    (t) =>
+      t.backends.every((b) => b.name.length <= 255) &&
+      t.servers.tags.every((tag) => tag.length <= 255) &&
+      ('id' in t.loadBalancer || t.loadBalancer.name.length <= 255),
+  );
 
 /** Values that are wrong for any field of an event or a target. */
 export const wrongValue = fc.oneof(
@@ -117,7 +172,22 @@ export const wrongValue = fc.oneof(
   fc.double(),
   fc.integer(),
   fc.string({ unit: 'binary' }),
-  fc.constantFrom('', ' ', '\u0000', '\u202e', '😀', 'fr-par', 'FR-PAR-1', 'fr-par-0', 'fr-paris-1', '999.1.1.1', '1.2.3', '::g', '1.2.3.4/24', ' 1.2.3.4'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\u202e',
+    '😀',
+    'fr-par',
+    'FR-PAR-1',
+    'fr-par-0',
+    'fr-paris-1',
+    '999.1.1.1',
+    '1.2.3',
+    '::g',
+    '1.2.3.4/24',
+    ' 1.2.3.4',
+  ),
   fc.integer({ min: 65536, max: 2 ** 31 }),
   fc.integer({ min: -(2 ** 31), max: 0 }),
   fc.array(fc.anything(), { maxLength: 3 }),
@@ -141,5 +211,9 @@ export const pollutingJson = fc
 
 export function prototypeIsClean(): boolean {
   const probe = {} as Record<string, unknown>;
-  return probe.polluted === undefined && (Object.prototype as Record<string, unknown>).polluted === undefined && Object.keys(Object.prototype).length === 0;
+  return (
+    probe.polluted === undefined &&
+    (Object.prototype as Record<string, unknown>).polluted === undefined &&
+    Object.keys(Object.prototype).length === 0
+  );
 }

@@ -38,11 +38,14 @@ function acceptable(body: string): boolean {
     const value = JSON.parse(body) as unknown;
     // Fields and sources only the system sets are refused from callers.
     if (value && typeof value === 'object' && !Array.isArray(value)) {
-      const own = (key: string) => Object.prototype.hasOwnProperty.call(value, key);
+      const own = (key: string) => Object.hasOwn(value, key);
       const source = (value as { source?: unknown }).source;
       if (own('attempt') || own('notBefore') || (own('source') && source !== 'manual' && source !== 'instance-replacement')) return false;
     }
-    const withSource = value && typeof value === 'object' && !Array.isArray(value) && !Object.prototype.hasOwnProperty.call(value, 'source') ? { ...value, source: 'manual' } : value;
+    const withSource =
+      value && typeof value === 'object' && !Array.isArray(value) && !Object.hasOwn(value, 'source')
+        ? { ...value, source: 'manual' }
+        : value;
     return parseEvent(completeEvent(withSource)).target === DEMO_CLUSTER;
   } catch {
     return false;
@@ -55,7 +58,9 @@ const malformedJsonBody = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 300 }),
   fc.string({ unit: 'grapheme', maxLength: 300 }),
   fc.jsonValue().map((v) => JSON.stringify(v)),
-  fc.tuple(validEvent, fc.constantFrom(...EVENT_FIELDS), wrongValue).map(([e, f, v]) => JSON.stringify({ ...e, target: DEMO_CLUSTER, [f]: v })),
+  fc
+    .tuple(validEvent, fc.constantFrom(...EVENT_FIELDS), wrongValue)
+    .map(([e, f, v]) => JSON.stringify({ ...e, target: DEMO_CLUSTER, [f]: v })),
   validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER }).slice(0, -2)),
   pollutingJson,
   validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER, serverIps: Array.from({ length: 1_000 }, () => '10.0.0.1') })),
@@ -75,16 +80,20 @@ describe('inject: malformed input', () => {
   it('JSON bodies that are not a valid event: 400 or 413, never 202 or 5xx, nothing enqueued', async () => {
     const before = delivered;
     await fc.assert(
-      fc.asyncProperty(malformedJsonBody, fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'), async (body, type) => {
-        fc.pre(!acceptable(body));
-        const { status, text } = await post(body, type);
-        expect([400, 413], `${status} ${text.slice(0, 200)}`).toContain(status);
-        if (status === 400) {
-          const answer = JSON.parse(text) as { errors: { path: string; fix: string }[] };
-          expect(answer.errors.length).toBeGreaterThanOrEqual(1);
-          for (const e of answer.errors) expect(e.path && e.fix).toBeTruthy();
-        }
-      }),
+      fc.asyncProperty(
+        malformedJsonBody,
+        fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'),
+        async (body, type) => {
+          fc.pre(!acceptable(body));
+          const { status, text } = await post(body, type);
+          expect([400, 413], `${status} ${text.slice(0, 200)}`).toContain(status);
+          if (status === 400) {
+            const answer = JSON.parse(text) as { errors: { path: string; fix: string }[] };
+            expect(answer.errors.length).toBeGreaterThanOrEqual(1);
+            for (const e of answer.errors) expect(e.path && e.fix).toBeTruthy();
+          }
+        },
+      ),
       { ...FUZZ, numRuns: Math.min(FUZZ.numRuns, 120) },
     );
     await expectNothingEnqueued(before);
@@ -93,14 +102,30 @@ describe('inject: malformed input', () => {
   it('bodies sent with another content type: 415, never 202 or 5xx, nothing enqueued', async () => {
     const before = delivered;
     const type = fc.oneof(
-      fc.constantFrom('text/plain', 'application/xml', 'text/html', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'application/octet-stream', 'json'),
+      fc.constantFrom(
+        'text/plain',
+        'application/xml',
+        'text/html',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        'application/jsonp',
+        'application/octet-stream',
+        'json',
+      ),
       fc.string({ minLength: 1, maxLength: 40 }).filter((t) => /^[\x21-\x7e]+$/.test(t) && !/^application\/json\b/i.test(t)),
     );
     await fc.assert(
-      fc.asyncProperty(fc.oneof(validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER })), fc.string({ maxLength: 100 })), type, async (body, contentType) => {
-        const { status, text } = await post(body, contentType);
-        expect([400, 413, 415], `${contentType}: ${status} ${text.slice(0, 200)}`).toContain(status);
-      }),
+      fc.asyncProperty(
+        fc.oneof(
+          validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER })),
+          fc.string({ maxLength: 100 }),
+        ),
+        type,
+        async (body, contentType) => {
+          const { status, text } = await post(body, contentType);
+          expect([400, 413, 415], `${contentType}: ${status} ${text.slice(0, 200)}`).toContain(status);
+        },
+      ),
       { ...FUZZ, numRuns: 60 },
     );
     await expectNothingEnqueued(before);

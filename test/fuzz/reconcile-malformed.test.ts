@@ -26,7 +26,11 @@ beforeAll(async () => {
   world = await startWorld();
   localQueue = await startLocalQueue();
   queue = createEventQueue(localQueue.settings);
-  urls = await provisionQueues(queue, { reconcileQueueName: 'fuzz-reconcile', deadLetterQueueName: 'fuzz-dead-letter', functionTimeoutSeconds: 30 });
+  urls = await provisionQueues(queue, {
+    reconcileQueueName: 'fuzz-reconcile',
+    deadLetterQueueName: 'fuzz-dead-letter',
+    functionTimeoutSeconds: 30,
+  });
 });
 
 afterAll(async () => {
@@ -65,18 +69,25 @@ const EVENT_FIELDS = ['version', 'id', 'source', 'target', 'occurredAt', 'server
 const sqsDeliverable = (text: string) => text.replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD]/gu, '?');
 
 /** Bodies that are not a valid event, or name a target that is not configured. */
-const malformedBody = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.string({ unit: 'grapheme', maxLength: 200 }),
-  fc.jsonValue().map((v) => JSON.stringify(v)),
-  validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER }).slice(0, -1)),
-  fc.tuple(validEvent, fc.constantFrom(...EVENT_FIELDS), wrongValue).map(([e, f, v]) => JSON.stringify({ ...e, target: DEMO_CLUSTER, [f]: v })),
-  pollutingJson,
-  validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER, serverIps: Array.from({ length: 300 }, () => '10.0.0.1') })),
-  fc.constant(`{"pad":"${'x'.repeat(MAX_EVENT_BYTES)}"}`),
-  // valid events naming targets that are not configured
-  fc.tuple(validEvent, targetName).filter(([, t]) => t !== DEMO_CLUSTER).map(([e, t]) => JSON.stringify({ ...e, target: t })),
-).map(sqsDeliverable);
+const malformedBody = fc
+  .oneof(
+    fc.string({ unit: 'binary', maxLength: 200 }),
+    fc.string({ unit: 'grapheme', maxLength: 200 }),
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER }).slice(0, -1)),
+    fc
+      .tuple(validEvent, fc.constantFrom(...EVENT_FIELDS), wrongValue)
+      .map(([e, f, v]) => JSON.stringify({ ...e, target: DEMO_CLUSTER, [f]: v })),
+    pollutingJson,
+    validEvent.map((e) => JSON.stringify({ ...e, target: DEMO_CLUSTER, serverIps: Array.from({ length: 300 }, () => '10.0.0.1') })),
+    fc.constant(`{"pad":"${'x'.repeat(MAX_EVENT_BYTES)}"}`),
+    // valid events naming targets that are not configured
+    fc
+      .tuple(validEvent, targetName)
+      .filter(([, t]) => t !== DEMO_CLUSTER)
+      .map(([e, t]) => JSON.stringify({ ...e, target: t })),
+  )
+  .map(sqsDeliverable);
 
 describe('reconcile: malformed bodies and unknown targets', () => {
   it('are dead-lettered with the reason, answered 200, with no API call and no pollution', async () => {
@@ -90,7 +101,8 @@ describe('reconcile: malformed bodies and unknown targets', () => {
           target = undefined;
         }
         // An event scheduled further out than any retry (the cap) is not one of ours: invalid before anything else.
-        const tooFar = notBefore !== undefined && Date.parse(notBefore) > Date.now() + retryHorizonMs(deps().runtime.retry.capMs) + CLOCK_SKEW_MS;
+        const tooFar =
+          notBefore !== undefined && Date.parse(notBefore) > Date.now() + retryHorizonMs(deps().runtime.retry.capMs) + CLOCK_SKEW_MS;
         fc.pre(target !== DEMO_CLUSTER || tooFar); // a valid event for the configured target is not malformed
         const expected = target === undefined || tooFar ? 'invalid_event' : 'unknown_target';
         world.emulator.resetCalls();

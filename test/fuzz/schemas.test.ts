@@ -6,7 +6,18 @@ import { describe, expect, it } from 'vitest';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
 import { decodeEvent, MAX_EVENT_BYTES, parseEvent } from '../../shared/schemas/event';
 import { parseTargets } from '../../shared/schemas/target';
-import { FUZZ, pollutingJson, pollutingKeys, prototypeIsClean, refusedIp, validEvent, validFullTarget, validKopsTarget, wrongValue, zoneShapedButUnknown } from './arbitraries';
+import {
+  FUZZ,
+  pollutingJson,
+  pollutingKeys,
+  prototypeIsClean,
+  refusedIp,
+  validEvent,
+  validFullTarget,
+  validKopsTarget,
+  wrongValue,
+  zoneShapedButUnknown,
+} from './arbitraries';
 
 type Outcome = { ok: true; value: unknown } | { ok: false };
 
@@ -60,7 +71,12 @@ describe('events', () => {
   });
 
   it('wrong values that are wrong for every field are always refused, naming the field', () => {
-    const alwaysWrong = fc.oneof(fc.constant(null), fc.double({ noInteger: true }), fc.array(fc.constant('999.1.1.1'), { minLength: 1, maxLength: 3 }), fc.constant({ __proto__: 1 }));
+    const alwaysWrong = fc.oneof(
+      fc.constant(null),
+      fc.double({ noInteger: true }),
+      fc.array(fc.constant('999.1.1.1'), { minLength: 1, maxLength: 3 }),
+      fc.constant({ __proto__: 1 }),
+    );
     fc.assert(
       fc.property(validEvent, fc.constantFrom(...EVENT_FIELDS), alwaysWrong, (event, field, value) => {
         try {
@@ -124,15 +140,31 @@ describe('events', () => {
   it('huge arrays and huge bodies are refused without blowing up', () => {
     fc.assert(
       fc.property(validEvent, fc.integer({ min: 257, max: 3_000 }), (event, n) => {
-        const outcome = refusedProperly('invalid_event', () => parseEvent({ ...event, serverIps: Array.from({ length: n }, (_, i) => `10.0.${i >> 8 & 255}.${i & 255}`) }));
+        const outcome = refusedProperly('invalid_event', () =>
+          parseEvent({ ...event, serverIps: Array.from({ length: n }, (_, i) => `10.0.${(i >> 8) & 255}.${i & 255}`) }),
+        );
         expect(outcome.ok).toBe(false);
       }),
       { ...FUZZ, numRuns: 20 },
     );
-    const big = JSON.stringify({ version: 1, id: 'x', source: 'manual', target: 't', occurredAt: '2026-11-29T10:00:00Z', pad: 'x'.repeat(MAX_EVENT_BYTES) });
+    const big = JSON.stringify({
+      version: 1,
+      id: 'x',
+      source: 'manual',
+      target: 't',
+      occurredAt: '2026-11-29T10:00:00Z',
+      pad: 'x'.repeat(MAX_EVENT_BYTES),
+    });
     expect(refusedProperly('invalid_event', () => decodeEvent(big)).ok).toBe(false);
     // Multi-byte characters count in bytes, not in UTF-16 units.
-    const wide = JSON.stringify({ version: 1, id: 'x', source: 'manual', target: 't', occurredAt: '2026-11-29T10:00:00Z', pad: '😀'.repeat(MAX_EVENT_BYTES / 4 + 1) });
+    const wide = JSON.stringify({
+      version: 1,
+      id: 'x',
+      source: 'manual',
+      target: 't',
+      occurredAt: '2026-11-29T10:00:00Z',
+      pad: '😀'.repeat(MAX_EVENT_BYTES / 4 + 1),
+    });
     expect(refusedProperly('invalid_event', () => decodeEvent(wide)).ok).toBe(false);
   });
 });
@@ -142,7 +174,11 @@ describe('targets', () => {
     fc.assert(
       fc.property(fc.array(fc.oneof(validKopsTarget, validFullTarget), { minLength: 1, maxLength: 4 }), (targets) => {
         // Names must be unique across the list; make them so.
-        const unique = targets.map((t, i) => ('kops' in t ? { kops: { ...t.kops, cluster: `c${i}.${t.kops.cluster}`.slice(0, 253) } } : { ...t, name: `t${i}-${t.name}`.slice(0, 128) }));
+        const unique = targets.map((t, i) =>
+          'kops' in t
+            ? { kops: { ...t.kops, cluster: `c${i}.${t.kops.cluster}`.slice(0, 253) } }
+            : { ...t, name: `t${i}-${t.name}`.slice(0, 128) },
+        );
         const parsed = parseTargets(unique);
         expect(parsed).toHaveLength(unique.length);
       }),
@@ -164,7 +200,9 @@ describe('targets', () => {
   ];
 
   it('random and broken target lists never throw anything but invalid_config', () => {
-    const broken = fc.tuple(validFullTarget, fc.integer({ min: 0, max: TARGET_PATHS.length - 1 }), wrongValue).map(([t, i, v]) => (TARGET_PATHS[i] as (typeof TARGET_PATHS)[number])(t as Record<string, unknown>, v));
+    const broken = fc
+      .tuple(validFullTarget, fc.integer({ min: 0, max: TARGET_PATHS.length - 1 }), wrongValue)
+      .map(([t, i, v]) => (TARGET_PATHS[i] as (typeof TARGET_PATHS)[number])(t as Record<string, unknown>, v));
     const anyList = fc.oneof(
       fc.array(broken, { minLength: 1, maxLength: 3 }),
       fc.jsonValue(),
@@ -181,7 +219,10 @@ describe('targets', () => {
 
   it('out-of-range ports, bad zones and polluting keys are refused', () => {
     const badPort = fc.oneof(fc.integer({ max: 0 }), fc.integer({ min: 65_536 }), fc.double({ noInteger: true }), fc.constant('443'));
-    const badZone = fc.oneof(fc.constantFrom('fr-par', 'FR-PAR-1', 'fr-par-0', 'fr-paris-1', '', 'fr_par_1', 'fr-par-1 ', '🇫🇷-par-1', 'fr-par-3'), zoneShapedButUnknown);
+    const badZone = fc.oneof(
+      fc.constantFrom('fr-par', 'FR-PAR-1', 'fr-par-0', 'fr-paris-1', '', 'fr_par_1', 'fr-par-1 ', '🇫🇷-par-1', 'fr-par-3'),
+      zoneShapedButUnknown,
+    );
     fc.assert(
       fc.property(validFullTarget, badPort, badZone, fc.constantFrom(...pollutingKeys), (t, p, z, key) => {
         const withPort = { ...t, backends: [{ ...t.backends[0], forwardPort: p }] };
@@ -198,7 +239,13 @@ describe('targets', () => {
   it('huge target lists and backend lists are handled', () => {
     const many = Array.from({ length: 2_000 }, (_, i) => ({ kops: { cluster: `c${i}.k8s.local`, zone: 'fr-par-1' } }));
     expect(parseTargets(many)).toHaveLength(2_000);
-    const tooManyBackends = { name: 't', zone: 'fr-par-1', loadBalancer: { name: 'lb' }, servers: { tags: ['a'] }, backends: Array.from({ length: 500 }, (_, i) => ({ name: `b${i}`, forwardPort: 443 })) };
+    const tooManyBackends = {
+      name: 't',
+      zone: 'fr-par-1',
+      loadBalancer: { name: 'lb' },
+      servers: { tags: ['a'] },
+      backends: Array.from({ length: 500 }, (_, i) => ({ name: `b${i}`, forwardPort: 443 })),
+    };
     expect(refusedProperly('invalid_config', () => parseTargets([tooManyBackends])).ok).toBe(false);
   });
 });

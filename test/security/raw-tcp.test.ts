@@ -70,12 +70,20 @@ const head = (length: number, extra = '') =>
   `POST / HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n${extra}\r\n`;
 
 async function stillServing(): Promise<void> {
-  const response = await fetch(stack.functions.inject.url, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' }, body });
+  const response = await fetch(stack.functions.inject.url, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+    body,
+  });
   expect(response.status).toBe(202);
 }
 
 /** Runs a raw exchange and asserts, in the same case, that it enqueued nothing. */
-async function refusedWithoutEnqueuing(parts: (string | number)[], end: 'half-close' | 'reset' | 'keep', waitMs?: number): Promise<RawResult> {
+async function refusedWithoutEnqueuing(
+  parts: (string | number)[],
+  end: 'half-close' | 'reset' | 'keep',
+  waitMs?: number,
+): Promise<RawResult> {
   await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 10_000 });
   const before = delivered.length;
   const result = await rawRequest(parts, end, waitMs);

@@ -34,15 +34,25 @@ afterEach(async () => {
 describe('each layer scrubs on its own', () => {
   it('the Scaleway adapter: an error body echoing the key, and a URL carrying credentials, never reach the error message', async () => {
     const gateway = createScalewayGateway({
-      accessKey: ACCESS_KEY, secretKey: SECRET_KEY, defaultZone: 'fr-par-1',
+      accessKey: ACCESS_KEY,
+      secretKey: SECRET_KEY,
+      defaultZone: 'fr-par-1',
       apiUrl: world.emulator.url.replace('http://', `http://user:${encodeURIComponent(PASSWORD)}@`),
     });
     for (const status of [400, 418, 500]) {
-      world.emulator.addFault({ operation: 'ListLbs', status, body: { message: `echo ${SECRET_KEY} ${Buffer.from(SECRET_KEY).toString('base64')} ${ACCESS_KEY} ${PASSWORD}`, type: status === 400 ? 'invalid_arguments' : 'internal' } });
+      world.emulator.addFault({
+        operation: 'ListLbs',
+        status,
+        body: {
+          message: `echo ${SECRET_KEY} ${Buffer.from(SECRET_KEY).toString('base64')} ${ACCESS_KEY} ${PASSWORD}`,
+          type: status === 400 ? 'invalid_arguments' : 'internal',
+        },
+      });
       const error = await gateway.findLbsByName('fr-par-1', 'api.demo.k8s.local').catch((e: unknown) => e);
       const message = wrapApiFailure(kopsMessage.findLb('api.demo.k8s.local'), error, 'lb_not_found').message;
       expect(message, String(status)).toContain('[redacted]');
-      for (const secret of [SECRET_KEY, Buffer.from(SECRET_KEY).toString('base64'), ACCESS_KEY, PASSWORD]) expect(message, String(status)).not.toContain(secret);
+      for (const secret of [SECRET_KEY, Buffer.from(SECRET_KEY).toString('base64'), ACCESS_KEY, PASSWORD])
+        expect(message, String(status)).not.toContain(secret);
     }
     // The credentials were stripped from the URL, so the request went out (undici refuses URLs with them).
     expect(world.emulator.calls().filter((c) => c.operation === 'ListLbs')).toHaveLength(3);
@@ -52,7 +62,11 @@ describe('each layer scrubs on its own', () => {
     const local = await startLocalQueue();
     try {
       const queue = createEventQueue(local.settings);
-      const urls = await provisionQueues(queue, { reconcileQueueName: 'scrub-reconcile', deadLetterQueueName: 'scrub-dead-letter', functionTimeoutSeconds: 30 });
+      const urls = await provisionQueues(queue, {
+        reconcileQueueName: 'scrub-reconcile',
+        deadLetterQueueName: 'scrub-dead-letter',
+        functionTimeoutSeconds: 30,
+      });
       const answer = await handleReconcileMessage(`{"not":"an event","key":"${SECRET_KEY}"}`, {
         targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
         gateway: () => world.gateway(),
@@ -75,7 +89,11 @@ describe('each layer scrubs on its own', () => {
     const saved = process.env.LBSYNC_SCW_SECRET_KEY;
     process.env.LBSYNC_SCW_SECRET_KEY = SECRET_KEY;
     try {
-      const handle = functionShell('scrub-test', async () => jsonResponse(200, { error: { message: `the API said ${SECRET_KEY}` } }), (m) => ({ m }));
+      const handle = functionShell(
+        'scrub-test',
+        async () => jsonResponse(200, { error: { message: `the API said ${SECRET_KEY}` } }),
+        (m) => ({ m }),
+      );
       const answer = await handle({ body: '' });
       expect(answer.body).toBe('{"error":{"message":"the API said [redacted]"}}');
     } finally {
@@ -85,10 +103,21 @@ describe('each layer scrubs on its own', () => {
   });
 
   it('the CLI: a configuration error echoing a secret (its "got" value) prints it scrubbed, text and --json', async () => {
-    const env = { ...process.env, SCW_SECRET_KEY: SECRET_KEY, LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: SECRET_KEY.toUpperCase().replace(/-/g, '_'), zone: SECRET_KEY } }]) };
-    for (const args of [['targets', 'validate'], ['targets', 'validate', '--json']]) {
+    const env = {
+      ...process.env,
+      SCW_SECRET_KEY: SECRET_KEY,
+      LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: SECRET_KEY.toUpperCase().replace(/-/g, '_'), zone: SECRET_KEY } }]),
+    };
+    for (const args of [
+      ['targets', 'validate'],
+      ['targets', 'validate', '--json'],
+    ]) {
       let text = '';
-      const code = await main(args, { stdout: { write: (t: string) => void (text += t) }, stderr: { write: (t: string) => void (text += t) }, env });
+      const code = await main(args, {
+        stdout: { write: (t: string) => void (text += t) },
+        stderr: { write: (t: string) => void (text += t) },
+        env,
+      });
       expect(code).toBe(1);
       expect(text).toContain('kops.zone');
       expect(text).toContain('[redacted]');

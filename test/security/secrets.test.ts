@@ -13,7 +13,11 @@ const fixture = fileURLToPath(new URL('./fixtures/secret-stack.ts', import.meta.
 
 function runFixture(): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', fixture], { cwd: root, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+      cwd: root,
+      env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
@@ -24,7 +28,15 @@ function runFixture(): Promise<{ code: number | null; output: string }> {
 
 /** A secret as it might leak: verbatim, base64 (and base64url), URL-encoded, JSON-escaped. */
 function forms(secret: string): string[] {
-  return [...new Set([secret, Buffer.from(secret).toString('base64').replace(/=+$/, ''), Buffer.from(secret).toString('base64url'), encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])];
+  return [
+    ...new Set([
+      secret,
+      Buffer.from(secret).toString('base64').replace(/=+$/, ''),
+      Buffer.from(secret).toString('base64url'),
+      encodeURIComponent(secret),
+      JSON.stringify(secret).slice(1, -1),
+    ]),
+  ];
 }
 
 function parsed<T>(json: string): T {
@@ -66,7 +78,11 @@ describe('secrets never leave', () => {
     const echoed = records.filter((r) => ['invalid_arguments', 'unknown_api_error', 'api_unavailable'].includes(r.error.code));
     for (const r of echoed) expect(r.error.message).toContain('[redacted]');
     expect(answers.some((a) => a.error?.code === 'unknown_api_error' && a.error.message?.includes('[redacted]'))).toBe(true);
-    expect(answers.some((a) => a.outcome === 'retry_scheduled' && a.error?.code === 'api_unavailable' && a.error.message?.includes('[redacted]'))).toBe(true);
+    expect(
+      answers.some(
+        (a) => a.outcome === 'retry_scheduled' && a.error?.code === 'api_unavailable' && a.error.message?.includes('[redacted]'),
+      ),
+    ).toBe(true);
     expect(cliRuns).toHaveLength(11);
     expect(cliRuns.filter((l) => l.startsWith('CLI reconcile') || l.startsWith('CLI plan'))).toHaveLength(4);
     const cliOutput = output.slice(output.indexOf('\nCLI '));

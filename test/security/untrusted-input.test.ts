@@ -15,7 +15,13 @@ const MAX_ATTEMPTS = 3;
 beforeAll(async () => {
   stack = await startDemoStack({
     instancePendingMs: 30,
-    env: { LBSYNC_RETRY_BASE_MS: '50', LBSYNC_RETRY_CAP_MS: '200', LBSYNC_MAX_ATTEMPTS: String(MAX_ATTEMPTS), LBSYNC_WAIT_BUDGET_MS: '3000', LBSYNC_MAX_HOLD_MS: '1000' },
+    env: {
+      LBSYNC_RETRY_BASE_MS: '50',
+      LBSYNC_RETRY_CAP_MS: '200',
+      LBSYNC_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+      LBSYNC_WAIT_BUDGET_MS: '3000',
+      LBSYNC_MAX_HOLD_MS: '1000',
+    },
     onDelivery: (d) => void deliveries.push(d),
   });
 });
@@ -31,7 +37,10 @@ async function inject(event: Record<string, unknown>) {
     headers: { Authorization: `Bearer ${stack.injectToken}`, 'Content-Type': 'application/json' },
     body: JSON.stringify(event),
   });
-  return { status: response.status, body: (await response.json()) as { eventId?: string; errors?: { path: string; message: string; fix: string }[] } };
+  return {
+    status: response.status,
+    body: (await response.json()) as { eventId?: string; errors?: { path: string; message: string; fix: string }[] },
+  };
 }
 
 function writtenPools(): string[][] {
@@ -69,9 +78,20 @@ describe('inject refuses what only the system may say', () => {
   }
 
   it('every problem at once: system fields and a bad address together', async () => {
-    const answer = await inject({ target: DEMO_CLUSTER, attempt: 3, notBefore: '2099-01-01T00:00:00Z', source: 'sweep', serverIps: ['127.0.0.1'] });
+    const answer = await inject({
+      target: DEMO_CLUSTER,
+      attempt: 3,
+      notBefore: '2099-01-01T00:00:00Z',
+      source: 'sweep',
+      serverIps: ['127.0.0.1'],
+    });
     expect(answer.status).toBe(400);
-    expect(answer.body.errors?.map((e) => e.path).sort()).toEqual(['event.attempt', 'event.notBefore', 'event.serverIps[0]', 'event.source']);
+    expect(answer.body.errors?.map((e) => e.path).sort()).toEqual([
+      'event.attempt',
+      'event.notBefore',
+      'event.serverIps[0]',
+      'event.source',
+    ]);
   });
 });
 
@@ -82,13 +102,20 @@ describe('serverIps outside the target never reach the pool', () => {
     const eventId = answer.body.eventId as string;
     await idle();
     // Every attempt ran (the backend was created from discovery on the first), then the dead letter.
-    const mine = deliveries.filter((d) => d.body.includes(eventId)).map((d) => JSON.parse(d.answer ?? '{}') as { outcome: string; attempt: number; reason?: string });
+    const mine = deliveries
+      .filter((d) => d.body.includes(eventId))
+      .map((d) => JSON.parse(d.answer ?? '{}') as { outcome: string; attempt: number; reason?: string });
     expect(mine.map((a) => a.outcome)).toEqual([...Array<string>(MAX_ATTEMPTS - 1).fill('retry_scheduled'), 'dead_lettered']);
     expect(mine.map((a) => a.attempt)).toEqual([0, 1, 2]);
     expect(mine.at(-1)?.reason).toBe('untrusted_server_ips');
     const records = await stack.drainDeadLetters();
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ reason: 'untrusted_server_ips', eventId, attempt: MAX_ATTEMPTS - 1, error: { code: 'untrusted_server_ips' } });
+    expect(records[0]).toMatchObject({
+      reason: 'untrusted_server_ips',
+      eventId,
+      attempt: MAX_ATTEMPTS - 1,
+      error: { code: 'untrusted_server_ips' },
+    });
     expect(records[0]?.error.hint).toMatch(/never written/);
     // The evidence: no write ever held the address, and the pool is discovery's.
     expect(writtenPools().length).toBeGreaterThan(0);
@@ -101,7 +128,10 @@ describe('serverIps outside the target never reach the pool', () => {
 describe('the reconcile refuses what the queue brings, at once and without an API call', () => {
   const direct = async (event: Record<string, unknown>) => {
     stack.emulator.resetCalls();
-    await stack.events.send(stack.reconcileQueueUrl, JSON.stringify({ version: 1, source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString(), ...event }));
+    await stack.events.send(
+      stack.reconcileQueueUrl,
+      JSON.stringify({ version: 1, source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString(), ...event }),
+    );
     await idle();
     const records = await stack.drainDeadLetters();
     expect(stack.emulator.calls()).toEqual([]);

@@ -5,6 +5,9 @@
  */
 export default async function buildBundles(): Promise<void> {
   // @ts-expect-error: plain .mjs build script without types
-  const { buildAll, bundlesFresh } = (await import('../../scripts/build.mjs')) as { buildAll: (o: { quiet: boolean }) => Promise<unknown>; bundlesFresh: () => boolean };
+  const { buildAll, bundlesFresh } = (await import('../../scripts/build.mjs')) as {
+    buildAll: (o: { quiet: boolean }) => Promise<unknown>;
+    bundlesFresh: () => boolean;
+  };
   if (!bundlesFresh()) await buildAll({ quiet: true });
 }

@@ -38,18 +38,40 @@ async function drain(events: EventQueue, queueUrl: string): Promise<string[]> {
   }
 }
 
-export async function sendEvent(events: EventQueue, emulator: EmulatorHandle, target: Target, env: Record<string, string> = {}): Promise<Deliveries> {
+export async function sendEvent(
+  events: EventQueue,
+  emulator: EmulatorHandle,
+  target: Target,
+  env: Record<string, string> = {},
+): Promise<Deliveries> {
   const suffix = randomUUID().slice(0, 8);
-  const queues = await provisionQueues(events, { reconcileQueueName: `deliveries-${suffix}`, deadLetterQueueName: `deliveries-dlq-${suffix}`, functionTimeoutSeconds: 5 });
+  const queues = await provisionQueues(events, {
+    reconcileQueueName: `deliveries-${suffix}`,
+    deadLetterQueueName: `deliveries-dlq-${suffix}`,
+    functionTimeoutSeconds: 5,
+  });
   const runtime = runtimeConfigFromEnv({
-    LBSYNC_RETRY_BASE_MS: '50', LBSYNC_RETRY_CAP_MS: '400', LBSYNC_MAX_ATTEMPTS: '8', LBSYNC_MAX_HOLD_MS: '60000',
-    LBSYNC_WAIT_BUDGET_MS: '400', LBSYNC_TRANSIENT_WAIT_MS: '0', LBSYNC_DUPLICATE_GRACE_MS: '0', ...env,
+    LBSYNC_RETRY_BASE_MS: '50',
+    LBSYNC_RETRY_CAP_MS: '400',
+    LBSYNC_MAX_ATTEMPTS: '8',
+    LBSYNC_MAX_HOLD_MS: '60000',
+    LBSYNC_WAIT_BUDGET_MS: '400',
+    LBSYNC_TRANSIENT_WAIT_MS: '0',
+    LBSYNC_DUPLICATE_GRACE_MS: '0',
+    ...env,
   });
   const eventId = `evt-${suffix}`;
   const deps = {
     targets: new Map([[target.name, target]]),
     gateway: () =>
-      createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs: 5_000, eventId }),
+      createScalewayGateway({
+        accessKey: FAKE_ACCESS_KEY,
+        secretKey: FAKE_SECRET_KEY,
+        apiUrl: emulator.url,
+        defaultZone: 'fr-par-1',
+        requestTimeoutMs: 5_000,
+        eventId,
+      }),
     queue: () => events,
     reconcileQueueUrl: queues.reconcileQueueUrl,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
@@ -57,7 +79,10 @@ export async function sendEvent(events: EventQueue, emulator: EmulatorHandle, ta
     logger: createLogger({ service: 'deliveries', level: 'silent' }),
     sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 20))),
   };
-  await events.send(queues.reconcileQueueUrl, JSON.stringify({ version: 1, id: eventId, source: 'manual', target: target.name, occurredAt: new Date().toISOString() }));
+  await events.send(
+    queues.reconcileQueueUrl,
+    JSON.stringify({ version: 1, id: eventId, source: 'manual', target: target.name, occurredAt: new Date().toISOString() }),
+  );
   const answers: ReconcileAnswerBody[] = [];
   const next = async (): Promise<ReconcileAnswerBody | undefined> => {
     const [message] = await events.receive(queues.reconcileQueueUrl, { maxMessages: 1, waitSeconds: 0, visibilityTimeoutSeconds: 30 });

@@ -21,13 +21,22 @@ export function demoSeedWith(patch: { backends?: SeedBackend[]; frontends?: Seed
   const seed = demoSeed();
   const [lb, ...rest] = seed.lbs ?? [];
   if (!lb) throw new Error('the demo seed has no LB');
-  return { ...seed, lbs: [{ ...lb, backends: patch.backends ?? lb.backends ?? [], frontends: patch.frontends ?? lb.frontends ?? [] }, ...rest, ...(patch.moreLbs ?? [])] };
+  return {
+    ...seed,
+    lbs: [
+      { ...lb, backends: patch.backends ?? lb.backends ?? [], frontends: patch.frontends ?? lb.frontends ?? [] },
+      ...rest,
+      ...(patch.moreLbs ?? []),
+    ],
+  };
 }
 
 /** The demo backend as `lb-backend-https` would be created for the demo target, with this pool. */
 export function demoBackend(pool: readonly string[] = DEMO_CONTROL_PLANE_IPS, patch: Partial<SeedBackend> = {}): SeedBackend {
   return {
-    name: 'lb-backend-https', forward_port: 443, pool: [...pool],
+    name: 'lb-backend-https',
+    forward_port: 443,
+    pool: [...pool],
     health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
     ...patch,
   } as SeedBackend;
@@ -56,12 +65,22 @@ export async function startWorld(options: { instancePendingMs?: number; seed?: E
   return {
     emulator,
     gateway: (requestTimeoutMs = 5_000) =>
-      createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs }),
+      createScalewayGateway({
+        accessKey: FAKE_ACCESS_KEY,
+        secretKey: FAKE_SECRET_KEY,
+        apiUrl: emulator.url,
+        defaultZone: 'fr-par-1',
+        requestTimeoutMs,
+      }),
     backends: () => {
       const state = emulator.dumpState() as { lbs: { backends: Record<string, unknown>[] }[] };
       return state.lbs.flatMap((lb) => lb.backends);
     },
-    writes: () => emulator.calls().filter((c) => c.write).map((c) => c.operation),
+    writes: () =>
+      emulator
+        .calls()
+        .filter((c) => c.write)
+        .map((c) => c.operation),
     stop: () => emulator.stop(),
   };
 }

@@ -28,11 +28,20 @@ describe('README', () => {
 
   it("quotes kOps' own error messages with the identifier kOps puts in them (the LB name; the id in listing back-ends)", () => {
     const name = 'api.prod.k8s.local';
-    for (const message of [kopsMessage.setServers(name), kopsMessage.updateBackend(name), kopsMessage.createBackend(name), kopsMessage.waitLb(name), kopsMessage.listBackends('<LB id>'), kopsMessage.listServers()]) {
+    for (const message of [
+      kopsMessage.setServers(name),
+      kopsMessage.updateBackend(name),
+      kopsMessage.createBackend(name),
+      kopsMessage.waitLb(name),
+      kopsMessage.listBackends('<LB id>'),
+      kopsMessage.listServers(),
+    ]) {
       expect(readme).toContain(message);
     }
     const troubleshooting = readme.slice(readme.indexOf('## Troubleshooting'));
-    expect(troubleshooting).not.toMatch(/(updating back-end|creating back-end|waiting for load-balancer|server IPs for load-balancer) <id>/);
+    expect(troubleshooting).not.toMatch(
+      /(updating back-end|creating back-end|waiting for load-balancer|server IPs for load-balancer) <id>/,
+    );
   });
 
   it('links the kOps parity evidence, and documents doctor', () => {
@@ -70,7 +79,14 @@ describe('docs/operations.md', () => {
   it('shows only real lbsync commands, each with options it has', () => {
     const io = { stdout: { write: () => true }, stderr: { write: () => true }, env: {} };
     const { program } = buildProgram(io);
-    const invocations = code.flatMap((text) => [...text.matchAll(/(?:^|[\s(])lbsync((?:[ \t]+[^\s|;&#)]+)*)/gm)].map((m) => (m[1] as string).trim().split(/\s+/).filter((w) => w !== '')));
+    const invocations = code.flatMap((text) =>
+      [...text.matchAll(/(?:^|[\s(])lbsync((?:[ \t]+[^\s|;&#)]+)*)/gm)].map((m) =>
+        (m[1] as string)
+          .trim()
+          .split(/\s+/)
+          .filter((w) => w !== ''),
+      ),
+    );
     const problems: string[] = [];
     let checked = 0;
     for (const words of invocations) {
@@ -117,7 +133,14 @@ describe('docs/operations.md', () => {
 
   it('explains every dead-letter reason `lbsync dlq list` can show, and no other', () => {
     const message = (body: string) => ({ messageId: 'm-1', receiptHandle: 'r-1', receiveCount: 1, body });
-    const event = JSON.stringify({ version: 1, id: 'evt-1', source: 'manual', target: 'prod', occurredAt: '2026-01-01T00:00:00Z', attempt: 3 });
+    const event = JSON.stringify({
+      version: 1,
+      id: 'evt-1',
+      source: 'manual',
+      target: 'prod',
+      occurredAt: '2026-01-01T00:00:00Z',
+      attempt: 3,
+    });
     // What the reconcile function writes, plus what the CLI names a message the queue moved itself and one it cannot read.
     const reasons = new Set<string>([...DEAD_LETTER_REASONS, classify(message(event)).reason, classify(message('not json')).reason]);
     const table = section('3. Dead letters');
@@ -127,8 +150,12 @@ describe('docs/operations.md', () => {
 
   it('cites only log lines the code emits (messages in the watch table, and the strings its queries filter on)', () => {
     const patterns = codeLiterals(['shared', 'functions', 'cli']);
-    const watchTable = section('6. What to watch').split('\n').filter((line) => line.startsWith('| `'));
-    const messages = watchTable.flatMap((row) => [...(row.split(' | ')[0] as string).matchAll(/`([^`]+)`/g)].map((m) => m[1] as string)).filter((s) => s.includes(' ') && !s.includes('='));
+    const watchTable = section('6. What to watch')
+      .split('\n')
+      .filter((line) => line.startsWith('| `'));
+    const messages = watchTable
+      .flatMap((row) => [...(row.split(' | ')[0] as string).matchAll(/`([^`]+)`/g)].map((m) => m[1] as string))
+      .filter((s) => s.includes(' ') && !s.includes('='));
     const filters = fenced.join('\n').match(/\|[=~] "[^"]+"/g) ?? [];
     const filterStrings = filters.flatMap((f) => f.slice(4, -1).split('|')).filter((s) => !/[[\]+*?()^$\\]/.test(s));
     expect(messages.length).toBeGreaterThan(20);
@@ -139,8 +166,17 @@ describe('docs/operations.md', () => {
     ];
     expect(unmatched).toEqual([]);
     // The check itself: lines the code does not emit are caught.
-    for (const made_up of ['retry <n> after <ms> ms: <message>', 'outcome for <target>: <outcome>', 'sweep: <n> targets skipped', 'dead letter written: <reason>', 'hand-off failed']) {
-      expect(patterns.filter((p) => globsMeet(`${docPattern(made_up)}*`, p)), made_up).toEqual([]);
+    for (const made_up of [
+      'retry <n> after <ms> ms: <message>',
+      'outcome for <target>: <outcome>',
+      'sweep: <n> targets skipped',
+      'dead letter written: <reason>',
+      'hand-off failed',
+    ]) {
+      expect(
+        patterns.filter((p) => globsMeet(`${docPattern(made_up)}*`, p)),
+        made_up,
+      ).toEqual([]);
     }
   });
 
@@ -151,7 +187,11 @@ describe('docs/operations.md', () => {
       const [file, anchor] = link.split('#') as [string, string | undefined];
       const target = new URL(file, new URL('../../docs/operations.md', import.meta.url));
       const text = readFileSync(target, 'utf8');
-      if (anchor) expect([...text.matchAll(/^#+ (.+)$/gm)].map((m) => githubSlug(m[1] as string)), link).toContain(anchor);
+      if (anchor)
+        expect(
+          [...text.matchAll(/^#+ (.+)$/gm)].map((m) => githubSlug(m[1] as string)),
+          link,
+        ).toContain(anchor);
     }
   });
 });
@@ -171,7 +211,7 @@ describe("the README's project layout", () => {
   let folder: string | undefined;
   for (const line of lines) {
     const [first = '', ...description] = line.trim().split(/\s{2,}/);
-    named.push(...description.join(' ').match(REPO_PATH) ?? []);
+    named.push(...(description.join(' ').match(REPO_PATH) ?? []));
     if (line.startsWith('      ')) {
       if (!folder) throw new Error(`a module line outside a folder: ${line}`);
       listed.get(folder)?.push(...first.split(/,\s*/).map((name) => `${folder}${/\.\w+$/.test(name) ? name : `${name}.ts`}`));
@@ -190,21 +230,34 @@ describe("the README's project layout", () => {
   });
 
   it('lists every folder of shared/, and in each every module, as the tree has them', () => {
-    const folders = readdirSync(new URL('shared/', ROOT), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => `shared/${e.name}/`);
+    const folders = readdirSync(new URL('shared/', ROOT), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => `shared/${e.name}/`);
     expect([...listed.keys()].sort()).toEqual(folders.sort());
     for (const [dir, modules] of listed) {
-      expect(modules.sort(), dir).toEqual(readdirSync(new URL(dir, ROOT)).map((file) => `${dir}${file}`).sort());
+      expect(modules.sort(), dir).toEqual(
+        readdirSync(new URL(dir, ROOT))
+          .map((file) => `${dir}${file}`)
+          .sort(),
+      );
     }
   });
 });
 
 describe('docs name files that exist', () => {
-  const docs = ['README.md', ...readdirSync(new URL('docs/', ROOT)).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+  const docs = [
+    'README.md',
+    ...readdirSync(new URL('docs/', ROOT))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+  ];
   it.each(docs)('%s', (doc) => {
     const text = readFileSync(new URL(doc, ROOT), 'utf8');
     // A path followed by :<line> cites kOps' own source (docs/kops-parity.md), not this repository.
     const cited = new Set([...text.matchAll(new RegExp(`(${REPO_PATH.source}):\\d`, 'g'))].map((m) => m[1]));
-    const files = [...new Set(text.match(REPO_PATH) ?? [])].filter((path) => /\.(?:ts|mjs|cjs|json|md|ya?ml|sh)$/.test(path) && !cited.has(path));
+    const files = [...new Set(text.match(REPO_PATH) ?? [])].filter(
+      (path) => /\.(?:ts|mjs|cjs|json|md|ya?ml|sh)$/.test(path) && !cited.has(path),
+    );
     expect(files.filter((path) => !pathExists(path))).toEqual([]);
   });
 });
@@ -218,12 +271,20 @@ const END = '\u0001';
  */
 function codeLiterals(folders: string[]): string[] {
   const root = new URL('../../', import.meta.url);
-  const files = folders.flatMap((folder) => readdirSync(new URL(folder, root), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).map((f) => new URL(`${folder}/${f}`, root)));
+  const files = folders.flatMap((folder) =>
+    readdirSync(new URL(folder, root), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => new URL(`${folder}/${f}`, root)),
+  );
   return files.flatMap((file) => {
     const source = readFileSync(file, 'utf8');
-    const literals = [...source.matchAll(/`((?:[^`\\]|\\.)*)`|'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+    const literals = [...source.matchAll(/`((?:[^`\\]|\\.)*)`|'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)"/g)].map(
+      (m) => m[1] ?? m[2] ?? m[3] ?? '',
+    );
     // A literal with little fixed text (`${a}: ${b}`) would match any line: it proves nothing.
-    return literals.map((l) => `${l.replace(/\$\{(?:[^{}]|\{[^{}]*\})*\}/g, '*')}${END}`).filter((p) => p.replace(/[*\u0001]/g, '').length >= 6);
+    return literals
+      .map((l) => `${l.replace(/\$\{(?:[^{}]|\{[^{}]*\})*\}/g, '*')}${END}`)
+      .filter((p) => p.replace(/[*\u0001]/g, '').length >= 6);
   });
 }
 
@@ -264,7 +325,11 @@ function globsMeet(doc: string, code: string): boolean {
 
 /** The anchor GitHub gives a heading. */
 function githubSlug(heading: string): string {
-  return heading.toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+  return heading
+    .toLowerCase()
+    .replace(/`/g, '')
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replace(/ /g, '-');
 }
 
 describe('how the docs tell users to run lbsync', () => {
@@ -272,14 +337,29 @@ describe('how the docs tell users to run lbsync', () => {
   const root = new URL('../../', import.meta.url);
   const list = (dir: string, ext: string) => {
     const base = new URL(dir, root);
-    return existsSync(base) ? readdirSync(base, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith(ext)).map((f) => `${dir}${f}`) : [];
+    return existsSync(base)
+      ? readdirSync(base, { recursive: true, encoding: 'utf8' })
+          .filter((f) => f.endsWith(ext))
+          .map((f) => `${dir}${f}`)
+      : [];
   };
-  const files = ['README.md', 'hooks/README.md', ...list('docs/', '.md'), ...list('cli/', '.ts'), ...list('local/', '.ts'), ...list('bin/', '.mjs')];
+  const files = [
+    'README.md',
+    'hooks/README.md',
+    ...list('docs/', '.md'),
+    ...list('cli/', '.ts'),
+    ...list('local/', '.ts'),
+    ...list('bin/', '.mjs'),
+  ];
   /** Every `npx ... lbsync` invocation whose npx flags lack --no-install (or its spelling --no). */
-  const bareNpx = (text: string) => [...text.matchAll(/\bnpx((?:\s+-[\w-]+)*)\s+lbsync\b/g)].filter((m) => !/--no(-install)?\b/.test(m[1] ?? '')).map((m) => m[0]);
+  const bareNpx = (text: string) =>
+    [...text.matchAll(/\bnpx((?:\s+-[\w-]+)*)\s+lbsync\b/g)].filter((m) => !/--no(-install)?\b/.test(m[1] ?? '')).map((m) => m[0]);
 
   it('the check finds what it looks for', () => {
-    expect(bareNpx('run `npx lbsync plan`, or npx -y lbsync, but not npx --no-install lbsync nor npm run lbsync --')).toEqual(['npx lbsync', 'npx -y lbsync']);
+    expect(bareNpx('run `npx lbsync plan`, or npx -y lbsync, but not npx --no-install lbsync nor npm run lbsync --')).toEqual([
+      'npx lbsync',
+      'npx -y lbsync',
+    ]);
   });
 
   it('never a bare `npx lbsync` in the README, docs/, hooks/, the CLI help or npm start hints', () => {

@@ -20,7 +20,9 @@ export function checkCodeCache(names, runtime, root) {
     const { node } = JSON.parse(readFileSync(file, 'utf8'));
     const cacheMajor = /^v(\d+)\./.exec(String(node))?.[1];
     if (cacheMajor !== runtimeMajor) {
-      warnings.push(`dist/${name}: the V8 code cache was made by Node ${node} but the runtime is ${runtime}; it will not be used (slower cold starts, ~5 MB more at load). Build under Node ${runtimeMajor}, or LBSYNC_CODE_CACHE_NODE=<a node ${runtimeMajor} binary> npm run build`);
+      warnings.push(
+        `dist/${name}: the V8 code cache was made by Node ${node} but the runtime is ${runtime}; it will not be used (slower cold starts, ~5 MB more at load). Build under Node ${runtimeMajor}, or LBSYNC_CODE_CACHE_NODE=<a node ${runtimeMajor} binary> npm run build`,
+      );
     }
   }
   return warnings;

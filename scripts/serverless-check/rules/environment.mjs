@@ -35,7 +35,8 @@ export function checkEnvironment(provider, functions, bundleNames, report) {
     effective[name] = merged;
     for (const [key, entry] of Object.entries(ENV_CATALOG)) {
       const needed = entry.required && (entry.in === ALL || entry.in.includes(name));
-      if (needed && !(key in merged)) report.error(`functions.${name}: ${key} is required by the ${name} bundle and serverless.yml does not provide it`);
+      if (needed && !(key in merged))
+        report.error(`functions.${name}: ${key} is required by the ${name} bundle and serverless.yml does not provide it`);
     }
   }
   checkCatalogMatchesBundles(bundleNames, report);
@@ -51,7 +52,10 @@ function checkVariable(where, kind, key, value, report) {
   const at = `${where}.${kind}.${key}`;
   if (key.startsWith('SCW_')) report.error(`${at}: SCW_* names are reserved inside Scaleway Functions; the code reads LBSYNC_${key}`);
   if (typeof value === 'string' && !isUnset(value)) {
-    if (kind === 'env' && value.length > MAX_ENV_CHARS) report.error(`${at}: ${value.length} characters; Scaleway caps a variable at ${MAX_ENV_CHARS} (a secret may hold ${MAX_SECRET_BYTES} bytes)`);
+    if (kind === 'env' && value.length > MAX_ENV_CHARS)
+      report.error(
+        `${at}: ${value.length} characters; Scaleway caps a variable at ${MAX_ENV_CHARS} (a secret may hold ${MAX_SECRET_BYTES} bytes)`,
+      );
     if (kind === 'secret' && Buffer.byteLength(value) > MAX_SECRET_BYTES) report.error(`${at}: over ${MAX_SECRET_BYTES} bytes`);
   }
   const entry = ENV_CATALOG[key];
@@ -62,11 +66,15 @@ function checkVariable(where, kind, key, value, report) {
     return;
   }
   if (entry.exactly !== undefined && value !== entry.exactly) {
-    report.error(`${at} must be "${entry.exactly}" (scripts/function-sizing.mjs): the V8 code cache is made under these node options and V8 turns it down under others; npm run bench measures the 128 MB tier with them`);
+    report.error(
+      `${at} must be "${entry.exactly}" (scripts/function-sizing.mjs): the V8 code cache is made under these node options and V8 turns it down under others; npm run bench measures the 128 MB tier with them`,
+    );
   }
   if (entry.secret && kind === 'env') report.error(`${at}: a credential; move it under "secret"`);
-  if (!entry.secret && !entry.eitherKind && kind === 'secret') report.error(`${at}: not a credential; keep it under "env" so it shows in the console`);
-  if (entry.in !== ALL && where === 'provider') report.error(`${at}: only ${entry.in.join(', ')} needs it; set it on that function, not the namespace`);
+  if (!entry.secret && !entry.eitherKind && kind === 'secret')
+    report.error(`${at}: not a credential; keep it under "env" so it shows in the console`);
+  if (entry.in !== ALL && where === 'provider')
+    report.error(`${at}: only ${entry.in.join(', ')} needs it; set it on that function, not the namespace`);
   if (entry.in !== ALL && where.startsWith('functions.') && !entry.in.includes(where.slice('functions.'.length))) {
     report.error(`${at}: only ${entry.in.join(', ')} needs it`);
   }
@@ -75,7 +83,10 @@ function checkVariable(where, kind, key, value, report) {
 /** Every name the bundles read is catalogued, and every catalogued name is still read. */
 function checkCatalogMatchesBundles(bundleNames, report) {
   for (const key of bundleNames) {
-    if (!ENV_CATALOG[key]) report.error(`the bundles read ${key}, which neither serverless.yml nor this check's catalog knows: provide it and add it to ENV_CATALOG`);
+    if (!ENV_CATALOG[key])
+      report.error(
+        `the bundles read ${key}, which neither serverless.yml nor this check's catalog knows: provide it and add it to ENV_CATALOG`,
+      );
   }
   if (bundleNames.size > 0) {
     for (const [key, entry] of Object.entries(ENV_CATALOG)) {

@@ -22,10 +22,13 @@ export function checkFunctionSettings(name, fn, root, report) {
   // inject or sweep would let anyone fill the queue. Triggers invoke private functions.
   if (fn.privacy !== 'private') report.error(`${where}.privacy must be "private" (got ${JSON.stringify(fn.privacy)})`);
   if (fn.memoryLimit !== FUNCTION_MEMORY_MB) {
-    report.error(`${where}.memoryLimit is ${JSON.stringify(fn.memoryLimit)} MB; every function is sized for ${FUNCTION_MEMORY_MB} MB (scripts/function-sizing.mjs: npm run bench measures each under 96 MB there, and a bigger tier bills more GB-s for memory nothing uses)`);
+    report.error(
+      `${where}.memoryLimit is ${JSON.stringify(fn.memoryLimit)} MB; every function is sized for ${FUNCTION_MEMORY_MB} MB (scripts/function-sizing.mjs: npm run bench measures each under 96 MB there, and a bigger tier bills more GB-s for memory nothing uses)`,
+    );
   }
   const timeout = /^(\d+)s$/.exec(String(fn.timeout ?? ''));
-  if (!timeout || Number(timeout[1]) < 1) report.error(`${where}.timeout must be a whole number of seconds like "60s" (got ${JSON.stringify(fn.timeout)})`);
+  if (!timeout || Number(timeout[1]) < 1)
+    report.error(`${where}.timeout must be a whole number of seconds like "60s" (got ${JSON.stringify(fn.timeout)})`);
   return timeout ? Number(timeout[1]) : undefined;
 }
 
@@ -34,7 +37,8 @@ function checkHandler(where, name, handler, root, report) {
   const expected = `dist/${name}/handler.handle`;
   if (handler !== expected) return report.error(`${where}.handler is "${handler}"; the bundle of ${name} is ${expected}`);
   const file = join(root, `dist/${name}/handler.js`);
-  if (!existsSync(file)) return report.error(`${where}.handler: dist/${name}/handler.js does not exist under ${root} (npm run build writes dist/)`);
+  if (!existsSync(file))
+    return report.error(`${where}.handler: dist/${name}/handler.js does not exist under ${root} (npm run build writes dist/)`);
   try {
     const loaded = createRequire(import.meta.url)(file);
     if (typeof loaded.handle !== 'function') report.error(`${where}.handler: dist/${name}/handler.js does not export a function "handle"`);

@@ -18,16 +18,22 @@ export function checkTiming(timeoutSeconds, env, report) {
   };
   const known = env.LBSYNC_FUNCTION_TIMEOUT_MS;
   if (known === undefined || isUnset(known)) {
-    report.error(`functions.reconcile: set env LBSYNC_FUNCTION_TIMEOUT_MS to '${timeoutSeconds * 1000}' (its timeout): the function stops working a margin before it, and must know when`);
+    report.error(
+      `functions.reconcile: set env LBSYNC_FUNCTION_TIMEOUT_MS to '${timeoutSeconds * 1000}' (its timeout): the function stops working a margin before it, and must know when`,
+    );
   } else if (Number(known) !== timeoutSeconds * 1000) {
-    report.error(`functions.reconcile: LBSYNC_FUNCTION_TIMEOUT_MS is ${known} but the timeout is ${timeoutSeconds} s; set it to '${timeoutSeconds * 1000}'`);
+    report.error(
+      `functions.reconcile: LBSYNC_FUNCTION_TIMEOUT_MS is ${known} but the timeout is ${timeoutSeconds} s; set it to '${timeoutSeconds * 1000}'`,
+    );
   }
   const hold = value('LBSYNC_MAX_HOLD_MS');
   const transient = value('LBSYNC_TRANSIENT_WAIT_MS');
   const wait = value('LBSYNC_WAIT_BUDGET_MS');
   const request = value('LBSYNC_REQUEST_TIMEOUT_MS');
   if (![hold, transient, wait, request].every(Number.isFinite)) {
-    return report.error('functions.reconcile: LBSYNC_MAX_HOLD_MS, LBSYNC_TRANSIENT_WAIT_MS, LBSYNC_WAIT_BUDGET_MS and LBSYNC_REQUEST_TIMEOUT_MS must be numbers');
+    return report.error(
+      'functions.reconcile: LBSYNC_MAX_HOLD_MS, LBSYNC_TRANSIENT_WAIT_MS, LBSYNC_WAIT_BUDGET_MS and LBSYNC_REQUEST_TIMEOUT_MS must be numbers',
+    );
   }
   if (hold + transient + wait + request > timeoutSeconds * 1000) {
     report.error(
@@ -48,9 +54,12 @@ export function checkSweepTiming(timeoutSeconds, env, report) {
   const raw = env.LBSYNC_SWEEP_SPREAD_MS;
   const spread = raw === undefined || isUnset(raw) ? RUNTIME_DEFAULTS.LBSYNC_SWEEP_SPREAD_MS : Number(raw);
   if (!Number.isFinite(spread)) return report.error('functions.sweep: LBSYNC_SWEEP_SPREAD_MS must be a number');
-  const mode = env.QUEUE_DELAY_MODE === undefined || isUnset(env.QUEUE_DELAY_MODE) ? RUNTIME_DEFAULTS.QUEUE_DELAY_MODE : env.QUEUE_DELAY_MODE;
+  const mode =
+    env.QUEUE_DELAY_MODE === undefined || isUnset(env.QUEUE_DELAY_MODE) ? RUNTIME_DEFAULTS.QUEUE_DELAY_MODE : env.QUEUE_DELAY_MODE;
   if (mode === 'hold' && spread + 30_000 > timeoutSeconds * 1000) {
-    report.error(`functions.sweep: in hold mode the sweep paces its sends over LBSYNC_SWEEP_SPREAD_MS (${spread} ms); with 30 s to spare that needs a timeout of at least ${Math.ceil(spread / 1000) + 30}s (got ${timeoutSeconds}s)`);
+    report.error(
+      `functions.sweep: in hold mode the sweep paces its sends over LBSYNC_SWEEP_SPREAD_MS (${spread} ms); with 30 s to spare that needs a timeout of at least ${Math.ceil(spread / 1000) + 30}s (got ${timeoutSeconds}s)`,
+    );
   }
 }
 
@@ -85,10 +94,15 @@ export function checkWatchTiming(fn, env, report) {
   const rate = (fn.events ?? []).find((e) => e && typeof e === 'object' && e.schedule)?.schedule.rate;
   if (rate === undefined) return;
   const gap = largestGapMinutes(rate);
-  if (gap === undefined) return report.error(`functions.watch: the schedule "${rate}" must run every hour of every day (minute field only), or events are missed`);
+  if (gap === undefined)
+    return report.error(
+      `functions.watch: the schedule "${rate}" must run every hour of every day (minute field only), or events are missed`,
+    );
   const raw = env.LBSYNC_WATCH_PERIOD_MS;
   const period = raw === undefined || isUnset(raw) ? RUNTIME_DEFAULTS.LBSYNC_WATCH_PERIOD_MS : Number(raw);
   if (!Number.isFinite(period) || period < gap * 60_000) {
-    report.error(`functions.watch: the schedule "${rate}" leaves up to ${gap} min between runs but LBSYNC_WATCH_PERIOD_MS is ${raw ?? period}; set it to at least ${gap * 60_000} so each run reads back to the previous one`);
+    report.error(
+      `functions.watch: the schedule "${rate}" leaves up to ${gap} min between runs but LBSYNC_WATCH_PERIOD_MS is ${raw ?? period}; set it to at least ${gap * 60_000} so each run reads back to the previous one`,
+    );
   }
 }

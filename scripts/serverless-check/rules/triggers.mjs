@@ -22,7 +22,9 @@ export function checkTriggers(name, fn, resolvedEnv, report) {
   const kinds = events.map((event) => (isPlainObject(event) ? Object.keys(event).join('+') : typeof event));
   const wanted = WANTED_TRIGGERS[name];
   if (wanted && kinds.join(',') !== wanted.join(',')) {
-    report.error(`${where}: ${name} needs ${wanted.length ? `exactly one ${wanted[0]} trigger` : 'no trigger (it is called over HTTP)'}, found [${kinds.join(', ')}]`);
+    report.error(
+      `${where}: ${name} needs ${wanted.length ? `exactly one ${wanted[0]} trigger` : 'no trigger (it is called over HTTP)'}, found [${kinds.join(', ')}]`,
+    );
   }
   if (name === 'reconcile') checkReconcileQueue(where, events, resolvedEnv, report);
   if (SCHEDULE_ARGS[name]) checkScheduleInput(name, where, events, report);

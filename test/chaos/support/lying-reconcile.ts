@@ -25,10 +25,14 @@ export function lyingReconcile(every: number): LyingReconcile {
       parsed = undefined;
     }
     const id = typeof parsed?.id === 'string' ? parsed.id : undefined;
-    const bucket = id ? createHash('sha256').update(id).digest()[0] ?? 0 : 0;
+    const bucket = id ? (createHash('sha256').update(id).digest()[0] ?? 0) : 0;
     if (id && typeof parsed?.target === 'string' && bucket % every === 0) {
       lies.push(id);
-      return { statusCode: 200, headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ outcome: 'noop', target: parsed.target, eventId: id, attempt: 0 }) };
+      return {
+        statusCode: 200,
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ outcome: 'noop', target: parsed.target, eventId: id, attempt: 0 }),
+      };
     }
     return realHandle(event, context);
   };

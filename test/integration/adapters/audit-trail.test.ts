@@ -10,12 +10,23 @@ import { DEMO_CP0_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../s
 
 const PROJECT = '23b8c1e9-3924-46de-beb1-3b9046685257'; // the demo seed's project and organization
 const ORGANIZATION = PROJECT;
-const NEW_CP = { id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11', name: 'control-plane-fr-par-1-0-r1', zone: 'fr-par-1', state: 'running', tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], publicIps: ['51.15.100.14'] };
+const NEW_CP = {
+  id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11',
+  name: 'control-plane-fr-par-1-0-r1',
+  zone: 'fr-par-1',
+  state: 'running',
+  tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+  publicIps: ['51.15.100.14'],
+};
 
 let emulator: EmulatorHandle;
 
 const settings = (extra: Partial<AuditTrailSettings> = {}): AuditTrailSettings => ({
-  accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, organizationId: ORGANIZATION, ...extra,
+  accessKey: FAKE_ACCESS_KEY,
+  secretKey: FAKE_SECRET_KEY,
+  apiUrl: emulator.url,
+  organizationId: ORGANIZATION,
+  ...extra,
 });
 
 beforeAll(async () => {
@@ -33,21 +44,31 @@ beforeEach(() => {
 });
 
 describe('emulated Audit Trail, as recorded', () => {
-  const cassette = parse(readFileSync(new URL('../../fixtures/audit-trail/data-source-event-basic.cassette.yaml', import.meta.url), 'utf8')) as {
+  const cassette = parse(
+    readFileSync(new URL('../../fixtures/audit-trail/data-source-event-basic.cassette.yaml', import.meta.url), 'utf8'),
+  ) as {
     interactions: { request: { url: string }; response: { body: string } }[];
   };
   const listings = cassette.interactions.filter((i) => i.request.url.includes('/audit-trail/v1alpha1/regions/fr-par/events'));
-  const recorded = listings.map((i) => JSON.parse(i.response.body) as { events: Record<string, unknown>[] }).find((b) => b.events.length > 0)?.events[0] as Record<string, unknown>;
+  const recorded = listings
+    .map((i) => JSON.parse(i.response.body) as { events: Record<string, unknown>[] })
+    .find((b) => b.events.length > 0)?.events[0] as Record<string, unknown>;
 
   it('answers with the keys of the recorded events and resources (one <type>_info per resource)', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
-    const response = await fetch(`${emulator.url}/audit-trail/v1alpha1/regions/fr-par/events?organization_id=${ORGANIZATION}&resource_type=instance_server&method_name=CreateServer`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
+    const response = await fetch(
+      `${emulator.url}/audit-trail/v1alpha1/regions/fr-par/events?organization_id=${ORGANIZATION}&resource_type=instance_server&method_name=CreateServer`,
+      { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } },
+    );
     expect(response.headers.get('content-type')).toBe('application/json');
     const { events } = (await response.json()) as { events: Record<string, unknown>[] };
     expect(events).toHaveLength(1);
     const [event] = events as [Record<string, unknown>];
     expect(Object.keys(event).sort()).toEqual(Object.keys(recorded).sort());
-    const resourceKeys = (r: Record<string, unknown>) => Object.keys(r).map((k) => (k.endsWith('_info') ? '<type>_info' : k)).sort();
+    const resourceKeys = (r: Record<string, unknown>) =>
+      Object.keys(r)
+        .map((k) => (k.endsWith('_info') ? '<type>_info' : k))
+        .sort();
     const [ours] = event.resources as [Record<string, unknown>];
     const [theirs] = recorded.resources as [Record<string, unknown>];
     expect(resourceKeys(ours)).toEqual(resourceKeys(theirs));
@@ -57,23 +78,38 @@ describe('emulated Audit Trail, as recorded', () => {
   it('an empty window and a last page are exactly as recorded: {"events":[]}, no next_page_token', async () => {
     const recordedEmpty = listings.map((i) => i.response.body).find((b) => b === '{"events":[]}');
     expect(recordedEmpty).toBeDefined();
-    const response = await fetch(`${emulator.url}/audit-trail/v1alpha1/regions/fr-par/events?organization_id=${ORGANIZATION}`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
+    const response = await fetch(`${emulator.url}/audit-trail/v1alpha1/regions/fr-par/events?organization_id=${ORGANIZATION}`, {
+      headers: { 'X-Auth-Token': FAKE_SECRET_KEY },
+    });
     expect(await response.text()).toBe(recordedEmpty);
   });
 
   it('the SDK reads the recorded answer: ids, principal, user agent, request body, resources', async () => {
     emulator.auditTrail.inject([recorded as never]);
-    const listing = await createAuditTrailGateway(settings({ organizationId: recorded.organization_id as string })).listEvents({ region: 'fr-par', resourceType: 'secret_manager_secret' as never, recordedAfter: new Date('2025-11-20T00:00:00Z'), recordedBefore: new Date('2025-11-21T00:00:00Z') });
+    const listing = await createAuditTrailGateway(settings({ organizationId: recorded.organization_id as string })).listEvents({
+      region: 'fr-par',
+      resourceType: 'secret_manager_secret' as never,
+      recordedAfter: new Date('2025-11-20T00:00:00Z'),
+      recordedBefore: new Date('2025-11-21T00:00:00Z'),
+    });
     expect(listing.events).toHaveLength(1);
     expect(listing.events[0]).toMatchObject({
-      id: recorded.id, locality: 'fr-par', principalId: (recorded.principal as { id: string }).id, methodName: 'CreateSecret', statusCode: 200,
-      userAgent: recorded.user_agent, requestBody: recorded.request_body, resources: [{ type: 'secret_manager_secret', name: 'scalewayDataSourceAuditTrailSecret' }],
+      id: recorded.id,
+      locality: 'fr-par',
+      principalId: (recorded.principal as { id: string }).id,
+      methodName: 'CreateSecret',
+      statusCode: 200,
+      userAgent: recorded.user_agent,
+      requestBody: recorded.request_body,
+      resources: [{ type: 'secret_manager_secret', name: 'scalewayDataSourceAuditTrailSecret' }],
     });
     expect(listing.events[0]?.recordedAt).toBe('2025-11-20T12:06:03.593Z');
   });
 
   it('organization_id is required (400 through the SDK)', async () => {
-    const response = await fetch(`${emulator.url}/audit-trail/v1alpha1/regions/fr-par/events`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
+    const response = await fetch(`${emulator.url}/audit-trail/v1alpha1/regions/fr-par/events`, {
+      headers: { 'X-Auth-Token': FAKE_SECRET_KEY },
+    });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ type: 'invalid_arguments', details: [{ argument_name: 'organization_id' }] });
   });
@@ -87,26 +123,57 @@ describe('Audit Trail gateway (real SDK against the emulator)', () => {
     emulator.auditTrail.inject([
       { id: 'old', recorded_at: minutesAgo(10), method_name: 'DeleteServer', resources: [{ id: 's-old', type: 'instance_server' }] },
       { id: 'recent', recorded_at: minutesAgo(1), method_name: 'DeleteServer', resources: [{ id: 's-new', type: 'instance_server' }] },
-      { id: 'backend', recorded_at: minutesAgo(1), method_name: 'SetBackendServers', resources: [{ id: 'b', type: 'load_balancer_backend' }] },
+      {
+        id: 'backend',
+        recorded_at: minutesAgo(1),
+        method_name: 'SetBackendServers',
+        resources: [{ id: 'b', type: 'load_balancer_backend' }],
+      },
     ]);
-    const listing = await createAuditTrailGateway(settings()).listEvents({ region: 'fr-par', resourceType: 'instance_server', ...window() });
+    const listing = await createAuditTrailGateway(settings()).listEvents({
+      region: 'fr-par',
+      resourceType: 'instance_server',
+      ...window(),
+    });
     expect(listing.events.map((e) => e.id)).toEqual(['recent']);
-    const query = emulator.calls().filter((c) => c.operation === 'ListEvents').at(-1)?.query ?? '';
+    const query =
+      emulator
+        .calls()
+        .filter((c) => c.operation === 'ListEvents')
+        .at(-1)?.query ?? '';
     expect(new URLSearchParams(query).get('resource_type')).toBe('instance_server');
     expect(new URLSearchParams(query).get('organization_id')).toBe(ORGANIZATION);
   });
 
   it('follows next_page_token across pages, oldest first; stops at maxPages and says truncated', async () => {
     const base = Date.now() - 60_000;
-    emulator.auditTrail.inject(Array.from({ length: 25 }, (_, i) => ({ id: `e${String(i).padStart(2, '0')}`, recorded_at: new Date(base + i * 100).toISOString(), method_name: 'DeleteServer', resources: [{ id: `s${i}`, type: 'instance_server' }] })));
+    emulator.auditTrail.inject(
+      Array.from({ length: 25 }, (_, i) => ({
+        id: `e${String(i).padStart(2, '0')}`,
+        recorded_at: new Date(base + i * 100).toISOString(),
+        method_name: 'DeleteServer',
+        resources: [{ id: `s${i}`, type: 'instance_server' }],
+      })),
+    );
     emulator.resetCalls();
-    const all = await createAuditTrailGateway(settings({ pageSize: 10 })).listEvents({ region: 'fr-par', resourceType: 'instance_server', ...window() });
+    const all = await createAuditTrailGateway(settings({ pageSize: 10 })).listEvents({
+      region: 'fr-par',
+      resourceType: 'instance_server',
+      ...window(),
+    });
     expect(all.events.map((e) => e.id)).toEqual(Array.from({ length: 25 }, (_, i) => `e${String(i).padStart(2, '0')}`));
     expect(all).toMatchObject({ pages: 3, truncated: false });
-    const tokens = emulator.calls().filter((c) => c.operation === 'ListEvents').map((c) => new URLSearchParams(c.query).get('page_token'));
+    const tokens = emulator
+      .calls()
+      .filter((c) => c.operation === 'ListEvents')
+      .map((c) => new URLSearchParams(c.query).get('page_token'));
     expect(tokens[0]).toBeNull();
     expect(tokens.slice(1).every((t) => !!t)).toBe(true);
-    const capped = await createAuditTrailGateway(settings({ pageSize: 10, maxPages: 2 })).listEvents({ region: 'fr-par', resourceType: 'instance_server', ...window() });
+    const capped = await createAuditTrailGateway(settings({ pageSize: 10, maxPages: 2 })).listEvents({
+      region: 'fr-par',
+      resourceType: 'instance_server',
+      ...window(),
+    });
     expect(capped).toMatchObject({ pages: 2, truncated: true });
     expect(capped.events).toHaveLength(20);
   });

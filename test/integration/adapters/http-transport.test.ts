@@ -46,7 +46,13 @@ describe('http transport', () => {
   const transport = createHttpTransport({ timeoutMs: 500 });
 
   it('sends method, headers and body; answers status, headers and body', async () => {
-    const response = await transport(new HttpRequest(`${base}/lb/v1/x?name=a`, { method: 'PUT', headers: { 'X-Auth-Token': 'tok', 'Content-Type': 'application/json' }, body: '{"server_ip":["10.0.0.1"]}' }));
+    const response = await transport(
+      new HttpRequest(`${base}/lb/v1/x?name=a`, {
+        method: 'PUT',
+        headers: { 'X-Auth-Token': 'tok', 'Content-Type': 'application/json' },
+        body: '{"server_ip":["10.0.0.1"]}',
+      }),
+    );
     const request = seen.at(-1)!;
     expect(request).toMatchObject({ method: 'PUT', url: '/lb/v1/x?name=a', body: '{"server_ip":["10.0.0.1"]}' });
     expect(request.headers).toMatchObject({ 'x-auth-token': 'tok', 'content-type': 'application/json', 'content-length': '26' });
@@ -55,7 +61,7 @@ describe('http transport', () => {
     expect(await response.json()).toEqual({ echo: '{"server_ip":["10.0.0.1"]}' });
   });
 
-  it('takes Node\'s own Request as well', async () => {
+  it("takes Node's own Request as well", async () => {
     const response = await transport(new Request(`${base}/missing`, { method: 'GET', headers: { Accept: 'application/json' } }));
     expect(response.status).toBe(404);
     expect(response.ok).toBe(false);

@@ -106,7 +106,10 @@ describe('event queue adapter', () => {
 
   it('purges a queue', async () => {
     const url = await queue.createQueue(uniqueName('purge'), {});
-    await queue.sendBatch(url, [{ id: 'a', body: '1' }, { id: 'b', body: '2' }]);
+    await queue.sendBatch(url, [
+      { id: 'a', body: '1' },
+      { id: 'b', body: '2' },
+    ]);
     await queue.purge(url);
     expect((await queue.attributes(url)).ApproximateNumberOfMessages).toBe('0');
   });

@@ -5,7 +5,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyApiFailure } from '../../../shared/adapters/api-failure';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import type { World } from '../../support/world';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, demoBackend, demoSeedWith, startWorld } from '../../support/world';
+import {
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_LB_ID,
+  FAKE_ACCESS_KEY,
+  FAKE_SECRET_KEY,
+  demoBackend,
+  demoSeedWith,
+  startWorld,
+} from '../../support/world';
 
 let world: World;
 const BACKEND = '00000000-0000-4000-8000-0000000000a1';
@@ -32,12 +40,26 @@ describe('deleteBackendIfExists', () => {
     const gateway = world.gateway();
     await gateway.deleteBackendIfExists('fr-par-1', BACKEND);
     expect(await gateway.deleteBackendIfExists('fr-par-1', BACKEND)).toEqual({ deleted: false });
-    expect(world.emulator.calls().map((c) => [c.operation, c.status])).toEqual([['DeleteBackend', 204], ['DeleteBackend', 404]]);
+    expect(world.emulator.calls().map((c) => [c.operation, c.status])).toEqual([
+      ['DeleteBackend', 204],
+      ['DeleteBackend', 404],
+    ]);
   });
 
   it("any other refusal is the SDK's own error, for the caller to classify (412: a frontend uses it)", async () => {
-    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: BACKEND })], frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: BACKEND }] }));
-    const error = await world.gateway().deleteBackendIfExists('fr-par-1', BACKEND).then(() => undefined, (e: unknown) => e);
+    world.emulator.loadSeed(
+      demoSeedWith({
+        backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: BACKEND })],
+        frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: BACKEND }],
+      }),
+    );
+    const error = await world
+      .gateway()
+      .deleteBackendIfExists('fr-par-1', BACKEND)
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(classifyApiFailure(error, 'backend_not_found').code).toBe('precondition_failed');
     expect(world.backends().map((b) => b.id)).toEqual([BACKEND]);
   });
@@ -52,14 +74,26 @@ describe('calls', () => {
     expect(gateway.calls()).toEqual({
       reads: 2,
       writes: 1,
-      byOperation: { 'GET /lb/v1/zones/{locality}/lbs/{id}/backends': 1, 'GET /lb/v1/zones/{locality}/lbs/{id}': 1, 'PUT /lb/v1/zones/{locality}/backends/{id}/servers': 1 },
+      byOperation: {
+        'GET /lb/v1/zones/{locality}/lbs/{id}/backends': 1,
+        'GET /lb/v1/zones/{locality}/lbs/{id}': 1,
+        'PUT /lb/v1/zones/{locality}/backends/{id}/servers': 1,
+      },
     });
     expect(world.emulator.calls().map((c) => c.operation)).toEqual(['ListBackends', 'GetLb', 'SetBackendServers']);
   });
 
   it('no time left in the invocation: the request is not made (nor counted), it fails as a timeout', async () => {
-    const gateway = createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: world.emulator.url, remainingMs: () => 0 });
-    const error = await gateway.getLb('fr-par-1', DEMO_LB_ID).then(() => undefined, (e: unknown) => e);
+    const gateway = createScalewayGateway({
+      accessKey: FAKE_ACCESS_KEY,
+      secretKey: FAKE_SECRET_KEY,
+      apiUrl: world.emulator.url,
+      remainingMs: () => 0,
+    });
+    const error = await gateway.getLb('fr-par-1', DEMO_LB_ID).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(classifyApiFailure(error, 'lb_not_found').code).toBe('network_error');
     expect(gateway.calls()).toMatchObject({ reads: 0, writes: 0 });
     expect(world.emulator.calls()).toEqual([]);

@@ -22,7 +22,12 @@ import { DEMO_LB_ID, demoSeed } from '../../support/world';
 
 const LONG_WINDOW_MS = 10_000;
 const BACKEND_ID = '00000000-0000-4000-8000-0000000000b1';
-const profile = { accessKey: 'SCWXXXXXXXXXXXXXXXXX', secretKey: '11111111-2222-4333-8444-555555555555', defaultZone: 'fr-par-1', defaultRegion: 'fr-par' } as const;
+const profile = {
+  accessKey: 'SCWXXXXXXXXXXXXXXXXX',
+  secretKey: '11111111-2222-4333-8444-555555555555',
+  defaultZone: 'fr-par-1',
+  defaultRegion: 'fr-par',
+} as const;
 /** The SDK types durations as strings; the API takes JSON integers of milliseconds. */
 const ms = (value: number) => value as unknown as string;
 
@@ -80,7 +85,16 @@ const fullUpdate = (patch: Partial<Lbv1.ZonedApiUpdateBackendRequest> = {}): Lbv
 });
 
 const fullHealthCheck = (patch: Record<string, unknown> = {}): Lbv1.ZonedApiUpdateHealthCheckRequest =>
-  ({ backendId: BACKEND_ID, port: 443, checkMaxRetries: 5, checkDelay: ms(3000), checkTimeout: ms(1000), checkSendProxy: false, tcpConfig: {}, ...patch }) as Lbv1.ZonedApiUpdateHealthCheckRequest;
+  ({
+    backendId: BACKEND_ID,
+    port: 443,
+    checkMaxRetries: 5,
+    checkDelay: ms(3000),
+    checkTimeout: ms(1000),
+    checkSendProxy: false,
+    tcpConfig: {},
+    ...patch,
+  }) as Lbv1.ZonedApiUpdateHealthCheckRequest;
 
 beforeAll(async () => {
   emulator = await startEmulator({ instancePendingMs: LONG_WINDOW_MS });
@@ -102,7 +116,13 @@ beforeEach(() => {
 describe('pending windows, as recorded', () => {
   it('the default window is the longest recorded one (lb-* cassettes: pending -> ready from 31 to 403 ms)', async () => {
     const windows: number[] = [];
-    for (const cassette of ['lb-backend-basic', 'lb-backend-health-check', 'lb-data-source-backends-basic', 'lb-list-lb-backends-basic', 'lb-list-lb-frontends-basic']) {
+    for (const cassette of [
+      'lb-backend-basic',
+      'lb-backend-health-check',
+      'lb-data-source-backends-basic',
+      'lb-list-lb-backends-basic',
+      'lb-list-lb-frontends-basic',
+    ]) {
       let pendingAt: number | undefined;
       for (const interaction of readCassette(cassette)) {
         const body = jsonBody(interaction.responseBody);
@@ -169,7 +189,7 @@ describe('pending windows, as recorded', () => {
   });
 });
 
-describe("rate limiting, as the gateway really sends it (block-list-snapshots-rate-limited)", () => {
+describe('rate limiting, as the gateway really sends it (block-list-snapshots-rate-limited)', () => {
   it('a 429 fault answers an empty body, no Content-Type and X-Envoy-Ratelimited: true', async () => {
     emulator.addFault({ operation: 'ListLbs', status: 429 });
     const response = await fetch(`${emulator.url}/lb/v1/zones/fr-par-1/lbs`, { headers: { 'X-Auth-Token': profile.secretKey } });
@@ -198,9 +218,16 @@ describe("rate limiting, as the gateway really sends it (block-list-snapshots-ra
 
 describe('durations and required fields', () => {
   it('durations are JSON integers only: a string or a fraction is a 400 naming the field', async () => {
-    const create = await caught(lbApi.createBackend({ ...kopsBackend([]), healthCheck: { port: 3988, checkMaxRetries: 5, checkSendProxy: false, checkDelay: '3s', checkTimeout: ms(1000.5), tcpConfig: {} } }));
+    const create = await caught(
+      lbApi.createBackend({
+        ...kopsBackend([]),
+        healthCheck: { port: 3988, checkMaxRetries: 5, checkSendProxy: false, checkDelay: '3s', checkTimeout: ms(1000.5), tcpConfig: {} },
+      }),
+    );
     expect(argumentNames(create)).toEqual(['health_check.check_delay:format', 'health_check.check_timeout:format']);
-    const update = await caught(lbApi.updateBackend(fullUpdate({ timeoutServer: '300000', timeoutConnect: ms(5000), timeoutTunnel: '15m' })));
+    const update = await caught(
+      lbApi.updateBackend(fullUpdate({ timeoutServer: '300000', timeoutConnect: ms(5000), timeoutTunnel: '15m' })),
+    );
     expect(argumentNames(update)).toEqual(['timeout_server:format', 'timeout_tunnel:format']);
     const healthCheck = await caught(lbApi.updateHealthCheck(fullHealthCheck({ checkTimeout: '1000' })));
     expect(argumentNames(healthCheck)).toEqual(['check_timeout:format']);
@@ -217,7 +244,10 @@ describe('durations and required fields', () => {
     const body = (await response.json()) as { type: string; details: { argument_name: string; reason: string }[] };
     expect(body.type).toBe('invalid_arguments');
     expect(body.details.map((d) => `${d.argument_name}:${d.reason}`).sort()).toEqual([
-      'check_delay:required', 'check_max_retries:required', 'check_timeout:required', 'port:required',
+      'check_delay:required',
+      'check_max_retries:required',
+      'check_timeout:required',
+      'port:required',
     ]);
   });
 
@@ -232,9 +262,16 @@ describe('durations and required fields', () => {
 
 describe('list filters', () => {
   it('ListLbs honours lb_ids (API reference); name stays non-exact (lb-data-source-lbs-basic #43)', async () => {
-    emulator.loadSeed({ lbs: [{ id: DEMO_LB_ID, name: 'api.demo.k8s.local', zone: 'fr-par-1' }, { name: 'api.demo.k8s.local-old', zone: 'fr-par-1' }] });
+    emulator.loadSeed({
+      lbs: [
+        { id: DEMO_LB_ID, name: 'api.demo.k8s.local', zone: 'fr-par-1' },
+        { name: 'api.demo.k8s.local-old', zone: 'fr-par-1' },
+      ],
+    });
     const get = async (query: string) =>
-      ((await (await fetch(`${emulator.url}/lb/v1/zones/fr-par-1/lbs?${query}`, { headers: { 'X-Auth-Token': profile.secretKey } })).json()) as { lbs: { name: string }[]; total_count: number });
+      (await (
+        await fetch(`${emulator.url}/lb/v1/zones/fr-par-1/lbs?${query}`, { headers: { 'X-Auth-Token': profile.secretKey } })
+      ).json()) as { lbs: { name: string }[]; total_count: number };
     expect((await get('name=api.demo.k8s.local')).total_count).toBe(2);
     const byId = await get(`lb_ids=${DEMO_LB_ID}`);
     expect([byId.total_count, byId.lbs.map((lb) => lb.name)]).toEqual([1, ['api.demo.k8s.local']]);
@@ -295,7 +332,9 @@ describe('switches for what no recording shows (both settings each)', () => {
     expect((await setPool(['51.15.100.13', '51.15.100.11', '51.15.100.13'])).pool).toEqual(['51.15.100.13', '51.15.100.11']);
     emulator.setBehaviours({ duplicateServerIps: 'refuse' });
     expect(argumentNames(await caught(setPool(['51.15.100.12', '51.15.100.12'])))).toEqual(['server_ip.1:constraint']);
-    expect(argumentNames(await caught(lbApi.createBackend(kopsBackend(['51.15.100.11', '51.15.100.11']))))).toEqual(['server_ip.1:constraint']);
+    expect(argumentNames(await caught(lbApi.createBackend(kopsBackend(['51.15.100.11', '51.15.100.11']))))).toEqual([
+      'server_ip.1:constraint',
+    ]);
   });
 
   it('strictBackendIps (opt-in): only seeded server or IPAM addresses, except on multi-cloud LB types', async () => {
@@ -309,12 +348,20 @@ describe('switches for what no recording shows (both settings each)', () => {
 
   it('are read and set over the control API, which refuses unknown names and values', async () => {
     const control = async (method: string, body?: unknown) => {
-      const response = await fetch(`${emulator.url}/_emulator/behaviours`, { method, headers: { 'Content-Type': 'application/json' }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+      const response = await fetch(`${emulator.url}/_emulator/behaviours`, {
+        method,
+        headers: { 'Content-Type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
       return { status: response.status, json: (await response.json()) as { behaviours?: Record<string, unknown>; message?: string } };
     };
     expect((await control('GET')).json.behaviours).toMatchObject({ writesWhileTransient: 'refuse', deleteBackendInUse: 'refuse' });
     const set = await control('PUT', { writesWhileTransient: 'accept', duplicateServerIps: 'refuse' });
-    expect(set.json.behaviours).toMatchObject({ writesWhileTransient: 'accept', duplicateServerIps: 'refuse', deleteBackendInUse: 'refuse' });
+    expect(set.json.behaviours).toMatchObject({
+      writesWhileTransient: 'accept',
+      duplicateServerIps: 'refuse',
+      deleteBackendInUse: 'refuse',
+    });
     expect(emulator.behaviours().writesWhileTransient).toBe('accept');
     const badValue = await control('PUT', { writesWhileLocked: 'maybe' });
     expect([badValue.status, badValue.json.message]).toEqual([400, 'writesWhileLocked must be one of "locked", "conflict"']);
@@ -342,6 +389,7 @@ describe('docs/emulator.md', () => {
       expect(row, name).toBeDefined();
       expect(row).toContain(choices.map((c) => `\`${String(c)}\``).join(', '));
     }
-    for (const name of ['instancePendingMs', 'multiCloudLbTypes', 'healthPassAfterMs', 'healthFailAfterMs']) expect(doc).toContain(`| \`${name}\` |`);
+    for (const name of ['instancePendingMs', 'multiCloudLbTypes', 'healthPassAfterMs', 'healthFailAfterMs'])
+      expect(doc).toContain(`| \`${name}\` |`);
   });
 });

@@ -31,12 +31,25 @@ const VOLATILE: Record<string, string> = {
 /** Whole key paths not compared, with the reason. */
 const VOLATILE_PATHS: Record<string, string> = {
   ...Object.fromEntries(
-    ['image.id', 'image.name', 'image.root_volume.id', 'volumes.0.id', 'mac_address', 'security_group.id', 'location.cluster_id', 'location.hypervisor_id', 'location.node_id'].flatMap((field) => [
-      [`server.${field}`, 'images, volumes, security groups, placement and MACs are not modelled (the emulator fills them in); nothing reads them'],
+    [
+      'image.id',
+      'image.name',
+      'image.root_volume.id',
+      'volumes.0.id',
+      'mac_address',
+      'security_group.id',
+      'location.cluster_id',
+      'location.hypervisor_id',
+      'location.node_id',
+    ].flatMap((field) => [
+      [
+        `server.${field}`,
+        'images, volumes, security groups, placement and MACs are not modelled (the emulator fills them in); nothing reads them',
+      ],
       [`servers[].${field}`, 'idem, in lists'],
     ]),
   ),
-  'server.private_nics[].ipam_ip_ids[]': 'derived from the IPAM addresses the recording has listed by then, in the IPAM API\'s order',
+  'server.private_nics[].ipam_ip_ids[]': "derived from the IPAM addresses the recording has listed by then, in the IPAM API's order",
   id: 'a backend created during the replay gets a new id',
   'instances[].id': 'the LB instance is not seeded from the recording (no API shows it but GetLb)',
   'lb.instances[].id': 'idem, embedded',
@@ -148,7 +161,12 @@ class RecordedWorld {
       if (lb && backend) {
         this.frontends.set(String(frontend.id), {
           lbId: String(lb.id),
-          frontend: { id: String(frontend.id), name: String(frontend.name), inbound_port: Number(frontend.inbound_port), backend: String(backend.id) },
+          frontend: {
+            id: String(frontend.id),
+            name: String(frontend.name),
+            inbound_port: Number(frontend.inbound_port),
+            backend: String(backend.id),
+          },
         });
       }
     }
@@ -289,7 +307,15 @@ const NOT_REPLAYABLE: Record<string, string> = {
 
 function sameJson(a: unknown, b: unknown): boolean {
   const canonical = (value: unknown): unknown =>
-    Array.isArray(value) ? value.map(canonical) : isObject(value) ? Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical(value[k])])) : value;
+    Array.isArray(value)
+      ? value.map(canonical)
+      : isObject(value)
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((k) => [k, canonical(value[k])]),
+          )
+        : value;
   return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
@@ -337,11 +363,13 @@ async function replay(emulator: EmulatorHandle, interaction: Interaction, afterW
   const problems: string[] = [];
   if (response.status !== interaction.code) problems.push(`status ${response.status}, recorded ${interaction.code}: ${text.slice(0, 300)}`);
   const contentType = response.headers.get('content-type') ?? undefined;
-  if (contentType !== interaction.headers['content-type']) problems.push(`content-type ${String(contentType)}, recorded ${String(interaction.headers['content-type'])}`);
+  if (contentType !== interaction.headers['content-type'])
+    problems.push(`content-type ${String(contentType)}, recorded ${String(interaction.headers['content-type'])}`);
   // The Instance API's list metadata travels in headers (instance-data-source-servers-basic).
   for (const name of ['x-total-count', 'link']) {
     const recorded = interaction.headers[name];
-    if (recorded !== undefined && response.headers.get(name) !== recorded) problems.push(`${name} ${response.headers.get(name)}, recorded ${recorded}`);
+    if (recorded !== undefined && response.headers.get(name) !== recorded)
+      problems.push(`${name} ${response.headers.get(name)}, recorded ${recorded}`);
   }
   const recorded = jsonBody(interaction.responseBody);
   if (recorded === undefined) {
@@ -368,7 +396,9 @@ async function replay(emulator: EmulatorHandle, interaction: Interaction, afterW
   const isWrite = interaction.method !== 'GET';
   const recordedPending = wantStatus?.instances.includes('pending') ?? false;
   if (wantStatus && (isWrite || (afterWrite && recordedPending)) && JSON.stringify(gotStatus) !== JSON.stringify(wantStatus)) {
-    problems.push(`statuses ${JSON.stringify(gotStatus)}, recorded ${JSON.stringify(wantStatus)}${isWrite ? ' (in the write\'s answer)' : ' (read after a write)'}`);
+    problems.push(
+      `statuses ${JSON.stringify(gotStatus)}, recorded ${JSON.stringify(wantStatus)}${isWrite ? " (in the write's answer)" : ' (read after a write)'}`,
+    );
   }
   return { request, problems };
 }
@@ -379,12 +409,28 @@ async function replayRateLimit(emulator: EmulatorHandle, interaction: Interactio
   emulator.addFault({ pathIncludes: interaction.url.pathname, status: 429 });
   const { response, text } = await send(emulator, interaction);
   const problems: string[] = [];
-  const shape = (status: number, contentType: string | undefined, ratelimited: string | undefined, body: string) => ({ status, contentType, ratelimited, body });
-  const got = shape(response.status, response.headers.get('content-type') ?? undefined, response.headers.get('x-envoy-ratelimited') ?? undefined, text);
-  const want = shape(interaction.code, interaction.headers['content-type'], interaction.headers['x-envoy-ratelimited'], interaction.responseBody);
+  const shape = (status: number, contentType: string | undefined, ratelimited: string | undefined, body: string) => ({
+    status,
+    contentType,
+    ratelimited,
+    body,
+  });
+  const got = shape(
+    response.status,
+    response.headers.get('content-type') ?? undefined,
+    response.headers.get('x-envoy-ratelimited') ?? undefined,
+    text,
+  );
+  const want = shape(
+    interaction.code,
+    interaction.headers['content-type'],
+    interaction.headers['x-envoy-ratelimited'],
+    interaction.responseBody,
+  );
   if (JSON.stringify(got) !== JSON.stringify(want)) problems.push(`429 answered ${JSON.stringify(got)}, recorded ${JSON.stringify(want)}`);
   for (const hint of ['retry-after', 'x-ratelimit-reset']) {
-    if (response.headers.has(hint) !== hint in interaction.headers) problems.push(`header ${hint}: emulator ${response.headers.get(hint)}, recorded ${interaction.headers[hint]}`);
+    if (response.headers.has(hint) !== hint in interaction.headers)
+      problems.push(`header ${hint}: emulator ${response.headers.get(hint)}, recorded ${interaction.headers[hint]}`);
   }
   return { request, problems };
 }

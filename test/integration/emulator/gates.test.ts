@@ -12,15 +12,25 @@ afterEach(async () => {
   await world.stop();
 });
 
-const control = (path: string, init?: RequestInit) => fetch(`${world.emulator.url}/_emulator/${path}`, init).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+const control = (path: string, init?: RequestInit) =>
+  fetch(`${world.emulator.url}/_emulator/${path}`, init).then(async (r) => ({
+    status: r.status,
+    body: (await r.json()) as Record<string, unknown>,
+  }));
 
 describe('emulator gates', () => {
   it('hold matching requests until released, oldest first, count by count; the rest of the fault applies after', async () => {
     await control('faults', { method: 'POST', body: JSON.stringify({ operation: 'ListLbs', gate: 'g', count: 2, status: 503 }) });
     const gateway = world.gateway(30_000);
     const settled: string[] = [];
-    const first = gateway.findLbsByName('fr-par-1', 'api.demo.k8s.local').then(() => settled.push('first ok'), () => settled.push('first failed'));
-    const second = gateway.findLbsByName('fr-par-1', 'api.demo.k8s.local').then(() => settled.push('second ok'), () => settled.push('second failed'));
+    const first = gateway.findLbsByName('fr-par-1', 'api.demo.k8s.local').then(
+      () => settled.push('first ok'),
+      () => settled.push('first failed'),
+    );
+    const second = gateway.findLbsByName('fr-par-1', 'api.demo.k8s.local').then(
+      () => settled.push('second ok'),
+      () => settled.push('second failed'),
+    );
     for (;;) {
       const held = (await control('gates')).body.held as Record<string, number>;
       if (held.g === 2) break;

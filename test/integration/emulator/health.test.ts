@@ -62,15 +62,30 @@ describe('ListBackendStats through the SDK', () => {
     // Without backend_id: every backend of the LB.
     expect(await lbApi.listBackendStats({ lbId: DEMO_LB_ID }).all()).toHaveLength(3);
     // An id that is no backend of this LB: GetBackend's recorded 404 (assumed for this route).
-    expect(await lbApi.listBackendStats({ lbId: DEMO_LB_ID, backendId: '11111111-1111-4111-8111-111111111111' }).catch((e: unknown) => e)).toMatchObject({ status: 404, body: { message: 'backend not Found' } });
+    expect(
+      await lbApi.listBackendStats({ lbId: DEMO_LB_ID, backendId: '11111111-1111-4111-8111-111111111111' }).catch((e: unknown) => e),
+    ).toMatchObject({ status: 404, body: { message: 'backend not Found' } });
   });
 
   it('health follows the servers: deleted or stopped fails, a new one in the pool passes (delays 0)', async () => {
     emulator.removeServer(DEMO_CP0_ID);
-    emulator.upsertServer({ id: CP1_ID, name: 'control-plane-fr-par-1-1', zone: 'fr-par-1', state: 'stopping', publicIps: [CP1_IP], tags: TAGS });
+    emulator.upsertServer({
+      id: CP1_ID,
+      name: 'control-plane-fr-par-1-1',
+      zone: 'fr-par-1',
+      state: 'stopping',
+      publicIps: [CP1_IP],
+      tags: TAGS,
+    });
     emulator.upsertServer({ name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.31'], tags: TAGS });
     await lbApi.setBackendServers({ backendId, serverIp: [...DEMO_CONTROL_PLANE_IPS, '51.15.100.31', '6.6.6.6'] });
-    expect(await statuses()).toEqual({ [CP0_IP]: 'failed', [CP1_IP]: 'failed', '51.15.100.13': 'passed', '51.15.100.31': 'passed', '6.6.6.6': 'failed' });
+    expect(await statuses()).toEqual({
+      [CP0_IP]: 'failed',
+      [CP1_IP]: 'failed',
+      '51.15.100.13': 'passed',
+      '51.15.100.31': 'passed',
+      '6.6.6.6': 'failed',
+    });
     const stopped = (await lbApi.listBackendStats({ lbId: DEMO_LB_ID, backendId }).all()).find((s) => s.ip === CP1_IP);
     expect(stopped?.serverState).toBe('stopped');
     expect(stopped?.serverStateChangedAt).toBeInstanceOf(Date);
@@ -94,18 +109,23 @@ describe('ListBackendStats through the SDK', () => {
   });
 
   it('a status forced per address over the control API wins until cleared; bad input is a 400', async () => {
-    const put = (ip: string, body: unknown) => fetch(`${emulator.url}/_emulator/backend-health/${ip}`, { method: 'PUT', body: JSON.stringify(body) });
+    const put = (ip: string, body: unknown) =>
+      fetch(`${emulator.url}/_emulator/backend-health/${ip}`, { method: 'PUT', body: JSON.stringify(body) });
     expect((await put(CP1_IP, { status: 'failed' })).status).toBe(200);
     expect((await put(CP0_IP, { status: 'condpass', forMs: HOUR })).status).toBe(200);
     expect(await statuses()).toMatchObject({ [CP0_IP]: 'condpass', [CP1_IP]: 'failed' });
-    const listed = (await (await fetch(`${emulator.url}/_emulator/backend-health`)).json()) as { forced: { ip: string; until: number | null }[] };
+    const listed = (await (await fetch(`${emulator.url}/_emulator/backend-health`)).json()) as {
+      forced: { ip: string; until: number | null }[];
+    };
     expect(listed.forced.find((f) => f.ip === CP1_IP)?.until).toBeNull();
     expect(listed.forced.find((f) => f.ip === CP0_IP)?.until).toBeGreaterThan(Date.now());
     expect((await fetch(`${emulator.url}/_emulator/backend-health/${CP1_IP}`, { method: 'DELETE' })).status).toBe(200);
     expect(await statuses()).toMatchObject({ [CP1_IP]: 'passed', [CP0_IP]: 'condpass' });
     expect((await put(CP1_IP, { status: 'sick' })).status).toBe(400);
     expect((await put(CP1_IP, { status: 'failed', forMs: -1 })).status).toBe(400);
-    expect((await fetch(`${emulator.url}/_emulator/behaviours`, { method: 'PUT', body: JSON.stringify({ healthPassAfterMs: 'soon' }) })).status).toBe(400);
+    expect(
+      (await fetch(`${emulator.url}/_emulator/behaviours`, { method: 'PUT', body: JSON.stringify({ healthPassAfterMs: 'soon' }) })).status,
+    ).toBe(400);
   });
 });
 

@@ -24,7 +24,11 @@ let world: World;
 beforeAll(async () => {
   localQueue = await startLocalQueue();
   queue = createEventQueue(localQueue.settings);
-  urls = await provisionQueues(queue, { reconcileQueueName: 'deadline-reconcile', deadLetterQueueName: 'deadline-dead-letter', functionTimeoutSeconds: 30 });
+  urls = await provisionQueues(queue, {
+    reconcileQueueName: 'deadline-reconcile',
+    deadLetterQueueName: 'deadline-dead-letter',
+    functionTimeoutSeconds: 30,
+  });
 });
 afterAll(async () => {
   await localQueue?.stop();
@@ -63,7 +67,11 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
       targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
       gateway: (deadline: Deadline) =>
         createScalewayGateway({
-          accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: world.emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs: 10_000,
+          accessKey: FAKE_ACCESS_KEY,
+          secretKey: FAKE_SECRET_KEY,
+          apiUrl: world.emulator.url,
+          defaultZone: 'fr-par-1',
+          requestTimeoutMs: 10_000,
           remainingMs: () => (remaining.push(deadline.remainingMs()), deadline.remainingMs()),
         }),
       queue: () => queue,
@@ -79,7 +87,14 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
 }
 
 const event = (patch: Record<string, unknown> = {}) =>
-  JSON.stringify({ version: 1, id: 'evt-deadline', source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date(T0).toISOString(), ...patch });
+  JSON.stringify({
+    version: 1,
+    id: 'evt-deadline',
+    source: 'manual',
+    target: DEMO_CLUSTER,
+    occurredAt: new Date(T0).toISOString(),
+    ...patch,
+  });
 
 async function messageCounts(url = urls.reconcileQueueUrl) {
   const attributes = await queue.attributes(url);
@@ -113,7 +128,10 @@ describe('carrying out the disposition', () => {
   it('an early event beyond LBSYNC_MAX_HOLD_MS: held that long, then sent back byte for byte, nothing read', async () => {
     const clock = fakeClock();
     const body = `${event({ notBefore: new Date(T0 + 50_000).toISOString() })}\n`; // a trailing newline: sent back as it came
-    const answer = JSON.parse((await handleReconcileMessage(body, deps(clock, { LBSYNC_MAX_HOLD_MS: '20000' }).deps)).body) as Record<string, unknown>;
+    const answer = JSON.parse((await handleReconcileMessage(body, deps(clock, { LBSYNC_MAX_HOLD_MS: '20000' }).deps)).body) as Record<
+      string,
+      unknown
+    >;
     expect(clock.slept).toEqual([20_000]);
     expect(answer).toEqual({ outcome: 'retry_scheduled', target: DEMO_CLUSTER, eventId: 'evt-deadline', attempt: 0, retryInMs: 30_000 });
     expect(world.emulator.calls()).toEqual([]);
@@ -124,7 +142,10 @@ describe('carrying out the disposition', () => {
     world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
     const clock = fakeClock();
     const env = { LBSYNC_TRANSIENT_WAIT_MS: '0', LBSYNC_RETRY_BASE_MS: '600000', LBSYNC_RETRY_CAP_MS: '600000' };
-    const answer = JSON.parse((await handleReconcileMessage(event(), deps(clock, env).deps)).body) as { outcome: string; retryInMs: number };
+    const answer = JSON.parse((await handleReconcileMessage(event(), deps(clock, env).deps)).body) as {
+      outcome: string;
+      retryInMs: number;
+    };
     expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 300_000 }); // base * 2^0 * draw 0.5
     expect(await messageCounts()).toEqual({ visible: 1, delayed: 0 });
     const [next] = await queued();
@@ -134,8 +155,16 @@ describe('carrying out the disposition', () => {
   it('native mode: the same retry, held by the queue itself (DelaySeconds)', async () => {
     world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
     const clock = fakeClock();
-    const env = { QUEUE_DELAY_MODE: 'native', LBSYNC_TRANSIENT_WAIT_MS: '0', LBSYNC_RETRY_BASE_MS: '600000', LBSYNC_RETRY_CAP_MS: '600000' };
-    const answer = JSON.parse((await handleReconcileMessage(event(), deps(clock, env).deps)).body) as { outcome: string; retryInMs: number };
+    const env = {
+      QUEUE_DELAY_MODE: 'native',
+      LBSYNC_TRANSIENT_WAIT_MS: '0',
+      LBSYNC_RETRY_BASE_MS: '600000',
+      LBSYNC_RETRY_CAP_MS: '600000',
+    };
+    const answer = JSON.parse((await handleReconcileMessage(event(), deps(clock, env).deps)).body) as {
+      outcome: string;
+      retryInMs: number;
+    };
     expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 300_000 });
     expect(await messageCounts()).toEqual({ visible: 0, delayed: 1 });
   });
@@ -147,20 +176,37 @@ describe('carrying out the disposition', () => {
     expect(answer).toMatchObject({ outcome: 'dead_lettered', reason: 'permanent_error', error: { code: 'lb_not_ready' } });
     expect(await messageCounts()).toEqual({ visible: 0, delayed: 0 });
     const [letter] = await queue.receive(urls.deadLetterQueueUrl, { maxMessages: 10 });
-    expect(JSON.parse(letter?.body as string)).toMatchObject({ kind: 'lbsync.dead-letter', reason: 'permanent_error', eventId: 'evt-deadline' });
+    expect(JSON.parse(letter?.body as string)).toMatchObject({
+      kind: 'lbsync.dead-letter',
+      reason: 'permanent_error',
+      eventId: 'evt-deadline',
+    });
     await queue.purge(urls.deadLetterQueueUrl);
   });
 
-  it('a hand-off that fails answers 500 (the platform redelivers) and logs the error in Powertools\' shape', async () => {
+  it("a hand-off that fails answers 500 (the platform redelivers) and logs the error in Powertools' shape", async () => {
     const lines: Record<string, unknown>[] = [];
     const clock = fakeClock();
     const { deps: d } = deps(clock, {});
-    const logger = createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
-    const response = await handleReconcileMessage(event({ target: 'nowhere' }), { ...d, logger, deadLetterQueueUrl: `${urls.deadLetterQueueUrl}-missing` });
+    const logger = createLogger({
+      service: 'test',
+      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
+    const response = await handleReconcileMessage(event({ target: 'nowhere' }), {
+      ...d,
+      logger,
+      deadLetterQueueUrl: `${urls.deadLetterQueueUrl}-missing`,
+    });
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body)).toMatchObject({ outcome: 'handoff_failed', error: { code: 'queue_unavailable' } });
     const failure = lines.find((l) => l.level === 'ERROR');
-    expect(failure?.error).toMatchObject({ name: 'QueueHandOffError', code: 'queue_unavailable', operation: 'SendMessage', location: expect.stringMatching(/:\d+$/), stack: expect.any(String) });
+    expect(failure?.error).toMatchObject({
+      name: 'QueueHandOffError',
+      code: 'queue_unavailable',
+      operation: 'SendMessage',
+      location: expect.stringMatching(/:\d+$/),
+      stack: expect.any(String),
+    });
   });
 });
 
@@ -168,7 +214,12 @@ describe('the invocation deadline', () => {
   it('the hold of an early event is clipped: held until the deadline, then re-enqueued unchanged', async () => {
     const clock = fakeClock();
     const body = event({ attempt: 1, notBefore: new Date(T0 + 40_000).toISOString() });
-    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '30000', LBSYNC_DEADLINE_MARGIN_MS: '5000', LBSYNC_MAX_HOLD_MS: '60000', LBSYNC_RETRY_CAP_MS: '120000' });
+    const { deps: d } = deps(clock, {
+      LBSYNC_FUNCTION_TIMEOUT_MS: '30000',
+      LBSYNC_DEADLINE_MARGIN_MS: '5000',
+      LBSYNC_MAX_HOLD_MS: '60000',
+      LBSYNC_RETRY_CAP_MS: '120000',
+    });
     const answer = JSON.parse((await handleReconcileMessage(body, d)).body) as { outcome: string; retryInMs: number };
     expect(clock.slept).toEqual([25_000]); // not the 40 s it asked for, nor the 60 s hold allowed
     expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 15_000 });
@@ -179,7 +230,11 @@ describe('the invocation deadline', () => {
   it('the wait for an LB in a transient state is clipped, then the event is retried', async () => {
     world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
     const clock = fakeClock();
-    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '20000', LBSYNC_DEADLINE_MARGIN_MS: '4000', LBSYNC_TRANSIENT_WAIT_MS: '60000' });
+    const { deps: d } = deps(clock, {
+      LBSYNC_FUNCTION_TIMEOUT_MS: '20000',
+      LBSYNC_DEADLINE_MARGIN_MS: '4000',
+      LBSYNC_TRANSIENT_WAIT_MS: '60000',
+    });
     const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string; error: { code: string } };
     expect(answer).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'lb_transient_state' } });
     expect(clock.total()).toBe(16_000); // exactly up to the deadline, not the 60 s transient wait
@@ -190,8 +245,16 @@ describe('the invocation deadline', () => {
 
   it('the wait for a write to apply is clipped, then the event is retried (the next attempt re-reads)', async () => {
     const clock = fakeClock();
-    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '20000', LBSYNC_DEADLINE_MARGIN_MS: '4000', LBSYNC_WAIT_BUDGET_MS: '60000' });
-    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string; actions: string[]; error: { code: string; message: string } };
+    const { deps: d } = deps(clock, {
+      LBSYNC_FUNCTION_TIMEOUT_MS: '20000',
+      LBSYNC_DEADLINE_MARGIN_MS: '4000',
+      LBSYNC_WAIT_BUDGET_MS: '60000',
+    });
+    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as {
+      outcome: string;
+      actions: string[];
+      error: { code: string; message: string };
+    };
     expect(answer).toMatchObject({ outcome: 'retry_scheduled', actions: ['CreateBackend'], error: { code: 'apply_timeout' } });
     expect(answer.error.message).toContain('not ready after 16000 ms');
     expect(clock.total()).toBe(16_000);
@@ -203,7 +266,10 @@ describe('the invocation deadline', () => {
     const clock = fakeClock();
     // 10 s request timeout, but only 400 ms left in the invocation.
     const { deps: d, remaining } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '5000', LBSYNC_DEADLINE_MARGIN_MS: '4600' });
-    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string; error: { code: string; message: string } };
+    const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as {
+      outcome: string;
+      error: { code: string; message: string };
+    };
     expect(answer).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'network_error' } });
     expect(answer.error.message).toMatch(/request timed out/);
     expect(Math.max(...remaining)).toBe(400);
@@ -213,7 +279,11 @@ describe('the invocation deadline', () => {
   it('an event due exactly at the deadline: held until then, no request made past it, re-enqueued as a retry', async () => {
     const clock = fakeClock();
     const body = event({ attempt: 2, notBefore: new Date(T0 + 16_000).toISOString() });
-    const { deps: d } = deps(clock, { LBSYNC_FUNCTION_TIMEOUT_MS: '20000', LBSYNC_DEADLINE_MARGIN_MS: '4000', LBSYNC_RETRY_CAP_MS: '60000' });
+    const { deps: d } = deps(clock, {
+      LBSYNC_FUNCTION_TIMEOUT_MS: '20000',
+      LBSYNC_DEADLINE_MARGIN_MS: '4000',
+      LBSYNC_RETRY_CAP_MS: '60000',
+    });
     const answer = JSON.parse((await handleReconcileMessage(body, d)).body) as { outcome: string; error: { code: string } };
     expect(clock.slept[0]).toBe(16_000);
     expect(answer).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'network_error' } });

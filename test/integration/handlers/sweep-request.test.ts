@@ -40,10 +40,19 @@ describe('sweep spread over its interval', () => {
     let clock = Date.UTC(2026, 10, 29, 10, 0, 0);
     const start = clock;
     const sends: { at: number; bodies: string[] }[] = [];
-    const recording: EventQueue = { ...queue, sendBatch: async (u, entries) => (sends.push({ at: clock, bodies: entries.map((e) => e.body) }), queue.sendBatch(u, entries)) };
+    const recording: EventQueue = {
+      ...queue,
+      sendBatch: async (u, entries) => (sends.push({ at: clock, bodies: entries.map((e) => e.body) }), queue.sendBatch(u, entries)),
+    };
     const answer = await handleSweepRequest('{}', {
-      targets, queue: () => recording, reconcileQueueUrl: url, logger, spreadMs: 300_000, delayMode: 'hold',
-      now: () => new Date(clock), sleep: async (ms) => void (clock += ms),
+      targets,
+      queue: () => recording,
+      reconcileQueueUrl: url,
+      logger,
+      spreadMs: 300_000,
+      delayMode: 'hold',
+      now: () => new Date(clock),
+      sleep: async (ms) => void (clock += ms),
     });
     const report = JSON.parse(answer.body) as SweepReport;
     expect(answer.statusCode).toBe(200);
@@ -71,8 +80,14 @@ describe('sweep spread over its interval', () => {
     const url = await queue.createQueue(`spread-${process.pid}-${++queues}`, {});
     let clock = 0;
     const answer = await handleSweepRequest('{"spreadSeconds":60}', {
-      targets: many, queue: () => queue, reconcileQueueUrl: url, logger, spreadMs: 300_000, delayMode: 'hold',
-      now: () => new Date(clock), sleep: async (ms) => void (clock += ms),
+      targets: many,
+      queue: () => queue,
+      reconcileQueueUrl: url,
+      logger,
+      spreadMs: 300_000,
+      delayMode: 'hold',
+      now: () => new Date(clock),
+      sleep: async (ms) => void (clock += ms),
     });
     // The args' spreadSeconds wins over the configured spread: 2000 targets over 60 s, 30 ms apart.
     expect(JSON.parse(answer.body)).toMatchObject({ enqueued: 2_000, batches: 200, spreadMs: 60_000 });
@@ -84,7 +99,13 @@ describe('sweep spread over its interval', () => {
     const url = await queue.createQueue(`spread-${process.pid}-${++queues}`, {});
     const few = targets.slice(0, 12);
     const sentAt = Date.now();
-    const answer = await handleSweepRequest('{"spreadSeconds":3}', { targets: few, queue: () => queue, reconcileQueueUrl: url, logger, delayMode: 'native' });
+    const answer = await handleSweepRequest('{"spreadSeconds":3}', {
+      targets: few,
+      queue: () => queue,
+      reconcileQueueUrl: url,
+      logger,
+      delayMode: 'native',
+    });
     expect(JSON.parse(answer.body)).toMatchObject({ enqueued: 12, batches: 2, sending: 'delayed', spreadMs: 3_000 });
     expect(Date.now() - sentAt).toBeLessThan(3_000);
     const received = await receiveAll(url, 12, 1);
@@ -92,9 +113,15 @@ describe('sweep spread over its interval', () => {
     for (const { event, receivedAt } of received) expect(receivedAt).toBeGreaterThanOrEqual(Date.parse(event.notBefore as string));
   });
 
-  it('a spread of 0 sends everything at once without notBefore (the CLI\'s and the local stack\'s default)', async () => {
+  it("a spread of 0 sends everything at once without notBefore (the CLI's and the local stack's default)", async () => {
     const url = await queue.createQueue(`spread-${process.pid}-${++queues}`, {});
-    const answer = await handleSweepRequest('{}', { targets: targets.slice(0, 15), queue: () => queue, reconcileQueueUrl: url, logger, spreadMs: 0 });
+    const answer = await handleSweepRequest('{}', {
+      targets: targets.slice(0, 15),
+      queue: () => queue,
+      reconcileQueueUrl: url,
+      logger,
+      spreadMs: 0,
+    });
     expect(JSON.parse(answer.body)).toMatchObject({ enqueued: 15, batches: 2, sending: 'all-at-once' });
     const queued = await receiveAll(url, 15);
     expect(queued.every(({ event }) => event.notBefore === undefined)).toBe(true);

@@ -17,8 +17,18 @@ import { DEMO_CLUSTER, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_
 
 const PROJECT = '23b8c1e9-3924-46de-beb1-3b9046685257'; // the demo seed's project and organization
 const ORGANIZATION = PROJECT;
-const NEW_CP = { id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11', name: 'control-plane-fr-par-1-0-r1', zone: 'fr-par-1', state: 'running', tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], publicIps: ['51.15.100.14'] };
-const targets = parseTargets([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }, { kops: { cluster: 'other.k8s.local', zone: 'fr-par-2' } }]);
+const NEW_CP = {
+  id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11',
+  name: 'control-plane-fr-par-1-0-r1',
+  zone: 'fr-par-1',
+  state: 'running',
+  tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+  publicIps: ['51.15.100.14'],
+};
+const targets = parseTargets([
+  { kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } },
+  { kops: { cluster: 'other.k8s.local', zone: 'fr-par-2' } },
+]);
 
 let emulator: EmulatorHandle;
 let local: LocalQueue;
@@ -27,7 +37,11 @@ let queueUrl: string;
 let queues = 0;
 
 const settings = (extra: Partial<AuditTrailSettings> = {}): AuditTrailSettings => ({
-  accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, organizationId: ORGANIZATION, ...extra,
+  accessKey: FAKE_ACCESS_KEY,
+  secretKey: FAKE_SECRET_KEY,
+  apiUrl: emulator.url,
+  organizationId: ORGANIZATION,
+  ...extra,
 });
 
 function watchDeps(overrides: Partial<WatchDeps> = {}): WatchDeps {
@@ -44,7 +58,10 @@ function watchDeps(overrides: Partial<WatchDeps> = {}): WatchDeps {
   };
 }
 
-async function watch(body = '{}', overrides: Partial<WatchDeps> = {}): Promise<{ status: number; body: WatchReport & { error?: string; hint?: string } }> {
+async function watch(
+  body = '{}',
+  overrides: Partial<WatchDeps> = {},
+): Promise<{ status: number; body: WatchReport & { error?: string; hint?: string } }> {
   const answer = await handleWatchRequest(body, watchDeps(overrides));
   return { status: answer.statusCode, body: JSON.parse(answer.body) as WatchReport & { error?: string; hint?: string } };
 }
@@ -63,7 +80,9 @@ async function drain(): Promise<{ source: string; target: string; attempt: numbe
 
 /** Someone else's tool: the plain SDK, another key, no scw-lb-sync in its User-Agent. */
 function someoneElsesLbApi(): Lbv1.ZonedAPI {
-  return new Lbv1.ZonedAPI(createClient({ accessKey: 'SCWSOMEONEELSE000001', secretKey: '99999999-9999-4999-8999-999999999999', apiURL: emulator.url }));
+  return new Lbv1.ZonedAPI(
+    createClient({ accessKey: 'SCWSOMEONEELSE000001', secretKey: '99999999-9999-4999-8999-999999999999', apiURL: emulator.url }),
+  );
 }
 
 beforeAll(async () => {
@@ -94,7 +113,10 @@ describe('watch handler (emulator + real queue)', () => {
     const queued = await drain();
     expect(queued).toEqual([expect.objectContaining({ version: 1, source: 'audit', target: DEMO_CLUSTER, attempt: 0 })]);
     // One region (fr-par-1 and fr-par-2 are both fr-par) times the two watched resource types.
-    const queries = emulator.calls().filter((c) => c.operation === 'ListEvents').map((c) => new URLSearchParams(c.query).get('resource_type'));
+    const queries = emulator
+      .calls()
+      .filter((c) => c.operation === 'ListEvents')
+      .map((c) => new URLSearchParams(c.query).get('resource_type'));
     expect(queries.sort()).toEqual(['instance_server', 'load_balancer_backend']);
   });
 
@@ -107,11 +129,21 @@ describe('watch handler (emulator + real queue)', () => {
     expect((await drain()).map((e) => e.target)).toEqual([DEMO_CLUSTER]);
   });
 
-  it('our own backend writes are ignored, someone else\'s are not', async () => {
+  it("our own backend writes are ignored, someone else's are not", async () => {
     const ours = createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url });
     const created = await ours.createBackend('fr-par-1', DEMO_LB_ID, {
-      kind: 'CreateBackend', backend: 'lb-backend-https', pool: ['51.15.100.11'],
-      spec: { name: 'lb-backend-https', forwardProtocol: 'tcp', forwardPort: 443, forwardPortAlgorithm: 'roundrobin', stickySessions: 'none', proxyProtocol: 'proxy_protocol_none', createIfMissing: true },
+      kind: 'CreateBackend',
+      backend: 'lb-backend-https',
+      pool: ['51.15.100.11'],
+      spec: {
+        name: 'lb-backend-https',
+        forwardProtocol: 'tcp',
+        forwardPort: 443,
+        forwardPortAlgorithm: 'roundrobin',
+        stickySessions: 'none',
+        proxyProtocol: 'proxy_protocol_none',
+        createIfMissing: true,
+      },
       healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
     });
     await ours.setBackendServers('fr-par-1', created.id, ['51.15.100.11', '51.15.100.12']);
@@ -124,13 +156,26 @@ describe('watch handler (emulator + real queue)', () => {
     expect(theirs.body).toMatchObject({ events: 3, relevant: 1, enqueued: 1, targets: [DEMO_CLUSTER] });
     expect((await drain()).map((e) => [e.source, e.target])).toEqual([['audit', DEMO_CLUSTER]]);
     const recorded = emulator.auditTrail.events().map((e) => [e.method_name, String(e.user_agent).includes('scw-lb-sync/')]);
-    expect(recorded).toEqual([['CreateBackend', true], ['SetBackendServers', true], ['SetBackendServers', false]]);
+    expect(recorded).toEqual([
+      ['CreateBackend', true],
+      ['SetBackendServers', true],
+      ['SetBackendServers', false],
+    ]);
   });
 
   it('our own writes are also recognised by principal when configured', async () => {
     await someoneElsesLbApi().createBackend({
-      zone: 'fr-par-1', lbId: DEMO_LB_ID, name: 'lb-backend-https', forwardProtocol: 'tcp', forwardPort: 443, forwardPortAlgorithm: 'roundrobin',
-      stickySessions: 'none', stickySessionsCookieName: '', proxyProtocol: 'proxy_protocol_none', serverIp: [], healthCheck: { port: 443, checkMaxRetries: 5, checkSendProxy: false, tcpConfig: {} },
+      zone: 'fr-par-1',
+      lbId: DEMO_LB_ID,
+      name: 'lb-backend-https',
+      forwardProtocol: 'tcp',
+      forwardPort: 443,
+      forwardPortAlgorithm: 'roundrobin',
+      stickySessions: 'none',
+      stickySessionsCookieName: '',
+      proxyProtocol: 'proxy_protocol_none',
+      serverIp: [],
+      healthCheck: { port: 443, checkMaxRetries: 5, checkSendProxy: false, tcpConfig: {} },
     });
     const [event] = emulator.auditTrail.events();
     const principal = (event?.principal as { id: string }).id;
@@ -141,8 +186,14 @@ describe('watch handler (emulator + real queue)', () => {
     expect((await drain()).map((e) => e.target)).toEqual([DEMO_CLUSTER]);
   });
 
-  it('events of another zone or project enqueue nothing; the same change in the target\'s zone does', async () => {
-    const deleted = (locality: string, project = PROJECT) => ({ locality, project_id: project, method_name: 'DeleteServer', principal: { id: OPERATOR_ACTOR.principalId }, resources: [{ id: 's', type: 'instance_server', name: 'control-plane-x' }] });
+  it("events of another zone or project enqueue nothing; the same change in the target's zone does", async () => {
+    const deleted = (locality: string, project = PROJECT) => ({
+      locality,
+      project_id: project,
+      method_name: 'DeleteServer',
+      principal: { id: OPERATOR_ACTOR.principalId },
+      resources: [{ id: 's', type: 'instance_server', name: 'control-plane-x' }],
+    });
     emulator.auditTrail.inject([deleted('fr-par-3'), deleted('fr-par-1', '00000000-0000-4000-8000-000000000099'), deleted('nl-ams-1')]);
     const elsewhere = await watch();
     // The other project is filtered out by the API (project_id), nl-ams is a region no target is in (not read);
@@ -158,7 +209,10 @@ describe('watch handler (emulator + real queue)', () => {
   it('args select targets and ask for a dry run; bad args are a 400 and read nothing', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
     expect((await watch('{"targets":["other.k8s.local"]}')).body).toMatchObject({ enqueued: 0 });
-    expect(await watch('{"targets":[' + JSON.stringify(DEMO_CLUSTER) + '],"dryRun":true}')).toMatchObject({ status: 200, body: { enqueued: 1 } });
+    expect(await watch('{"targets":[' + JSON.stringify(DEMO_CLUSTER) + '],"dryRun":true}')).toMatchObject({
+      status: 200,
+      body: { enqueued: 1 },
+    });
     expect(await drain()).toEqual([expect.objectContaining({ target: DEMO_CLUSTER, dryRun: true })]);
     emulator.resetCalls();
     const bad = await watch('{"target":"x"}');
@@ -170,7 +224,12 @@ describe('watch handler (emulator + real queue)', () => {
 
   it('502 when Audit Trail fails (the hint names the permission set), nothing enqueued; the next run covers the window', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
-    emulator.addFault({ operation: 'ListEvents', status: 403, body: { type: 'permissions_denied', message: 'insufficient permissions', details: [{ resource: 'audit_trail', action: 'read' }] }, count: -1 });
+    emulator.addFault({
+      operation: 'ListEvents',
+      status: 403,
+      body: { type: 'permissions_denied', message: 'insufficient permissions', details: [{ resource: 'audit_trail', action: 'read' }] },
+      count: -1,
+    });
     const failed = await watch();
     expect(failed.status).toBe(502);
     expect(failed.body).toMatchObject({ error: 'permissions_denied', enqueued: 0 });
@@ -181,7 +240,11 @@ describe('watch handler (emulator + real queue)', () => {
   });
 
   it('more events than one run reads (truncated listing): every target of that region is enqueued', async () => {
-    const renames = Array.from({ length: 5 }, (_, i) => ({ method_name: 'UpdateServer', request_body: { name: `renamed-${i}` }, resources: [{ id: `s${i}`, type: 'instance_server' }] }));
+    const renames = Array.from({ length: 5 }, (_, i) => ({
+      method_name: 'UpdateServer',
+      request_body: { name: `renamed-${i}` },
+      resources: [{ id: `s${i}`, type: 'instance_server' }],
+    }));
     emulator.auditTrail.inject(renames);
     const complete = await watch();
     expect(complete.body).toMatchObject({ events: 5, relevant: 0, enqueued: 0 });

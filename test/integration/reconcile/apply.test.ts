@@ -40,7 +40,16 @@ async function planned(target: Target, pool: readonly string[]) {
 }
 
 const driftedTarget = () =>
-  demoTarget({ backends: [{ name: 'lb-backend-https', forwardPort: 443, forwardPortAlgorithm: 'leastconn', healthCheck: { port: 443, checkDelayMs: 2000, checkTimeoutMs: 1000, checkMaxRetries: 5 } }] });
+  demoTarget({
+    backends: [
+      {
+        name: 'lb-backend-https',
+        forwardPort: 443,
+        forwardPortAlgorithm: 'leastconn',
+        healthCheck: { port: 443, checkDelayMs: 2000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+      },
+    ],
+  });
 
 describe('applyActions', () => {
   it('creates a missing backend with the planned pool and health check', async () => {
@@ -49,7 +58,9 @@ describe('applyActions', () => {
     const outcome = await applyActions(gateway, 'fr-par-1', lb, actions);
     expect(outcome).toMatchObject({ done: [{ kind: 'CreateBackend' }], notes: [] });
     expect(outcome.error).toBeUndefined();
-    expect(world.backends()).toMatchObject([{ name: 'lb-backend-https', pool: DEMO_CONTROL_PLANE_IPS, health_check: { check_delay: 3000, check_timeout: 1000 } }]);
+    expect(world.backends()).toMatchObject([
+      { name: 'lb-backend-https', pool: DEMO_CONTROL_PLANE_IPS, health_check: { check_delay: 3000, check_timeout: 1000 } },
+    ]);
   });
 
   it('performs UpdateBackend, UpdateHealthCheck and SetBackendServers in order, each reported done', async () => {
@@ -59,7 +70,9 @@ describe('applyActions', () => {
     const outcome = await applyActions(gateway, 'fr-par-1', lb, actions);
     expect(outcome.done).toEqual(actions);
     expect(world.writes()).toEqual(['UpdateBackend', 'UpdateHealthCheck', 'SetBackendServers']);
-    expect(world.backends()).toMatchObject([{ id: BACKEND, forward_port_algorithm: 'leastconn', health_check: { check_delay: 2000 }, pool: [...DEMO_CONTROL_PLANE_IPS, NEW_IP] }]);
+    expect(world.backends()).toMatchObject([
+      { id: BACKEND, forward_port_algorithm: 'leastconn', health_check: { check_delay: 2000 }, pool: [...DEMO_CONTROL_PLANE_IPS, NEW_IP] },
+    ]);
   });
 
   it("stops at the first failure: what was done is reported, the rest is not tried, the error carries kOps' message and the LB", async () => {
@@ -113,12 +126,28 @@ describe('applyActions', () => {
       world.emulator.setBehaviours({ deleteBackendInUse: 'refuse' });
       seedDuplicates(DUPLICATE);
       const { gateway, lb } = await planned(demoTarget(), DEMO_CONTROL_PLANE_IPS);
-      const setPool: Action = { kind: 'SetBackendServers', backend: 'lb-backend-https', backendId: BACKEND, pool: [...DEMO_CONTROL_PLANE_IPS, NEW_IP], added: [NEW_IP], removed: [] };
+      const setPool: Action = {
+        kind: 'SetBackendServers',
+        backend: 'lb-backend-https',
+        backendId: BACKEND,
+        pool: [...DEMO_CONTROL_PLANE_IPS, NEW_IP],
+        added: [NEW_IP],
+        removed: [],
+      };
       const outcome = await applyActions(gateway, 'fr-par-1', lb, [remove, setPool]);
       expect(outcome.error).toBeUndefined();
       expect(outcome.done).toEqual([setPool]);
-      expect(outcome.notes).toEqual([expect.stringMatching(new RegExp(`^left duplicate backend ${DUPLICATE} of "lb-backend-https" alone: the API refused to delete it \\(`))]);
-      expect(world.backends().map((b) => b.id).sort()).toEqual([BACKEND, DUPLICATE].sort());
+      expect(outcome.notes).toEqual([
+        expect.stringMatching(
+          new RegExp(`^left duplicate backend ${DUPLICATE} of "lb-backend-https" alone: the API refused to delete it \\(`),
+        ),
+      ]);
+      expect(
+        world
+          .backends()
+          .map((b) => b.id)
+          .sort(),
+      ).toEqual([BACKEND, DUPLICATE].sort());
     });
   });
 });

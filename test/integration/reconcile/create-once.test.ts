@@ -28,7 +28,9 @@ describe('concurrent reconciles of one target', () => {
       world.emulator.addFault({ operation: 'ListBackends', latencyMs: 150, count: 10 });
       for (let i = 0; i < 10; i += 1) world.emulator.addFault({ operation: 'CreateBackend', latencyMs: 80 + ((i * jitterMs) % 70) });
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, sleep: fastSleep })),
+        Array.from({ length: 10 }, () =>
+          reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, sleep: fastSleep }),
+        ),
       );
       expect(results.map((r) => r.error?.code).filter(Boolean)).toEqual([]);
       const backends = world.backends().filter((b) => b.name === 'lb-backend-https');
@@ -48,7 +50,13 @@ describe('concurrent reconciles of one target', () => {
 describe('createBackendOnce', () => {
   const OLDER = '00000000-0000-4000-8000-0000000000c1';
   const spec = demoTarget().backends[0] as BackendSpec;
-  const create: Extract<Action, { kind: 'CreateBackend' }> = { kind: 'CreateBackend', backend: 'lb-backend-https', spec, healthCheck: healthCheckForCreate(spec), pool: [...DEMO_CONTROL_PLANE_IPS] };
+  const create: Extract<Action, { kind: 'CreateBackend' }> = {
+    kind: 'CreateBackend',
+    backend: 'lb-backend-https',
+    spec,
+    healthCheck: healthCheckForCreate(spec),
+    pool: [...DEMO_CONTROL_PLANE_IPS],
+  };
 
   it('alone: creates, re-lists to check, keeps its own', async () => {
     world.emulator.loadSeed(demoSeedWith({ backends: [] }));
@@ -59,7 +67,9 @@ describe('createBackendOnce', () => {
   });
 
   it('an older backend of that name appeared meanwhile: ours is removed, the older one kept and returned', async () => {
-    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }));
+    world.emulator.loadSeed(
+      demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }),
+    );
     const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
     expect(removedOwnDuplicate).toBe(true);
     expect(kept.id).toBe(OLDER);
@@ -68,7 +78,9 @@ describe('createBackendOnce', () => {
   });
 
   it('ours already removed by another racer (404 on delete): no error', async () => {
-    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }));
+    world.emulator.loadSeed(
+      demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }),
+    );
     world.emulator.addFault({ operation: 'DeleteBackend', status: 404, body: { message: 'backend not Found' } });
     const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
     expect({ kept: kept.id, removedOwnDuplicate }).toEqual({ kept: OLDER, removedOwnDuplicate: true });

@@ -31,14 +31,23 @@ describe('discoverPool', () => {
     const pool = await discoverPool(world.gateway(), demoTarget({ servers: { tags: TAGS, ipSource: 'public' } }));
     expect(pool).toMatchObject({ ips: DEMO_CONTROL_PLANE_IPS, source: 'tags', serverCount: 3, skipped: [], several: [], leaving: [] });
     expect(pool.members.map((m) => [m.server, m.ip]).sort()).toEqual([
-      ['control-plane-fr-par-1-0', '51.15.100.11'], ['control-plane-fr-par-1-1', '51.15.100.12'], ['control-plane-fr-par-1-2', '51.15.100.13'],
+      ['control-plane-fr-par-1-0', '51.15.100.11'],
+      ['control-plane-fr-par-1-1', '51.15.100.12'],
+      ['control-plane-fr-par-1-2', '51.15.100.13'],
     ]);
     expect(operations()).toEqual(['ListServers']);
   });
 
   it('a stopping server is left out of the pool, and named as leaving with its address', async () => {
     world.emulator.loadSeed(demoSeed());
-    world.emulator.upsertServer({ id: DEMO_CP0_ID, name: 'control-plane-fr-par-1-0', zone: 'fr-par-1', state: 'stopping', publicIps: ['51.15.100.11'], tags: TAGS });
+    world.emulator.upsertServer({
+      id: DEMO_CP0_ID,
+      name: 'control-plane-fr-par-1-0',
+      zone: 'fr-par-1',
+      state: 'stopping',
+      publicIps: ['51.15.100.11'],
+      tags: TAGS,
+    });
     const pool = await discoverPool(world.gateway(), demoTarget());
     expect(pool.ips).toEqual(['51.15.100.12', '51.15.100.13']);
     expect(pool.skipped).toEqual([{ server: 'control-plane-fr-par-1-0', reason: 'state is stopping' }]);
@@ -56,16 +65,29 @@ describe('discoverPool', () => {
   it("a failed server listing is told in kOps' words, with the LB the target names", async () => {
     world.emulator.loadSeed(demoSeed());
     world.emulator.addFault({ operation: 'ListServers', status: 500, body: { message: 'internal error', type: 'internal' } });
-    const error = await discoverPool(world.gateway(), demoTarget()).then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ code: 'api_unavailable', lb: { name: `api.${DEMO_CLUSTER}` }, message: expect.stringMatching(/^getting cluster servers for load-balancer's back-end: /) });
+    const error = await discoverPool(world.gateway(), demoTarget()).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      code: 'api_unavailable',
+      lb: { name: `api.${DEMO_CLUSTER}` },
+      message: expect.stringMatching(/^getting cluster servers for load-balancer's back-end: /),
+    });
     world.emulator.clearFaults();
   });
 
   it("a failed IPAM read is told in kOps' words for the servers' addresses", async () => {
     world.emulator.loadSeed(demoSeed());
     world.emulator.addFault({ operation: 'ListIPs', status: 503, body: { message: 'service unavailable' } });
-    const error = await discoverPool(world.gateway(), demoTarget({ servers: { tags: TAGS, ipSource: 'ipam-private' } })).then(() => undefined, (e: unknown) => e);
-    expect(error).toMatchObject({ code: 'api_unavailable', message: expect.stringMatching(/^getting IP of server (control-plane-fr-par-1-\d,?){3} for load-balancer's back-end: /) });
+    const error = await discoverPool(world.gateway(), demoTarget({ servers: { tags: TAGS, ipSource: 'ipam-private' } })).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      code: 'api_unavailable',
+      message: expect.stringMatching(/^getting IP of server (control-plane-fr-par-1-\d,?){3} for load-balancer's back-end: /),
+    });
     world.emulator.clearFaults();
   });
 });
@@ -77,7 +99,10 @@ describe('kops ipSource vs kOps GetServerIP', () => {
     const target = demoTarget();
     const pool = await discoverPool(gateway, target);
     expect(pool.ips).toEqual(DEMO_CONTROL_PLANE_IPS);
-    const ips = await gateway.listZonalIpv4(target.zone, pool.members.map((m) => m.serverId));
+    const ips = await gateway.listZonalIpv4(
+      target.zone,
+      pool.members.map((m) => m.serverId),
+    );
     for (const member of pool.members) expect(kopsServerIp(member.serverId, target.zone, ips)).toBe(member.ip);
     // The private-NIC addresses the demo servers also have (10.0.0.x) are IPAM addresses too, but not zonal.
     expect(ips.map((ip) => ip.address).some((a) => a.startsWith('10.'))).toBe(false);
@@ -89,12 +114,19 @@ describe('kops ipSource vs kOps GetServerIP', () => {
     world.emulator.resetCalls();
     const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 5_000 });
     expect(result.status).toBe('noop');
-    expect(world.emulator.calls().map((c) => c.operation).sort()).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
+    expect(
+      world.emulator
+        .calls()
+        .map((c) => c.operation)
+        .sort(),
+    ).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
   });
 
   it('a control plane with two routed IPv4: the lowest, and a warning that kOps takes the newest', async () => {
     const seed = demoSeed();
-    const servers = (seed.servers ?? []).map((s): SeedServer => (s.name === 'control-plane-fr-par-1-0' ? { ...s, publicIps: ['51.15.100.111', '51.15.100.11'] } : s));
+    const servers = (seed.servers ?? []).map(
+      (s): SeedServer => (s.name === 'control-plane-fr-par-1-0' ? { ...s, publicIps: ['51.15.100.111', '51.15.100.11'] } : s),
+    );
     world.emulator.loadSeed({ ...seed, servers });
     const result = await reconcileTarget(demoTarget(), { dryRun: true }, { gateway: world.gateway(), waitBudgetMs: 0 });
     expect(result.pool?.ips).toEqual(DEMO_CONTROL_PLANE_IPS);

@@ -15,7 +15,10 @@ const NEW = '00000000-0000-4000-8000-000000000002';
 const OTHER_LB = '00000000-0000-4000-8000-0000000000b2';
 
 async function thrown(promise: Promise<unknown>): Promise<LbSyncError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(LbSyncError);
   return error as LbSyncError;
 }
@@ -52,7 +55,7 @@ describe('findLb', () => {
     expect(error.message).toBe('finding load-balancer api.gone.k8s.local: no load-balancer named "api.gone.k8s.local" in fr-par-1');
   });
 
-  it('no LB with that id: the API\'s untyped 404 is lb_not_found, told with the id', async () => {
+  it("no LB with that id: the API's untyped 404 is lb_not_found, told with the id", async () => {
     const id = '00000000-0000-4000-8000-00000000dead';
     const error = await thrown(findLb(world.gateway(), demoTarget({ loadBalancer: { id } })));
     expect(error).toMatchObject({ code: 'lb_not_found', lb: { id } });
@@ -84,7 +87,10 @@ describe('observeBackends', () => {
   it('a name carried twice: the frontends are read (once); the backend a frontend uses is kept, though it is younger', async () => {
     world.emulator.loadSeed(
       demoSeedWith({
-        backends: [demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }), demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' })],
+        backends: [
+          demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }),
+          demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }),
+        ],
         frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
       }),
     );
@@ -99,7 +105,14 @@ describe('observeBackends', () => {
   });
 
   it('a name carried twice, no frontend using either: the oldest is kept (the order every reconcile agrees on)', async () => {
-    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }), demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' })] }));
+    world.emulator.loadSeed(
+      demoSeedWith({
+        backends: [
+          demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }),
+          demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }),
+        ],
+      }),
+    );
     const gateway = world.gateway();
     const observed = await observeBackends(gateway, demoTarget(), await findLb(gateway, demoTarget()));
     expect(observed.byName.get('lb-backend-https')?.id).toBe(OLD);
@@ -116,11 +129,25 @@ describe('observeBackends', () => {
 });
 
 describe('assertWritable', () => {
-  const lb = (status: string): ObservedLb => ({ id: DEMO_LB_ID, name: 'api.demo.k8s.local', zone: 'fr-par-1', status, instanceStatuses: ['ready'] });
-
-  it.each(['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'])('%s: lb_transient_state (wait, then retry)', (status) => {
-    expect(() => assertWritable(lb(status))).toThrow(expect.objectContaining({ code: 'lb_transient_state', message: `waiting for load-balancer api.demo.k8s.local: load-balancer is ${status}` }));
+  const lb = (status: string): ObservedLb => ({
+    id: DEMO_LB_ID,
+    name: 'api.demo.k8s.local',
+    zone: 'fr-par-1',
+    status,
+    instanceStatuses: ['ready'],
   });
+
+  it.each(['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'])(
+    '%s: lb_transient_state (wait, then retry)',
+    (status) => {
+      expect(() => assertWritable(lb(status))).toThrow(
+        expect.objectContaining({
+          code: 'lb_transient_state',
+          message: `waiting for load-balancer api.demo.k8s.local: load-balancer is ${status}`,
+        }),
+      );
+    },
+  );
 
   it.each(['stopped', 'error', 'locked'])('%s: lb_not_ready (a human must look)', (status) => {
     expect(() => assertWritable(lb(status))).toThrow(expect.objectContaining({ code: 'lb_not_ready', errorClass: 'permanent' }));

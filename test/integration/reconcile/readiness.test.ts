@@ -30,7 +30,10 @@ function fakeClock(onSleep: (n: number) => void = () => undefined): Clock & { sl
 }
 
 async function thrown(promise: Promise<unknown>): Promise<LbSyncError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(LbSyncError);
   return error as LbSyncError;
 }
@@ -78,7 +81,11 @@ describe('waitUntilApplied', () => {
     world.emulator.setLbStatus(DEMO_LB_ID, 'locked');
     const clock = fakeClock();
     const error = await thrown(waitUntilApplied(world.gateway(), 'fr-par-1', LB, 15_000, clock));
-    expect(error).toMatchObject({ code: 'lb_not_ready', errorClass: 'permanent', message: 'waiting for load-balancer api.demo.k8s.local: load-balancer is locked' });
+    expect(error).toMatchObject({
+      code: 'lb_not_ready',
+      errorClass: 'permanent',
+      message: 'waiting for load-balancer api.demo.k8s.local: load-balancer is locked',
+    });
     expect(clock.slept).toEqual([]);
     expect(getLbCalls()).toBe(1);
   });
@@ -96,12 +103,17 @@ describe('waitUntilApplied', () => {
     world.emulator.addFault({ operation: 'GetLb', ...faultBodies.rateLimited(), count: 1 });
     const clock = fakeClock();
     const error = await thrown(waitUntilApplied(world.gateway(), 'fr-par-1', LB, 500, clock));
-    expect(error).toMatchObject({ code: 'apply_timeout', message: 'waiting for load-balancer api.demo.k8s.local: not ready after 500 ms (no answer)' });
+    expect(error).toMatchObject({
+      code: 'apply_timeout',
+      message: 'waiting for load-balancer api.demo.k8s.local: not ready after 500 ms (no answer)',
+    });
     expect(clock.slept).toEqual([]);
   });
 
   it('a missing LB (404) is not polled through: lb_not_found', async () => {
-    const error = await thrown(waitUntilApplied(world.gateway(), 'fr-par-1', { id: '00000000-0000-4000-8000-00000000dead', name: 'api.gone' }, 15_000, fakeClock()));
+    const error = await thrown(
+      waitUntilApplied(world.gateway(), 'fr-par-1', { id: '00000000-0000-4000-8000-00000000dead', name: 'api.gone' }, 15_000, fakeClock()),
+    );
     expect(error).toMatchObject({ code: 'lb_not_found', errorClass: 'permanent' });
     expect(error.message).toMatch(/^waiting for load-balancer api\.gone: /);
   });

@@ -34,8 +34,12 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend']);
     const [backend] = world.backends();
     expect(backend).toMatchObject({
-      name: 'lb-backend-https', forward_port: 443, forward_protocol: 'tcp', forward_port_algorithm: 'roundrobin',
-      sticky_sessions: 'none', proxy_protocol: 'proxy_protocol_none',
+      name: 'lb-backend-https',
+      forward_port: 443,
+      forward_protocol: 'tcp',
+      forward_port_algorithm: 'roundrobin',
+      sticky_sessions: 'none',
+      proxy_protocol: 'proxy_protocol_none',
       pool: DEMO_CONTROL_PLANE_IPS,
       health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5 },
     });
@@ -50,7 +54,10 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(result.status).toBe('noop');
     expect(result.planned).toEqual([]);
     expect(world.writes()).toEqual([]);
-    const reads = world.emulator.calls().map((c) => c.operation).sort();
+    const reads = world.emulator
+      .calls()
+      .map((c) => c.operation)
+      .sort();
     expect(reads).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
     expect(result.apiCalls).toMatchObject({ reads: 3, writes: 0 });
   });
@@ -58,7 +65,9 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
   it('one replaced control-plane server whose health check fails: one health read, exactly one SetBackendServers', async () => {
     await converge();
     world.emulator.replaceServer(DEMO_CP0_ID, {
-      name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: ['51.15.100.31'],
+      name: 'control-plane-fr-par-1-0b',
+      zone: 'fr-par-1',
+      publicIps: ['51.15.100.31'],
       tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
     });
     const result = await reconcile();
@@ -66,7 +75,10 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(world.writes()).toEqual(['SetBackendServers']);
     expect(result.done).toMatchObject([{ kind: 'SetBackendServers', added: ['51.15.100.31'], removed: ['51.15.100.11'] }]);
     expect(world.backends()[0]?.pool).toEqual(['51.15.100.12', '51.15.100.13', '51.15.100.31']);
-    const reads = world.emulator.calls().filter((c) => !c.write).map((c) => c.operation);
+    const reads = world.emulator
+      .calls()
+      .filter((c) => !c.write)
+      .map((c) => c.operation);
     expect(reads.slice(0, 3).sort()).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
     // Before a write that removes a member: the LB's health checks (the deleted server fails at once here).
     expect(reads[3]).toBe('ListBackendStats');
@@ -77,7 +89,9 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
   it('a new control-plane server only added: one write, no health read', async () => {
     await converge();
     world.emulator.upsertServer({
-      name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.14'],
+      name: 'control-plane-fr-par-1-3',
+      zone: 'fr-par-1',
+      publicIps: ['51.15.100.14'],
       tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
     });
     const result = await reconcile();
@@ -93,10 +107,21 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     const drifted = demoTarget({ backends: [{ name: 'lb-backend-https', forwardPort: 443, forwardPortAlgorithm: 'leastconn' }] });
     const result = await reconcile(drifted);
     expect(world.writes()).toEqual(['UpdateBackend']);
-    expect(result.done[0]).toMatchObject({ kind: 'UpdateBackend', changes: [{ field: 'forwardPortAlgorithm', from: 'roundrobin', to: 'leastconn' }] });
+    expect(result.done[0]).toMatchObject({
+      kind: 'UpdateBackend',
+      changes: [{ field: 'forwardPortAlgorithm', from: 'roundrobin', to: 'leastconn' }],
+    });
     const after = world.backends()[0] as Record<string, unknown>;
     expect(after.forward_port_algorithm).toBe('leastconn');
-    for (const field of ['timeout_server', 'timeout_connect', 'timeout_tunnel', 'on_marked_down_action', 'max_retries', 'pool', 'health_check']) {
+    for (const field of [
+      'timeout_server',
+      'timeout_connect',
+      'timeout_tunnel',
+      'on_marked_down_action',
+      'max_retries',
+      'pool',
+      'health_check',
+    ]) {
       expect(after[field], field).toEqual(before[field]);
     }
   });
@@ -163,7 +188,10 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     ]);
     const result = await reconcile();
     expect(result.status).toBe('applied');
-    expect(result.done).toMatchObject([{ kind: 'SetBackendServers', backendId: OLD }, { kind: 'DeleteDuplicateBackend', backendId: NEW, keptId: OLD }]);
+    expect(result.done).toMatchObject([
+      { kind: 'SetBackendServers', backendId: OLD },
+      { kind: 'DeleteDuplicateBackend', backendId: NEW, keptId: OLD },
+    ]);
     expect(world.writes()).toEqual(['SetBackendServers', 'DeleteBackend']);
     expect(world.backends().map((b) => b.id)).toEqual([OLD]);
     expect(world.emulator.calls().filter((c) => c.operation === 'ListFrontends')).toHaveLength(1);
@@ -173,8 +201,14 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     seedWithDuplicates(
       [
         { id: OLD, name: 'lb-backend-https', forward_port: 6443, pool: DEMO_CONTROL_PLANE_IPS, created_at: '2026-01-01T00:00:00Z' },
-        { id: NEW, name: 'lb-backend-https', forward_port: 443, pool: DEMO_CONTROL_PLANE_IPS, created_at: '2026-01-02T00:00:00Z',
-          health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} } },
+        {
+          id: NEW,
+          name: 'lb-backend-https',
+          forward_port: 443,
+          pool: DEMO_CONTROL_PLANE_IPS,
+          created_at: '2026-01-02T00:00:00Z',
+          health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+        },
       ],
       [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
     );
@@ -244,12 +278,21 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
 
     it('a new server not yet tagged: the assertion fails until discovery shows it, then holds (another spelling of one IPv6 matches)', async () => {
       await converge();
-      const untagged = { name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.14'], tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local'] };
+      const untagged = {
+        name: 'control-plane-fr-par-1-3',
+        zone: 'fr-par-1',
+        publicIps: ['51.15.100.14'],
+        tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local'],
+      };
       world.emulator.upsertServer({ id: '9e3c9a3c-0000-4000-8000-000000000014', ...untagged });
       const early = await reconcile(demoTarget(), { serverIps: ['51.15.100.14'] });
       expect(early.error?.code).toBe('untrusted_server_ips');
       expect(world.writes()).toEqual([]);
-      world.emulator.upsertServer({ id: '9e3c9a3c-0000-4000-8000-000000000014', ...untagged, tags: [...untagged.tags, 'noprefix=kops.k8s.io/role=ControlPlane'] });
+      world.emulator.upsertServer({
+        id: '9e3c9a3c-0000-4000-8000-000000000014',
+        ...untagged,
+        tags: [...untagged.tags, 'noprefix=kops.k8s.io/role=ControlPlane'],
+      });
       const later = await reconcile(demoTarget(), { serverIps: ['51.15.100.14'] });
       expect(later.error).toBeUndefined();
       expect(later.status).toBe('applied');
@@ -258,7 +301,12 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
   });
 
   it('ipam-private: private-NIC addresses from IPAM, one ListIPs call, masks stripped', async () => {
-    const target = demoTarget({ servers: { tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'ipam-private' } });
+    const target = demoTarget({
+      servers: {
+        tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+        ipSource: 'ipam-private',
+      },
+    });
     const result = await reconcile(target);
     expect(result.status).toBe('applied');
     expect(world.backends()[0]?.pool).toEqual(['10.0.0.11', '10.0.0.12', '10.0.0.13']);
@@ -269,7 +317,12 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     await converge();
     const result = await reconcile(demoTarget({ loadBalancer: { id: DEMO_LB_ID } }));
     expect(result.status).toBe('noop');
-    expect(world.emulator.calls().map((c) => c.operation).sort()).toEqual(['GetLb', 'ListBackends', 'ListServers']);
+    expect(
+      world.emulator
+        .calls()
+        .map((c) => c.operation)
+        .sort(),
+    ).toEqual(['GetLb', 'ListBackends', 'ListServers']);
   });
 
   it('dry run plans without writing', async () => {
@@ -283,20 +336,38 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
 describe('error classes, from real API answers', () => {
   const replaceCp0 = () =>
     world.emulator.replaceServer(DEMO_CP0_ID, {
-      name: 'cp-new', zone: 'fr-par-1', publicIps: ['51.15.100.41'],
+      name: 'cp-new',
+      zone: 'fr-par-1',
+      publicIps: ['51.15.100.41'],
       tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
     });
 
   const cases = [
     { name: '409 transient_state', fault: faultBodies.transientState(DEMO_LB_ID), code: 'api_transient_state', errorClass: 'transient' },
-    { name: '429 with reset_seconds', fault: faultBodies.tooManyRequests(4), code: 'rate_limited', errorClass: 'transient', retryAfterMs: 4000 },
+    {
+      name: '429 with reset_seconds',
+      fault: faultBodies.tooManyRequests(4),
+      code: 'rate_limited',
+      errorClass: 'transient',
+      retryAfterMs: 4000,
+    },
     { name: '503', fault: faultBodies.serviceUnavailable(), code: 'api_unavailable', errorClass: 'transient' },
     { name: '403 permissions_denied', fault: faultBodies.permissionsDenied(), code: 'permissions_denied', errorClass: 'permanent' },
     { name: '403 quotas_exceeded', fault: faultBodies.quotasExceeded(), code: 'quotas_exceeded', errorClass: 'permanent' },
     { name: '400 invalid_arguments', fault: faultBodies.invalidArguments('server_ip'), code: 'invalid_arguments', errorClass: 'permanent' },
     { name: '412 precondition_failed', fault: faultBodies.preconditionFailed(), code: 'precondition_failed', errorClass: 'permanent' },
-    { name: '401 denied_authentication', fault: faultBodies.deniedAuthentication(), code: 'authentication_denied', errorClass: 'permanent' },
-    { name: 'backend 404', fault: { status: 404, body: { message: 'backend not Found' } }, code: 'backend_not_found', errorClass: 'not_found' },
+    {
+      name: '401 denied_authentication',
+      fault: faultBodies.deniedAuthentication(),
+      code: 'authentication_denied',
+      errorClass: 'permanent',
+    },
+    {
+      name: 'backend 404',
+      fault: { status: 404, body: { message: 'backend not Found' } },
+      code: 'backend_not_found',
+      errorClass: 'not_found',
+    },
     { name: 'connection reset', fault: { reset: true }, code: 'network_error', errorClass: 'transient' },
   ] as const;
 
@@ -309,7 +380,7 @@ describe('error classes, from real API answers', () => {
       expect(result.status).toBe('failed');
       expect(result.error).toMatchObject({ code: c.code, errorClass: c.errorClass });
       // kOps fills this message with the LB's name; the id travels beside it.
-      expect(result.error?.message).toMatch(new RegExp(`^updating back-end server IPs for load-balancer api\\.demo\\.k8s\\.local: `));
+      expect(result.error?.message).toMatch(/^updating back-end server IPs for load-balancer api\.demo\.k8s\.local: /);
       expect(result.error?.lb).toEqual({ id: DEMO_LB_ID, name: 'api.demo.k8s.local' });
       expect(result.error?.cause).toBeDefined();
       if ('retryAfterMs' in c) expect(result.error?.retryAfterMs).toBe(c.retryAfterMs);
@@ -331,14 +402,14 @@ describe('error classes, from real API answers', () => {
     expect(byId.error).toMatchObject({ code: 'lb_not_found', errorClass: 'permanent' });
   });
 
-  it('a ListServers failure carries kOps\' message', async () => {
+  it("a ListServers failure carries kOps' message", async () => {
     world.emulator.addFault({ operation: 'ListServers', ...faultBodies.internal() });
     const result = await reconcile();
     expect(result.error?.message).toMatch(/^getting cluster servers for load-balancer's back-end: /);
     expect(world.writes()).toEqual([]);
   });
 
-  it('create failure carries kOps\' create message', async () => {
+  it("create failure carries kOps' create message", async () => {
     world.emulator.addFault({ operation: 'CreateBackend', ...faultBodies.invalidArguments('forward_port') });
     const result = await reconcile();
     expect(result.error?.message).toMatch(/^creating back-end for load-balancer /);

@@ -18,13 +18,26 @@ const NEW_IP = '51.15.100.14';
 const healthReads = () => world.emulator.calls().filter((c) => c.operation === 'ListBackendStats').length;
 
 const setPool = (pool: string[], added: string[], removed: string[]): Extract<Action, { kind: 'SetBackendServers' }> => ({
-  kind: 'SetBackendServers', backend: 'lb-backend-https', backendId: BACKEND, pool, added, removed,
+  kind: 'SetBackendServers',
+  backend: 'lb-backend-https',
+  backendId: BACKEND,
+  pool,
+  added,
+  removed,
 });
 
 /** The LB and the discovered pool after control plane 0 was replaced by NEW_IP (optionally still there, stopping). */
 async function afterReplacement(oldState?: 'stopping'): Promise<{ lb: ObservedLb; pool: DiscoveredPool }> {
   const target = demoTarget();
-  if (oldState) world.emulator.upsertServer({ id: DEMO_CP0_ID, name: 'control-plane-fr-par-1-0', zone: 'fr-par-1', state: oldState, publicIps: [OLD_IP], tags: target.servers.tags });
+  if (oldState)
+    world.emulator.upsertServer({
+      id: DEMO_CP0_ID,
+      name: 'control-plane-fr-par-1-0',
+      zone: 'fr-par-1',
+      state: oldState,
+      publicIps: [OLD_IP],
+      tags: target.servers.tags,
+    });
   else world.emulator.removeServer(DEMO_CP0_ID);
   world.emulator.upsertServer({ name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: [NEW_IP], tags: target.servers.tags });
   const gateway = world.gateway();
@@ -55,13 +68,15 @@ describe('stageRemovals', () => {
     expect(world.emulator.calls()).toEqual([]);
   });
 
-  it("a member whose server discovery lists as stopping leaves at once, and its health is not read", async () => {
+  it('a member whose server discovery lists as stopping leaves at once, and its health is not read', async () => {
     const { lb, pool } = await afterReplacement('stopping');
     const replace = setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP]);
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [replace], pool);
     expect(staged.actions).toEqual([replace]);
     expect(staged.hold).toBeUndefined();
-    expect(staged.rollouts[0]?.rollout.removed).toEqual([{ ip: OLD_IP, why: expect.stringContaining('server control-plane-fr-par-1-0 is stopping') }]);
+    expect(staged.rollouts[0]?.rollout.removed).toEqual([
+      { ip: OLD_IP, why: expect.stringContaining('server control-plane-fr-par-1-0 is stopping') },
+    ]);
     expect(healthReads()).toBe(0);
   });
 
@@ -71,8 +86,16 @@ describe('stageRemovals', () => {
     world.emulator.forceHealth(NEW_IP, 'unknown');
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP])], pool);
     expect(staged.actions).toEqual([setPool([...DEMO_CONTROL_PLANE_IPS, NEW_IP], [NEW_IP], [])]);
-    expect(staged.hold).toMatchObject({ code: 'removal_deferred', errorClass: 'transient', lb: { id: DEMO_LB_ID, name: 'api.demo.k8s.local' } });
-    expect(staged.hold?.message).toMatch(new RegExp(`^updating back-end server IPs for load-balancer api\\.demo\\.k8s\\.local: backend lb-backend-https keeps ${OLD_IP.replace(/\./g, '\\.')} for now`));
+    expect(staged.hold).toMatchObject({
+      code: 'removal_deferred',
+      errorClass: 'transient',
+      lb: { id: DEMO_LB_ID, name: 'api.demo.k8s.local' },
+    });
+    expect(staged.hold?.message).toMatch(
+      new RegExp(
+        `^updating back-end server IPs for load-balancer api\\.demo\\.k8s\\.local: backend lb-backend-https keeps ${OLD_IP.replace(/\./g, '\\.')} for now`,
+      ),
+    );
     expect(staged.rollouts[0]?.health).toMatchObject({ [OLD_IP]: { condition: 'passing' } });
     expect(healthReads()).toBe(1);
   });
@@ -98,11 +121,17 @@ describe('stageRemovals', () => {
     expect(staged.hold?.code).toBe('removal_deferred');
   });
 
-  it("a failed health read is told in the same voice: reading back-end server health for load-balancer <name>", async () => {
+  it('a failed health read is told in the same voice: reading back-end server health for load-balancer <name>', async () => {
     const { lb, pool } = await afterReplacement();
     world.emulator.addFault({ operation: 'ListBackendStats', status: 503, body: { message: 'service unavailable' } });
-    const error = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP])], pool).then(() => undefined, (e: unknown) => e);
+    const error = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP])], pool).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(LbSyncError);
-    expect(error).toMatchObject({ code: 'api_unavailable', message: expect.stringMatching(/^reading back-end server health for load-balancer api\.demo\.k8s\.local: /) });
+    expect(error).toMatchObject({
+      code: 'api_unavailable',
+      message: expect.stringMatching(/^reading back-end server health for load-balancer api\.demo\.k8s\.local: /),
+    });
   });
 });

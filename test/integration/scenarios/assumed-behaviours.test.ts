@@ -11,7 +11,16 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BEHAVIOUR_CHOICES, DEFAULT_BEHAVIOURS, faultBodies, startEmulator, type EmulatorBehaviours, type EmulatorHandle, type EmulatorSeed, type SwitchName } from '../../../emulator';
+import {
+  BEHAVIOUR_CHOICES,
+  DEFAULT_BEHAVIOURS,
+  faultBodies,
+  startEmulator,
+  type EmulatorBehaviours,
+  type EmulatorHandle,
+  type EmulatorSeed,
+  type SwitchName,
+} from '../../../emulator';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
@@ -22,7 +31,15 @@ import { handleReconcileMessage, type ReconcileAnswerBody } from '../../../share
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import { createLogger } from '../../../shared/platform/log';
 import { parseTargets, type Target } from '../../../shared/schemas/target';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
+import {
+  DEMO_CLUSTER,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  DEMO_LB_ID,
+  demoSeed,
+  FAKE_ACCESS_KEY,
+  FAKE_SECRET_KEY,
+} from '../../support/world';
 
 const BACKEND = 'lb-backend-https';
 const OLD = '00000000-0000-4000-8000-0000000000a1';
@@ -65,15 +82,27 @@ function convergedSeed(extra: Partial<Record<string, unknown>> = {}): EmulatorSe
   const seed = demoSeed();
   const lb = seed.lbs?.[0];
   if (!lb) throw new Error('demo seed has no LB');
-  lb.backends = [{
-    id: OLD, name: BACKEND, forward_port: 443, pool: [...DEMO_CONTROL_PLANE_IPS], created_at: '2026-01-01T00:00:00Z',
-    health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} }, ...extra,
-  }];
+  lb.backends = [
+    {
+      id: OLD,
+      name: BACKEND,
+      forward_port: 443,
+      pool: [...DEMO_CONTROL_PLANE_IPS],
+      created_at: '2026-01-01T00:00:00Z',
+      health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+      ...extra,
+    },
+  ];
   return seed;
 }
 
 const replaceControlPlane = (emulator: EmulatorHandle) =>
-  emulator.replaceServer(DEMO_CP0_ID, { name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: [REPLACEMENT_IP], tags: CONTROL_PLANE_TAGS });
+  emulator.replaceServer(DEMO_CP0_ID, {
+    name: 'control-plane-fr-par-1-0b',
+    zone: 'fr-par-1',
+    publicIps: [REPLACEMENT_IP],
+    tags: CONTROL_PLANE_TAGS,
+  });
 
 const REPLACED_POOL = ['51.15.100.12', '51.15.100.13', REPLACEMENT_IP];
 const demoTarget = (patch: Record<string, unknown> = {}): Target => {
@@ -123,7 +152,11 @@ const scenarios: Scenario[] = [
     switch: 'writesWhileLocked',
     arrange: lbTurns('locked'),
     // locked: 423, permanent. conflict: 409, retried, and the next read finds the LB locked: permanent too.
-    expect: (setting) => ({ final: 'dead_lettered', pool: DEMO_CONTROL_PLANE_IPS, code: setting === 'locked' ? 'resource_locked' : 'lb_not_ready' }),
+    expect: (setting) => ({
+      final: 'dead_lettered',
+      pool: DEMO_CONTROL_PLANE_IPS,
+      code: setting === 'locked' ? 'resource_locked' : 'lb_not_ready',
+    }),
     check: noWrite,
   },
   {
@@ -168,7 +201,12 @@ const scenarios: Scenario[] = [
     arrange: () => undefined,
     expect: () => ({ final: 'applied', pool: DEMO_CONTROL_PLANE_IPS, backendId: NEW }),
     check: (_run, emulator) => {
-      expect(emulator.history().filter((w) => w.deleted).map((w) => w.backendId)).toEqual([OLD]);
+      expect(
+        emulator
+          .history()
+          .filter((w) => w.deleted)
+          .map((w) => w.backendId),
+      ).toEqual([OLD]);
       expect(backendsNamed(emulator).map((b) => b.id)).toEqual([NEW]);
     },
   },
@@ -177,10 +215,21 @@ const scenarios: Scenario[] = [
     switch: 'deleteBackendInUse',
     seed: () => {
       const seed = convergedSeed();
-      seed.lbs![0]!.backends!.push({ id: NEW, name: BACKEND, forward_port: 443, pool: ['51.15.100.12'], created_at: '2026-01-02T00:00:00Z' });
+      seed.lbs![0]!.backends!.push({
+        id: NEW,
+        name: BACKEND,
+        forward_port: 443,
+        pool: ['51.15.100.12'],
+        created_at: '2026-01-02T00:00:00Z',
+      });
       return seed;
     },
-    arrange: (emulator) => emulator.addFault({ operation: 'DeleteBackend', pathIncludes: NEW, before: { attachFrontend: { name: 'late', inbound_port: 6443 } } }),
+    arrange: (emulator) =>
+      emulator.addFault({
+        operation: 'DeleteBackend',
+        pathIncludes: NEW,
+        before: { attachFrontend: { name: 'late', inbound_port: 6443 } },
+      }),
     // Only under `refuse`: under `cascade` the API itself would take the frontend with the backend, a window no
     // client can close (docs/emulator.md); that setting runs the scenario above.
     onlyUnder: 'refuse',
@@ -206,7 +255,13 @@ const scenarios: Scenario[] = [
     target: demoTarget({ backends: [{ name: BACKEND, forwardPort: 443, healthCheck: { checkDelayMs: 5000 } }] }),
     arrange: () => undefined,
     expect: () => ({ final: 'applied', pool: DEMO_CONTROL_PLANE_IPS }),
-    check: (_run, emulator) => expect(emulator.calls().filter((c) => c.write).map((c) => c.operation)).toEqual(['UpdateHealthCheck']),
+    check: (_run, emulator) =>
+      expect(
+        emulator
+          .calls()
+          .filter((c) => c.write)
+          .map((c) => c.operation),
+      ).toEqual(['UpdateHealthCheck']),
   },
   {
     name: 'a replaced server, public addresses',
@@ -258,16 +313,32 @@ async function drain(queueUrl: string): Promise<string[]> {
 
 async function play(scenario: Scenario, setting: unknown): Promise<Run> {
   const suffix = randomUUID().slice(0, 8);
-  const queues = await provisionQueues(events, { reconcileQueueName: `assumed-${suffix}`, deadLetterQueueName: `assumed-dlq-${suffix}`, functionTimeoutSeconds: 5 });
+  const queues = await provisionQueues(events, {
+    reconcileQueueName: `assumed-${suffix}`,
+    deadLetterQueueName: `assumed-dlq-${suffix}`,
+    functionTimeoutSeconds: 5,
+  });
   const target = scenario.target ?? demoTarget();
   const sleeps: number[] = [];
   const runtime = runtimeConfigFromEnv({
-    LBSYNC_RETRY_BASE_MS: '50', LBSYNC_RETRY_CAP_MS: '400', LBSYNC_MAX_ATTEMPTS: '6', LBSYNC_MAX_HOLD_MS: '60000',
-    LBSYNC_WAIT_BUDGET_MS: '400', LBSYNC_TRANSIENT_WAIT_MS: '0', LBSYNC_DUPLICATE_GRACE_MS: '0',
+    LBSYNC_RETRY_BASE_MS: '50',
+    LBSYNC_RETRY_CAP_MS: '400',
+    LBSYNC_MAX_ATTEMPTS: '6',
+    LBSYNC_MAX_HOLD_MS: '60000',
+    LBSYNC_WAIT_BUDGET_MS: '400',
+    LBSYNC_TRANSIENT_WAIT_MS: '0',
+    LBSYNC_DUPLICATE_GRACE_MS: '0',
   });
   const deps = {
     targets: new Map([[target.name, target]]),
-    gateway: () => createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1', requestTimeoutMs: 5_000 }),
+    gateway: () =>
+      createScalewayGateway({
+        accessKey: FAKE_ACCESS_KEY,
+        secretKey: FAKE_SECRET_KEY,
+        apiUrl: emulator.url,
+        defaultZone: 'fr-par-1',
+        requestTimeoutMs: 5_000,
+      }),
     queue: () => events,
     reconcileQueueUrl: queues.reconcileQueueUrl,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
@@ -281,7 +352,10 @@ async function play(scenario: Scenario, setting: unknown): Promise<Run> {
     },
   };
   const eventId = `evt-${suffix}`;
-  await events.send(queues.reconcileQueueUrl, JSON.stringify({ version: 1, id: eventId, source: 'manual', target: target.name, occurredAt: new Date().toISOString() }));
+  await events.send(
+    queues.reconcileQueueUrl,
+    JSON.stringify({ version: 1, id: eventId, source: 'manual', target: target.name, occurredAt: new Date().toISOString() }),
+  );
   const answers: ReconcileAnswerBody[] = [];
   for (let delivery = 0; delivery < 12; delivery += 1) {
     const [message] = await events.receive(queues.reconcileQueueUrl, { maxMessages: 1, waitSeconds: 0, visibilityTimeoutSeconds: 30 });
@@ -360,7 +434,12 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
     emulator.resetHistory();
     replaceControlPlane(emulator);
     emulator.addFault({ operation: 'SetBackendServers', ...faultBodies.rateLimited() });
-    const scenario: Scenario = { name: '429', switch: 'writesWhileTransient', arrange: () => undefined, expect: () => ({ final: 'applied', pool: REPLACED_POOL }) };
+    const scenario: Scenario = {
+      name: '429',
+      switch: 'writesWhileTransient',
+      arrange: () => undefined,
+      expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
+    };
     const run = await play(scenario, 'refuse');
     checkGuarantees(scenario, 'refuse', run);
     expect(run.answers[0]).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'rate_limited' } });
@@ -378,13 +457,25 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
     emulator.addFault({ operation: 'GetLb', status: 429 });
     const { reconcileTarget } = await import('../../../shared/reconcile/reconcile-target');
     const sleeps: number[] = [];
-    const result = await reconcileTarget(demoTarget(), {}, {
-      gateway: createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1' }),
-      waitBudgetMs: 5_000,
-      sleep: (ms) => (sleeps.push(ms), new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)))),
-    });
+    const result = await reconcileTarget(
+      demoTarget(),
+      {},
+      {
+        gateway: createScalewayGateway({
+          accessKey: FAKE_ACCESS_KEY,
+          secretKey: FAKE_SECRET_KEY,
+          apiUrl: emulator.url,
+          defaultZone: 'fr-par-1',
+        }),
+        waitBudgetMs: 5_000,
+        sleep: (ms) => (sleeps.push(ms), new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)))),
+      },
+    );
     expect(result.status).toBe('applied');
-    const polls = emulator.calls().filter((c) => c.operation === 'GetLb').map((c) => c.status);
+    const polls = emulator
+      .calls()
+      .filter((c) => c.operation === 'GetLb')
+      .map((c) => c.status);
     expect(polls[0]).toBe(429);
     expect(polls.slice(1).every((status) => status === 200)).toBe(true);
     expect(sleeps[0]).toBeGreaterThanOrEqual(RATE_LIMIT_FLOOR_MS);

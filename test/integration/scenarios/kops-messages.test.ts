@@ -16,7 +16,16 @@ import { createLogger } from '../../../shared/platform/log';
 import type { Target } from '../../../shared/schemas/target';
 import { runBin } from '../../cli/support';
 import type { World } from '../../support/world';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID, demoSeed, demoTarget, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, startWorld } from '../../support/world';
+import {
+  DEMO_CLUSTER,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_LB_ID,
+  demoSeed,
+  demoTarget,
+  FAKE_ACCESS_KEY,
+  FAKE_SECRET_KEY,
+  startWorld,
+} from '../../support/world';
 
 const LB_NAME = 'api.demo.k8s.local';
 const LB = { id: DEMO_LB_ID, name: LB_NAME };
@@ -31,7 +40,11 @@ let logLines: string[] = [];
 beforeAll(async () => {
   [world, slowWorld, localQueue] = await Promise.all([startWorld(), startWorld({ instancePendingMs: 60_000 }), startLocalQueue()]);
   queue = createEventQueue(localQueue.settings);
-  urls = await provisionQueues(queue, { reconcileQueueName: 'msg-reconcile', deadLetterQueueName: 'msg-dead-letter', functionTimeoutSeconds: 30 });
+  urls = await provisionQueues(queue, {
+    reconcileQueueName: 'msg-reconcile',
+    deadLetterQueueName: 'msg-dead-letter',
+    functionTimeoutSeconds: 30,
+  });
 });
 afterAll(async () => {
   await Promise.all([localQueue?.stop(), world?.stop(), slowWorld?.stop()]);
@@ -142,7 +155,12 @@ const KOPS_CASES: Record<string, Case> = {
     message: /^getting IP of server (control-plane-fr-par-1-\d,){2}control-plane-fr-par-1-\d for load-balancer's back-end: /,
     seed: demoSeed(),
     fault: denied('ListIPs'),
-    target: demoTarget({ servers: { tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'ipam-private' } }),
+    target: demoTarget({
+      servers: {
+        tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+        ipSource: 'ipam-private',
+      },
+    }),
     lb: { name: LB_NAME },
     outcome: 'dead_lettered',
   },
@@ -165,7 +183,10 @@ const OWN_CASES: Record<string, Case> = {
   },
   'deleting duplicate back-end (ours: the LB name)': {
     message: `deleting duplicate back-end for load-balancer ${LB_NAME}: `,
-    seed: seedWith([backend({ id: '00000000-0000-4000-8000-0000000000a1' }), backend({ id: '00000000-0000-4000-8000-0000000000a2', created_at: '2026-01-02T00:00:00Z' })]),
+    seed: seedWith([
+      backend({ id: '00000000-0000-4000-8000-0000000000a1' }),
+      backend({ id: '00000000-0000-4000-8000-0000000000a2', created_at: '2026-01-02T00:00:00Z' }),
+    ]),
     fault: denied('DeleteBackend'),
     lb: LB,
     outcome: 'dead_lettered',
@@ -179,7 +200,13 @@ async function run(c: Case) {
   if (c.fault) w.emulator.addFault({ ...c.fault, count: -1 });
   if (c.lbStatus) w.emulator.setLbStatus(DEMO_LB_ID, c.lbStatus);
   const target = c.target ?? demoTarget();
-  const event = { version: 1, id: `evt-${Math.random().toString(16).slice(2)}`, source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString() };
+  const event = {
+    version: 1,
+    id: `evt-${Math.random().toString(16).slice(2)}`,
+    source: 'manual',
+    target: DEMO_CLUSTER,
+    occurredAt: new Date().toISOString(),
+  };
   const answer = await handleReconcileMessage(JSON.stringify(event), {
     targets: new Map([[DEMO_CLUSTER, target]]),
     gateway: () => w.gateway(),
@@ -190,7 +217,10 @@ async function run(c: Case) {
     logger: createLogger({ service: 'messages', level: 'info', destination: { write: (line: string) => void logLines.push(line) } }),
   });
   w.emulator.clearFaults();
-  return { answer: { statusCode: answer.statusCode, body: JSON.parse(answer.body) as Record<string, unknown> }, records: await deadLetters() };
+  return {
+    answer: { statusCode: answer.statusCode, body: JSON.parse(answer.body) as Record<string, unknown> },
+    records: await deadLetters(),
+  };
 }
 
 describe("kOps' wording in answers, logs and dead-letter records", () => {
@@ -203,7 +233,9 @@ describe("kOps' wording in answers, logs and dead-letter records", () => {
       if (typeof c.message === 'string') expect(error.message.startsWith(c.message), error.message).toBe(true);
       else expect(error.message).toMatch(c.message);
 
-      const logged = logLines.map((l) => JSON.parse(l) as { message: string; error?: { message: string; lb?: unknown } }).find((l) => l.error?.message === error.message);
+      const logged = logLines
+        .map((l) => JSON.parse(l) as { message: string; error?: { message: string; lb?: unknown } })
+        .find((l) => l.error?.message === error.message);
       expect(logged, logLines.join('\n')).toBeDefined();
       expect(logged?.message).toContain(error.message);
       expect(logged?.error?.lb).toEqual(c.lb);
@@ -235,7 +267,15 @@ describe("kOps' wording in the CLI", () => {
     expect(text.stdout).toContain(`[permissions_denied] updating back-end server IPs for load-balancer ${LB_NAME}: `);
     expect(json.code).toBe(1);
     expect(JSON.parse(json.stdout)).toMatchObject({
-      targets: [{ error: { code: 'permissions_denied', message: expect.stringMatching(`^updating back-end server IPs for load-balancer ${LB_NAME}: `), lb: LB } }],
+      targets: [
+        {
+          error: {
+            code: 'permissions_denied',
+            message: expect.stringMatching(`^updating back-end server IPs for load-balancer ${LB_NAME}: `),
+            lb: LB,
+          },
+        },
+      ],
     });
   });
 });

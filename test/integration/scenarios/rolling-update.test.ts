@@ -41,7 +41,15 @@ beforeEach(() => {
   emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
   const seed = demoSeed();
   const lb = seed.lbs?.[0];
-  if (lb) lb.backends = [{ name: 'lb-backend-https', forward_port: 443, pool: [...DEMO_CONTROL_PLANE_IPS], health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} } }];
+  if (lb)
+    lb.backends = [
+      {
+        name: 'lb-backend-https',
+        forward_port: 443,
+        pool: [...DEMO_CONTROL_PLANE_IPS],
+        health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
+      },
+    ];
   emulator.loadSeed(seed);
   emulator.clearForcedHealth();
   emulator.resetHistory();
@@ -75,7 +83,12 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
     expect(writes()[0]?.health[CP0_IP]).toBe('failed');
     const ops = emulator.calls().map((c) => c.operation);
     expect(ops.filter((op) => op === 'ListBackendStats')).toHaveLength(1);
-    expect(ops.filter((op) => op !== 'GetLb' && op !== 'ListBackendStats').sort()).toEqual(['ListBackends', 'ListLbs', 'ListServers', 'SetBackendServers']);
+    expect(ops.filter((op) => op !== 'GetLb' && op !== 'ListBackendStats').sort()).toEqual([
+      'ListBackends',
+      'ListLbs',
+      'ListServers',
+      'SetBackendServers',
+    ]);
     expectSafeHistory();
   });
 
@@ -85,7 +98,11 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
     replace(DEMO_CP0_ID, 'control-plane-fr-par-1-0b', NEW_0);
     const run = await sendEvent(events, emulator, demoTarget());
 
-    expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', actions: ['SetBackendServers'], error: { code: 'removal_deferred' } });
+    expect(await run.next()).toMatchObject({
+      outcome: 'retry_scheduled',
+      actions: ['SetBackendServers'],
+      error: { code: 'removal_deferred' },
+    });
     expect(pools()).toEqual([[CP0_IP, CP1_IP, CP2_IP, NEW_0]]);
     expect(writes()[0]?.health[NEW_0]).toBe('unknown');
     // Still not passing: nothing written, waiting again.
@@ -94,7 +111,10 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
 
     emulator.setBehaviours({ healthPassAfterMs: 0 }); // the new control plane answers its health check
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied', actions: ['SetBackendServers'] });
-    expect(pools()).toEqual([[CP0_IP, CP1_IP, CP2_IP, NEW_0], [CP1_IP, CP2_IP, NEW_0]]);
+    expect(pools()).toEqual([
+      [CP0_IP, CP1_IP, CP2_IP, NEW_0],
+      [CP1_IP, CP2_IP, NEW_0],
+    ]);
     const [added, removed] = writes();
     expect(added?.poolBefore.sort()).toEqual([...DEMO_CONTROL_PLANE_IPS]);
     expect(removed?.health[NEW_0]).toBe('passed'); // make-before-break: the new member passed when the old one left
@@ -105,7 +125,8 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
 });
 
 describe('2 of 3 healthy control planes lose their role tag (still running)', () => {
-  const untag = (id: string, name: string, ip: string) => emulator.upsertServer({ id, name, zone: 'fr-par-1', publicIps: [ip], tags: [CLUSTER_TAG] });
+  const untag = (id: string, name: string, ip: string) =>
+    emulator.upsertServer({ id, name, zone: 'fr-par-1', publicIps: [ip], tags: [CLUSTER_TAG] });
   beforeEach(() => {
     untag(CP1_ID, 'control-plane-fr-par-1-1', CP1_IP);
     untag(CP2_ID, 'control-plane-fr-par-1-2', CP2_IP);
@@ -115,8 +136,12 @@ describe('2 of 3 healthy control planes lose their role tag (still running)', ()
     const run = await sendEvent(events, emulator, demoTarget(), { LBSYNC_MAX_ATTEMPTS: '4' });
     const final = await run.untilFinal();
     expect(final).toMatchObject({ outcome: 'dead_lettered', reason: 'retries_exhausted', error: { code: 'discovery_suspect' } });
-    expect(final?.error?.message).toMatch(/^updating back-end server IPs for load-balancer api\.demo\.k8s\.local: backend lb-backend-https keeps 51\.15\.100\.12, 51\.15\.100\.13 for now: discovery found 1 of the 3 members still serving/);
-    expect(run.answers.slice(0, -1).map((a) => [a.outcome, a.error?.code])).toEqual(Array(3).fill(['retry_scheduled', 'discovery_suspect']));
+    expect(final?.error?.message).toMatch(
+      /^updating back-end server IPs for load-balancer api\.demo\.k8s\.local: backend lb-backend-https keeps 51\.15\.100\.12, 51\.15\.100\.13 for now: discovery found 1 of the 3 members still serving/,
+    );
+    expect(run.answers.slice(0, -1).map((a) => [a.outcome, a.error?.code])).toEqual(
+      Array(3).fill(['retry_scheduled', 'discovery_suspect']),
+    );
     expect(writes()).toEqual([]);
     expect((await run.deadLetters()).map((r) => [r.eventId, r.reason])).toEqual([[run.eventId, 'retries_exhausted']]);
   });
@@ -151,7 +176,10 @@ describe('two control planes deleted at once', () => {
     expect(pools()).toEqual([[CP0_IP, CP1_IP, CP2_IP, NEW_0, NEW_1]]);
     emulator.setBehaviours({ healthFailAfterMs: 0 }); // the LB notices they are gone
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
-    expect(pools()).toEqual([[CP0_IP, CP1_IP, CP2_IP, NEW_0, NEW_1], [CP2_IP, NEW_0, NEW_1]]);
+    expect(pools()).toEqual([
+      [CP0_IP, CP1_IP, CP2_IP, NEW_0, NEW_1],
+      [CP2_IP, NEW_0, NEW_1],
+    ]);
     expectSafeHistory();
   });
 });

@@ -26,10 +26,22 @@ interface ChildResult {
 }
 
 /** Runs a handler in a fresh node; `between(i)` runs after event i is answered, before the next is sent. */
-function runBundle(handler: string, events: unknown[], env: Record<string, string>, execArgv: string[], between?: (index: number) => void | Promise<void>): Promise<ChildResult> {
+function runBundle(
+  handler: string,
+  events: unknown[],
+  env: Record<string, string>,
+  execArgv: string[],
+  between?: (index: number) => void | Promise<void>,
+): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
     const child = fork(CHILD, [handler], {
-      env: { PATH: process.env.PATH ?? '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'silent', ...env, BUNDLE_EVENTS: JSON.stringify(events) },
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        LOG_LEVEL: 'silent',
+        ...env,
+        BUNDLE_EVENTS: JSON.stringify(events),
+      },
       execArgv,
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
@@ -42,14 +54,21 @@ function runBundle(handler: string, events: unknown[], env: Record<string, strin
         child.send('next');
       } else result = message as ChildResult;
     });
-    child.on('exit', (code) => (code === 0 && result ? resolve(result) : reject(new Error(`bundle child exited ${code}: ${stderr.slice(-2000)}`))));
+    child.on('exit', (code) =>
+      code === 0 && result ? resolve(result) : reject(new Error(`bundle child exited ${code}: ${stderr.slice(-2000)}`)),
+    );
   });
 }
 
 const post = (body: unknown, headers: Record<string, string> = {}) => ({
-  httpMethod: 'POST', path: '/', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body), isBase64Encoded: false,
+  httpMethod: 'POST',
+  path: '/',
+  headers: { 'content-type': 'application/json', ...headers },
+  body: JSON.stringify(body),
+  isBase64Encoded: false,
 });
-const reconcileEvent = (id: string) => post({ version: 1, id, source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString() });
+const reconcileEvent = (id: string) =>
+  post({ version: 1, id, source: 'manual', target: DEMO_CLUSTER, occurredAt: new Date().toISOString() });
 
 describe('reconcile bundle, as deployed, against the emulator and the local queue', () => {
   let emulator: EmulatorHandle;
@@ -61,12 +80,23 @@ describe('reconcile bundle, as deployed, against the emulator and the local queu
     process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     emulator = await startEmulator({ seed: demoSeed(), instancePendingMs: 20 });
     queue = await startLocalQueue();
-    const queues = await provisionQueues(createEventQueue(queue.settings), { reconcileQueueName: 'bundle-reconcile', deadLetterQueueName: 'bundle-dead-letter', functionTimeoutSeconds: 30 });
+    const queues = await provisionQueues(createEventQueue(queue.settings), {
+      reconcileQueueName: 'bundle-reconcile',
+      deadLetterQueueName: 'bundle-dead-letter',
+      functionTimeoutSeconds: 30,
+    });
     reconcileQueueUrl = queues.reconcileQueueUrl;
     env = {
-      SCW_ACCESS_KEY: FAKE_ACCESS_KEY, SCW_SECRET_KEY: FAKE_SECRET_KEY, SCW_DEFAULT_ZONE: 'fr-par-1', SCW_API_URL: emulator.url,
-      SQS_ENDPOINT: queue.endpoint, SQS_REGION: queue.region, SQS_ACCESS_KEY_ID: queue.settings.accessKeyId, SQS_SECRET_ACCESS_KEY: queue.settings.secretAccessKey,
-      RECONCILE_QUEUE_URL: queues.reconcileQueueUrl, DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
+      SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
+      SCW_SECRET_KEY: FAKE_SECRET_KEY,
+      SCW_DEFAULT_ZONE: 'fr-par-1',
+      SCW_API_URL: emulator.url,
+      SQS_ENDPOINT: queue.endpoint,
+      SQS_REGION: queue.region,
+      SQS_ACCESS_KEY_ID: queue.settings.accessKeyId,
+      SQS_SECRET_ACCESS_KEY: queue.settings.secretAccessKey,
+      RECONCILE_QUEUE_URL: queues.reconcileQueueUrl,
+      DEAD_LETTER_QUEUE_URL: queues.deadLetterQueueUrl,
       LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
       LBSYNC_WAIT_BUDGET_MS: '5000',
     };
@@ -78,12 +108,30 @@ describe('reconcile bundle, as deployed, against the emulator and the local queu
 
   it('creates, then no-ops, then writes one replaced server, then re-enqueues on a 429; the fetch globals (undici) are never touched', async () => {
     emulator.resetCalls();
-    const result = await runBundle(join(ROOT, 'dist/reconcile/handler.js'), [reconcileEvent('evt-1'), reconcileEvent('evt-2'), reconcileEvent('evt-3'), reconcileEvent('evt-4')], env, DEPLOYED_FLAGS, (index) => {
-      if (index === 1) emulator.replaceServer(DEMO_CP0_ID, { name: 'control-plane-new', zone: 'fr-par-1', state: 'running', tags: [`noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`, 'noprefix=kops.k8s.io/role=ControlPlane'], publicIps: ['51.15.100.99'] });
-      if (index === 2) emulator.addFault({ operation: 'ListBackends', ...faultBodies.tooManyRequests(2) });
-    });
+    const result = await runBundle(
+      join(ROOT, 'dist/reconcile/handler.js'),
+      [reconcileEvent('evt-1'), reconcileEvent('evt-2'), reconcileEvent('evt-3'), reconcileEvent('evt-4')],
+      env,
+      DEPLOYED_FLAGS,
+      (index) => {
+        if (index === 1)
+          emulator.replaceServer(DEMO_CP0_ID, {
+            name: 'control-plane-new',
+            zone: 'fr-par-1',
+            state: 'running',
+            tags: [`noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`, 'noprefix=kops.k8s.io/role=ControlPlane'],
+            publicIps: ['51.15.100.99'],
+          });
+        if (index === 2) emulator.addFault({ operation: 'ListBackends', ...faultBodies.tooManyRequests(2) });
+      },
+    );
     expect(result.codeCache).toBe('accepted');
-    expect(result.answers.map((a) => [a.status, a.body.outcome])).toEqual([[200, 'applied'], [200, 'noop'], [200, 'applied'], [200, 'retry_scheduled']]);
+    expect(result.answers.map((a) => [a.status, a.body.outcome])).toEqual([
+      [200, 'applied'],
+      [200, 'noop'],
+      [200, 'applied'],
+      [200, 'retry_scheduled'],
+    ]);
     expect(result.answers[1]?.body.apiCalls).toEqual({ reads: 3, writes: 0 });
     expect(result.answers[2]?.body.actions).toEqual(['SetBackendServers']);
     expect(result.answers[3]?.body.error).toMatchObject({ code: 'rate_limited' });
@@ -96,12 +144,16 @@ describe('reconcile bundle, as deployed, against the emulator and the local queu
 });
 
 describe('what the function bundles leave out', () => {
-  it.each(['reconcile', 'inject', 'sweep'])('%s: no AWS default credential chain (static SQS keys only), no pino worker transports', (name) => {
-    const bundle = readFileSync(join(ROOT, 'dist', name, 'bundle.js'), 'utf8');
-    for (const chainMarker of ['AWS_CONTAINER_CREDENTIALS_FULL_URI', 'credential_process', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'sso_session']) expect(bundle).not.toContain(chainMarker);
-    expect(bundle).toContain('the bundles carry no AWS default credential chain');
-    expect(bundle).toContain('pino transports are not bundled');
-  });
+  it.each(['reconcile', 'inject', 'sweep'])(
+    '%s: no AWS default credential chain (static SQS keys only), no pino worker transports',
+    (name) => {
+      const bundle = readFileSync(join(ROOT, 'dist', name, 'bundle.js'), 'utf8');
+      for (const chainMarker of ['AWS_CONTAINER_CREDENTIALS_FULL_URI', 'credential_process', 'AWS_WEB_IDENTITY_TOKEN_FILE', 'sso_session'])
+        expect(bundle).not.toContain(chainMarker);
+      expect(bundle).toContain('the bundles carry no AWS default credential chain');
+      expect(bundle).toContain('pino transports are not bundled');
+    },
+  );
 });
 
 describe('code-cache loader', () => {
@@ -109,8 +161,12 @@ describe('code-cache loader', () => {
   const token = 'inject-token-0123456789abcdef';
   const unauthorised = post({ target: DEMO_CLUSTER }, { authorization: 'Bearer wrong-token-0123456789abcdef' });
   const env = {
-    INJECT_TOKEN: token, LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
-    SQS_ACCESS_KEY_ID: 'k', SQS_SECRET_ACCESS_KEY: 's', RECONCILE_QUEUE_URL: 'http://127.0.0.1:9/q/r', DEAD_LETTER_QUEUE_URL: 'http://127.0.0.1:9/q/d',
+    INJECT_TOKEN: token,
+    LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
+    SQS_ACCESS_KEY_ID: 'k',
+    SQS_SECRET_ACCESS_KEY: 's',
+    RECONCILE_QUEUE_URL: 'http://127.0.0.1:9/q/r',
+    DEAD_LETTER_QUEUE_URL: 'http://127.0.0.1:9/q/d',
   };
   /** A copy of dist/inject to break in one way. */
   const copy = (name: string) => {

@@ -33,11 +33,18 @@ interface PackageCheck {
   archive?: { path: string; bytes: number; entries: string[] };
   functions: DeployedFunction[];
 }
-type ServerlessFunction = Record<string, unknown> & { memoryLimit?: number; timeout?: string; description?: string; env?: Record<string, unknown>; events?: unknown[] };
+type ServerlessFunction = Record<string, unknown> & {
+  memoryLimit?: number;
+  timeout?: string;
+  description?: string;
+  env?: Record<string, unknown>;
+  events?: unknown[];
+};
 type Config = { service: string; package: { patterns: string[] }; functions: Record<string, ServerlessFunction> };
 
 // Plain .mjs modules without type declarations, loaded by URL.
-const load = (path: string): Promise<Record<string, unknown>> => import(new URL(path, import.meta.url).href) as Promise<Record<string, unknown>>;
+const load = (path: string): Promise<Record<string, unknown>> =>
+  import(new URL(path, import.meta.url).href) as Promise<Record<string, unknown>>;
 let readZip: (archive: Buffer) => Map<string, Buffer>;
 let placeholderEnv: (config: unknown) => { env: Record<string, string> };
 let outputs: { FUNCTION_OUTPUTS: string[]; SHARED_OUTPUTS: string[] };
@@ -52,7 +59,8 @@ async function packageCheck(dir: string): Promise<PackageCheck> {
     return JSON.parse(stdout) as PackageCheck;
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
-    if (failed.code !== 1 || !failed.stdout) throw new Error(`package-check could not run (exit ${failed.code}): ${failed.stderr ?? String(error)}`);
+    if (failed.code !== 1 || !failed.stdout)
+      throw new Error(`package-check could not run (exit ${failed.code}): ${failed.stderr ?? String(error)}`);
     return JSON.parse(failed.stdout) as PackageCheck;
   }
 }
@@ -95,8 +103,19 @@ describe('npm run package on the committed serverless.yml, in the repository', (
   });
 
   it('ships the bundle of every function and dist/package.json, byte for byte what npm run build wrote, and nothing else', () => {
-    const expected = [...outputs.SHARED_OUTPUTS, ...Object.keys(config.functions).flatMap((name) => outputs.FUNCTION_OUTPUTS.map((file) => `dist/${name}/${file}`))].sort();
-    expect(expected).toEqual(expect.arrayContaining(['dist/package.json', 'dist/reconcile/handler.js', 'dist/inject/handler.js', 'dist/sweep/handler.js', 'dist/watch/handler.js']));
+    const expected = [
+      ...outputs.SHARED_OUTPUTS,
+      ...Object.keys(config.functions).flatMap((name) => outputs.FUNCTION_OUTPUTS.map((file) => `dist/${name}/${file}`)),
+    ].sort();
+    expect(expected).toEqual(
+      expect.arrayContaining([
+        'dist/package.json',
+        'dist/reconcile/handler.js',
+        'dist/inject/handler.js',
+        'dist/sweep/handler.js',
+        'dist/watch/handler.js',
+      ]),
+    );
     const archive = readFileSync(join(root, '.serverless', `${config.service}.zip`));
     const files = readZip(archive);
     expect([...files.keys()].sort()).toEqual(expected);
@@ -112,7 +131,14 @@ describe('npm run package on the committed serverless.yml, in the repository', (
     expect(result.functions.map((f) => f.name)).toEqual(Object.keys(config.functions));
     for (const fn of result.functions) {
       const declared = config.functions[fn.name]!;
-      expect(fn).toMatchObject({ runtime: 'node22', privacy: 'private', memoryMb: declared.memoryLimit, timeout: declared.timeout, httpOption: 'redirected', sandbox: 'v2' });
+      expect(fn).toMatchObject({
+        runtime: 'node22',
+        privacy: 'private',
+        memoryMb: declared.memoryLimit,
+        timeout: declared.timeout,
+        httpOption: 'redirected',
+        sandbox: 'v2',
+      });
       expect(fn.env.filter((name) => fn.secrets.includes(name))).toEqual([]);
       expect(fn.secrets).toEqual(expect.arrayContaining(['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']));
     }
@@ -129,55 +155,79 @@ describe('npm run package on the committed serverless.yml, in the repository', (
 });
 
 describe('npm run package catches', () => {
-  it('an archive that gains files (a source map, a stale function, sources, a deployment value) or loses a bundle', async () => {
-    const dir = serviceCopy(
-      (c) => { c.package.patterns = [...c.package.patterns, 'shared/**']; },
-      (d) => {
-        writeFileSync(join(d, 'dist/reconcile/handler.js.map'), '{}');
-        mkdirSync(join(d, 'dist/old'));
-        writeFileSync(join(d, 'dist/old/handler.js'), 'exports.handle = () => {};\n');
-        mkdirSync(join(d, 'shared/core'), { recursive: true });
-        writeFileSync(join(d, 'shared/core/model.ts'), 'export {};\n');
-        unlinkSync(join(d, 'dist/inject/handler.js'));
-        appendFileSync(join(d, 'dist/sweep/handler.js'), `\n// ${placeholderEnv(parse(committed)).env.INJECT_TOKEN}\n`);
-      },
-    );
-    const result = await packageCheck(dir);
-    expect(result.ok).toBe(false);
-    expect(result.errors).toEqual(expect.arrayContaining([
-      expect.stringContaining('archive: dist/inject/handler.js is missing from the archive'),
-      expect.stringContaining('archive: dist/reconcile/handler.js.map is in the archive but is not a build output'),
-      expect.stringContaining('archive: dist/old/handler.js is in the archive but is not a build output'),
-      expect.stringContaining('archive: shared/core/model.ts is in the archive but is not a build output'),
-      expect.stringContaining('archive: the value given to INJECT_TOKEN while packaging is inside the archive (dist/sweep/handler.js)'),
-      // The plugin's own validation, in the dry-run deploy.
-      expect.stringContaining('Handler file defined for function inject does not exist'),
-    ]));
-    expect(result.archive?.entries).toContain('dist/old/handler.js');
-    expect(result.archive?.entries).not.toContain('dist/inject/handler.js');
-  }, RUN_TIMEOUT);
+  it(
+    'an archive that gains files (a source map, a stale function, sources, a deployment value) or loses a bundle',
+    async () => {
+      const dir = serviceCopy(
+        (c) => {
+          c.package.patterns = [...c.package.patterns, 'shared/**'];
+        },
+        (d) => {
+          writeFileSync(join(d, 'dist/reconcile/handler.js.map'), '{}');
+          mkdirSync(join(d, 'dist/old'));
+          writeFileSync(join(d, 'dist/old/handler.js'), 'exports.handle = () => {};\n');
+          mkdirSync(join(d, 'shared/core'), { recursive: true });
+          writeFileSync(join(d, 'shared/core/model.ts'), 'export {};\n');
+          unlinkSync(join(d, 'dist/inject/handler.js'));
+          appendFileSync(join(d, 'dist/sweep/handler.js'), `\n// ${placeholderEnv(parse(committed)).env.INJECT_TOKEN}\n`);
+        },
+      );
+      const result = await packageCheck(dir);
+      expect(result.ok).toBe(false);
+      expect(result.errors).toEqual(
+        expect.arrayContaining([
+          expect.stringContaining('archive: dist/inject/handler.js is missing from the archive'),
+          expect.stringContaining('archive: dist/reconcile/handler.js.map is in the archive but is not a build output'),
+          expect.stringContaining('archive: dist/old/handler.js is in the archive but is not a build output'),
+          expect.stringContaining('archive: shared/core/model.ts is in the archive but is not a build output'),
+          expect.stringContaining('archive: the value given to INJECT_TOKEN while packaging is inside the archive (dist/sweep/handler.js)'),
+          // The plugin's own validation, in the dry-run deploy.
+          expect.stringContaining('Handler file defined for function inject does not exist'),
+        ]),
+      );
+      expect(result.archive?.entries).toContain('dist/old/handler.js');
+      expect(result.archive?.entries).not.toContain('dist/inject/handler.js');
+    },
+    RUN_TIMEOUT,
+  );
 
-  it('what the plugin itself refuses: a step cron', async () => {
-    const dir = serviceCopy((c) => { c.functions.sweep!.events = [{ schedule: { rate: '*/5 * * * *', input: {} } }]; });
-    const result = await packageCheck(dir);
-    expect(result.ok).toBe(false);
-    expect(result.errors).toEqual([expect.stringMatching(/^serverless deploy \(dry run against the Functions API stand-in\) failed[\s\S]*Trigger Schedule is invalid: \*\/5 \* \* \* \*/)]);
-  }, RUN_TIMEOUT);
+  it(
+    'what the plugin itself refuses: a step cron',
+    async () => {
+      const dir = serviceCopy((c) => {
+        c.functions.sweep!.events = [{ schedule: { rate: '*/5 * * * *', input: {} } }];
+      });
+      const result = await packageCheck(dir);
+      expect(result.ok).toBe(false);
+      expect(result.errors).toEqual([
+        expect.stringMatching(
+          /^serverless deploy \(dry run against the Functions API stand-in\) failed[\s\S]*Trigger Schedule is invalid: \*\/5 \* \* \* \*/,
+        ),
+      ]);
+    },
+    RUN_TIMEOUT,
+  );
 
-  it('what the plugin would send wrong: a number as a variable, a misspelt setting, a secret in a plain field', async () => {
-    const dir = serviceCopy((c) => {
-      c.functions.reconcile!.env!.LBSYNC_MAX_ATTEMPTS = 8;
-      delete c.functions.inject!.memoryLimit;
-      c.functions.inject!.memorySize = 128;
-      c.functions.inject!.description = '${env:INJECT_TOKEN}';
-    });
-    const result = await packageCheck(dir);
-    expect(result.ok).toBe(false);
-    expect(result.errors).toEqual(expect.arrayContaining([
-      'deploy: functions.reconcile: the plugin sends LBSYNC_MAX_ATTEMPTS as a number; the API takes strings only (quote it in serverless.yml)',
-      'deploy: functions.inject: the plugin sent no memory_limit; serverless.yml must set memoryLimit (a misspelt key is dropped without a word)',
-      'deploy: the value of INJECT_TOKEN is sent in POST functions (inject) description, not as a secret: move it under "secret"',
-    ]));
-    expect(result.errors.filter((e) => e.startsWith('archive:'))).toEqual([]);
-  }, RUN_TIMEOUT);
+  it(
+    'what the plugin would send wrong: a number as a variable, a misspelt setting, a secret in a plain field',
+    async () => {
+      const dir = serviceCopy((c) => {
+        c.functions.reconcile!.env!.LBSYNC_MAX_ATTEMPTS = 8;
+        delete c.functions.inject!.memoryLimit;
+        c.functions.inject!.memorySize = 128;
+        c.functions.inject!.description = '${env:INJECT_TOKEN}';
+      });
+      const result = await packageCheck(dir);
+      expect(result.ok).toBe(false);
+      expect(result.errors).toEqual(
+        expect.arrayContaining([
+          'deploy: functions.reconcile: the plugin sends LBSYNC_MAX_ATTEMPTS as a number; the API takes strings only (quote it in serverless.yml)',
+          'deploy: functions.inject: the plugin sent no memory_limit; serverless.yml must set memoryLimit (a misspelt key is dropped without a word)',
+          'deploy: the value of INJECT_TOKEN is sent in POST functions (inject) description, not as a secret: move it under "secret"',
+        ]),
+      );
+      expect(result.errors.filter((e) => e.startsWith('archive:'))).toEqual([]);
+    },
+    RUN_TIMEOUT,
+  );
 });

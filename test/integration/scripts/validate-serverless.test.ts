@@ -58,18 +58,27 @@ function validateAll(yamlTexts: string[], env: Record<string, string> = {}, args
     stdout = execFileSync(process.execPath, argv, { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, encoding: 'utf8' });
   } catch (error) {
     const failed = error as { status?: number; stdout?: string; stderr?: string };
-    if (failed.status !== 1 || !failed.stdout) throw new Error(`validate-serverless could not run (exit ${failed.status}): ${failed.stderr ?? String(error)}`);
+    if (failed.status !== 1 || !failed.stdout)
+      throw new Error(`validate-serverless could not run (exit ${failed.status}): ${failed.stderr ?? String(error)}`);
     stdout = failed.stdout;
   }
   const parsed = JSON.parse(stdout) as Validation | Validation[];
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 
-const validate = (yamlText: string, env: Record<string, string> = {}, args: string[] = []): Validation => validateAll([yamlText], env, args)[0]!;
+const validate = (yamlText: string, env: Record<string, string> = {}, args: string[] = []): Validation =>
+  validateAll([yamlText], env, args)[0]!;
 
 type Config = {
   provider: Record<string, unknown> & { env: Record<string, unknown>; secret: Record<string, unknown> };
-  functions: Record<string, Record<string, unknown> & { env?: Record<string, unknown>; secret?: Record<string, unknown>; events?: Record<string, Record<string, unknown>>[] }>;
+  functions: Record<
+    string,
+    Record<string, unknown> & {
+      env?: Record<string, unknown>;
+      secret?: Record<string, unknown>;
+      events?: Record<string, Record<string, unknown>>[];
+    }
+  >;
 };
 
 function mutated(change: (config: Config) => void): string {
@@ -93,15 +102,26 @@ describe('serverless.yml as committed', () => {
   it('passes every offline check, with the deployment values left to the environment', () => {
     const result = validate(committed);
     expect(result.errors).toEqual([]);
-    expect(result.deployerEnv).toEqual(expect.arrayContaining(['LBSYNC_TARGETS', 'RECONCILE_QUEUE_URL', 'LBSYNC_SCW_SECRET_KEY', 'INJECT_TOKEN']));
+    expect(result.deployerEnv).toEqual(
+      expect.arrayContaining(['LBSYNC_TARGETS', 'RECONCILE_QUEUE_URL', 'LBSYNC_SCW_SECRET_KEY', 'INJECT_TOKEN']),
+    );
   });
 
   it('warns when the code cache was made by another Node than the runtime (the functions would start without it)', () => {
     const major = Number(process.versions.node.split('.')[0]);
-    const [same, other] = validateAll([mutated((c) => { c.provider.runtime = `node${major}`; }), mutated((c) => { c.provider.runtime = `node${major === 22 ? 20 : 22}`; })]);
+    const [same, other] = validateAll([
+      mutated((c) => {
+        c.provider.runtime = `node${major}`;
+      }),
+      mutated((c) => {
+        c.provider.runtime = `node${major === 22 ? 20 : 22}`;
+      }),
+    ]);
     expect(same!.warnings).toEqual([]);
     expect(other!.ok).toBe(true);
-    expect(other!.warnings).toEqual(expect.arrayContaining([expect.stringContaining(`dist/reconcile: the V8 code cache was made by Node ${process.version}`)]));
+    expect(other!.warnings).toEqual(
+      expect.arrayContaining([expect.stringContaining(`dist/reconcile: the V8 code cache was made by Node ${process.version}`)]),
+    );
   });
 
   it('sizes every function for the 128 MB tier, with the node options the code cache is made under', () => {
@@ -121,8 +141,14 @@ describe('serverless.yml as committed', () => {
     }
     // The watch function gets the organization, and its own key (the deployer's LBSYNC_WATCH_* names).
     const watchEnv = effectiveEnv(result, 'watch');
-    const watchSecrets = { LBSYNC_SCW_ACCESS_KEY: deployEnv.LBSYNC_WATCH_SCW_ACCESS_KEY, LBSYNC_SCW_SECRET_KEY: deployEnv.LBSYNC_WATCH_SCW_SECRET_KEY };
-    expect(auditTrailSettingsFromEnv({ ...watchEnv, ...watchSecrets })).toMatchObject({ organizationId: deployEnv.SCW_DEFAULT_ORGANIZATION_ID, accessKey: deployEnv.LBSYNC_WATCH_SCW_ACCESS_KEY });
+    const watchSecrets = {
+      LBSYNC_SCW_ACCESS_KEY: deployEnv.LBSYNC_WATCH_SCW_ACCESS_KEY,
+      LBSYNC_SCW_SECRET_KEY: deployEnv.LBSYNC_WATCH_SCW_SECRET_KEY,
+    };
+    expect(auditTrailSettingsFromEnv({ ...watchEnv, ...watchSecrets })).toMatchObject({
+      organizationId: deployEnv.SCW_DEFAULT_ORGANIZATION_ID,
+      accessKey: deployEnv.LBSYNC_WATCH_SCW_ACCESS_KEY,
+    });
     expect(runtimeConfigFromEnv(watchEnv).watch).toEqual({ periodMs: 60_000, overlapMs: 120_000 });
     expect(runtimeConfigFromEnv(effectiveEnv(result, 'sweep')).sweepSpreadMs).toBe(300_000);
     const input = result.resolved.functions.sweep?.events?.[0]?.schedule?.input;
@@ -139,30 +165,178 @@ describe('serverless.yml as committed', () => {
 
 describe('serverless.yml broken', () => {
   const cases: [string, (c: Config) => void, string][] = [
-    ['a handler path with no bundle', (c) => { c.functions.inject!.handler = 'dist/inject/handlers.handle'; }, 'functions.inject.handler'],
-    ['a handler pointing at another bundle', (c) => { c.functions.inject!.handler = 'dist/sweep/handler.handle'; }, 'the bundle of inject is dist/inject/handler.handle'],
-    ['a handler export other than the bundle\'s', (c) => { c.functions.sweep!.handler = 'dist/sweep/handler.main'; }, 'the bundle of sweep is dist/sweep/handler.handle'],
-    ['a reserved SCW_ name', (c) => { c.functions.reconcile!.secret = { SCW_SECRET_KEY: '${env:LBSYNC_SCW_SECRET_KEY}', LBSYNC_SCW_ACCESS_KEY: '${env:LBSYNC_SCW_ACCESS_KEY}' }; }, 'SCW_* names are reserved'],
-    ['sweep args the handler refuses', (c) => { c.functions.sweep!.events = [{ schedule: { rate: '0 * * * *', input: { target: 'prod' } } }]; }, "the sweep's input accepts only targets, dryRun, spreadSeconds"],
-    ['a public inject', (c) => { c.functions.inject!.privacy = 'public'; }, 'functions.inject.privacy must be "private"'],
-    ['a function above the tier the bench measured', (c) => { c.functions.reconcile!.memoryLimit = 256; }, 'functions.reconcile.memoryLimit is 256 MB; every function is sized for 128 MB'],
-    ['node options other than the code cache was made under', (c) => { c.provider.env.NODE_OPTIONS = '--max-old-space-size=64'; }, 'provider.env.NODE_OPTIONS must be "--max-semi-space-size=1 --max-old-space-size=64"'],
-    ['no node options', (c) => { delete c.provider.env.NODE_OPTIONS; }, 'NODE_OPTIONS is required'],
-    ['a credential as a plain variable', (c) => { c.provider.env.SQS_SECRET_ACCESS_KEY = '${env:SQS_SECRET_ACCESS_KEY}'; delete c.provider.secret.SQS_SECRET_ACCESS_KEY; }, 'a credential; move it under "secret"'],
-    ['the LB credential on every function', (c) => { c.provider.secret.LBSYNC_SCW_SECRET_KEY = '${env:LBSYNC_SCW_SECRET_KEY}'; }, 'only reconcile, watch needs it'],
-    ['no watch function', (c) => { delete c.functions.watch; }, 'functions: missing watch'],
-    ['a watch without its organization', (c) => { delete c.functions.watch!.env!.LBSYNC_SCW_DEFAULT_ORGANIZATION_ID; }, 'LBSYNC_SCW_DEFAULT_ORGANIZATION_ID is required by the watch bundle'],
-    ['a watch every 5 minutes reading 1-minute windows', (c) => { c.functions.watch!.events = [{ schedule: { rate: '0,5,10,15,20,25,30,35,40,45,50,55 * * * *', input: {} } }]; }, 'leaves up to 5 min between runs'],
-    ['a watch only during office hours', (c) => { c.functions.watch!.events = [{ schedule: { rate: '* 8-18 * * *', input: {} } }]; }, 'must run every hour of every day'],
-    ['watch args the handler refuses', (c) => { c.functions.watch!.events = [{ schedule: { rate: '* * * * *', input: { spreadSeconds: 10 } } }]; }, "the watch's input accepts only targets, dryRun"],
-    ['a paced sweep longer than its timeout', (c) => { c.functions.sweep!.timeout = '120s'; }, 'needs a timeout of at least 330s'],
-    ['a required variable left out', (c) => { delete c.provider.env.RECONCILE_QUEUE_URL; }, 'RECONCILE_QUEUE_URL is required'],
-    ['a misspelt variable', (c) => { c.provider.env.LBSYNC_TARGET = 'x'; }, 'no bundle reads LBSYNC_TARGET'],
-    ['the local-only insecure switch', (c) => { c.functions.inject!.env = { LBSYNC_INJECT_INSECURE: 'true' }; }, 'must not be deployed'],
-    ['a hold longer than the timeout allows', (c) => { c.functions.reconcile!.env!.LBSYNC_MAX_HOLD_MS = '50000'; }, 'exceed the 60 s timeout'],
-    ['a timeout the function does not know', (c) => { c.functions.reconcile!.timeout = '120s'; }, "LBSYNC_FUNCTION_TIMEOUT_MS is 60000 but the timeout is 120 s; set it to '120000'"],
-    ['no LBSYNC_FUNCTION_TIMEOUT_MS', (c) => { delete c.functions.reconcile!.env!.LBSYNC_FUNCTION_TIMEOUT_MS; }, "set env LBSYNC_FUNCTION_TIMEOUT_MS to '60000'"],
-    ['no queue trigger on reconcile', (c) => { c.functions.reconcile!.events = []; }, 'exactly one sqs trigger'],
+    [
+      'a handler path with no bundle',
+      (c) => {
+        c.functions.inject!.handler = 'dist/inject/handlers.handle';
+      },
+      'functions.inject.handler',
+    ],
+    [
+      'a handler pointing at another bundle',
+      (c) => {
+        c.functions.inject!.handler = 'dist/sweep/handler.handle';
+      },
+      'the bundle of inject is dist/inject/handler.handle',
+    ],
+    [
+      "a handler export other than the bundle's",
+      (c) => {
+        c.functions.sweep!.handler = 'dist/sweep/handler.main';
+      },
+      'the bundle of sweep is dist/sweep/handler.handle',
+    ],
+    [
+      'a reserved SCW_ name',
+      (c) => {
+        c.functions.reconcile!.secret = {
+          SCW_SECRET_KEY: '${env:LBSYNC_SCW_SECRET_KEY}',
+          LBSYNC_SCW_ACCESS_KEY: '${env:LBSYNC_SCW_ACCESS_KEY}',
+        };
+      },
+      'SCW_* names are reserved',
+    ],
+    [
+      'sweep args the handler refuses',
+      (c) => {
+        c.functions.sweep!.events = [{ schedule: { rate: '0 * * * *', input: { target: 'prod' } } }];
+      },
+      "the sweep's input accepts only targets, dryRun, spreadSeconds",
+    ],
+    [
+      'a public inject',
+      (c) => {
+        c.functions.inject!.privacy = 'public';
+      },
+      'functions.inject.privacy must be "private"',
+    ],
+    [
+      'a function above the tier the bench measured',
+      (c) => {
+        c.functions.reconcile!.memoryLimit = 256;
+      },
+      'functions.reconcile.memoryLimit is 256 MB; every function is sized for 128 MB',
+    ],
+    [
+      'node options other than the code cache was made under',
+      (c) => {
+        c.provider.env.NODE_OPTIONS = '--max-old-space-size=64';
+      },
+      'provider.env.NODE_OPTIONS must be "--max-semi-space-size=1 --max-old-space-size=64"',
+    ],
+    [
+      'no node options',
+      (c) => {
+        delete c.provider.env.NODE_OPTIONS;
+      },
+      'NODE_OPTIONS is required',
+    ],
+    [
+      'a credential as a plain variable',
+      (c) => {
+        c.provider.env.SQS_SECRET_ACCESS_KEY = '${env:SQS_SECRET_ACCESS_KEY}';
+        delete c.provider.secret.SQS_SECRET_ACCESS_KEY;
+      },
+      'a credential; move it under "secret"',
+    ],
+    [
+      'the LB credential on every function',
+      (c) => {
+        c.provider.secret.LBSYNC_SCW_SECRET_KEY = '${env:LBSYNC_SCW_SECRET_KEY}';
+      },
+      'only reconcile, watch needs it',
+    ],
+    [
+      'no watch function',
+      (c) => {
+        delete c.functions.watch;
+      },
+      'functions: missing watch',
+    ],
+    [
+      'a watch without its organization',
+      (c) => {
+        delete c.functions.watch!.env!.LBSYNC_SCW_DEFAULT_ORGANIZATION_ID;
+      },
+      'LBSYNC_SCW_DEFAULT_ORGANIZATION_ID is required by the watch bundle',
+    ],
+    [
+      'a watch every 5 minutes reading 1-minute windows',
+      (c) => {
+        c.functions.watch!.events = [{ schedule: { rate: '0,5,10,15,20,25,30,35,40,45,50,55 * * * *', input: {} } }];
+      },
+      'leaves up to 5 min between runs',
+    ],
+    [
+      'a watch only during office hours',
+      (c) => {
+        c.functions.watch!.events = [{ schedule: { rate: '* 8-18 * * *', input: {} } }];
+      },
+      'must run every hour of every day',
+    ],
+    [
+      'watch args the handler refuses',
+      (c) => {
+        c.functions.watch!.events = [{ schedule: { rate: '* * * * *', input: { spreadSeconds: 10 } } }];
+      },
+      "the watch's input accepts only targets, dryRun",
+    ],
+    [
+      'a paced sweep longer than its timeout',
+      (c) => {
+        c.functions.sweep!.timeout = '120s';
+      },
+      'needs a timeout of at least 330s',
+    ],
+    [
+      'a required variable left out',
+      (c) => {
+        delete c.provider.env.RECONCILE_QUEUE_URL;
+      },
+      'RECONCILE_QUEUE_URL is required',
+    ],
+    [
+      'a misspelt variable',
+      (c) => {
+        c.provider.env.LBSYNC_TARGET = 'x';
+      },
+      'no bundle reads LBSYNC_TARGET',
+    ],
+    [
+      'the local-only insecure switch',
+      (c) => {
+        c.functions.inject!.env = { LBSYNC_INJECT_INSECURE: 'true' };
+      },
+      'must not be deployed',
+    ],
+    [
+      'a hold longer than the timeout allows',
+      (c) => {
+        c.functions.reconcile!.env!.LBSYNC_MAX_HOLD_MS = '50000';
+      },
+      'exceed the 60 s timeout',
+    ],
+    [
+      'a timeout the function does not know',
+      (c) => {
+        c.functions.reconcile!.timeout = '120s';
+      },
+      "LBSYNC_FUNCTION_TIMEOUT_MS is 60000 but the timeout is 120 s; set it to '120000'",
+    ],
+    [
+      'no LBSYNC_FUNCTION_TIMEOUT_MS',
+      (c) => {
+        delete c.functions.reconcile!.env!.LBSYNC_FUNCTION_TIMEOUT_MS;
+      },
+      "set env LBSYNC_FUNCTION_TIMEOUT_MS to '60000'",
+    ],
+    [
+      'no queue trigger on reconcile',
+      (c) => {
+        c.functions.reconcile!.events = [];
+      },
+      'exactly one sqs trigger',
+    ],
   ];
 
   let results: Validation[] = [];
@@ -179,7 +353,9 @@ describe('serverless.yml broken', () => {
   it('a reconcile queue URL that is not the queue the trigger reads', () => {
     const env = { ...deployEnv, RECONCILE_QUEUE_URL: deployEnv.RECONCILE_QUEUE_URL!.replace('lbsync-reconcile', 'other-reconcile') };
     const result = validate(committed, env);
-    expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining('the trigger reads "lbsync-reconcile" but RECONCILE_QUEUE_URL points at')]));
+    expect(result.errors).toEqual(
+      expect.arrayContaining([expect.stringContaining('the trigger reads "lbsync-reconcile" but RECONCILE_QUEUE_URL points at')]),
+    );
   });
 
   it('targets longer than a plain variable may hold', () => {

@@ -23,18 +23,57 @@ const sdkError = (status: number, body: Record<string, unknown>): Error => {
 
 describe('classifyApiFailure', () => {
   const cases: [string, unknown, string, number | undefined][] = [
-    ['409 transient_state', sdkError(409, { type: 'transient_state', resource: 'lb', resource_id: 'x', current_state: 'pending', message: 'busy' }), 'api_transient_state', undefined],
-    ['429 with reset_seconds', sdkError(429, { type: 'too_many_requests', help_message: 'slow down', reset_seconds: 7, message: 'x' }), 'rate_limited', 7000],
+    [
+      '409 transient_state',
+      sdkError(409, { type: 'transient_state', resource: 'lb', resource_id: 'x', current_state: 'pending', message: 'busy' }),
+      'api_transient_state',
+      undefined,
+    ],
+    [
+      '429 with reset_seconds',
+      sdkError(429, { type: 'too_many_requests', help_message: 'slow down', reset_seconds: 7, message: 'x' }),
+      'rate_limited',
+      7000,
+    ],
     // The gateway's real 429 (recorded): empty body, which the SDK's parser turns into a plain ScalewayError.
     ['429 from the gateway (empty body)', new Errors.ScalewayError(429, ''), 'rate_limited', undefined],
     ['500', new Errors.ScalewayError(500, { message: 'internal error' }), 'api_unavailable', undefined],
     ['503', new Errors.ScalewayError(503, 'upstream'), 'api_unavailable', undefined],
     ['backend 404 (no type)', new Errors.ScalewayError(404, { message: 'backend not Found' }), 'backend_not_found', undefined],
-    ['400 invalid_arguments', sdkError(400, { type: 'invalid_arguments', message: 'invalid argument(s)', details: [{ argument_name: 'forward_port', reason: 'constraint', help_message: 'x' }] }), 'invalid_arguments', undefined],
-    ['401', sdkError(401, { type: 'denied_authentication', method: 'api_key', reason: 'invalid_argument', message: 'x' }), 'authentication_denied', undefined],
-    ['403 permissions', sdkError(403, { type: 'permissions_denied', message: 'x', details: [{ resource: 'lb', action: 'write' }] }), 'permissions_denied', undefined],
-    ['403 quotas', sdkError(403, { type: 'quotas_exceeded', message: 'x', details: [{ resource: 'lbs', quota: 1, current: 1 }] }), 'quotas_exceeded', undefined],
-    ['412', sdkError(412, { type: 'precondition_failed', precondition: 'resource_still_in_use', help_message: 'x', message: 'x' }), 'precondition_failed', undefined],
+    [
+      '400 invalid_arguments',
+      sdkError(400, {
+        type: 'invalid_arguments',
+        message: 'invalid argument(s)',
+        details: [{ argument_name: 'forward_port', reason: 'constraint', help_message: 'x' }],
+      }),
+      'invalid_arguments',
+      undefined,
+    ],
+    [
+      '401',
+      sdkError(401, { type: 'denied_authentication', method: 'api_key', reason: 'invalid_argument', message: 'x' }),
+      'authentication_denied',
+      undefined,
+    ],
+    [
+      '403 permissions',
+      sdkError(403, { type: 'permissions_denied', message: 'x', details: [{ resource: 'lb', action: 'write' }] }),
+      'permissions_denied',
+      undefined,
+    ],
+    [
+      '403 quotas',
+      sdkError(403, { type: 'quotas_exceeded', message: 'x', details: [{ resource: 'lbs', quota: 1, current: 1 }] }),
+      'quotas_exceeded',
+      undefined,
+    ],
+    [
+      '412',
+      sdkError(412, { type: 'precondition_failed', precondition: 'resource_still_in_use', help_message: 'x', message: 'x' }),
+      'precondition_failed',
+      undefined,
+    ],
     ['423', sdkError(423, { type: 'locked', resource: 'lb', resource_id: 'x', message: 'x' }), 'resource_locked', undefined],
     ['fetch failure', new TypeError('fetch failed'), 'network_error', undefined],
     ['timeout', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'network_error', undefined],
@@ -52,7 +91,7 @@ describe('classifyApiFailure', () => {
     expect(wrapApiFailure('x', notFound, 'lb_not_found').errorClass).toBe('permanent');
     expect(wrapApiFailure('x', notFound, 'backend_not_found').errorClass).toBe('not_found');
   });
-  it("a 429 without a reset hint says so instead of the SDK's empty \"http error 429: \"", () => {
+  it('a 429 without a reset hint says so instead of the SDK\'s empty "http error 429: "', () => {
     const error = wrapApiFailure('listing back-ends for load-balancer L', new Errors.ScalewayError(429, ''), 'lb_not_found');
     expect(error).toMatchObject({ code: 'rate_limited', errorClass: 'transient', status: 429 });
     expect(error.retryAfterMs).toBeUndefined();

@@ -9,22 +9,29 @@ describe('HttpHeaders', () => {
     expect(headers.get('x-total-count')).toBe('3');
     expect(headers.get('ACCEPT')).toBe('application/json, text/plain');
     expect(headers.get('missing')).toBeNull();
-    expect([...headers]).toEqual([['accept', 'application/json, text/plain'], ['x-total-count', '3']]);
+    expect([...headers]).toEqual([
+      ['accept', 'application/json, text/plain'],
+      ['x-total-count', '3'],
+    ]);
     expect(Array.from(new HttpHeaders(headers).entries())).toEqual([...headers]);
     expect([...new HttpHeaders([['A', '1']]).keys()]).toEqual(['a']);
     headers.delete('Accept');
     expect(headers.has('accept')).toBe(false);
   });
 
-  it('takes Node\'s own Headers too (the transport serves unbundled code)', () => {
+  it("takes Node's own Headers too (the transport serves unbundled code)", () => {
     const copied = new HttpHeaders(new Headers({ 'X-Auth-Token': 'secret' }));
     expect(copied.get('x-auth-token')).toBe('secret');
   });
 });
 
 describe('HttpRequest', () => {
-  it('holds url, upper-case method, headers and body; a Request built from a Request keeps them (the SDK\'s obfuscating subclass does this)', async () => {
-    const request = new HttpRequest('https://api.example/lb/v1/zones/fr-par-1/lbs', { method: 'put', headers: { 'X-Auth-Token': 't' }, body: '{"a":1}' });
+  it("holds url, upper-case method, headers and body; a Request built from a Request keeps them (the SDK's obfuscating subclass does this)", async () => {
+    const request = new HttpRequest('https://api.example/lb/v1/zones/fr-par-1/lbs', {
+      method: 'put',
+      headers: { 'X-Auth-Token': 't' },
+      body: '{"a":1}',
+    });
     expect(request.method).toBe('PUT');
     const copy = new HttpRequest(request);
     expect(copy.url).toBe(request.url);
@@ -34,7 +41,7 @@ describe('HttpRequest', () => {
     await expect(copy.text()).rejects.toThrow('already been read');
   });
 
-  it('subclasses that override headers, as @scaleway/sdk-client\'s ObfuscatedRequest does', () => {
+  it("subclasses that override headers, as @scaleway/sdk-client's ObfuscatedRequest does", () => {
     class Obfuscated extends HttpRequest {
       constructor(readonly original: HttpRequest) {
         super(original);
@@ -55,8 +62,12 @@ describe('HttpRequest', () => {
 });
 
 describe('HttpResponse', () => {
-  it('passes the SDK\'s duck-typed isResponse check and parses JSON, text, blob; clone before reading', async () => {
-    const response = new HttpResponse(Buffer.from('{"lbs":[],"total_count":0}'), { status: 200, statusText: 'OK', headers: [['Content-Type', 'application/json']] });
+  it("passes the SDK's duck-typed isResponse check and parses JSON, text, blob; clone before reading", async () => {
+    const response = new HttpResponse(Buffer.from('{"lbs":[],"total_count":0}'), {
+      status: 200,
+      statusText: 'OK',
+      headers: [['Content-Type', 'application/json']],
+    });
     expect(response.ok).toBe(true);
     expect(typeof response.statusText).toBe('string');
     expect(response.body).not.toBeUndefined();
@@ -68,7 +79,7 @@ describe('HttpResponse', () => {
     expect(() => response.clone()).toThrow('already been read');
   });
 
-  it('an error answer whose body is not JSON: json() fails, text() of a clone still reads it (the SDK\'s error path)', async () => {
+  it("an error answer whose body is not JSON: json() fails, text() of a clone still reads it (the SDK's error path)", async () => {
     const response = new HttpResponse('', { status: 429, headers: { 'X-Envoy-Ratelimited': 'true' } });
     expect(response.ok).toBe(false);
     await expect(response.clone().json()).rejects.toThrow();

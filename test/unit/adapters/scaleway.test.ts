@@ -4,7 +4,15 @@ import { durationToMs } from '../../../shared/adapters/scaleway';
 
 describe('durationToMs', () => {
   it.each([
-    [3000, 3000], ['3000', 3000], ['0.500s', 500], ['0.5s', 500], ['3s', 3000], ['250ms', 250], ['1m', 60000], [undefined, undefined], ['soon', undefined],
+    [3000, 3000],
+    ['3000', 3000],
+    ['0.500s', 500],
+    ['0.5s', 500],
+    ['3s', 3000],
+    ['250ms', 250],
+    ['1m', 60000],
+    [undefined, undefined],
+    ['soon', undefined],
   ] as const)('%s -> %s', (input, expected) => {
     expect(durationToMs(input)).toBe(expected);
   });

@@ -11,15 +11,34 @@ import type { DeadLetterRecord } from '../../../shared/errors/dead-letter';
 let seq = 0;
 function call(event: string, operation: string, at: number, status = 200): CallRecord {
   const write = !['ListLbs', 'GetLb', 'ListBackends', 'ListServers', 'ListBackendStats'].includes(operation);
-  return { seq: ++seq, at, operation, method: write ? 'PUT' : 'GET', path: '/', query: '', status, write, durationMs: 1, userAgent: `scaleway-sdk-js/1.3.3 scw-lb-sync/0.1.0 event/${event}` };
+  return {
+    seq: ++seq,
+    at,
+    operation,
+    method: write ? 'PUT' : 'GET',
+    path: '/',
+    query: '',
+    status,
+    write,
+    durationMs: 1,
+    userAgent: `scaleway-sdk-js/1.3.3 scw-lb-sync/0.1.0 event/${event}`,
+  };
 }
-const reads = (event: string, at: number) => [call(event, 'ListLbs', at), call(event, 'ListBackends', at + 1), call(event, 'ListServers', at + 1)];
+const reads = (event: string, at: number) => [
+  call(event, 'ListLbs', at),
+  call(event, 'ListBackends', at + 1),
+  call(event, 'ListServers', at + 1),
+];
 function answer(event: string, outcome: string, startedAt: number, at: number, extra: Record<string, unknown> = {}): RecordedAnswer {
   return { request: JSON.stringify({ id: event }), status: 200, answer: { outcome, eventId: event, ...extra }, startedAt, at };
 }
 const record = (recordId: string) => ({ kind: 'lbsync.dead-letter', recordId }) as DeadLetterRecord;
-const judge = (answers: RecordedAnswer[], calls: CallRecord[], deadLetters: DeadLetterRecord[] = [], deletionWindows: [number, number][] = []) =>
-  checkEvidence({ answers, calls, deadLetters, deletionWindows });
+const judge = (
+  answers: RecordedAnswer[],
+  calls: CallRecord[],
+  deadLetters: DeadLetterRecord[] = [],
+  deletionWindows: [number, number][] = [],
+) => checkEvidence({ answers, calls, deadLetters, deletionWindows });
 
 describe('checkEvidence', () => {
   it('reads the event id from the User-Agent suffix', () => {
@@ -28,16 +47,46 @@ describe('checkEvidence', () => {
   });
 
   it.each([
-    ['applied with a 2xx write for it while it ran', [answer('e', 'applied', 100, 200)], [...reads('e', 110), call('e', 'SetBackendServers', 150)], 1, 0],
+    [
+      'applied with a 2xx write for it while it ran',
+      [answer('e', 'applied', 100, 200)],
+      [...reads('e', 110), call('e', 'SetBackendServers', 150)],
+      1,
+      0,
+    ],
     ['applied with its write refused (409)', [answer('e', 'applied', 100, 200)], [call('e', 'SetBackendServers', 150, 409)], 0, 1],
-    ["applied with a duplicate's deletion found gone (404)", [answer('e', 'applied', 100, 200)], [call('e', 'DeleteBackend', 150, 404)], 1, 0],
-    ['applied with the write made before the delivery (an earlier attempt)', [answer('e', 'applied', 100, 200)], [call('e', 'SetBackendServers', 50)], 0, 1],
+    [
+      "applied with a duplicate's deletion found gone (404)",
+      [answer('e', 'applied', 100, 200)],
+      [call('e', 'DeleteBackend', 150, 404)],
+      1,
+      0,
+    ],
+    [
+      'applied with the write made before the delivery (an earlier attempt)',
+      [answer('e', 'applied', 100, 200)],
+      [call('e', 'SetBackendServers', 50)],
+      0,
+      1,
+    ],
     ["applied with another event's write", [answer('e', 'applied', 100, 200)], [call('f', 'SetBackendServers', 150)], 0, 1],
     ['noop with the three reads', [answer('e', 'noop', 100, 200)], reads('e', 120), 1, 0],
     ['noop without ListServers', [answer('e', 'noop', 100, 200)], reads('e', 120).filter((c) => c.operation !== 'ListServers'), 0, 1],
     ['noop without any call (a lie)', [answer('e', 'noop', 100, 200)], [], 0, 1],
-    ['two deliveries of one event, overlapping: each needs its own reads', [answer('e', 'noop', 100, 300), answer('e', 'noop', 150, 250)], reads('e', 160), 1, 1],
-    ['... and with two sets, both are backed', [answer('e', 'noop', 100, 300), answer('e', 'noop', 150, 250)], [...reads('e', 160), ...reads('e', 260)], 2, 0],
+    [
+      'two deliveries of one event, overlapping: each needs its own reads',
+      [answer('e', 'noop', 100, 300), answer('e', 'noop', 150, 250)],
+      reads('e', 160),
+      1,
+      1,
+    ],
+    [
+      '... and with two sets, both are backed',
+      [answer('e', 'noop', 100, 300), answer('e', 'noop', 150, 250)],
+      [...reads('e', 160), ...reads('e', 260)],
+      2,
+      0,
+    ],
   ] as const)('%s', (_, answers, calls, backed, unbacked) => {
     const report = judge([...answers], [...calls]);
     expect([report.backed, report.unbacked]).toEqual([backed, unbacked]);
@@ -52,18 +101,37 @@ describe('checkEvidence', () => {
   });
 
   it('retry_scheduled and undelivered answers need no evidence', () => {
-    expect(judge([answer('e', 'retry_scheduled', 100, 200), { request: '{}', status: 502, startedAt: 0, at: 1, crashed: true }], [])).toMatchObject({ backed: 0, unbacked: 0 });
+    expect(
+      judge([answer('e', 'retry_scheduled', 100, 200), { request: '{}', status: 502, startedAt: 0, at: 1, crashed: true }], []),
+    ).toMatchObject({ backed: 0, unbacked: 0 });
   });
 });
 
 describe('judgeShrink', () => {
-  const write = (poolBefore: string[], pool: string[], health: Record<string, string>, serverStates: Record<string, string> = {}) => ({ poolBefore, pool, health, serverStates });
+  const write = (poolBefore: string[], pool: string[], health: Record<string, string>, serverStates: Record<string, string> = {}) => ({
+    poolBefore,
+    pool,
+    health,
+    serverStates,
+  });
   it.each([
-    ['one passing member removed, others passing', write(['a', 'b', 'c'], ['b', 'c'], { a: 'passed', b: 'passed', c: 'passed' }), undefined],
+    [
+      'one passing member removed, others passing',
+      write(['a', 'b', 'c'], ['b', 'c'], { a: 'passed', b: 'passed', c: 'passed' }),
+      undefined,
+    ],
     ['two passing members removed', write(['a', 'b', 'c'], ['c'], { a: 'passed', b: 'passed', c: 'passed' }), /removed 2 serving members/],
-    ['two unknown members removed (counted as serving)', write(['a', 'b', 'c'], ['c'], { a: 'unknown', b: 'unknown', c: 'passed' }), /removed 2 serving/],
+    [
+      'two unknown members removed (counted as serving)',
+      write(['a', 'b', 'c'], ['c'], { a: 'unknown', b: 'unknown', c: 'passed' }),
+      /removed 2 serving/,
+    ],
     ['two failing members removed', write(['a', 'b', 'c'], ['c'], { a: 'failed', b: 'failed', c: 'passed' }), undefined],
-    ["a stopped server's member and a passing one", write(['a', 'b', 'c'], ['c'], { a: 'passed', b: 'passed', c: 'passed' }, { a: 'stopped' }), undefined],
+    [
+      "a stopped server's member and a passing one",
+      write(['a', 'b', 'c'], ['c'], { a: 'passed', b: 'passed', c: 'passed' }, { a: 'stopped' }),
+      undefined,
+    ],
     ['the last passing member removed', write(['a', 'b'], ['b'], { a: 'passed', b: 'unknown' }), /left no passing member/],
   ] as const)('%s', (_, w, expected) => {
     const verdict = judgeShrink(w, 1);
@@ -75,19 +143,34 @@ describe('judgeShrink', () => {
 describe('checkShrinks: each write judged against the pool as it stood when it was sent', () => {
   const passing = (...ips: string[]) => Object.fromEntries(ips.map((ip) => [ip, 'passed']));
   const poolWrite = (seq: number, at: number, poolBefore: string[], pool: string[], health: Record<string, string>): PoolWrite => ({
-    seq, at, operation: 'SetBackendServers', backendId: 'b', backendName: 'lb-backend-https', lbId: 'l', poolBefore, pool, health, serverStates: {},
+    seq,
+    at,
+    operation: 'SetBackendServers',
+    backendId: 'b',
+    backendName: 'lb-backend-https',
+    lbId: 'l',
+    poolBefore,
+    pool,
+    health,
+    serverStates: {},
   });
   const sent = (seq: number, at: number, status = 200) => ({ seq, at, status });
 
   it('a write the API committed after its client gave up, over a newer pool: judged as sent, counted as a late commit', () => {
     // #1 sent at 100 with the pool [a, b, c]; #2 (sent at 150) commits at 160; #1 commits at 700, its client gone.
     // At its commit it removes d and e (two serving members); as sent, only a.
-    const history = [poolWrite(2, 160, ['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e'], { ...passing('a', 'b', 'c'), d: 'unknown', e: 'unknown' }), poolWrite(1, 700, ['a', 'b', 'c', 'd', 'e'], ['b', 'c'], passing('a', 'b', 'c', 'd', 'e'))];
+    const history = [
+      poolWrite(2, 160, ['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e'], { ...passing('a', 'b', 'c'), d: 'unknown', e: 'unknown' }),
+      poolWrite(1, 700, ['a', 'b', 'c', 'd', 'e'], ['b', 'c'], passing('a', 'b', 'c', 'd', 'e')),
+    ];
     expect(checkShrinks(history, [sent(1, 100, 0), sent(2, 150)], 1)).toMatchObject({ unsafeShrinks: 0, lateCommits: 1 });
   });
 
   it('the same write sent after the newer pool was in place is unsafe', () => {
-    const history = [poolWrite(2, 160, ['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e'], { ...passing('a', 'b', 'c'), d: 'unknown', e: 'unknown' }), poolWrite(1, 700, ['a', 'b', 'c', 'd', 'e'], ['b', 'c'], passing('a', 'b', 'c', 'd', 'e'))];
+    const history = [
+      poolWrite(2, 160, ['a', 'b', 'c'], ['a', 'b', 'c', 'd', 'e'], { ...passing('a', 'b', 'c'), d: 'unknown', e: 'unknown' }),
+      poolWrite(1, 700, ['a', 'b', 'c', 'd', 'e'], ['b', 'c'], passing('a', 'b', 'c', 'd', 'e')),
+    ];
     expect(checkShrinks(history, [sent(1, 300), sent(2, 150)], 1)).toMatchObject({ unsafeShrinks: 1, lateCommits: 0 });
   });
 });

@@ -3,17 +3,30 @@ import { selectServerIps, stripCidr } from '../../../shared/core/desired';
 import type { ObservedServer } from '../../../shared/core/model';
 
 const server = (name: string, overrides: Partial<ObservedServer> = {}): ObservedServer => ({
-  id: `id-${name}`, name, state: 'running', publicIpv4: [], routedIpv4: [], privateNicIds: [], ...overrides,
+  id: `id-${name}`,
+  name,
+  state: 'running',
+  publicIpv4: [],
+  routedIpv4: [],
+  privateNicIds: [],
+  ...overrides,
 });
 
 describe('selectServerIps', () => {
   it('takes one public IPv4 per server, the lowest, sorted numerically', () => {
-    const servers = [server('a', { publicIpv4: ['51.15.9.10', '51.15.9.2'] }), server('b', { publicIpv4: ['10.0.0.100'] }), server('c', { publicIpv4: ['10.0.0.20'] })];
+    const servers = [
+      server('a', { publicIpv4: ['51.15.9.10', '51.15.9.2'] }),
+      server('b', { publicIpv4: ['10.0.0.100'] }),
+      server('c', { publicIpv4: ['10.0.0.20'] }),
+    ];
     expect(selectServerIps(servers, 'public').ips).toEqual(['10.0.0.20', '10.0.0.100', '51.15.9.2']);
   });
   it('takes the private-NIC address from IPAM with the mask stripped', () => {
     const servers = [server('a', { privateNicIds: ['nic-a'] }), server('b', { privateNicIds: ['nic-b'] })];
-    const ipam = new Map([['nic-a', ['10.1.0.3/22']], ['nic-b', ['10.1.0.2/22', '10.1.0.9/22']]]);
+    const ipam = new Map([
+      ['nic-a', ['10.1.0.3/22']],
+      ['nic-b', ['10.1.0.2/22', '10.1.0.9/22']],
+    ]);
     expect(selectServerIps(servers, 'ipam-private', ipam).ips).toEqual(['10.1.0.2', '10.1.0.3']);
   });
   it("kops: kOps' rule, the routed public IPv4 IPAM holds (ipam_id set); a NAT IP without one does not count", () => {
@@ -36,9 +49,15 @@ describe('selectServerIps', () => {
     expect(result.several).toEqual([{ server: 'cp-0', chosen: '51.15.1.9', candidates: ['51.15.1.9', '51.15.1.100'] }]);
   });
   it('leaves out stopped servers and servers without an address, and says why', () => {
-    const result = selectServerIps([server('a', { state: 'stopped', publicIpv4: ['1.1.1.1'] }), server('b'), server('c', { publicIpv4: ['2.2.2.2'] })], 'public');
+    const result = selectServerIps(
+      [server('a', { state: 'stopped', publicIpv4: ['1.1.1.1'] }), server('b'), server('c', { publicIpv4: ['2.2.2.2'] })],
+      'public',
+    );
     expect(result.ips).toEqual(['2.2.2.2']);
-    expect(result.skipped).toEqual([{ server: 'a', reason: 'state is stopped' }, { server: 'b', reason: 'has no public IPv4 address' }]);
+    expect(result.skipped).toEqual([
+      { server: 'a', reason: 'state is stopped' },
+      { server: 'b', reason: 'has no public IPv4 address' },
+    ]);
   });
   it('strips CIDR masks', () => {
     expect(stripCidr('fd5f::1/64')).toBe('fd5f::1');

@@ -13,20 +13,62 @@ const now = new Date('2026-11-29T10:00:10Z');
 const inMs = (ms: number) => new Date(now.getTime() + ms).toISOString();
 const hold: DispositionPolicy = { retry: { baseMs: 1000, capMs: 60_000, maxAttempts: 5 }, delayMode: 'hold', maxHoldMs: 20_000 };
 const native: DispositionPolicy = { ...hold, delayMode: 'native' };
-const failed = (code: ErrorCode, retryAfterMs?: number) => ({ status: 'failed' as const, error: new LbSyncError(code, 'x', retryAfterMs === undefined ? {} : { retryAfterMs }) });
-const received = (patch: Partial<Extract<DispositionInput, { stage: 'received' }>> = {}): DispositionInput => ({ stage: 'received', event, targetKnown: true, now, remainingMs: 50_000, ...patch });
+const failed = (code: ErrorCode, retryAfterMs?: number) => ({
+  status: 'failed' as const,
+  error: new LbSyncError(code, 'x', retryAfterMs === undefined ? {} : { retryAfterMs }),
+});
+const received = (patch: Partial<Extract<DispositionInput, { stage: 'received' }>> = {}): DispositionInput => ({
+  stage: 'received',
+  event,
+  targetKnown: true,
+  now,
+  remainingMs: 50_000,
+  ...patch,
+});
 
 describe('decideDisposition on receipt', () => {
   it.each([
     ['due (no notBefore): reconciled at once', received(), { kind: 'hold', holdMs: 0 }],
     ['due (notBefore passed)', received({ event: { ...event, notBefore: inMs(-5_000) } }), { kind: 'hold', holdMs: 0 }],
-    ['early, within the hold: held until due, then reconciled', received({ event: { ...event, notBefore: inMs(3_000) } }), { kind: 'hold', holdMs: 3_000 }],
-    ['early beyond LBSYNC_MAX_HOLD_MS: held that long, then sent back unchanged, due in the rest', received({ event: { ...event, notBefore: inMs(50_000) } }), { kind: 'requeue', holdMs: 20_000, delayMs: 30_000 }],
-    ['early beyond the deadline: held until the deadline, then sent back', received({ event: { ...event, notBefore: inMs(10_000) }, remainingMs: 4_000 }), { kind: 'requeue', holdMs: 4_000, delayMs: 6_000 }],
-    ['no time left at all: sent back at once', received({ event: { ...event, notBefore: inMs(10_000) }, remainingMs: 0 }), { kind: 'requeue', holdMs: 0, delayMs: 10_000 }],
-    ['unknown target: dead-lettered', received({ targetKnown: false }), { kind: 'dead_letter', reason: 'unknown_target', error: expect.objectContaining({ code: 'unknown_target', message: 'no target named "prod" in the configuration' }) }],
-    ['notBefore beyond any retry we schedule: dead-lettered as invalid_event', received({ event: { ...event, notBefore: '2099-01-01T00:00:00Z' } }), { kind: 'dead_letter', reason: 'invalid_event', error: expect.objectContaining({ code: 'invalid_event' }) }],
-    ['beyond the horizon wins over an unknown target', received({ event: { ...event, notBefore: '2099-01-01T00:00:00Z' }, targetKnown: false }), { kind: 'dead_letter', reason: 'invalid_event', error: expect.objectContaining({ code: 'invalid_event' }) }],
+    [
+      'early, within the hold: held until due, then reconciled',
+      received({ event: { ...event, notBefore: inMs(3_000) } }),
+      { kind: 'hold', holdMs: 3_000 },
+    ],
+    [
+      'early beyond LBSYNC_MAX_HOLD_MS: held that long, then sent back unchanged, due in the rest',
+      received({ event: { ...event, notBefore: inMs(50_000) } }),
+      { kind: 'requeue', holdMs: 20_000, delayMs: 30_000 },
+    ],
+    [
+      'early beyond the deadline: held until the deadline, then sent back',
+      received({ event: { ...event, notBefore: inMs(10_000) }, remainingMs: 4_000 }),
+      { kind: 'requeue', holdMs: 4_000, delayMs: 6_000 },
+    ],
+    [
+      'no time left at all: sent back at once',
+      received({ event: { ...event, notBefore: inMs(10_000) }, remainingMs: 0 }),
+      { kind: 'requeue', holdMs: 0, delayMs: 10_000 },
+    ],
+    [
+      'unknown target: dead-lettered',
+      received({ targetKnown: false }),
+      {
+        kind: 'dead_letter',
+        reason: 'unknown_target',
+        error: expect.objectContaining({ code: 'unknown_target', message: 'no target named "prod" in the configuration' }),
+      },
+    ],
+    [
+      'notBefore beyond any retry we schedule: dead-lettered as invalid_event',
+      received({ event: { ...event, notBefore: '2099-01-01T00:00:00Z' } }),
+      { kind: 'dead_letter', reason: 'invalid_event', error: expect.objectContaining({ code: 'invalid_event' }) },
+    ],
+    [
+      'beyond the horizon wins over an unknown target',
+      received({ event: { ...event, notBefore: '2099-01-01T00:00:00Z' }, targetKnown: false }),
+      { kind: 'dead_letter', reason: 'invalid_event', error: expect.objectContaining({ code: 'invalid_event' }) },
+    ],
   ] as const)('%s', (_name, input, expected) => {
     expect(decideDisposition(input, hold)).toEqual(expected);
   });
@@ -44,8 +86,12 @@ describe('decideDisposition on receipt', () => {
 });
 
 describe('decideDisposition after the reconcile', () => {
-  const after = (result: { status: 'applied' | 'noop' | 'planned' | 'failed'; error?: LbSyncError }, attempt = 0, policy = hold, draw = 0.5) =>
-    decideDisposition({ stage: 'reconciled', event: { ...event, attempt }, result, now }, policy, () => draw);
+  const after = (
+    result: { status: 'applied' | 'noop' | 'planned' | 'failed'; error?: LbSyncError },
+    attempt = 0,
+    policy = hold,
+    draw = 0.5,
+  ) => decideDisposition({ stage: 'reconciled', event: { ...event, attempt }, result, now }, policy, () => draw);
 
   it.each([
     // [what, result, attempt, disposition]
@@ -54,7 +100,12 @@ describe('decideDisposition after the reconcile', () => {
     ['a dry run (planned)', { status: 'planned' }, 0, { kind: 'done', outcome: 'noop' }],
     ['permanent: dead-lettered at once', failed('permissions_denied'), 0, { kind: 'dead_letter', reason: 'permanent_error' }],
     ['transient on the last attempt: retries exhausted', failed('network_error'), 4, { kind: 'dead_letter', reason: 'retries_exhausted' }],
-    ['asserted serverIps never confirmed, on the last attempt: its own reason', failed('untrusted_server_ips'), 4, { kind: 'dead_letter', reason: 'untrusted_server_ips' }],
+    [
+      'asserted serverIps never confirmed, on the last attempt: its own reason',
+      failed('untrusted_server_ips'),
+      4,
+      { kind: 'dead_letter', reason: 'untrusted_server_ips' },
+    ],
   ] as const)('%s', (_name, result, attempt, expected) => {
     expect(after(result, attempt)).toMatchObject(expected);
   });
@@ -91,7 +142,9 @@ describe('decideDisposition after the reconcile', () => {
     expect(retry.kind).toBe('requeue');
     const next = (retry as { next: LbSyncEvent }).next;
     expect(notBeforeBeyondHorizon(next.notBefore, now, hold.retry.capMs)).toBeUndefined();
-    expect(decideDisposition({ stage: 'received', event: next, targetKnown: true, now, remainingMs: 50_000 }, hold).kind).not.toBe('dead_letter');
+    expect(decideDisposition({ stage: 'received', event: next, targetKnown: true, now, remainingMs: 50_000 }, hold).kind).not.toBe(
+      'dead_letter',
+    );
   });
 });
 

@@ -39,7 +39,9 @@ beforeAll(async () => {
   const lists = await Promise.all(recordedAnswers(interactions, 'GET', /^\/ipam\/v1\/regions\/[^/]+\/ips$/).map(sdkIps));
   recordedIps = lists.flat().map(toIpamIpView);
   /** Every server snapshot a recorded GetServer answered (before, with and after its private NIC). */
-  const servers = await Promise.all(recordedAnswers(interactions, 'GET', /^\/instance\/v1\/zones\/[^/]+\/servers\/[0-9a-f-]{36}$/).map(sdkServer));
+  const servers = await Promise.all(
+    recordedAnswers(interactions, 'GET', /^\/instance\/v1\/zones\/[^/]+\/servers\/[0-9a-f-]{36}$/).map(sdkServer),
+  );
   recordedServers = servers.map((server) => ({ ...toObservedServer(server), zone: server.zone }));
 });
 
@@ -64,7 +66,9 @@ describe("kOps' GetServerIP over the recorded IPAM answers", () => {
       expect(kopsServerIp(server.id, server.zone, recordedIps)).toBeUndefined(); // kOps: "could not find IP for server"
       expect(selectServerIps([server], 'kops').ips).toEqual([]);
       if (server.privateNicIds.length > 0) {
-        const byNic = new Map(server.privateNicIds.map((nic) => [nic, recordedIps.filter((ip) => ip.resourceId === nic).map((ip) => ip.address)]));
+        const byNic = new Map(
+          server.privateNicIds.map((nic) => [nic, recordedIps.filter((ip) => ip.resourceId === nic).map((ip) => ip.address)]),
+        );
         expect(selectServerIps([server], 'ipam-private', byNic).ips.length).toBe(1);
       }
     }
@@ -96,9 +100,36 @@ describe('a routed IPv4 is a zonal IPAM IP: the one address kOps and the kops ip
     const ip = created[0] as Instancev1.Ip;
     const serverId = '11111111-2222-4333-8444-555555555555';
     // What IPAM lists for it once attached, and the entry the server's public_ips then carries.
-    const asIpam: IpamIpView = { address: `${ip.address}/32`, isIpv6: false, zonal: ip.zone, resourceId: serverId, createdAt: '2026-08-17T15:00:00Z' };
+    const asIpam: IpamIpView = {
+      address: `${ip.address}/32`,
+      isIpv6: false,
+      zonal: ip.zone,
+      resourceId: serverId,
+      createdAt: '2026-08-17T15:00:00Z',
+    };
     const attached = await sdkServer({
-      server: { id: serverId, name: 'control-plane-fr-par-1-0', state: 'running', zone: 'fr-par-1', tags: [], public_ips: [{ id: ip.id, address: ip.address, family: 'inet', ipam_id: ip.ipamId, dynamic: false, provisioning_mode: 'dhcp', tags: [], state: 'attached', gateway: '62.210.0.1', netmask: '32' }], private_nics: [] },
+      server: {
+        id: serverId,
+        name: 'control-plane-fr-par-1-0',
+        state: 'running',
+        zone: 'fr-par-1',
+        tags: [],
+        public_ips: [
+          {
+            id: ip.id,
+            address: ip.address,
+            family: 'inet',
+            ipam_id: ip.ipamId,
+            dynamic: false,
+            provisioning_mode: 'dhcp',
+            tags: [],
+            state: 'attached',
+            gateway: '62.210.0.1',
+            netmask: '32',
+          },
+        ],
+        private_nics: [],
+      },
     });
     const kops = kopsServerIp(serverId, 'fr-par-1', [...recordedIps, asIpam]);
     expect(kops).toBe(ip.address);
@@ -130,7 +161,9 @@ describe("kOps' server selection vs the shorthand's", () => {
   it('the shorthand selects the control planes positively: the same set as kOps for control planes, no workers', () => {
     const servers = seed.servers ?? [];
     const ours = servers.filter((s) => target?.servers.tags.every((t) => s.tags.includes(t))).map((s) => s.name);
-    const kopsControlPlanes = servers.filter((s) => kopsCountsServer(s.tags, cluster) && kopsRole(s.tags) === 'ControlPlane').map((s) => s.name);
+    const kopsControlPlanes = servers
+      .filter((s) => kopsCountsServer(s.tags, cluster) && kopsRole(s.tags) === 'ControlPlane')
+      .map((s) => s.name);
     expect(ours).toEqual(kopsControlPlanes);
     expect(ours).toEqual(['control-plane-fr-par-1-0', 'control-plane-fr-par-1-1', 'control-plane-fr-par-1-2']);
     expect(target?.servers.ipSource).toBe('kops');

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { DesiredBackend, ObservedBackend } from '../../../shared/core/model';
-import { changeReason, DEFAULT_HEALTH_CHECK, judgeAllDuplicates, judgeDuplicates, plan, planBackend, planDuplicateCleanup } from '../../../shared/core/plan';
+import {
+  changeReason,
+  DEFAULT_HEALTH_CHECK,
+  judgeAllDuplicates,
+  judgeDuplicates,
+  plan,
+  planBackend,
+  planDuplicateCleanup,
+} from '../../../shared/core/plan';
 import type { BackendSpec } from '../../../shared/schemas/target';
 
 const spec: BackendSpec = {
@@ -24,7 +32,14 @@ function observed(overrides: Partial<ObservedBackend> = {}): ObservedBackend {
     stickySessions: 'none',
     stickySessionsCookieName: '',
     proxyProtocol: 'proxy_protocol_none',
-    healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: { tcpConfig: {} } },
+    healthCheck: {
+      port: 443,
+      checkDelayMs: 3000,
+      checkTimeoutMs: 1000,
+      checkMaxRetries: 5,
+      checkSendProxy: false,
+      passthrough: { tcpConfig: {} },
+    },
     pool: ['10.0.0.1', '10.0.0.2', '10.0.0.3'],
     passthrough: { timeoutServer: 300000, onMarkedDownAction: 'on_marked_down_action_none' },
     ...overrides,
@@ -36,21 +51,46 @@ const desired = (pool: string[], s: BackendSpec = spec): DesiredBackend => ({ sp
 describe('planBackend', () => {
   const cases: { name: string; desired: DesiredBackend; observed: ObservedBackend | undefined; kinds: string[] }[] = [
     { name: 'in sync', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), observed: observed(), kinds: [] },
-    { name: 'pool order and duplicates do not matter', desired: desired(['10.0.0.3', '10.0.0.1', '10.0.0.2', '10.0.0.1']), observed: observed(), kinds: [] },
+    {
+      name: 'pool order and duplicates do not matter',
+      desired: desired(['10.0.0.3', '10.0.0.1', '10.0.0.2', '10.0.0.1']),
+      observed: observed(),
+      kinds: [],
+    },
     { name: 'missing backend is created', desired: desired(['10.0.0.1']), observed: undefined, kinds: ['CreateBackend'] },
-    { name: 'one server replaced: one SetBackendServers', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.9']), observed: observed(), kinds: ['SetBackendServers'] },
-    { name: 'algorithm drift: UpdateBackend only', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), observed: observed({ forwardPortAlgorithm: 'leastconn' }), kinds: ['UpdateBackend'] },
-    { name: 'port drift: UpdateBackend', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), observed: observed({ forwardPort: 6443 }), kinds: ['UpdateBackend'] },
+    {
+      name: 'one server replaced: one SetBackendServers',
+      desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.9']),
+      observed: observed(),
+      kinds: ['SetBackendServers'],
+    },
+    {
+      name: 'algorithm drift: UpdateBackend only',
+      desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']),
+      observed: observed({ forwardPortAlgorithm: 'leastconn' }),
+      kinds: ['UpdateBackend'],
+    },
+    {
+      name: 'port drift: UpdateBackend',
+      desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']),
+      observed: observed({ forwardPort: 6443 }),
+      kinds: ['UpdateBackend'],
+    },
     {
       name: 'health-check delay drift: UpdateHealthCheck only',
       desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']),
-      observed: observed({ healthCheck: { port: 443, checkDelayMs: 60000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} } }),
+      observed: observed({
+        healthCheck: { port: 443, checkDelayMs: 60000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} },
+      }),
       kinds: ['UpdateHealthCheck'],
     },
     {
       name: 'everything drifts: update, health check, pool in that order',
       desired: desired(['10.0.0.7']),
-      observed: observed({ proxyProtocol: 'proxy_protocol_v2', healthCheck: { port: 80, checkMaxRetries: 2, checkSendProxy: false, passthrough: {} } }),
+      observed: observed({
+        proxyProtocol: 'proxy_protocol_v2',
+        healthCheck: { port: 80, checkMaxRetries: 2, checkSendProxy: false, passthrough: {} },
+      }),
       kinds: ['UpdateBackend', 'UpdateHealthCheck', 'SetBackendServers'],
     },
   ];
@@ -62,19 +102,37 @@ describe('planBackend', () => {
 
   it('does not compare health-check fields the target does not name', () => {
     const partial: BackendSpec = { ...spec, healthCheck: { checkMaxRetries: 5 } };
-    const kopsMade = observed({ healthCheck: { port: 443, checkDelayMs: 0, checkTimeoutMs: 0, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} } });
+    const kopsMade = observed({
+      healthCheck: { port: 443, checkDelayMs: 0, checkTimeoutMs: 0, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} },
+    });
     expect(planBackend(desired(kopsMade.pool, partial), kopsMade)).toEqual([]);
     const noHealthCheck: BackendSpec = { ...spec, healthCheck: undefined };
     expect(planBackend(desired(kopsMade.pool, noHealthCheck), kopsMade)).toEqual([]);
   });
 
   it('keeps unnamed health-check fields and passthrough config when updating the check', () => {
-    const obs = observed({ healthCheck: { port: 443, checkDelayMs: 60000, checkTimeoutMs: 30000, checkMaxRetries: 2, checkSendProxy: true, passthrough: { transientCheckDelay: '0.5s', tcpConfig: {} } } });
+    const obs = observed({
+      healthCheck: {
+        port: 443,
+        checkDelayMs: 60000,
+        checkTimeoutMs: 30000,
+        checkMaxRetries: 2,
+        checkSendProxy: true,
+        passthrough: { transientCheckDelay: '0.5s', tcpConfig: {} },
+      },
+    });
     const partial: BackendSpec = { ...spec, healthCheck: { checkMaxRetries: 5 } };
     const [action] = planBackend(desired(obs.pool, partial), obs);
     expect(action).toMatchObject({
       kind: 'UpdateHealthCheck',
-      healthCheck: { port: 443, checkDelayMs: 60000, checkTimeoutMs: 30000, checkMaxRetries: 5, checkSendProxy: true, passthrough: { transientCheckDelay: '0.5s', tcpConfig: {} } },
+      healthCheck: {
+        port: 443,
+        checkDelayMs: 60000,
+        checkTimeoutMs: 30000,
+        checkMaxRetries: 5,
+        checkSendProxy: true,
+        passthrough: { transientCheckDelay: '0.5s', tcpConfig: {} },
+      },
       changes: [{ field: 'healthCheck.checkMaxRetries', from: 2, to: 5 }],
     });
   });
@@ -82,17 +140,29 @@ describe('planBackend', () => {
   it('fills a duration the API did not report with its create default, since UpdateHealthCheck requires both', () => {
     const obs = observed({ healthCheck: { port: 443, checkMaxRetries: 2, checkSendProxy: false, passthrough: { tcpConfig: {} } } });
     const [action] = planBackend(desired(obs.pool, { ...spec, healthCheck: { checkMaxRetries: 5 } }), obs);
-    expect(action).toMatchObject({ kind: 'UpdateHealthCheck', healthCheck: { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } });
+    expect(action).toMatchObject({
+      kind: 'UpdateHealthCheck',
+      healthCheck: { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+    });
   });
 
   it('sends the observed unmanaged fields back on the full PUT', () => {
     const [action] = planBackend(desired(observed().pool), observed({ stickySessions: 'table' }));
-    expect(action).toMatchObject({ kind: 'UpdateBackend', passthrough: { timeoutServer: 300000 }, changes: [{ field: 'stickySessions', from: 'table', to: 'none' }] });
+    expect(action).toMatchObject({
+      kind: 'UpdateBackend',
+      passthrough: { timeoutServer: 300000 },
+      changes: [{ field: 'stickySessions', from: 'table', to: 'none' }],
+    });
   });
 
   it('reports the pool difference and writes the sorted, de-duplicated set', () => {
     const [action] = planBackend(desired(['10.0.0.10', '10.0.0.2', '10.0.0.1', '10.0.0.2']), observed());
-    expect(action).toMatchObject({ kind: 'SetBackendServers', pool: ['10.0.0.1', '10.0.0.2', '10.0.0.10'], added: ['10.0.0.10'], removed: ['10.0.0.3'] });
+    expect(action).toMatchObject({
+      kind: 'SetBackendServers',
+      pool: ['10.0.0.1', '10.0.0.2', '10.0.0.10'],
+      added: ['10.0.0.10'],
+      removed: ['10.0.0.3'],
+    });
   });
 
   it('creates with the API default health check on the forward port when none is named', () => {
@@ -104,33 +174,69 @@ describe('planBackend', () => {
 });
 
 describe('backends kept in sync only while the LB has them (createIfMissing: false, kopsController "auto")', () => {
-  const controller: BackendSpec = { ...spec, name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } };
+  const controller: BackendSpec = {
+    ...spec,
+    name: 'lb-backend-kops-controller',
+    forwardPort: 3988,
+    healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+  };
   const present = (patch: Partial<ObservedBackend> = {}) =>
-    observed({ name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} }, ...patch });
+    observed({
+      name: 'lb-backend-kops-controller',
+      forwardPort: 3988,
+      healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5, checkSendProxy: false, passthrough: {} },
+      ...patch,
+    });
   const pool = ['10.0.0.1', '10.0.0.2', '10.0.0.3'];
   const cases: { name: string; createIfMissing: boolean; observed: ObservedBackend | undefined; kinds: string[] }[] = [
     { name: 'absent, sync only if present: nothing, never created', createIfMissing: false, observed: undefined, kinds: [] },
     { name: 'absent, create and sync: created', createIfMissing: true, observed: undefined, kinds: ['CreateBackend'] },
     { name: 'present and in sync: nothing', createIfMissing: false, observed: present(), kinds: [] },
-    { name: 'present with a stale pool: the pool is synced', createIfMissing: false, observed: present({ pool: ['10.0.0.1', '10.0.0.9'] }), kinds: ['SetBackendServers'] },
     {
-      name: "present as kOps made it (0 ms health check): the check is fixed",
+      name: 'present with a stale pool: the pool is synced',
       createIfMissing: false,
-      observed: present({ healthCheck: { port: 3988, checkDelayMs: 0, checkTimeoutMs: 0, checkMaxRetries: 5, checkSendProxy: false, passthrough: { tcpConfig: {} } } }),
+      observed: present({ pool: ['10.0.0.1', '10.0.0.9'] }),
+      kinds: ['SetBackendServers'],
+    },
+    {
+      name: 'present as kOps made it (0 ms health check): the check is fixed',
+      createIfMissing: false,
+      observed: present({
+        healthCheck: {
+          port: 3988,
+          checkDelayMs: 0,
+          checkTimeoutMs: 0,
+          checkMaxRetries: 5,
+          checkSendProxy: false,
+          passthrough: { tcpConfig: {} },
+        },
+      }),
       kinds: ['UpdateHealthCheck'],
     },
-    { name: 'present with other settings: updated like any managed backend', createIfMissing: false, observed: present({ forwardPortAlgorithm: 'first' }), kinds: ['UpdateBackend'] },
+    {
+      name: 'present with other settings: updated like any managed backend',
+      createIfMissing: false,
+      observed: present({ forwardPortAlgorithm: 'first' }),
+      kinds: ['UpdateBackend'],
+    },
   ];
   for (const c of cases) {
     it(c.name, () => {
-      expect(planBackend(desired(pool, { ...controller, createIfMissing: c.createIfMissing }), c.observed).map((a) => a.kind)).toEqual(c.kinds);
+      expect(planBackend(desired(pool, { ...controller, createIfMissing: c.createIfMissing }), c.observed).map((a) => a.kind)).toEqual(
+        c.kinds,
+      );
     });
   }
 });
 
 describe('why each field is written', () => {
   it.each([
-    ['healthCheck.checkDelayMs', 0, 3000, /the target asks 3000; 0 ms is what kOps creates: it passes 3000 and 1001 as Go durations \(nanoseconds\)/],
+    [
+      'healthCheck.checkDelayMs',
+      0,
+      3000,
+      /the target asks 3000; 0 ms is what kOps creates: it passes 3000 and 1001 as Go durations \(nanoseconds\)/,
+    ],
     ['healthCheck.checkTimeoutMs', 0, 1000, /0 ms is what kOps creates/],
     ['healthCheck.checkDelayMs', 60000, 3000, /^the target asks 3000, the LB has 60000$/],
     ['forwardPortAlgorithm', 'leastconn', 'roundrobin', /^the target asks "roundrobin", the LB has "leastconn"$/],
@@ -140,7 +246,16 @@ describe('why each field is written', () => {
   });
 
   it('every change the planner makes carries its reason', () => {
-    const kopsMade = observed({ healthCheck: { port: 443, checkDelayMs: 0, checkTimeoutMs: 0, checkMaxRetries: 5, checkSendProxy: false, passthrough: { tcpConfig: {} } } });
+    const kopsMade = observed({
+      healthCheck: {
+        port: 443,
+        checkDelayMs: 0,
+        checkTimeoutMs: 0,
+        checkMaxRetries: 5,
+        checkSendProxy: false,
+        passthrough: { tcpConfig: {} },
+      },
+    });
     const [action] = planBackend(desired(kopsMade.pool), kopsMade);
     expect(action).toMatchObject({
       kind: 'UpdateHealthCheck',
@@ -155,7 +270,10 @@ describe('why each field is written', () => {
 describe('plan', () => {
   it('plans every backend of a target in order, each against its own observation', () => {
     const controller: BackendSpec = { ...spec, name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988 } };
-    const actions = plan([desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), desired(['10.0.0.1', '10.0.0.2', '10.0.0.3'], controller)], new Map([['lb-backend-https', observed()]]));
+    const actions = plan(
+      [desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), desired(['10.0.0.1', '10.0.0.2', '10.0.0.3'], controller)],
+      new Map([['lb-backend-https', observed()]]),
+    );
     expect(actions.map((a) => [a.kind, a.backend])).toEqual([['CreateBackend', 'lb-backend-kops-controller']]);
   });
 });

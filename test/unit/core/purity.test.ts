@@ -28,7 +28,8 @@ function importsOf(source: string): ImportRef[] {
     const spec = match[4] ?? match[5];
     if (spec) refs.push({ spec, typeOnly: match[2] !== undefined, line: match[0].trim() });
   }
-  for (const match of source.matchAll(/\bimport\(\s*['"`]([^'"`]+)['"`]\s*\)/g)) refs.push({ spec: match[1] as string, typeOnly: false, line: match[0] });
+  for (const match of source.matchAll(/\bimport\(\s*['"`]([^'"`]+)['"`]\s*\)/g))
+    refs.push({ spec: match[1] as string, typeOnly: false, line: match[0] });
   return refs;
 }
 
@@ -49,7 +50,8 @@ function violations(file: string, source = readFileSync(file, 'utf8')): string[]
       continue;
     }
     const name = relative(ROOT, target);
-    if (!name.startsWith('shared/core/') && !VOCABULARY.includes(name)) problems.push(`${where}: loads ${name}, outside core/: ${ref.line}`);
+    if (!name.startsWith('shared/core/') && !VOCABULARY.includes(name))
+      problems.push(`${where}: loads ${name}, outside core/: ${ref.line}`);
   }
   // Comments and string contents are not code ("check the console" in a hint is not a console call).
   const code = source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '').replace(/'(?:\\.|[^'\\\n])*'|"(?:\\.|[^"\\\n])*"/g, "''");
@@ -58,17 +60,23 @@ function violations(file: string, source = readFileSync(file, 'utf8')): string[]
   return problems;
 }
 
-const coreFiles = readdirSync(CORE).filter((f) => f.endsWith('.ts')).map((f) => join(CORE, f));
+const coreFiles = readdirSync(CORE)
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => join(CORE, f));
 
 describe('shared/core is pure', () => {
   it('has the modules the layout names', () => {
     const names = coreFiles.map((f) => relative(CORE, f));
-    for (const name of ['model.ts', 'plan.ts', 'desired.ts', 'pool.ts', 'disposition.ts', 'backoff.ts', 'rollout.ts']) expect(names).toContain(name);
+    for (const name of ['model.ts', 'plan.ts', 'desired.ts', 'pool.ts', 'disposition.ts', 'backoff.ts', 'rollout.ts'])
+      expect(names).toContain(name);
   });
 
-  it.each(coreFiles.map((f) => [relative(ROOT, f), f]))('%s loads only core and the error vocabulary, and no impure global', (_name, file) => {
-    expect(violations(file)).toEqual([]);
-  });
+  it.each(coreFiles.map((f) => [relative(ROOT, f), f]))(
+    '%s loads only core and the error vocabulary, and no impure global',
+    (_name, file) => {
+      expect(violations(file)).toEqual([]);
+    },
+  );
 
   it.each(VOCABULARY)('%s, which core may load, is held to the same rule', (name) => {
     expect(violations(join(ROOT, name))).toEqual([]);
@@ -83,7 +91,11 @@ describe('shared/core is pure', () => {
     expect(refused("import { kopsMessage } from '../errors/kops-messages';")).toHaveLength(1);
     expect(refused("import { type Target } from '../schemas/target';")).toHaveLength(1);
     expect(refused('export const now = () => Date.now();')).toHaveLength(1);
-    expect(refused("import type { Target } from '../schemas/target';\nimport { LbSyncError } from '../errors/lbsync-error';\nimport { normalisePool } from './pool';")).toEqual([]);
+    expect(
+      refused(
+        "import type { Target } from '../schemas/target';\nimport { LbSyncError } from '../errors/lbsync-error';\nimport { normalisePool } from './pool';",
+      ),
+    ).toEqual([]);
     const refs = importsOf(
       [
         "import { isIPv4 } from 'node:net';",

@@ -42,97 +42,145 @@ const rows: Row[] = [
   {
     name: 'kOps replacement, the old member fails its check: one write, added and removed together',
     given: input([A, B, C], [B, C, D], { ...allPass(B, C), [A]: 'failed' }),
-    pool: [B, C, D], removed: [A], deferred: [],
+    pool: [B, C, D],
+    removed: [A],
+    deferred: [],
   },
   {
     name: 'kOps replacement, the old member still passes: current ∪ new first, the removal waits for the new one',
     given: input([A, B, C], [B, C, D], allPass(A, B, C)),
-    pool: [A, B, C, D], removed: [], deferred: [A], hold: 'removal_deferred',
+    pool: [A, B, C, D],
+    removed: [],
+    deferred: [A],
+    hold: 'removal_deferred',
   },
   {
     name: '... the next reconcile, the new member not passing yet (unknown): still waiting, nothing written',
     given: input([A, B, C, D], [B, C, D], { ...allPass(A, B, C), [D]: 'unknown' }),
-    pool: [A, B, C, D], removed: [], deferred: [A], hold: 'removal_deferred',
+    pool: [A, B, C, D],
+    removed: [],
+    deferred: [A],
+    hold: 'removal_deferred',
   },
   {
     name: '... the new member passes: the old one leaves',
     given: input([A, B, C, D], [B, C, D], allPass(A, B, C, D)),
-    pool: [B, C, D], removed: [A], deferred: [],
+    pool: [B, C, D],
+    removed: [A],
+    deferred: [],
   },
   {
     name: '2 of 3 healthy members lose their tag: discovery is suspect, nothing removed',
     given: input([A, B, C], [C], allPass(A, B, C)),
-    pool: [A, B, C], removed: [], deferred: [A, B], hold: 'discovery_suspect',
+    pool: [A, B, C],
+    removed: [],
+    deferred: [A, B],
+    hold: 'discovery_suspect',
   },
   {
     name: '... with trustPartialDiscovery: one per write (maxUnavailable 1), 2 of the 3 stay',
     given: input([A, B, C], [C], allPass(A, B, C), { trustPartialDiscovery: true }),
-    pool: [B, C], removed: [A], deferred: [B], hold: 'removal_deferred',
+    pool: [B, C],
+    removed: [A],
+    deferred: [B],
+    hold: 'removal_deferred',
   },
   {
     name: '... with trustPartialDiscovery and maxUnavailable 2: both in one write',
     given: input([A, B, C], [C], allPass(A, B, C), { trustPartialDiscovery: true, maxUnavailable: 2 }),
-    pool: [C], removed: [A, B], deferred: [],
+    pool: [C],
+    removed: [A, B],
+    deferred: [],
   },
   {
     name: '1 of 3 untagged: half or more still found, not suspect: it leaves',
     given: input([A, B, C], [B, C], allPass(A, B, C)),
-    pool: [B, C], removed: [A], deferred: [],
+    pool: [B, C],
+    removed: [A],
+    deferred: [],
   },
   {
     name: 'two members deleted at once and failing, two new ones: one write',
     given: input([A, B, C], [C, D, E], { [A]: 'failed', [B]: 'failed', [C]: 'passed' }),
-    pool: [C, D, E], removed: [A, B], deferred: [],
+    pool: [C, D, E],
+    removed: [A, B],
+    deferred: [],
   },
   {
     name: 'two members deleted at once, still passing: suspect; the new ones are added, the old stay',
     given: input([A, B, C], [C, D, E], allPass(A, B, C)),
-    pool: [A, B, C, D, E], removed: [], deferred: [A, B], hold: 'discovery_suspect',
+    pool: [A, B, C, D, E],
+    removed: [],
+    deferred: [A, B],
+    hold: 'discovery_suspect',
   },
   {
     name: "a stopping server's address leaves at once, whatever its check says",
     given: input([A, B, C], [B, C], allPass(A, B, C), { leaving: new Map([[A, 'server cp-0 is stopping']]) }),
-    pool: [B, C], removed: [A], deferred: [],
+    pool: [B, C],
+    removed: [A],
+    deferred: [],
   },
   {
     name: 'unknown and neutral count as passing for the limit: one of them per write',
     given: input([A, B, C], [C], { [A]: 'unknown', [B]: 'neutral', [C]: 'passed' }, { trustPartialDiscovery: true }),
-    pool: [B, C], removed: [A], deferred: [B], hold: 'removal_deferred',
+    pool: [B, C],
+    removed: [A],
+    deferred: [B],
+    hold: 'removal_deferred',
   },
   {
     name: 'a desired member that is condpass is not ready: no passing member leaves',
     given: input([A, B, C], [B, C], { ...allPass(A, B), [C]: 'condpass' }),
-    pool: [A, B, C], removed: [], deferred: [A], hold: 'removal_deferred',
+    pool: [A, B, C],
+    removed: [],
+    deferred: [A],
+    hold: 'removal_deferred',
   },
   {
     name: 'LB instances that disagree (passed/failed): not ready, and not failing either',
     given: input([A, B], [B], { [A]: 'passed/failed', [B]: 'passed' }),
-    pool: [B], removed: [A], deferred: [],
+    pool: [B],
+    removed: [A],
+    deferred: [],
   },
   {
     name: 'a member the LB does not report counts as serving: its removal needs every desired member passing',
     given: input([A, B, C], [B, C, D], allPass(B, C)),
-    pool: [A, B, C, D], removed: [], deferred: [A], hold: 'removal_deferred',
+    pool: [A, B, C, D],
+    removed: [],
+    deferred: [A],
+    hold: 'removal_deferred',
   },
   {
     name: 'the last passing member is never removed (an empty desired pool)',
     given: input([A], [], allPass(A), { trustPartialDiscovery: true }),
-    pool: [A], removed: [], deferred: [A], hold: 'removal_deferred',
+    pool: [A],
+    removed: [],
+    deferred: [A],
+    hold: 'removal_deferred',
   },
   {
     name: '... but a failing one is',
     given: input([A], [], { [A]: 'failed' }),
-    pool: [], removed: [A], deferred: [],
+    pool: [],
+    removed: [A],
+    deferred: [],
   },
   {
     name: 'maxUnavailable 0: serving members stay, failing ones leave',
     given: input([A, B, C, D], [C, D], { ...allPass(A, C, D), [B]: 'failed' }, { maxUnavailable: 0 }),
-    pool: [A, C, D], removed: [B], deferred: [A], hold: 'removal_deferred',
+    pool: [A, C, D],
+    removed: [B],
+    deferred: [A],
+    hold: 'removal_deferred',
   },
   {
     name: 'adds only: no removal, no hold',
     given: input([A, B], [A, B, C], {}),
-    pool: [A, B, C], removed: [], deferred: [],
+    pool: [A, B, C],
+    removed: [],
+    deferred: [],
   },
 ];
 
@@ -147,14 +195,19 @@ describe('planRollout', () => {
     const servingRemoved = r.removed.filter((v) => !given.leaving.has(v.ip) && given.health.get(v.ip)?.condition !== 'failing');
     expect(servingRemoved.length).toBeLessThanOrEqual(given.maxUnavailable);
     const passingBefore = given.current.filter((ip) => given.health.get(ip)?.condition === 'passing');
-    if (passingBefore.length > 0 && servingRemoved.length > 0) expect(r.pool.some((ip) => given.health.get(ip)?.condition === 'passing')).toBe(true);
+    if (passingBefore.length > 0 && servingRemoved.length > 0)
+      expect(r.pool.some((ip) => given.health.get(ip)?.condition === 'passing')).toBe(true);
   });
 
   it('says why each member leaves or stays', () => {
     const r = planRollout(input([A, B, C], [B, C, D], { ...allPass(B, C), [A]: 'passed' }));
-    expect(r.deferred).toEqual([{ ip: A, why: `passes its health check; make-before-break: waiting until ${D} passes the LB's health check` }]);
+    expect(r.deferred).toEqual([
+      { ip: A, why: `passes its health check; make-before-break: waiting until ${D} passes the LB's health check` },
+    ]);
     const suspect = planRollout(input([A, B, C], [C], allPass(A, B, C)));
-    expect(suspect.hold?.reason).toMatch(/^discovery found 1 of the 3 members still serving \(fewer than half\).*trustPartialDiscovery: true allows it/);
+    expect(suspect.hold?.reason).toMatch(
+      /^discovery found 1 of the 3 members still serving \(fewer than half\).*trustPartialDiscovery: true allows it/,
+    );
     const unsettled = planRollout(input([A, B], [B], { [A]: 'neutral', [B]: 'passed' }));
     expect(unsettled.removed[0]?.why).toMatch(/^health check neutral, counted as passing; every desired member passes, 1 of at most 1/);
   });
@@ -170,7 +223,12 @@ describe('planRollout', () => {
       { when: 'on the next reconcile (maxUnavailable 1)', pool: [D], added: [], removed: [C] },
     ]);
     expect(planRollout(input([A, B, C], [C], allPass(A, B, C))).stages).toEqual([
-      { when: 'once discovery finds at least half of the serving members again (or with trustPartialDiscovery: true)', pool: [B, C], added: [], removed: [A] },
+      {
+        when: 'once discovery finds at least half of the serving members again (or with trustPartialDiscovery: true)',
+        pool: [B, C],
+        added: [],
+        removed: [A],
+      },
       { when: 'on the next reconcile (maxUnavailable 1)', pool: [C], added: [], removed: [B] },
     ]);
     expect(planRollout(input([A], [], allPass(A), { trustPartialDiscovery: true })).stages).toEqual([

@@ -15,7 +15,12 @@ describe('emulator: an API denied to one key', () => {
   });
 
   it('names the API of a path', () => {
-    expect(['/lb/v1/zones/x/lbs', '/instance/v1/zones/x/servers', '/ipam/v1/regions/x/ips', '/_emulator/state'].map(apiOfPath)).toEqual(['lb', 'instance', 'ipam', undefined]);
+    expect(['/lb/v1/zones/x/lbs', '/instance/v1/zones/x/servers', '/ipam/v1/regions/x/ips', '/_emulator/state'].map(apiOfPath)).toEqual([
+      'lb',
+      'instance',
+      'ipam',
+      undefined,
+    ]);
   });
 
   it('reads --deny <api>:<secret key>, and refuses anything else', () => {

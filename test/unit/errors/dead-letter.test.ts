@@ -11,10 +11,18 @@ describe('deadLetterRecord', () => {
   it('keeps the event, the reason, the wrapped error and the attempts', () => {
     const error = new LbSyncError('permissions_denied', 'updating back-end server IPs for load-balancer L: denied', { status: 403 });
     expect(deadLetterRecord({ reason: 'permanent_error', error, event: { ...event, attempt: 2 }, now })).toEqual({
-      kind: 'lbsync.dead-letter', version: 1, recordId: deadLetterRecordId({ eventId: 'evt-1', attempt: 2 }), reason: 'permanent_error', eventId: 'evt-1', attempt: 2, target: 'prod',
+      kind: 'lbsync.dead-letter',
+      version: 1,
+      recordId: deadLetterRecordId({ eventId: 'evt-1', attempt: 2 }),
+      reason: 'permanent_error',
+      eventId: 'evt-1',
+      attempt: 2,
+      target: 'prod',
       event: { ...event, attempt: 2 },
       error: { code: 'permissions_denied', errorClass: 'permanent', message: error.message, hint: error.hint, status: 403 },
-      attempts: 3, firstSeenAt: event.occurredAt, deadLetteredAt: now.toISOString(),
+      attempts: 3,
+      firstSeenAt: event.occurredAt,
+      deadLetteredAt: now.toISOString(),
     });
   });
   it('keeps a raw body whole up to the 64 KiB an event may have', () => {
@@ -26,7 +34,12 @@ describe('deadLetterRecord', () => {
     expect(record.event).toBeUndefined();
   });
   it('cuts a longer body at 64 KiB and says so', () => {
-    const record = deadLetterRecord({ reason: 'invalid_event', error: new LbSyncError('invalid_event', 'bad'), rawBody: 'y'.repeat(200_000), now });
+    const record = deadLetterRecord({
+      reason: 'invalid_event',
+      error: new LbSyncError('invalid_event', 'bad'),
+      rawBody: 'y'.repeat(200_000),
+      now,
+    });
     expect(record.rawBody).toBe('y'.repeat(MAX_EVENT_BYTES));
     expect(record).toMatchObject({ rawBodyBytes: 200_000, rawBodyTruncated: true });
   });

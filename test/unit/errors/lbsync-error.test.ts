@@ -11,17 +11,37 @@ describe('the error catalog', () => {
 
 describe('LbSyncError', () => {
   it('takes its class and hint from the catalog; "try later" is data (transient, retryAfterMs)', () => {
-    const error = new LbSyncError('rate_limited', 'too many requests', { retryAfterMs: 2000, status: 429, lb: { id: 'lb-1', name: 'api.x' } });
-    expect(error).toMatchObject({ name: 'LbSyncError', code: 'rate_limited', errorClass: 'transient', transient: true, hint: ERROR_CATALOG.rate_limited.hint, retryAfterMs: 2000, status: 429 });
+    const error = new LbSyncError('rate_limited', 'too many requests', {
+      retryAfterMs: 2000,
+      status: 429,
+      lb: { id: 'lb-1', name: 'api.x' },
+    });
+    expect(error).toMatchObject({
+      name: 'LbSyncError',
+      code: 'rate_limited',
+      errorClass: 'transient',
+      transient: true,
+      hint: ERROR_CATALOG.rate_limited.hint,
+      retryAfterMs: 2000,
+      status: 429,
+    });
     expect(new LbSyncError('lb_not_found', 'x').transient).toBe(false);
   });
   it('serializes to what dead letters and answers carry; an empty LB identity is left out', () => {
     const error = new LbSyncError('permissions_denied', 'denied', { status: 403, lb: {} });
-    expect(serializeError(error)).toEqual({ code: 'permissions_denied', errorClass: 'permanent', message: 'denied', hint: ERROR_CATALOG.permissions_denied.hint, status: 403 });
+    expect(serializeError(error)).toEqual({
+      code: 'permissions_denied',
+      errorClass: 'permanent',
+      message: 'denied',
+      hint: ERROR_CATALOG.permissions_denied.hint,
+      status: 403,
+    });
     expect(JSON.parse(JSON.stringify(error))).toEqual(serializeError(error));
   });
   it('a validation error lists each field with its fix', () => {
-    const error = validationError('invalid_config', 'environment', [{ path: 'LOG_LEVEL', message: 'must be one of ...', fix: 'set LOG_LEVEL to info' }]);
+    const error = validationError('invalid_config', 'environment', [
+      { path: 'LOG_LEVEL', message: 'must be one of ...', fix: 'set LOG_LEVEL to info' },
+    ]);
     expect(error.code).toBe('invalid_config');
     expect(error.message.split('\n')[0]).toBe('environment is invalid:');
     expect(error.message).toContain('LOG_LEVEL');

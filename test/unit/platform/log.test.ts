@@ -9,14 +9,21 @@ import { createLogger, formatError } from '../../../shared/platform/log';
 
 function captured(secrets: string[] = []) {
   const lines: Record<string, unknown>[] = [];
-  const logger = createLogger({ service: 'test', secrets, destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
+  const logger = createLogger({
+    service: 'test',
+    secrets,
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
   return { logger, lines };
 }
 
 describe('formatError (Powertools shape)', () => {
   it('name, location (file:line of the throw), message, stack, and the cause in the same shape', () => {
     const cause = new Errors.ScalewayError(409, { type: 'transient_state', message: 'lb is busy' });
-    const error = wrapApiFailure('updating back-end server IPs for load-balancer api.x', cause, 'backend_not_found', { id: 'lb-1', name: 'api.x' });
+    const error = wrapApiFailure('updating back-end server IPs for load-balancer api.x', cause, 'backend_not_found', {
+      id: 'lb-1',
+      name: 'api.x',
+    });
     const logged = formatError(error);
     expect(logged).toMatchObject({
       name: 'LbSyncError',
@@ -35,8 +42,10 @@ describe('formatError (Powertools shape)', () => {
     expect(Object.keys(logged.cause as object).sort()).toEqual(['location', 'message', 'name', 'stack', 'status']);
   });
 
-  it("a queue hand-off failure is an LbSyncError (queue_unavailable) and logs what it names, in snake_case", () => {
-    const error = new QueueHandOffError('SendMessage', 'lbsync-reconcile', 'ECONNREFUSED', 'connect ECONNREFUSED', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+  it('a queue hand-off failure is an LbSyncError (queue_unavailable) and logs what it names, in snake_case', () => {
+    const error = new QueueHandOffError('SendMessage', 'lbsync-reconcile', 'ECONNREFUSED', 'connect ECONNREFUSED', {
+      cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    });
     expect(error).toBeInstanceOf(LbSyncError);
     expect(formatError(error)).toMatchObject({
       name: 'QueueHandOffError',
@@ -65,7 +74,12 @@ describe('the logger', () => {
     const cause = new Error(`401 for key ${secret}`);
     logger.error({ error: new LbSyncError('authentication_denied', 'the key was refused', { cause }), event_id: 'evt-1' }, 'failed');
     const [line] = lines;
-    expect(line).toMatchObject({ level: 'ERROR', message: 'failed', event_id: 'evt-1', error: { name: 'LbSyncError', code: 'authentication_denied', cause: { message: '401 for key [redacted]' } } });
+    expect(line).toMatchObject({
+      level: 'ERROR',
+      message: 'failed',
+      event_id: 'evt-1',
+      error: { name: 'LbSyncError', code: 'authentication_denied', cause: { message: '401 for key [redacted]' } },
+    });
     expect(JSON.stringify(line)).not.toContain(secret);
   });
 });

@@ -21,7 +21,9 @@ describe('scrubber', () => {
       expect(out, form).toBe(`before ${REDACTED} after`);
     }
     expect(scrub.text(`Basic ${Buffer.from(SECRET).toString('base64')}`)).toBe(`Basic ${REDACTED}`);
-    expect(JSON.parse(scrub.text(JSON.stringify({ message: `key "${SECRET}" refused` })))).toEqual({ message: `key "${REDACTED}" refused` });
+    expect(JSON.parse(scrub.text(JSON.stringify({ message: `key "${SECRET}" refused` })))).toEqual({
+      message: `key "${REDACTED}" refused`,
+    });
   });
 
   it('leaves short values alone (too likely to be ordinary words)', () => {
@@ -29,18 +31,34 @@ describe('scrubber', () => {
   });
 
   it('strips credentials from any URL, known or not, and token-like query parameters', () => {
-    expect(scrub.text('GET http://alice:hunter2@127.0.0.1:8080/lb/v1?x=1 failed')).toBe(`GET http://${REDACTED}@127.0.0.1:8080/lb/v1?x=1 failed`);
+    expect(scrub.text('GET http://alice:hunter2@127.0.0.1:8080/lb/v1?x=1 failed')).toBe(
+      `GET http://${REDACTED}@127.0.0.1:8080/lb/v1?x=1 failed`,
+    );
     expect(scrub.text('https://sqs.example/q?X-Amz-Signature=abcdef&X-Amz-Credential=AKIA/x&Action=Send')).toBe(
       `https://sqs.example/q?X-Amz-Signature=${REDACTED}&X-Amz-Credential=${REDACTED}&Action=Send`,
     );
-    expect(scrub.text('see https://x.example/cb?access_token=abc.def&state=1')).toBe(`see https://x.example/cb?access_token=${REDACTED}&state=1`);
-    expect(scrub.text('http://127.0.0.1:8080/lb/v1/zones/fr-par-1/lbs?name=api')).toBe('http://127.0.0.1:8080/lb/v1/zones/fr-par-1/lbs?name=api');
+    expect(scrub.text('see https://x.example/cb?access_token=abc.def&state=1')).toBe(
+      `see https://x.example/cb?access_token=${REDACTED}&state=1`,
+    );
+    expect(scrub.text('http://127.0.0.1:8080/lb/v1/zones/fr-par-1/lbs?name=api')).toBe(
+      'http://127.0.0.1:8080/lb/v1/zones/fr-par-1/lbs?name=api',
+    );
   });
 
   it('scrubs objects by key as well as by value, without touching the input', () => {
-    const input = { outcome: 'dead_lettered', error: { message: `echo ${SECRET}` }, headers: { 'X-Auth-Token': 'anything', authorization: 'Bearer x' }, token: 'tok', nested: [{ secretKey: 'k' }] };
+    const input = {
+      outcome: 'dead_lettered',
+      error: { message: `echo ${SECRET}` },
+      headers: { 'X-Auth-Token': 'anything', authorization: 'Bearer x' },
+      token: 'tok',
+      nested: [{ secretKey: 'k' }],
+    };
     expect(scrub.value(input)).toEqual({
-      outcome: 'dead_lettered', error: { message: `echo ${REDACTED}` }, headers: { 'X-Auth-Token': REDACTED, authorization: REDACTED }, token: REDACTED, nested: [{ secretKey: REDACTED }],
+      outcome: 'dead_lettered',
+      error: { message: `echo ${REDACTED}` },
+      headers: { 'X-Auth-Token': REDACTED, authorization: REDACTED },
+      token: REDACTED,
+      nested: [{ secretKey: REDACTED }],
     });
     expect(input.token).toBe('tok');
   });
@@ -56,7 +74,13 @@ describe('URL credentials', () => {
   const url = 'http://lbsync-user:URL-PASSWORD%2B4242%2Fdo-not-log@127.0.0.1:9999/';
 
   it('are found (whole userinfo, password raw and decoded) and stripped, nothing else changes', () => {
-    expect(urlCredentials(url)).toEqual(expect.arrayContaining(['URL-PASSWORD%2B4242%2Fdo-not-log', 'URL-PASSWORD+4242/do-not-log', 'lbsync-user:URL-PASSWORD%2B4242%2Fdo-not-log']));
+    expect(urlCredentials(url)).toEqual(
+      expect.arrayContaining([
+        'URL-PASSWORD%2B4242%2Fdo-not-log',
+        'URL-PASSWORD+4242/do-not-log',
+        'lbsync-user:URL-PASSWORD%2B4242%2Fdo-not-log',
+      ]),
+    );
     expect(stripUrlCredentials(url)).toBe('http://127.0.0.1:9999/');
     expect(stripUrlCredentials('https://api.scaleway.com')).toBe('https://api.scaleway.com');
     expect(hasUrlCredentials(url)).toBe(true);

@@ -14,12 +14,23 @@ function fieldErrors(value: unknown) {
   throw new Error('expected the targets to be refused');
 }
 
-const full = (extra: Record<string, unknown>) => ({ name: 'x', zone: 'fr-par-1', loadBalancer: { name: 'lb' }, backends: [{ name: 'b', forwardPort: 443 }], servers: { tags: ['t'] }, ...extra });
+const full = (extra: Record<string, unknown>) => ({
+  name: 'x',
+  zone: 'fr-par-1',
+  loadBalancer: { name: 'lb' },
+  backends: [{ name: 'b', forwardPort: 443 }],
+  servers: { tags: ['t'] },
+  ...extra,
+});
 
 describe('unknown keys', () => {
   it('"kop" for the kOps shorthand: that one typo, not the full form\'s missing fields', () => {
     expect(fieldErrors([{ kop: { cluster: 'a.k8s.local', zone: 'fr-par-1' } }])).toEqual([
-      { path: 'targets[0]', message: 'Unrecognized key: "kop" (did you mean "kops"?)', fix: 'rename "kop" to "kops" (the kOps shorthand: {"kops": {"cluster": "...", "zone": "..."}})' },
+      {
+        path: 'targets[0]',
+        message: 'Unrecognized key: "kop" (did you mean "kops"?)',
+        fix: 'rename "kop" to "kops" (the kOps shorthand: {"kops": {"cluster": "...", "zone": "..."}})',
+      },
     ]);
   });
 
@@ -32,26 +43,48 @@ describe('unknown keys', () => {
   });
 
   it('nested keys, by the schema at their path (arrays and optional fields looked through)', () => {
-    const errors = fieldErrors([{ ...full({}), backends: [{ name: 'b', forwardPort: 443, helthCheck: { port: 1 } }], servers: { tags: ['t'], ipsource: 'kops' } }]);
-    expect(errors).toContainEqual({ path: 'targets[0].backends[0]', message: 'Unrecognized key: "helthCheck" (did you mean "healthCheck"?)', fix: 'rename "helthCheck" to "healthCheck"' });
-    expect(errors).toContainEqual({ path: 'targets[0].servers', message: 'Unrecognized key: "ipsource" (did you mean "ipSource"?)', fix: 'rename "ipsource" to "ipSource"' });
+    const errors = fieldErrors([
+      { ...full({}), backends: [{ name: 'b', forwardPort: 443, helthCheck: { port: 1 } }], servers: { tags: ['t'], ipsource: 'kops' } },
+    ]);
+    expect(errors).toContainEqual({
+      path: 'targets[0].backends[0]',
+      message: 'Unrecognized key: "helthCheck" (did you mean "healthCheck"?)',
+      fix: 'rename "helthCheck" to "healthCheck"',
+    });
+    expect(errors).toContainEqual({
+      path: 'targets[0].servers',
+      message: 'Unrecognized key: "ipsource" (did you mean "ipSource"?)',
+      fix: 'rename "ipsource" to "ipSource"',
+    });
   });
 
   it('loadBalancer (name or id, a union): the typo is told once with both keys, not as "Invalid input"', () => {
     expect(fieldErrors([full({ loadBalancer: { nmae: 'api.x' } })])).toEqual([
-      { path: 'targets[0].loadBalancer', message: 'Unrecognized key: "nmae" (did you mean "name"?)', fix: 'rename "nmae" to "name" (give one of: name, id)' },
+      {
+        path: 'targets[0].loadBalancer',
+        message: 'Unrecognized key: "nmae" (did you mean "name"?)',
+        fix: 'rename "nmae" to "name" (give one of: name, id)',
+      },
     ]);
   });
 
   it('a key close to nothing is to be removed, as before', () => {
     expect(fieldErrors([full({ banana: 1 })])).toEqual([
-      { path: 'targets[0]', message: 'Unrecognized key: "banana"', fix: 'remove "banana" (check the spelling against the configuration reference)' },
+      {
+        path: 'targets[0]',
+        message: 'Unrecognized key: "banana"',
+        fix: 'remove "banana" (check the spelling against the configuration reference)',
+      },
     ]);
   });
 
   it('an enum value gets the closest allowed value', () => {
     const [error] = fieldErrors([full({ backends: [{ name: 'b', forwardPort: 443, forwardProtocol: 'tpc' }] })]);
-    expect(error).toMatchObject({ path: 'targets[0].backends[0].forwardProtocol', received: '"tpc"', fix: 'did you mean "tcp"? (one of: tcp, http)' });
+    expect(error).toMatchObject({
+      path: 'targets[0].backends[0].forwardProtocol',
+      received: '"tpc"',
+      fix: 'did you mean "tcp"? (one of: tcp, http)',
+    });
   });
 
   it('keysAt walks objects, arrays, wrappers and unions; without a schema, no suggestion', () => {
@@ -60,6 +93,7 @@ describe('unknown keys', () => {
     expect(keysAt(fullTargetSchema, ['nope'])).toEqual([]);
     const parsed = z.object({ cluster: z.string() }).strict().safeParse({ cluster: 'a', clustr: 'b' });
     expect(parsed.success).toBe(false);
-    if (!parsed.success) expect(toFieldErrors(parsed.error)[0]?.fix).toBe('remove "clustr" (check the spelling against the configuration reference)');
+    if (!parsed.success)
+      expect(toFieldErrors(parsed.error)[0]?.fix).toBe('remove "clustr" (check the spelling against the configuration reference)');
   });
 });

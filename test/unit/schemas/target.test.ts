@@ -16,7 +16,13 @@ const fullTarget = {
   name: 'prod',
   zone: 'fr-par-1',
   loadBalancer: { name: 'api.prod.k8s.local' },
-  backends: [{ name: 'lb-backend-https', forwardPort: 443, healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } }],
+  backends: [
+    {
+      name: 'lb-backend-https',
+      forwardPort: 443,
+      healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+    },
+  ],
   servers: { tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'] },
 };
 
@@ -24,7 +30,9 @@ describe('targets', () => {
   it('fills omitted backend fields with kOps values', () => {
     const [target] = parseTargets([fullTarget]);
     expect(target).toMatchObject({
-      backends: [{ forwardProtocol: 'tcp', forwardPortAlgorithm: 'roundrobin', stickySessions: 'none', proxyProtocol: 'proxy_protocol_none' }],
+      backends: [
+        { forwardProtocol: 'tcp', forwardPortAlgorithm: 'roundrobin', stickySessions: 'none', proxyProtocol: 'proxy_protocol_none' },
+      ],
       servers: { ipSource: 'public' },
       allowEmptyPool: false,
     });
@@ -37,8 +45,17 @@ describe('targets', () => {
       zone: 'nl-ams-1',
       loadBalancer: { name: 'api.prod.k8s.local' },
       backends: [
-        expect.objectContaining({ name: 'lb-backend-https', forwardPort: 443, forwardProtocol: 'tcp', healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } }),
-        expect.objectContaining({ name: 'lb-backend-kops-controller', forwardPort: 3988, healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } }),
+        expect.objectContaining({
+          name: 'lb-backend-https',
+          forwardPort: 443,
+          forwardProtocol: 'tcp',
+          healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+        }),
+        expect.objectContaining({
+          name: 'lb-backend-kops-controller',
+          forwardPort: 3988,
+          healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
+        }),
       ],
       servers: { tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'kops' },
       allowEmptyPool: false,
@@ -48,18 +65,43 @@ describe('targets', () => {
   });
 
   it.each([
-    ['auto (the default)', undefined, [['lb-backend-https', true], ['lb-backend-kops-controller', false]]],
-    ['"auto"', 'auto', [['lb-backend-https', true], ['lb-backend-kops-controller', false]]],
-    ['true: create and sync', true, [['lb-backend-https', true], ['lb-backend-kops-controller', true]]],
+    [
+      'auto (the default)',
+      undefined,
+      [
+        ['lb-backend-https', true],
+        ['lb-backend-kops-controller', false],
+      ],
+    ],
+    [
+      '"auto"',
+      'auto',
+      [
+        ['lb-backend-https', true],
+        ['lb-backend-kops-controller', false],
+      ],
+    ],
+    [
+      'true: create and sync',
+      true,
+      [
+        ['lb-backend-https', true],
+        ['lb-backend-kops-controller', true],
+      ],
+    ],
     ['false: leave it alone', false, [['lb-backend-https', true]]],
   ] as const)('kopsController %s', (_, kopsController, backends) => {
-    const [target] = parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', ...(kopsController !== undefined && { kopsController }) } }]);
+    const [target] = parseTargets([
+      { kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', ...(kopsController !== undefined && { kopsController }) } },
+    ]);
     expect(target?.backends.map((b) => [b.name, b.createIfMissing])).toEqual(backends);
   });
 
   it('rolling-update settings: maxUnavailable 1 and trustPartialDiscovery false unless set, in both forms', () => {
     expect(parseTargets([fullTarget])[0]).toMatchObject({ maxUnavailable: 1, trustPartialDiscovery: false });
-    expect(parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', maxUnavailable: 0, trustPartialDiscovery: true } }])[0]).toMatchObject({ maxUnavailable: 0, trustPartialDiscovery: true });
+    expect(
+      parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-2', maxUnavailable: 0, trustPartialDiscovery: true } }])[0],
+    ).toMatchObject({ maxUnavailable: 0, trustPartialDiscovery: true });
   });
 
   it('refuses any other kopsController value, naming the allowed ones', () => {
@@ -73,22 +115,77 @@ describe('targets', () => {
   });
 
   const bad: { name: string; input: unknown; path: string; text: RegExp }[] = [
-    { name: 'wrong algorithm', input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 443, forwardPortAlgorithm: 'round-robin' }] }], path: 'targets[0].backends[0].forwardPortAlgorithm', text: /roundrobin, leastconn, first/ },
-    { name: 'port out of range', input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 70000 }] }], path: 'targets[0].backends[0].forwardPort', text: /65535/ },
+    {
+      name: 'wrong algorithm',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 443, forwardPortAlgorithm: 'round-robin' }] }],
+      path: 'targets[0].backends[0].forwardPortAlgorithm',
+      text: /roundrobin, leastconn, first/,
+    },
+    {
+      name: 'port out of range',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 70000 }] }],
+      path: 'targets[0].backends[0].forwardPort',
+      text: /65535/,
+    },
     { name: 'bad zone', input: [{ ...fullTarget, zone: 'paris' }], path: 'targets[0].zone', text: /fr-par-1/ },
     { name: 'unknown field', input: [{ ...fullTarget, alowEmptyPool: true }], path: 'targets[0]', text: /alowEmptyPool/ },
-    { name: 'bad proxy protocol', input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, proxyProtocol: 'v2' }] }], path: 'targets[0].backends[0].proxyProtocol', text: /proxy_protocol_v2_ssl_cn/ },
-    { name: 'bad sticky', input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, stickySessions: 'ip' }] }], path: 'targets[0].backends[0].stickySessions', text: /none, cookie, table/ },
-    { name: 'bad protocol', input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, forwardProtocol: 'udp' }] }], path: 'targets[0].backends[0].forwardProtocol', text: /tcp, http/ },
+    {
+      name: 'bad proxy protocol',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, proxyProtocol: 'v2' }] }],
+      path: 'targets[0].backends[0].proxyProtocol',
+      text: /proxy_protocol_v2_ssl_cn/,
+    },
+    {
+      name: 'bad sticky',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, stickySessions: 'ip' }] }],
+      path: 'targets[0].backends[0].stickySessions',
+      text: /none, cookie, table/,
+    },
+    {
+      name: 'bad protocol',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, forwardProtocol: 'udp' }] }],
+      path: 'targets[0].backends[0].forwardProtocol',
+      text: /tcp, http/,
+    },
     { name: 'no tags', input: [{ ...fullTarget, servers: { tags: [] } }], path: 'targets[0].servers.tags', text: /fix/ },
-    { name: 'kops typo', input: [{ kops: { cluster: 'Prod_Cluster', zone: 'fr-par-1' } }], path: 'targets[0].kops.cluster', text: /DNS name/ },
+    {
+      name: 'kops typo',
+      input: [{ kops: { cluster: 'Prod_Cluster', zone: 'fr-par-1' } }],
+      path: 'targets[0].kops.cluster',
+      text: /DNS name/,
+    },
     { name: 'duplicate names', input: [fullTarget, fullTarget], path: 'targets', text: /used twice/ },
     { name: 'not an array', input: { name: 'x' }, path: 'targets', text: /JSON array/ },
-    { name: 'a negative maxUnavailable', input: [{ ...fullTarget, maxUnavailable: -1 }], path: 'targets[0].maxUnavailable', text: /fix: give a value of at least 0/ },
-    { name: 'a fractional maxUnavailable', input: [{ ...fullTarget, maxUnavailable: 1.5 }], path: 'targets[0].maxUnavailable', text: /whole number of pool members/ },
-    { name: 'maxUnavailable as text', input: [{ kops: { cluster: 'a.b', zone: 'fr-par-1', maxUnavailable: '2' } }], path: 'targets[0].kops.maxUnavailable', text: /must be a number of pool members \(got "2"\); fix: give a number/ },
-    { name: 'trustPartialDiscovery as text', input: [{ ...fullTarget, trustPartialDiscovery: 'yes' }], path: 'targets[0].trustPartialDiscovery', text: /must be true or false/ },
-    { name: 'prototype pollution key', input: JSON.parse('[{"kops":{"cluster":"a.b","zone":"fr-par-1"},"__proto__":{"x":1}}]'), path: 'targets[0]', text: /__proto__/ },
+    {
+      name: 'a negative maxUnavailable',
+      input: [{ ...fullTarget, maxUnavailable: -1 }],
+      path: 'targets[0].maxUnavailable',
+      text: /fix: give a value of at least 0/,
+    },
+    {
+      name: 'a fractional maxUnavailable',
+      input: [{ ...fullTarget, maxUnavailable: 1.5 }],
+      path: 'targets[0].maxUnavailable',
+      text: /whole number of pool members/,
+    },
+    {
+      name: 'maxUnavailable as text',
+      input: [{ kops: { cluster: 'a.b', zone: 'fr-par-1', maxUnavailable: '2' } }],
+      path: 'targets[0].kops.maxUnavailable',
+      text: /must be a number of pool members \(got "2"\); fix: give a number/,
+    },
+    {
+      name: 'trustPartialDiscovery as text',
+      input: [{ ...fullTarget, trustPartialDiscovery: 'yes' }],
+      path: 'targets[0].trustPartialDiscovery',
+      text: /must be true or false/,
+    },
+    {
+      name: 'prototype pollution key',
+      input: JSON.parse('[{"kops":{"cluster":"a.b","zone":"fr-par-1"},"__proto__":{"x":1}}]'),
+      path: 'targets[0]',
+      text: /__proto__/,
+    },
   ];
   for (const c of bad) {
     it(`rejects ${c.name}, naming the field and the fix`, () => {

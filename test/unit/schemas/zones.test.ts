@@ -2,7 +2,7 @@
 import { Lbv1 } from '@scaleway/sdk-lb';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { describe, expect, it } from 'vitest';
-import { LbSyncError } from '../../../shared/errors/lbsync-error';
+import type { LbSyncError } from '../../../shared/errors/lbsync-error';
 import { LB_ZONES } from '../../../shared/schemas/primitives';
 import { parseTargets } from '../../../shared/schemas/target';
 
@@ -20,7 +20,9 @@ describe('zones', () => {
     const locality = Lbv1.ZonedAPI.LOCALITY as { type: string; zones: string[] };
     expect(locality.type).toBe('zone');
     expect([...LB_ZONES]).toEqual(locality.zones);
-    expect(LB_ZONES).toEqual(expect.arrayContaining(['fr-par-1', 'fr-par-2', 'nl-ams-1', 'nl-ams-2', 'nl-ams-3', 'pl-waw-1', 'pl-waw-2', 'pl-waw-3']));
+    expect(LB_ZONES).toEqual(
+      expect.arrayContaining(['fr-par-1', 'fr-par-2', 'nl-ams-1', 'nl-ams-2', 'nl-ams-3', 'pl-waw-1', 'pl-waw-2', 'pl-waw-3']),
+    );
   });
 
   it('every one of them is accepted in both target forms', () => {
@@ -34,11 +36,18 @@ describe('zones', () => {
     expect(instanceZones).toContain('fr-par-3');
     expect(LB_ZONES).not.toContain('fr-par-3');
     const [error] = fieldErrors([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-3' } }]);
-    expect(error).toMatchObject({ path: 'targets[0].kops.zone', message: 'must be a zone where Scaleway offers Load Balancers', received: '"fr-par-3"', allowed: [...LB_ZONES] });
+    expect(error).toMatchObject({
+      path: 'targets[0].kops.zone',
+      message: 'must be a zone where Scaleway offers Load Balancers',
+      received: '"fr-par-3"',
+      allowed: [...LB_ZONES],
+    });
   });
 
   it('a typo names the zone it is closest to', () => {
-    const [error] = fieldErrors([{ name: 'x', zone: 'fr-pra-1', loadBalancer: { name: 'lb' }, backends: [{ name: 'b', forwardPort: 443 }], servers: { tags: ['t'] } }]);
+    const [error] = fieldErrors([
+      { name: 'x', zone: 'fr-pra-1', loadBalancer: { name: 'lb' }, backends: [{ name: 'b', forwardPort: 443 }], servers: { tags: ['t'] } },
+    ]);
     expect(error).toMatchObject({ path: 'targets[0].zone', fix: `did you mean "fr-par-1"? (one of: ${LB_ZONES.join(', ')})` });
     expect(fieldErrors([{ kops: { cluster: 'a.k8s.local', zone: 'mars-1' } }])[0]?.fix).toBe(`use one of: ${LB_ZONES.join(', ')}`);
   });
