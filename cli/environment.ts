@@ -59,3 +59,14 @@ export function queueAccess(env: NodeJS.ProcessEnv): QueueEnv & { queue: EventQu
 export function queueSettingsFromEnv(env: NodeJS.ProcessEnv): QueueSettings {
   return queueConnectionFromEnv(env);
 }
+
+/**
+ * The reconcile function's timeout in seconds, as `--function-timeout` defaults it: LBSYNC_FUNCTION_TIMEOUT_MS, the
+ * variable the function itself reads (so the CLI run with a deployment's environment agrees with it), else
+ * LBSYNC_FUNCTION_TIMEOUT_SECONDS, else 60 (serverless.yml's timeout).
+ */
+export function defaultFunctionTimeoutSeconds(env: NodeJS.ProcessEnv): string {
+  const ms = Number(env.LBSYNC_FUNCTION_TIMEOUT_MS?.trim());
+  if (Number.isInteger(ms) && ms > 0) return String(Math.ceil(ms / 1000));
+  return env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60';
+}

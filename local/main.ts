@@ -98,6 +98,7 @@ function localEnvLine(env: Record<string, string>): string {
     'DEAD_LETTER_QUEUE_URL',
     'INJECT_TOKEN',
     'LBSYNC_TARGETS',
+    'LBSYNC_FUNCTION_TIMEOUT_MS',
   ];
   return names.map((name) => `${name}='${env[name] ?? ''}'`).join(' ');
 }

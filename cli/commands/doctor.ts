@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command';
+import { defaultFunctionTimeoutSeconds } from '../environment';
 import { act, collect, helpText } from '../command';
 import type { Check } from '../doctor';
 import { doctorPassed, runDoctor } from '../doctor';
@@ -31,8 +32,8 @@ export function doctorCommand(cli: Cli): Command {
     .option('--no-queue', 'skip the queue checks (reachability, RedrivePolicy, visibility timeout)')
     .option(
       '--function-timeout <seconds>',
-      "the reconcile function's timeout, which the queue's visibility timeout must exceed (env LBSYNC_FUNCTION_TIMEOUT_SECONDS)",
-      env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60',
+      "the reconcile function's timeout, which the queue's visibility timeout must exceed (default: LBSYNC_FUNCTION_TIMEOUT_MS / 1000, else LBSYNC_FUNCTION_TIMEOUT_SECONDS, else 60)",
+      defaultFunctionTimeoutSeconds(env),
     )
     .addHelpText(
       'after',

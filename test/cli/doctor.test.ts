@@ -170,6 +170,16 @@ describe('lbsync doctor', () => {
     const slow = await doctor(['--function-timeout', '90']);
     expect(slow.code).toBe(1);
     expect(failed(slow.report)).toEqual(['queue:visibility']);
+    // Without the flag, the timeout the function itself reads (LBSYNC_FUNCTION_TIMEOUT_MS) is the one checked.
+    const [deployedSlow, deployedFast] = await Promise.all([
+      doctor([], { LBSYNC_FUNCTION_TIMEOUT_MS: '95000' }),
+      doctor([], { LBSYNC_FUNCTION_TIMEOUT_MS: '30000' }),
+    ]);
+    expect(failed(deployedSlow.report)).toEqual(['queue:visibility']);
+    expect(deployedSlow.report.checks.find((c) => c.name === 'queue:visibility')?.detail).toContain(
+      "the reconcile function's timeout (95 s)",
+    );
+    expect(failed(deployedFast.report)).toEqual([]);
   });
 
   it('bad flags exit 64', async () => {
