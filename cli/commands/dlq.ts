@@ -216,11 +216,90 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
     );
 }
 
+interface DeleteOptions {
+  id?: string[];
+  yes?: boolean;
+  limit: string;
+}
+
+/** Discards dead letters that should not be redriven (a hostile or obsolete event), with their duplicates. */
+function deleteCommand(cli: Cli): Command {
+  return new Command('delete')
+    .description('discard dead letters for good (with their duplicates): for records that must not be redriven')
+    .option('--id <id>', 'event id or message id (repeatable, or comma-separated)', collect)
+    .option('--yes', 'confirm: the records are gone once deleted')
+    .option('--limit <n>', 'read at most n messages', '1000')
+    .addHelpText(
+      'after',
+      helpText(
+        ['lbsync dlq delete --id evt-0b7c... --yes', 'lbsync dlq show --id evt-0b7c... && lbsync dlq delete --id evt-0b7c... --yes'],
+        [
+          [0, 'every --id was found and deleted'],
+          [1, 'an --id was not found (the others were deleted), or a queue error'],
+          [64, 'no --id, or no --yes'],
+        ],
+        '{ok, command: "dlq delete", deleted: [{id, messageId, duplicatesDeleted?}], skipped: [{id, why}]}',
+      ),
+    )
+    .action(
+      act<DeleteOptions>(cli, async (options, out) => {
+        if (!options.id?.length) throw new CliError('usage', 'give --id <id> (repeatable)', 'see `lbsync dlq list` for the ids');
+        if (!options.yes)
+          throw new CliError(
+            'usage',
+            'deleting a dead letter cannot be undone: add --yes',
+            'read it first with `lbsync dlq show --id <id>`',
+          );
+        const q = queueAccess(cli.io.env);
+        const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
+        const selected = entries.filter((e) => options.id?.some((id) => matches(e, id)));
+        const skipped = options.id
+          .filter((id) => !entries.some((e) => matches(e, id)))
+          .map((id) => ({ id, why: 'no dead letter with this event or message id' }));
+        const deleted: { id: string; messageId: string; duplicatesDeleted?: number }[] = [];
+        const handled = new Set<string>();
+        try {
+          for (const { original: e, duplicates } of groupsFor(entries, selected)) {
+            for (const done of [e, ...duplicates]) {
+              await q.queue.delete(q.deadLetterQueueUrl, done.receiptHandle);
+              handled.add(done.messageId);
+            }
+            deleted.push({
+              id: e.eventId ?? e.messageId,
+              messageId: e.messageId,
+              ...(duplicates.length > 0 && { duplicatesDeleted: duplicates.length }),
+            });
+          }
+        } finally {
+          await release(
+            q.queue,
+            q.deadLetterQueueUrl,
+            entries.filter((e) => !handled.has(e.messageId)),
+          );
+        }
+        const ok = skipped.length === 0;
+        if (out.format === 'json') {
+          out.result(ok, { deleted, skipped });
+          return ok ? EXIT.ok : EXIT.error;
+        }
+        const { c } = out;
+        for (const d of deleted) {
+          const dup = d.duplicatesDeleted ? `, ${plural(d.duplicatesDeleted, 'duplicate')}` : '';
+          out.line(`${c.yellow('deleted')}  ${d.id} ${c.dim(`(message ${d.messageId}${dup})`)}`);
+        }
+        for (const s of skipped) out.line(`${c.red('skipped')}  ${s.id}: ${s.why}`);
+        out.line(`${plural(deleted.length, 'dead letter')} deleted${skipped.length ? `, ${skipped.length} skipped` : ''}`);
+        return ok ? EXIT.ok : EXIT.error;
+      }),
+    );
+}
+
 export function dlqCommand(cli: Cli): Command {
   return new Command('dlq')
-    .description('inspect and redrive the dead-letter queue (DEAD_LETTER_QUEUE_URL)')
+    .description('inspect, redrive or discard the dead-letter queue (DEAD_LETTER_QUEUE_URL)')
     .addCommand(listCommand(cli))
     .addCommand(showCommand(cli))
     .addCommand(redriveCommand(cli))
+    .addCommand(deleteCommand(cli))
     .addHelpText('after', `\n${VISIBILITY_NOTE}\n`);
 }

@@ -200,6 +200,20 @@ describe('lbsync against the local stack', () => {
     const left = (JSON.parse((await lbsync(['dlq', 'list', '-o', 'json'])).stdout) as { entries: unknown[] }).entries;
     expect(left).toHaveLength(1); // the raw one stays; list and the refused redrive deleted nothing
     expect((await lbsync(['dlq', 'redrive'])).code).toBe(64);
+
+    // What must not be redriven is discarded, only with --yes.
+    const unconfirmed = await lbsync(['dlq', 'delete', '--id', raw?.messageId as string]);
+    expect(unconfirmed.code).toBe(64);
+    expect((JSON.parse((await lbsync(['dlq', 'list', '-o', 'json'])).stdout) as { entries: unknown[] }).entries).toHaveLength(1);
+    const discarded = await lbsync(['dlq', 'delete', '--id', raw?.messageId as string, '--id', 'evt-unknown', '--yes', '-o', 'json']);
+    expect(discarded.code).toBe(1);
+    expect(JSON.parse(discarded.stdout)).toMatchObject({
+      ok: false,
+      command: 'dlq delete',
+      deleted: [{ messageId: raw?.messageId }],
+      skipped: [{ id: 'evt-unknown' }],
+    });
+    expect((JSON.parse((await lbsync(['dlq', 'list', '-o', 'json'])).stdout) as { entries: unknown[] }).entries).toEqual([]);
   });
 
   it('watch --once: a replacement found in Audit Trail is enqueued as an audit event and reconciled', async () => {
