@@ -92,8 +92,8 @@ export function renderReport(m: Measurements): string {
   out.push(
     `N=${m.coldStart.runs} per variant. SQS client initialised on a no-op reconcile: ${m.coldStart.sqsLoadedOnNoopReconcile ? 'YES' : 'no'} (marker build; control: inject ${m.coldStart.sqsLoadedOnInject ? 'yes' : 'NO'}; unbundled require.cache: ${m.coldStart.sqsInRequireCacheUnbundled ? 'YES' : 'no'})`,
   );
-  out.push('bundle size (reconcile): ' + m.bundle.variants.map((v) => `${v.name} ${kib(v.bytes)}`).join(' | '));
-  out.push('largest in the shipped reconcile bundle: ' + m.bundle.topPackages.map((p) => `${p.pkg} ${p.kib}`).join(', ') + ' (KiB)');
+  out.push(`bundle size (reconcile): ${m.bundle.variants.map((v) => `${v.name} ${kib(v.bytes)}`).join(' | ')}`);
+  out.push(`largest in the shipped reconcile bundle: ${m.bundle.topPackages.map((p) => `${p.pkg} ${p.kib}`).join(', ')} (KiB)`);
 
   section('3. Per-event overhead (reconcile bundle, no-op events back to back, emulator at 0 ms in another process)');
   out.push(

@@ -151,7 +151,9 @@ export async function measureSweepSpread(count: number): Promise<SweepSpreadResu
           spreadMs: SPREAD_MS,
           delayMode: 'hold',
           now: () => new Date(clock),
-          sleep: async (ms) => void (clock += ms),
+          sleep: async (ms) => {
+            clock += ms;
+          },
         })
       ).body,
     ) as SweepReport;

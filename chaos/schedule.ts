@@ -110,7 +110,10 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
   const steps: Step[] = [];
   let counter = 0;
   let planned = 0;
-  const id = () => `chaos-${options.seed}-${(counter += 1)}`;
+  const id = () => {
+    counter += 1;
+    return `chaos-${options.seed}-${counter}`;
+  };
   const cluster = () => prng.int(0, options.targets - 1);
   const gap = () => (prng.chance(0.7) ? prng.int(0, 8) : prng.int(10, 60));
   // At least one hand-off failure in any run with room for it, about a third of the way in; more in long runs.

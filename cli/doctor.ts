@@ -6,7 +6,7 @@ import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
-import { queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
+import { type QueueEnv, queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
 import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
 import { wrapApiFailure } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
@@ -384,7 +384,7 @@ function visibilityCheck(reconcile: QueueAttributes, functionTimeoutSeconds: num
 }
 
 async function queueChecks(env: NodeJS.ProcessEnv, functionTimeoutSeconds: number): Promise<Check[]> {
-  let queueEnv;
+  let queueEnv: QueueEnv;
   try {
     queueEnv = queueEnvFromEnv(env);
   } catch (error) {

@@ -110,7 +110,9 @@ export async function main(argv: string[], io: Partial<CliIo> = {}, options: { s
   const env = io.env ?? process.env;
   // Everything the CLI prints (its own output, commander's, errors, --json) goes through one scrubber.
   let scrubber = createScrubber(secretValues(env));
-  const protect = (secret: string) => void (scrubber = scrubber.with([secret]));
+  const protect = (secret: string) => {
+    scrubber = scrubber.with([secret]);
+  };
   const fullIo: CliIo = {
     stdout: scrubbing(io.stdout ?? process.stdout, () => scrubber),
     stderr: scrubbing(io.stderr ?? process.stderr, () => scrubber),

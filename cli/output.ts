@@ -1,5 +1,6 @@
 // Everything the CLI writes goes through here: colours only on a TTY and never with NO_COLOR
 // (https://no-color.org), one JSON envelope for -o json, and one way of telling an error (message, fix, hint).
+import { stripVTControlCharacters } from 'node:util';
 import type { FieldError } from '../shared/schemas/field-errors';
 import { renderFieldError } from '../shared/schemas/field-errors';
 import type { LbIdentity } from '../shared/errors/lbsync-error';
@@ -187,9 +188,11 @@ export function renderFieldLine(fe: FieldError, c: Colors): string {
 
 /** Pads every column but the last to the widest cell. */
 export function table(rows: string[][], gap = 2): string[] {
-  const visible = (s: string) => s.replace(/\u001b\[[0-9;]*m/g, '').length;
+  const visible = (s: string) => stripVTControlCharacters(s).length;
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visible(cell))));
+  for (const row of rows) {
+    for (const [i, cell] of row.entries()) widths[i] = Math.max(widths[i] ?? 0, visible(cell));
+  }
   return rows.map((row) =>
     row
       .map((cell, i) => (i === row.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visible(cell) + gap)))

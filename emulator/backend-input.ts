@@ -59,6 +59,12 @@ class FieldReader {
     return this.body[field] !== undefined && this.body[field] !== null;
   }
 
+  /** A missing field: a problem when it is required, else simply undefined. */
+  private absent(field: string, required: boolean | undefined): undefined {
+    if (required) this.required(field);
+    return undefined;
+  }
+
   required(field: string): boolean {
     if (this.present(field)) return true;
     this.fail(field, 'required', 'required key not provided');
@@ -66,7 +72,7 @@ class FieldReader {
   }
 
   string(field: string, opts: { required?: boolean; nonEmpty?: boolean } = {}): string | undefined {
-    if (!this.present(field)) return opts.required ? (this.required(field), undefined) : undefined;
+    if (!this.present(field)) return this.absent(field, opts.required);
     const value = this.body[field];
     if (typeof value !== 'string') return this.fail(field, 'format', 'expected a string');
     if (opts.nonEmpty && value.length === 0) return this.fail(field, 'constraint', 'must not be empty');
@@ -82,7 +88,7 @@ class FieldReader {
   }
 
   integer(field: string, opts: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
-    if (!this.present(field)) return opts.required ? (this.required(field), undefined) : undefined;
+    if (!this.present(field)) return this.absent(field, opts.required);
     const value = this.body[field];
     if (typeof value !== 'number' || !Number.isInteger(value)) return this.fail(field, 'format', 'expected an integer');
     if (opts.min !== undefined && value < opts.min) return this.fail(field, 'constraint', `must be >= ${opts.min}`);
@@ -98,7 +104,7 @@ class FieldReader {
   }
 
   milliseconds(field: string, opts: { required?: boolean } = {}): number | undefined {
-    if (!this.present(field)) return opts.required ? (this.required(field), undefined) : undefined;
+    if (!this.present(field)) return this.absent(field, opts.required);
     const ms = readMilliseconds(this.body[field]);
     if (ms === undefined) return this.fail(field, 'format', 'expected a whole number of milliseconds as a JSON number (not a string)');
     return ms;

@@ -1,5 +1,5 @@
 /** The control API under /_emulator/: lets other processes drive the emulator over HTTP (no auth). */
-import { readBehaviours } from './behaviours';
+import { type EmulatorBehaviours, readBehaviours } from './behaviours';
 import { matchRoute, type JsonAnswer, type Route } from './http';
 import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './types';
 import type { EmulatorControls } from './controls';
@@ -43,7 +43,10 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'DELETE',
     pattern: '/_emulator/calls',
     operation: 'ResetCalls',
-    handle: (ctx) => (ctx.controls.resetCalls(), ok()),
+    handle: (ctx) => {
+      ctx.controls.resetCalls();
+      return ok();
+    },
   },
   {
     method: 'GET',
@@ -55,7 +58,10 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'DELETE',
     pattern: '/_emulator/history',
     operation: 'ResetHistory',
-    handle: (ctx) => (ctx.controls.resetHistory(), ok()),
+    handle: (ctx) => {
+      ctx.controls.resetHistory();
+      return ok();
+    },
   },
   { method: 'GET', pattern: '/_emulator/faults', operation: 'Faults', handle: (ctx) => ok({ faults: ctx.controls.faults() }) },
   {
@@ -76,7 +82,10 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'DELETE',
     pattern: '/_emulator/faults',
     operation: 'ClearFaults',
-    handle: (ctx) => (ctx.controls.clearFaults(), ok()),
+    handle: (ctx) => {
+      ctx.controls.clearFaults();
+      return ok();
+    },
   },
   { method: 'GET', pattern: '/_emulator/gates', operation: 'Gates', handle: (ctx) => ok({ held: ctx.controls.heldAtGates() }) },
   {
@@ -167,13 +176,19 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'DELETE',
     pattern: '/_emulator/backend-health/{ip}',
     operation: 'ClearForcedHealth',
-    handle: (ctx) => (ctx.controls.clearForcedHealth(ctx.params.ip ?? ''), ok()),
+    handle: (ctx) => {
+      ctx.controls.clearForcedHealth(ctx.params.ip ?? '');
+      return ok();
+    },
   },
   {
     method: 'DELETE',
     pattern: '/_emulator/backend-health',
     operation: 'ClearAllForcedHealth',
-    handle: (ctx) => (ctx.controls.clearForcedHealth(), ok()),
+    handle: (ctx) => {
+      ctx.controls.clearForcedHealth();
+      return ok();
+    },
   },
   { method: 'GET', pattern: '/_emulator/state', operation: 'DumpState', handle: (ctx) => ok(ctx.controls.dumpState()) },
   {
@@ -187,7 +202,7 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/behaviours',
     operation: 'SetBehaviours',
     handle: (ctx) => {
-      let partial;
+      let partial: Partial<EmulatorBehaviours>;
       try {
         partial = readBehaviours(objectBody(ctx.body));
       } catch (error) {
@@ -241,7 +256,10 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'DELETE',
     pattern: '/_emulator/audit-trail',
     operation: 'ClearAuditTrail',
-    handle: (ctx) => (ctx.controls.auditTrail.clear(), ok()),
+    handle: (ctx) => {
+      ctx.controls.auditTrail.clear();
+      return ok();
+    },
   },
 ];
 

@@ -13,13 +13,12 @@ export function parseDurationString(text: string): number | undefined {
   const unitPattern = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
   let totalMs = 0;
   let consumed = 0;
-  let match: RegExpExecArray | null;
-  while ((match = unitPattern.exec(trimmed)) !== null) {
+  for (const match of trimmed.matchAll(unitPattern)) {
     const [, amount, unit] = match;
     const unitMs = unit === undefined ? undefined : UNIT_MS[unit];
     if (amount === undefined || unitMs === undefined) return undefined;
     totalMs += Number(amount) * unitMs;
-    consumed = unitPattern.lastIndex;
+    consumed = match.index + match[0].length;
   }
   if (consumed === 0 || consumed !== trimmed.length) return undefined;
   return totalMs;

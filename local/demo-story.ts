@@ -166,7 +166,10 @@ export async function runDemoStory(
     let records: Awaited<ReturnType<LocalStack['drainDeadLetters']>> = [];
     await waitFor(
       'a dead-letter record',
-      async () => (records = [...records, ...(await stack.drainDeadLetters())]).length > 0,
+      async () => {
+        records = [...records, ...(await stack.drainDeadLetters())];
+        return records.length > 0;
+      },
       stepTimeoutMs,
     );
     const [record] = records;

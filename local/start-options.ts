@@ -110,10 +110,9 @@ function readTargets(path: string): TargetInput[] {
   return value as TargetInput[];
 }
 
-export function readStartOptions(argv: string[]): StartOptions {
-  let values;
+function parseStartArgs(argv: string[]) {
   try {
-    ({ values } = parseArgs({
+    return parseArgs({
       args: argv,
       options: {
         once: { type: 'boolean', default: false },
@@ -126,10 +125,14 @@ export function readStartOptions(argv: string[]): StartOptions {
         'log-level': { type: 'string', default: 'info' },
         help: { type: 'boolean', short: 'h', default: false },
       },
-    }));
+    }).values;
   } catch (error) {
     throw new StartRefused(64, `${(error as Error).message}\n(npm start -- --help for usage)`);
   }
+}
+
+export function readStartOptions(argv: string[]): StartOptions {
+  const values = parseStartArgs(argv);
   // The real listing delay is unknown (assumed 30 s); --once shortens it so CI does not wait.
   const auditTrailDelayMs = Number(values['audit-delay-ms'] ?? (values.once ? 2_000 : 30_000));
   if (!Number.isInteger(auditTrailDelayMs) || auditTrailDelayMs < 0) {

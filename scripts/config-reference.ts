@@ -56,7 +56,7 @@ function walk(schema: JsonSchema, path: string, required: boolean, rows: Row[]):
     return;
   }
   if (schema.anyOf) {
-    schema.anyOf.forEach((option) => walk({ description: schema.description, ...option }, path, required, rows));
+    for (const option of schema.anyOf) walk({ description: schema.description, ...option }, path, required, rows);
     return;
   }
   if (path) {

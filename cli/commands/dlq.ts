@@ -91,7 +91,7 @@ function showEntry(out: Output, e: DeadLetterEntry): void {
   if (e.message) out.line(`${c.bold('error')}     ${e.message.split('\n').join('\n          ')}`);
   if (e.record?.error?.hint) out.line(`${c.bold('hint')}      ${e.record.error.hint}`);
   out.line(
-    `${c.bold('redrive')}   ${e.redriveEvent ? c.green('yes: lbsync dlq redrive --id ' + (e.eventId ?? e.messageId)) : c.red(`no: ${e.notRedrivable}`)}`,
+    `${c.bold('redrive')}   ${e.redriveEvent ? c.green(`yes: lbsync dlq redrive --id ${e.eventId ?? e.messageId}`) : c.red(`no: ${e.notRedrivable}`)}`,
   );
   out.line(c.bold('body'));
   out.line(e.record ? JSON.stringify(e.record, null, 2) : e.body);

@@ -60,7 +60,7 @@ function denial(text: string) {
   } catch (error) {
     throw new CliError(
       'usage',
-      `--deny ${text.includes(':') ? text.slice(0, text.indexOf(':') + 1) + '…' : text}: ${(error as Error).message}`,
+      `--deny ${text.includes(':') ? `${text.slice(0, text.indexOf(':') + 1)}…` : text}: ${(error as Error).message}`,
     );
   }
 }

@@ -130,7 +130,11 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
             await runOnce();
             await new Promise<void>((resolve) => {
               const timer = setTimeout(resolve, watch.periodMs);
-              stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+              const wake = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+              stop.signal.addEventListener('abort', wake, { once: true });
             });
           }
           return EXIT.ok;

@@ -80,7 +80,7 @@ export function auditDeployment({ standIn, config, archive, placeholders }) {
     }
     const id = functionIds.get(fn.name);
     const upload = uploads.get(id);
-    if (!upload || !upload.equals(archive)) errors.push(`${where}: the code uploaded is not the archive serverless package wrote`);
+    if (!upload?.equals(archive)) errors.push(`${where}: the code uploaded is not the archive serverless package wrote`);
     if (sent('POST', `functions/${id}/deploy`).length !== 1) errors.push(`${where}: the plugin did not deploy it`);
 
     const own = triggers.filter((t) => t.function_id === id);
@@ -119,9 +119,15 @@ export function auditDeployment({ standIn, config, archive, placeholders }) {
 function secretsOutOfPlace(requests, { env, secrets, deployerKey }) {
   const errors = new Set();
   const visit = (node, path, request) => {
-    if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${path}[${i}]`, request));
-    if (isPlainObject(node)) return Object.entries(node).forEach(([key, value]) => visit(value, path ? `${path}.${key}` : key, request));
-    if (typeof node !== 'string') return undefined;
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) visit(item, `${path}[${i}]`, request);
+      return;
+    }
+    if (isPlainObject(node)) {
+      for (const [key, value] of Object.entries(node)) visit(value, path ? `${path}.${key}` : key, request);
+      return;
+    }
+    if (typeof node !== 'string') return;
     for (const name of secrets) {
       if (!node.includes(env[name] ?? '\u0000')) continue;
       const asSecret = /^secret_environment_variables\[\d+\]\.value$/.test(path);
@@ -130,7 +136,6 @@ function secretsOutOfPlace(requests, { env, secrets, deployerKey }) {
         errors.add(`the deployer key (${name}) is sent in ${subject} ${path}: it is for the plugin only, never for the functions`);
       else if (!asSecret) errors.add(`the value of ${name} is sent in ${subject} ${path}, not as a secret: move it under "secret"`);
     }
-    return undefined;
   };
   for (const request of requests) visit(request.body, '', request);
   return [...errors];

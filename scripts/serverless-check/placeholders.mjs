@@ -32,9 +32,15 @@ export function placeholderEnv(config) {
   const secrets = new Set();
   let deployerKey;
   const visit = (node, path) => {
-    if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${path}[${i}]`));
-    if (isPlainObject(node)) return Object.entries(node).forEach(([key, value]) => visit(value, path ? `${path}.${key}` : key));
-    if (typeof node !== 'string') return undefined;
+    if (Array.isArray(node)) {
+      for (const [i, item] of node.entries()) visit(item, `${path}[${i}]`);
+      return;
+    }
+    if (isPlainObject(node)) {
+      for (const [key, value] of Object.entries(node)) visit(value, path ? `${path}.${key}` : key);
+      return;
+    }
+    if (typeof node !== 'string') return;
     for (const candidates of variablesIn(node)) {
       if (candidates.some((c) => literalOf(c) !== undefined)) continue;
       const name = candidates.map(envNameOf).filter(Boolean).at(-1);
@@ -43,7 +49,6 @@ export function placeholderEnv(config) {
       if (/(^|\.)secret\./.test(path) || path === 'provider.scwToken') secrets.add(name);
       if (path === 'provider.scwToken') deployerKey = name;
     }
-    return undefined;
   };
   visit(config, '');
   return { env, secrets, deployerKey };

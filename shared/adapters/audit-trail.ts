@@ -6,6 +6,7 @@ import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile,
 import type { AuditEvent, AuditResource } from '../core/audit-relevance';
 import { LBSYNC_USER_AGENT } from '../platform/user-agent';
 import { createHttpTransport, type OutgoingRequest } from './http-transport';
+import type { HttpResponse } from './http-messages';
 import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
 
 type Region = `${string}-${string}`;
@@ -87,7 +88,7 @@ export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrai
     // The same node:http transport as the Scaleway gateway: in the bundles the SDK builds the bundle's own
     // Request class (scripts/build.mjs), which Node's fetch cannot read.
     withHTTPClient((async (request: OutgoingRequest) => {
-      let response;
+      let response: HttpResponse;
       try {
         response = await transport(request);
       } catch (error) {

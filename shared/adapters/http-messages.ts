@@ -18,7 +18,9 @@ export class HttpHeaders {
   constructor(init?: HeaderSource | null) {
     if (!init) return;
     if (typeof (init as { forEach?: unknown }).forEach === 'function' && !Array.isArray(init)) {
-      (init as { forEach(cb: (value: string, key: string) => void): void }).forEach((value, key) => this.append(key, value));
+      (init as { forEach(cb: (value: string, key: string) => void): void }).forEach((value, key) => {
+        this.append(key, value);
+      });
     } else if (Symbol.iterator in (init as object)) {
       for (const [key, value] of init as Iterable<readonly [string, string]>) this.append(key, value);
     } else {

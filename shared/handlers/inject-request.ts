@@ -5,7 +5,7 @@ import { validationError } from '../errors/lbsync-error';
 import type { Logger } from '../platform/log';
 import type { PlatformEvent, PlatformResponse } from '../platform/request-response';
 import { header, jsonResponse, requestBody } from '../platform/request-response';
-import { completeEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
+import { completeEvent, type LbSyncEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
 import type { FieldError } from '../schemas/field-errors';
 import type { Target } from '../schemas/target';
 import { checkInjectPolicy } from './inject-policy';
@@ -75,7 +75,7 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
   if (value && typeof value === 'object' && !Array.isArray(value) && !Object.hasOwn(value, 'source')) {
     value = { ...value, source: 'manual' };
   }
-  let parsed;
+  let parsed: LbSyncEvent;
   try {
     parsed = parseEvent(completeEvent(value, deps.now?.() ?? new Date()));
   } catch (error) {

@@ -23,7 +23,10 @@ export interface FunctionRuntime {
 /** Runs make() on the first call only; later calls return its value. */
 export function once<T>(make: () => T): () => T {
   let made: { value: T } | undefined;
-  return () => (made ??= { value: make() }).value;
+  return () => {
+    made ??= { value: make() };
+    return made.value;
+  };
 }
 
 export function createFunctionRuntime(service: string, env: Env = process.env): FunctionRuntime {

@@ -51,7 +51,7 @@ export function leakForms(secret: string): string[] {
   const forms = [
     secret,
     encoded,
-    encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()),
+    encoded.replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase()),
     bytes.toString('base64'),
     bytes.toString('base64').replace(/=+$/, ''),
     bytes.toString('base64url'),

@@ -1,6 +1,7 @@
 import { wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
+import type { ObservedServer } from '../core/model';
 import { selectServerIps } from '../core/desired';
 import { targetLbIdentity } from '../core/lb-identity';
 import { regionOf } from '../core/locality';
@@ -9,7 +10,7 @@ import type { Target } from '../schemas/target';
 
 /** The desired pool: the addresses of the servers carrying all the target's tags. */
 export async function discoverPool(gateway: ScalewayGateway, target: Target): Promise<DiscoveredPool> {
-  let servers;
+  let servers: ObservedServer[];
   try {
     servers = await gateway.listServersByTags(target.zone, target.servers.tags);
   } catch (error) {

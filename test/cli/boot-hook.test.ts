@@ -162,7 +162,10 @@ describe('lbsync boot hook', () => {
 
   it('a failing inject URL: exactly the configured attempts with doubling waits; metadata identity in the id', async () => {
     let requests = 0;
-    const down = await listen(() => ((requests += 1), { status: 503, body: '{"error":"queue_unavailable"}' }));
+    const down = await listen(() => {
+      requests += 1;
+      return { status: 503, body: '{"error":"queue_unavailable"}' };
+    });
     const metadata = await listen(() => ({
       status: 200,
       body: JSON.stringify({

@@ -27,7 +27,7 @@ beforeAll(async () => {
     instancePendingMs: 50,
     env: { LBSYNC_WAIT_BUDGET_MS: '3000', LBSYNC_RETRY_BASE_MS: '100', LBSYNC_RETRY_CAP_MS: '200', LBSYNC_MAX_HOLD_MS: '500' },
     onDelivery: (d) => {
-      let event;
+      let event: { id?: string; source?: string } | undefined;
       try {
         event = JSON.parse(d.body) as { id?: string; source?: string };
       } catch {

@@ -17,7 +17,9 @@ beforeAll(async () => {
     targets: [{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }],
     functionsFrom: 'source',
     env: { LOG_LEVEL: 'silent' },
-    onDelivery: () => void (delivered += 1),
+    onDelivery: () => {
+      delivered += 1;
+    },
   });
 });
 

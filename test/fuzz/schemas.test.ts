@@ -195,8 +195,8 @@ describe('targets', () => {
     (t, v) => ({ ...t, backends: [{ ...(t.backends as Record<string, unknown>[])[0], forwardPort: v }] }),
     (t, v) => ({ ...t, backends: [{ ...(t.backends as Record<string, unknown>[])[0], healthCheck: { port: v } }] }),
     (t, v) => ({ ...t, servers: { tags: ['a'], ipSource: v } }),
-    (t, v) => ({ kops: { cluster: v, zone: 'fr-par-1' } }),
-    (t, v) => ({ kops: { cluster: 'prod.k8s.local', zone: v } }),
+    (_t, v) => ({ kops: { cluster: v, zone: 'fr-par-1' } }),
+    (_t, v) => ({ kops: { cluster: 'prod.k8s.local', zone: v } }),
   ];
 
   it('random and broken target lists never throw anything but invalid_config', () => {

@@ -113,9 +113,12 @@ describe('each layer scrubs on its own', () => {
       ['targets', 'validate', '--json'],
     ]) {
       let text = '';
+      const write = (t: string) => {
+        text += t;
+      };
       const code = await main(args, {
-        stdout: { write: (t: string) => void (text += t) },
-        stderr: { write: (t: string) => void (text += t) },
+        stdout: { write },
+        stderr: { write },
         env,
       });
       expect(code).toBe(1);

@@ -101,7 +101,7 @@ export async function sendEvent(
     async untilFinal(max = 12, between) {
       for (let i = 0; i < max; i += 1) {
         const answer = await next();
-        if (!answer || answer.outcome !== 'retry_scheduled') return answer;
+        if (answer?.outcome !== 'retry_scheduled') return answer;
         between?.(answer, answers.length - 1);
       }
       return undefined;

@@ -108,9 +108,17 @@ describe('docs/operations.md', () => {
       }
       checked++;
       const known = new Set<string>(['-h', '--help']);
-      for (let c: Command | null = command; c; c = c.parent) for (const o of c.options) [o.short, o.long].forEach((f) => f && known.add(f));
+      for (let c: Command | null = command; c; c = c.parent) {
+        for (const o of c.options) {
+          if (o.short) known.add(o.short);
+          if (o.long) known.add(o.long);
+        }
+      }
       // `-o json|text` is the CLI convention (issue 13 §2): every command that prints JSON takes it, `--json` its alias.
-      if (known.has('--json')) ['-o', '--output'].forEach((f) => known.add(f));
+      if (known.has('--json')) {
+        known.add('-o');
+        known.add('--output');
+      }
       for (const flag of args.filter((a) => /^--?[a-z]/.test(a)).map((a) => a.replace(/=.*/, ''))) {
         if (!known.has(flag)) problems.push(`lbsync ${args.join(' ')}: ${command.name()} has no option ${flag}`);
       }
@@ -284,7 +292,7 @@ function codeLiterals(folders: string[]): string[] {
     // A literal with little fixed text (`${a}: ${b}`) would match any line: it proves nothing.
     return literals
       .map((l) => `${l.replace(/\$\{(?:[^{}]|\{[^{}]*\})*\}/g, '*')}${END}`)
-      .filter((p) => p.replace(/[*\u0001]/g, '').length >= 6);
+      .filter((p) => p.replaceAll('*', '').replaceAll(END, '').length >= 6);
   });
 }
 

@@ -72,7 +72,11 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
           apiUrl: world.emulator.url,
           defaultZone: 'fr-par-1',
           requestTimeoutMs: 10_000,
-          remainingMs: () => (remaining.push(deadline.remainingMs()), deadline.remainingMs()),
+          remainingMs: () => {
+            const ms = deadline.remainingMs();
+            remaining.push(ms);
+            return ms;
+          },
         }),
       queue: () => queue,
       reconcileQueueUrl: urls.reconcileQueueUrl,

@@ -42,7 +42,10 @@ describe('sweep spread over its interval', () => {
     const sends: { at: number; bodies: string[] }[] = [];
     const recording: EventQueue = {
       ...queue,
-      sendBatch: async (u, entries) => (sends.push({ at: clock, bodies: entries.map((e) => e.body) }), queue.sendBatch(u, entries)),
+      sendBatch: async (u, entries) => {
+        sends.push({ at: clock, bodies: entries.map((e) => e.body) });
+        return queue.sendBatch(u, entries);
+      },
     };
     const answer = await handleSweepRequest('{}', {
       targets,
@@ -52,7 +55,9 @@ describe('sweep spread over its interval', () => {
       spreadMs: 300_000,
       delayMode: 'hold',
       now: () => new Date(clock),
-      sleep: async (ms) => void (clock += ms),
+      sleep: async (ms) => {
+        clock += ms;
+      },
     });
     const report = JSON.parse(answer.body) as SweepReport;
     expect(answer.statusCode).toBe(200);
@@ -87,7 +92,9 @@ describe('sweep spread over its interval', () => {
       spreadMs: 300_000,
       delayMode: 'hold',
       now: () => new Date(clock),
-      sleep: async (ms) => void (clock += ms),
+      sleep: async (ms) => {
+        clock += ms;
+      },
     });
     // The args' spreadSeconds wins over the configured spread: 2000 targets over 60 s, 30 ms apart.
     expect(JSON.parse(answer.body)).toMatchObject({ enqueued: 2_000, batches: 200, spreadMs: 60_000 });

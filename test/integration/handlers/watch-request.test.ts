@@ -178,7 +178,8 @@ describe('watch handler (emulator + real queue)', () => {
       healthCheck: { port: 443, checkMaxRetries: 5, checkSendProxy: false, tcpConfig: {} },
     });
     const [event] = emulator.auditTrail.events();
-    const principal = (event?.principal as { id: string }).id;
+    if (!event) throw new Error('the pool change left no audit trail event');
+    const principal = (event.principal as { id: string }).id;
     const ignored = await watch('{}', { own: { userAgentMarker: LBSYNC_USER_AGENT_MARKER, principalIds: new Set([principal]) } });
     expect(ignored.body).toMatchObject({ events: 1, relevant: 0, enqueued: 0 });
     const counted = await watch();
@@ -209,7 +210,7 @@ describe('watch handler (emulator + real queue)', () => {
   it('args select targets and ask for a dry run; bad args are a 400 and read nothing', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
     expect((await watch('{"targets":["other.k8s.local"]}')).body).toMatchObject({ enqueued: 0 });
-    expect(await watch('{"targets":[' + JSON.stringify(DEMO_CLUSTER) + '],"dryRun":true}')).toMatchObject({
+    expect(await watch(`{"targets":[${JSON.stringify(DEMO_CLUSTER)}],"dryRun":true}`)).toMatchObject({
       status: 200,
       body: { enqueued: 1 },
     });

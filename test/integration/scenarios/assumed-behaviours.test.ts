@@ -124,7 +124,7 @@ const lbIs = (status: 'migrating' | 'locked' | 'stopped') => (emulator: Emulator
 const readyAfterFirst = (emulator: EmulatorHandle, _answer: ReconcileAnswerBody, index: number) => {
   if (index === 0) emulator.setLbStatus(DEMO_LB_ID, 'ready');
 };
-const noWrite = (run: Run, emulator: EmulatorHandle) => expect(emulator.history()).toEqual([]);
+const noWrite = (_run: Run, emulator: EmulatorHandle) => expect(emulator.history()).toEqual([]);
 
 const scenarios: Scenario[] = [
   {
@@ -311,7 +311,7 @@ async function drain(queueUrl: string): Promise<string[]> {
   }
 }
 
-async function play(scenario: Scenario, setting: unknown): Promise<Run> {
+async function play(scenario: Scenario): Promise<Run> {
   const suffix = randomUUID().slice(0, 8);
   const queues = await provisionQueues(events, {
     reconcileQueueName: `assumed-${suffix}`,
@@ -410,7 +410,7 @@ for (const switchName of Object.keys(BEHAVIOUR_CHOICES) as SwitchName[]) {
           emulator.resetCalls();
           emulator.resetHistory();
           scenario.arrange(emulator);
-          const run = await play(scenario, setting);
+          const run = await play(scenario);
           checkGuarantees(scenario, setting, run);
           scenario.check?.(run, emulator, setting);
         });
@@ -440,7 +440,7 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
       arrange: () => undefined,
       expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
     };
-    const run = await play(scenario, 'refuse');
+    const run = await play(scenario);
     checkGuarantees(scenario, 'refuse', run);
     expect(run.answers[0]).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'rate_limited' } });
     expect(run.answers[0]?.retryInMs).toBeGreaterThanOrEqual(RATE_LIMIT_FLOOR_MS);
@@ -468,7 +468,10 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
           defaultZone: 'fr-par-1',
         }),
         waitBudgetMs: 5_000,
-        sleep: (ms) => (sleeps.push(ms), new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)))),
+        sleep: (ms) => {
+          sleeps.push(ms);
+          return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+        },
       },
     );
     expect(result.status).toBe('applied');

@@ -215,6 +215,7 @@ describe('npm run package catches', () => {
         c.functions.reconcile!.env!.LBSYNC_MAX_ATTEMPTS = 8;
         delete c.functions.inject!.memoryLimit;
         c.functions.inject!.memorySize = 128;
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own ${env:...} variable syntax, not a JS template
         c.functions.inject!.description = '${env:INJECT_TOKEN}';
       });
       const result = await packageCheck(dir);

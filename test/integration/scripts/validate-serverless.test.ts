@@ -190,7 +190,9 @@ describe('serverless.yml broken', () => {
       'a reserved SCW_ name',
       (c) => {
         c.functions.reconcile!.secret = {
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own ${env:...} variable syntax, not a JS template
           SCW_SECRET_KEY: '${env:LBSYNC_SCW_SECRET_KEY}',
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own ${env:...} variable syntax, not a JS template
           LBSYNC_SCW_ACCESS_KEY: '${env:LBSYNC_SCW_ACCESS_KEY}',
         };
       },
@@ -234,6 +236,7 @@ describe('serverless.yml broken', () => {
     [
       'a credential as a plain variable',
       (c) => {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own ${env:...} variable syntax, not a JS template
         c.provider.env.SQS_SECRET_ACCESS_KEY = '${env:SQS_SECRET_ACCESS_KEY}';
         delete c.provider.secret.SQS_SECRET_ACCESS_KEY;
       },
@@ -242,6 +245,7 @@ describe('serverless.yml broken', () => {
     [
       'the LB credential on every function',
       (c) => {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own ${env:...} variable syntax, not a JS template
         c.provider.secret.LBSYNC_SCW_SECRET_KEY = '${env:LBSYNC_SCW_SECRET_KEY}';
       },
       'only reconcile, watch needs it',

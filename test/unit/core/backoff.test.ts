@@ -21,7 +21,10 @@ describe('backoffDelayMs', () => {
   });
   it('callers refused together come back spread out, not all on the floor', () => {
     let seed = 1;
-    const random = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const random = () => {
+      seed = (seed * 16807) % 2147483647;
+      return (seed - 1) / 2147483646;
+    };
     const delays = Array.from({ length: 200 }, () => backoffDelayMs(3, policy, 1000, random));
     expect(Math.min(...delays)).toBeGreaterThanOrEqual(1000);
     expect(Math.max(...delays)).toBeLessThan(1000 + 8000);

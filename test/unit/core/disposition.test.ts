@@ -86,7 +86,7 @@ describe('decideDisposition on receipt', () => {
 });
 
 describe('decideDisposition after the reconcile', () => {
-  const after = (
+  const afterReconcile = (
     result: { status: 'applied' | 'noop' | 'planned' | 'failed'; error?: LbSyncError },
     attempt = 0,
     policy = hold,
@@ -107,7 +107,7 @@ describe('decideDisposition after the reconcile', () => {
       { kind: 'dead_letter', reason: 'untrusted_server_ips' },
     ],
   ] as const)('%s', (_name, result, attempt, expected) => {
-    expect(after(result, attempt)).toMatchObject(expected);
+    expect(afterReconcile(result, attempt)).toMatchObject(expected);
   });
 
   it.each([
@@ -120,7 +120,7 @@ describe('decideDisposition after the reconcile', () => {
     ['asserted serverIps not confirmed yet: retried', failed('untrusted_server_ips'), 3, 0.5, 4000],
     ['a reset hint above the cap is honoured up to 15 minutes', failed('rate_limited', 3_600_000), 0, 0.9, MAX_SERVER_HINT_MS + 900],
   ] as const)('%s', (_name, result, attempt, draw, delayMs) => {
-    const decided = after(result, attempt, hold, draw);
+    const decided = afterReconcile(result, attempt, hold, draw);
     expect(decided).toEqual({
       kind: 'requeue',
       holdMs: 0,
@@ -131,14 +131,21 @@ describe('decideDisposition after the reconcile', () => {
   });
 
   it('native mode: the same retry, with DelaySeconds until due (rounded up, at most 900)', () => {
-    expect(after(failed('api_transient_state'), 2, native, 0.6)).toMatchObject({ kind: 'requeue', delayMs: 2400, delaySeconds: 3 });
-    expect(after(failed('rate_limited', 3_600_000), 0, native, 0)).toMatchObject({ delayMs: MAX_SERVER_HINT_MS, delaySeconds: 900 });
-    expect(after(failed('network_error'), 0, native, 0)).toMatchObject({ delayMs: 0, delaySeconds: 0 });
-    expect(after(failed('api_transient_state'), 2, hold, 0.6)).not.toHaveProperty('delaySeconds');
+    expect(afterReconcile(failed('api_transient_state'), 2, native, 0.6)).toMatchObject({
+      kind: 'requeue',
+      delayMs: 2400,
+      delaySeconds: 3,
+    });
+    expect(afterReconcile(failed('rate_limited', 3_600_000), 0, native, 0)).toMatchObject({
+      delayMs: MAX_SERVER_HINT_MS,
+      delaySeconds: 900,
+    });
+    expect(afterReconcile(failed('network_error'), 0, native, 0)).toMatchObject({ delayMs: 0, delaySeconds: 0 });
+    expect(afterReconcile(failed('api_transient_state'), 2, hold, 0.6)).not.toHaveProperty('delaySeconds');
   });
 
   it('no retry is ever scheduled past the horizon the receipt accepts', () => {
-    const retry = after(failed('rate_limited', 86_400_000), 29, { ...hold, retry: { ...hold.retry, maxAttempts: 100 } }, 0.999);
+    const retry = afterReconcile(failed('rate_limited', 86_400_000), 29, { ...hold, retry: { ...hold.retry, maxAttempts: 100 } }, 0.999);
     expect(retry.kind).toBe('requeue');
     const next = (retry as { next: LbSyncEvent }).next;
     expect(notBeforeBeyondHorizon(next.notBefore, now, hold.retry.capMs)).toBeUndefined();
