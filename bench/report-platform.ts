@@ -7,6 +7,7 @@ import type { CliStartResult } from './cli-start';
 import type { ColdStartResult } from './cold-start';
 import type { CostResult } from './cost';
 import type { SequentialResult, SequentialRow } from './sequential';
+import { table } from './support/text-table';
 
 export const RSS_TARGET_MB = 96;
 export const TIER_MB = 128;
@@ -22,18 +23,6 @@ export interface PlatformMeasurements {
 }
 
 const r1 = (n: number) => Math.round(n * 10) / 10;
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
 
 function defaultHeap(row: SequentialRow): string {
   return row.compared ? `${row.compared.peakMB} MB / ${row.compared.cpuMsPerEvent} ms` : '-';

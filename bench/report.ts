@@ -9,6 +9,7 @@ import type { RssRow } from './rss';
 import type { SweepRow } from './sweep-scale';
 import { renderSweepSpread, type SweepSpreadResult } from './sweep-spread';
 import { renderWatchLatency, WATCH_REAL, type WatchLatencyResult } from './watch-latency';
+import { table } from './support/text-table';
 
 export interface Measurements {
   machine: { cpu: string; cores: number; node: string; functionsNode?: string; date: string; mode: 'quick' | 'full'; durationS?: number };
@@ -32,18 +33,6 @@ const BUNDLE_TARGET_BYTES = 700 * 1024;
 const round1 = (value: number) => Math.round(value * 10) / 10;
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
-
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows
-    .map((r) =>
-      r
-        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
-}
 
 export function renderReport(m: Measurements): string {
   const out: string[] = [];

@@ -18,6 +18,7 @@ type Fleet = ReturnType<typeof FLEET>;
 const NOOP = 0;
 const WRITE = 1;
 const BUSY = 2;
+const WATCHED = 3;
 
 export interface ScenarioRequest {
   headers: Record<string, string>;
@@ -115,6 +116,26 @@ export const SCENARIOS: Scenario[] = [
     targets: 4,
     request: () => ({ headers: { ...json, authorization: `Bearer ${INJECT_TOKEN}` }, body: JSON.stringify({ target: clusterName(NOOP) }) }),
     expect: (status) => status === 202,
+  },
+  {
+    fn: 'watch',
+    kind: 'cron tick after a replacement',
+    key: 'watch',
+    targets: 4,
+    // Every run of this kind sees the same window: one control-plane replacement, listable at once. Without the
+    // clear, a run would list whatever the scenarios before it wrote in the last 180 s (the write kind alone
+    // leaves 2,000 instance events), and two runs of it would not measure the same work.
+    setup: (world, fleet) => {
+      world.emulator.auditTrail.clear();
+      world.emulator.auditTrail.setDelayMs(0);
+      const c = cluster(fleet, WATCHED);
+      const id = `0000abcd-0000-4000-9000-${String(Date.now() % 1e12).padStart(12, '0')}`;
+      world.emulator.replaceServer(c.controlPlaneIds[0] as string, { ...newControlPlane(c, '51.98.0.1', 'watched'), id });
+      c.controlPlaneIds[0] = id;
+    },
+    request: () => ({ headers: json, body: '{}' }),
+    // The DeleteServer event carries no tags, so it names every target of its zone (shared/core/audit-relevance.ts).
+    expect: (status, body) => status === 200 && (JSON.parse(body) as { enqueued?: number }).enqueued === 4,
   },
   {
     fn: 'sweep',

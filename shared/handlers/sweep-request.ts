@@ -6,9 +6,9 @@ import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
 import { newEventId } from '../schemas/event';
-import { toFieldErrors } from '../schemas/field-errors';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
+import { parseCronArgs } from './cron-args';
 
 /** The cron trigger's JSON args: which targets to sweep (all when omitted), over how long. */
 export const sweepArgsSchema = z
@@ -53,30 +53,12 @@ export interface SweepReport {
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function parseArgs(rawBody: string): { args: z.output<typeof sweepArgsSchema> } | { error: PlatformResponse } {
-  if (rawBody.trim() === '') return { args: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(rawBody);
-  } catch {
-    return {
-      error: jsonResponse(400, {
-        error: 'invalid_args',
-        errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {"targets":["prod"]}' }],
-      }),
-    };
-  }
-  const parsed = sweepArgsSchema.safeParse(value, { reportInput: true });
-  if (!parsed.success) return { error: jsonResponse(400, { error: 'invalid_args', errors: toFieldErrors(parsed.error, 'args') }) };
-  return { args: parsed.data };
-}
-
 /**
  * One `sweep` event per selected target, 10 per SendMessageBatch call, each with a notBefore spread
  * evenly over the interval (shared/core/sweep-schedule.ts says why and how they are sent).
  */
 export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Promise<PlatformResponse> {
-  const parsed = parseArgs(rawBody);
+  const parsed = parseCronArgs(rawBody, sweepArgsSchema, '{"targets":["prod"]}');
   if ('error' in parsed) return parsed.error;
   const { args } = parsed;
   const now = () => (deps.now?.() ?? new Date()).getTime();

@@ -10,9 +10,9 @@ import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
 import { newEventId } from '../schemas/event';
-import { toFieldErrors } from '../schemas/field-errors';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
+import { parseCronArgs } from './cron-args';
 
 /** The cron trigger's JSON args: which targets to watch (all when omitted). */
 export const watchArgsSchema = z
@@ -47,24 +47,6 @@ export interface WatchReport {
 
 const PERMISSION_HINT =
   "The watch function's API key needs the AuditTrailReadOnly permission set at organization scope, and SCW_DEFAULT_ORGANIZATION_ID must be that organization.";
-
-function parseArgs(rawBody: string): { args: z.output<typeof watchArgsSchema> } | { error: PlatformResponse } {
-  if (rawBody.trim() === '') return { args: {} };
-  let value: unknown;
-  try {
-    value = JSON.parse(rawBody);
-  } catch {
-    return {
-      error: jsonResponse(400, {
-        error: 'invalid_args',
-        errors: [{ path: 'args', message: 'is not valid JSON', fix: 'give the cron trigger JSON args like {} or {"targets":["prod"]}' }],
-      }),
-    };
-  }
-  const parsed = watchArgsSchema.safeParse(value, { reportInput: true });
-  if (!parsed.success) return { error: jsonResponse(400, { error: 'invalid_args', errors: toFieldErrors(parsed.error, 'args') }) };
-  return { args: parsed.data };
-}
 
 /** Every event of the window, per region and watched resource type; a truncated region names all its targets. */
 async function readWindow(gateway: AuditTrailGateway, regions: string[], from: Date, to: Date, projectId: string | undefined) {
@@ -191,7 +173,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
 
 /** The cron trigger's request: 200 with DESIGN §4's body; 400 bad args; 502 Audit Trail failed; 503 the queue failed. */
 export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Promise<PlatformResponse> {
-  const parsed = parseArgs(rawBody);
+  const parsed = parseCronArgs(rawBody, watchArgsSchema, '{} or {"targets":["prod"]}');
   if ('error' in parsed) return parsed.error;
   const result = await watchOnce(parsed.args, deps);
   if (result.status === 200) return jsonResponse(200, result.report);
