@@ -142,6 +142,7 @@ async function runScenario(
   handler: string,
 ): Promise<SequentialRow> {
   await purgeQueues(world);
+  events = Math.min(events, scenario.maxEvents ?? events);
   const env = world.env(fleet.targets.slice(0, scenario.targets), scenario.env);
   scenario.setup?.(world, fleet);
   const instance = await startInstance(handler, env, execArgv);

@@ -8,6 +8,8 @@ import type { BenchWorld } from './bench-world';
 import { INJECT_TOKEN } from './bench-world';
 import { buildFleet, clusterName, newControlPlane, type Cluster } from './fleet';
 import { reconcileMessage } from './platform-events';
+import { DEFAULT_PAGE_SIZE } from '../../shared/adapters/audit-trail';
+import { MAX_PAGES_PER_RUN } from '../../shared/handlers/watch-request';
 
 /** Clusters of the bench world the scenarios share; the sweep's targets are the first SWEEP_TARGETS. */
 export const SWEEP_TARGETS = 100;
@@ -34,6 +36,8 @@ export interface Scenario {
   fromQueue?: boolean;
   /** How many targets the function's configuration holds (the first N clusters of the fleet). */
   targets: number;
+  /** At most this many events of this kind, when each is long (the run's own count otherwise). */
+  maxEvents?: number;
   /** Extra environment for the function process. */
   env?: Record<string, string>;
   /** Once, before the first event (the emulator state this kind of event needs). */
@@ -55,6 +59,46 @@ function reconcileEvent(target: string, attempt = 0): ScenarioRequest {
   const event = JSON.parse(reconcileMessage(target)) as Record<string, unknown>;
   return { headers: json, body: JSON.stringify({ ...event, attempt }) };
 }
+
+/**
+ * Events of each watched type in a full window: one run reads MAX_PAGES_PER_RUN pages of DEFAULT_PAGE_SIZE, shared between its
+ * two listings (servers, backends) of the one region, so this fills both and leaves the server listing unread beyond.
+ */
+const FULL_WINDOW_EVENTS_PER_TYPE = (MAX_PAGES_PER_RUN / 2) * DEFAULT_PAGE_SIZE;
+
+/**
+ * Every run of a watch kind sees the same window: one control-plane replacement, listable at once, and `others`
+ * server and backend events that concern no target. Without the clear, a run would list whatever the scenarios before
+ * it wrote in the last 180 s (the write kind alone leaves 2,000 instance events), and two runs of one kind would
+ * not measure the same work.
+ */
+function watchWindow(world: BenchWorld, fleet: Fleet, others: number): void {
+  world.emulator.auditTrail.clear();
+  world.emulator.auditTrail.setDelayMs(0);
+  world.emulator.auditTrail.inject(
+    Array.from({ length: others }, (_, i) => [
+      {
+        method_name: 'UpdateServer',
+        request_body: { name: `renamed-${i}` },
+        resources: [{ id: `bench-renamed-${i}`, type: 'instance_server' }],
+      },
+      {
+        method_name: 'UpdateBackend',
+        request_body: { name: `elsewhere-${i}` },
+        resources: [
+          { id: `bench-backend-${i}`, type: 'load_balancer_backend', load_balancer_backend_info: { lb_id: 'not-a-target-lb', name: 'x' } },
+        ],
+      },
+    ]).flat(),
+  );
+  const c = cluster(fleet, WATCHED);
+  const id = `0000abcd-0000-4000-9000-${String(Date.now() % 1e12).padStart(12, '0')}`;
+  world.emulator.replaceServer(c.controlPlaneIds[0] as string, { ...newControlPlane(c, '51.98.0.1', 'watched'), id });
+  c.controlPlaneIds[0] = id;
+}
+
+/** The DeleteServer event carries no tags, so it names every target of its zone (shared/core/audit-relevance.ts). */
+const watchNamesTheZone = (status: number, body: string) => status === 200 && (JSON.parse(body) as { enqueued?: number }).enqueued === 4;
 
 export const SCENARIOS: Scenario[] = [
   {
@@ -122,20 +166,20 @@ export const SCENARIOS: Scenario[] = [
     kind: 'cron tick after a replacement',
     key: 'watch',
     targets: 4,
-    // Every run of this kind sees the same window: one control-plane replacement, listable at once. Without the
-    // clear, a run would list whatever the scenarios before it wrote in the last 180 s (the write kind alone
-    // leaves 2,000 instance events), and two runs of it would not measure the same work.
-    setup: (world, fleet) => {
-      world.emulator.auditTrail.clear();
-      world.emulator.auditTrail.setDelayMs(0);
-      const c = cluster(fleet, WATCHED);
-      const id = `0000abcd-0000-4000-9000-${String(Date.now() % 1e12).padStart(12, '0')}`;
-      world.emulator.replaceServer(c.controlPlaneIds[0] as string, { ...newControlPlane(c, '51.98.0.1', 'watched'), id });
-      c.controlPlaneIds[0] = id;
-    },
+    setup: (world, fleet) => watchWindow(world, fleet, 0),
     request: () => ({ headers: json, body: '{}' }),
-    // The DeleteServer event carries no tags, so it names every target of its zone (shared/core/audit-relevance.ts).
-    expect: (status, body) => status === 200 && (JSON.parse(body) as { enqueued?: number }).enqueued === 4,
+    expect: watchNamesTheZone,
+  },
+  {
+    fn: 'watch',
+    kind: 'cron tick, a full window',
+    key: 'watchFullWindow',
+    targets: 4,
+    // The most one run reads: its memory is the watcher's worst case, not a typical tick.
+    maxEvents: 20,
+    setup: (world, fleet) => watchWindow(world, fleet, FULL_WINDOW_EVENTS_PER_TYPE),
+    request: () => ({ headers: json, body: '{}' }),
+    expect: watchNamesTheZone,
   },
   {
     fn: 'sweep',

@@ -34,7 +34,17 @@ export interface WatchDeps {
   projectId?: string;
   logger: Logger;
   now?: () => Date;
+  /** ListEvents pages one run reads at the most, shared out among its queries (default MAX_PAGES_PER_RUN). */
+  maxPagesPerRun?: number;
 }
+
+/**
+ * ListEvents pages one run reads at the most, over all its regions and resource types: 5,000 events in pages of
+ * 250. The run holds every event it reads (relevance needs them all, in order); so bounded, its worst case peaks
+ * near 90 MB on Node 22, inside the 96 MB the 128 MB tier leaves (README, Performance). A region left with pages
+ * unread names all its targets, which costs one no-op reconcile each.
+ */
+export const MAX_PAGES_PER_RUN = 20;
 
 /** DESIGN §4: the watch function's answer. */
 export interface WatchReport {
@@ -49,14 +59,28 @@ const PERMISSION_HINT =
   "The watch function's API key needs the AuditTrailReadOnly permission set at organization scope, and SCW_DEFAULT_ORGANIZATION_ID must be that organization.";
 
 /** Every event of the window, per region and watched resource type; a truncated region names all its targets. */
-async function readWindow(gateway: AuditTrailGateway, regions: string[], from: Date, to: Date, projectId: string | undefined) {
+async function readWindow(
+  gateway: AuditTrailGateway,
+  regions: string[],
+  from: Date,
+  to: Date,
+  projectId: string | undefined,
+  maxPagesPerRun: number,
+) {
   const queries = regions.flatMap((region) =>
     WATCHED_RESOURCE_TYPES.map((resourceType: WatchedResourceType) => ({ region, resourceType })),
   );
+  const maxPages = Math.max(1, Math.floor(maxPagesPerRun / queries.length));
   const listings = await Promise.all(
     queries.map(async (q): Promise<EventListing & { region: string }> => {
       try {
-        const listing = await gateway.listEvents({ ...q, recordedAfter: from, recordedBefore: to, ...(projectId && { projectId }) });
+        const listing = await gateway.listEvents({
+          ...q,
+          recordedAfter: from,
+          recordedBefore: to,
+          maxPages,
+          ...(projectId && { projectId }),
+        });
         return { ...listing, region: q.region };
       } catch (error) {
         throw wrapApiFailure(`listing Audit Trail ${q.resourceType} events in ${q.region}`, error, 'unknown_api_error');
@@ -107,7 +131,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
 
   let read: Awaited<ReturnType<typeof readWindow>>;
   try {
-    read = await readWindow(deps.auditTrail(), regions, from, to, deps.projectId);
+    read = await readWindow(deps.auditTrail(), regions, from, to, deps.projectId, deps.maxPagesPerRun ?? MAX_PAGES_PER_RUN);
   } catch (error) {
     const failure = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error');
     const hint = ['permissions_denied', 'authentication_denied'].includes(failure.code) ? PERMISSION_HINT : failure.hint;

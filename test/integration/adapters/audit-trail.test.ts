@@ -176,6 +176,12 @@ describe('Audit Trail gateway (real SDK against the emulator)', () => {
     });
     expect(capped).toMatchObject({ pages: 2, truncated: true });
     expect(capped.events).toHaveLength(20);
+    // A query's own maxPages narrows the gateway's, never widens it.
+    const query = { region: 'fr-par', resourceType: 'instance_server' as const, ...window() };
+    const narrowed = await createAuditTrailGateway(settings({ pageSize: 10, maxPages: 2 })).listEvents({ ...query, maxPages: 1 });
+    expect(narrowed).toMatchObject({ pages: 1, truncated: true });
+    const notWidened = await createAuditTrailGateway(settings({ pageSize: 10, maxPages: 2 })).listEvents({ ...query, maxPages: 5 });
+    expect(notWidened).toMatchObject({ pages: 2, truncated: true });
   });
 
   it('a change is listed only once the (assumed) Audit Trail delay has passed', async () => {

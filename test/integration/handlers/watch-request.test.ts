@@ -254,6 +254,25 @@ describe('watch handler (emulator + real queue)', () => {
     expect((await drain()).map((e) => e.target).sort()).toEqual([DEMO_CLUSTER, 'other.k8s.local']);
   });
 
+  it("one run's page budget is shared out among its queries (each region's server and backend listings)", async () => {
+    emulator.auditTrail.inject(
+      Array.from({ length: 5 }, (_, i) => ({
+        method_name: 'UpdateServer',
+        request_body: { name: `renamed-${i}` },
+        resources: [{ id: `s${i}`, type: 'instance_server' }],
+      })),
+    );
+    const pagesOfTwo = () => createAuditTrailGateway(settings({ pageSize: 2 }));
+    // One region, two listings: a budget of 2 pages is one page each, and the server listing stops after 2 of its 5 events.
+    const tight = await watch('{}', { auditTrail: pagesOfTwo, maxPagesPerRun: 2 });
+    expect(tight.body).toMatchObject({ events: 2, relevant: 0, enqueued: 2, targets: [DEMO_CLUSTER, 'other.k8s.local'] });
+    expect((await drain()).map((e) => e.target).sort()).toEqual([DEMO_CLUSTER, 'other.k8s.local']);
+    // 6 pages are 3 each: all 5 events read, nothing left unread, nothing enqueued.
+    const enough = await watch('{}', { auditTrail: pagesOfTwo, maxPagesPerRun: 6 });
+    expect(enough.body).toMatchObject({ events: 5, relevant: 0, enqueued: 0 });
+    expect(await drain()).toEqual([]);
+  });
+
   it('503 when the queue fails', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
     const answer = await watch('{}', { reconcileQueueUrl: queueUrl.replace(/[^/]+$/, 'no-such-queue') });
