@@ -13,16 +13,18 @@ import { handleSweepRequest, type SweepReport } from '../shared/handlers/sweep-r
 import { createLogger } from '../shared/platform/log';
 import type { LbSyncEvent } from '../shared/schemas/event';
 import { parseTargets } from '../shared/schemas/target';
+import RUNTIME_DEFAULTS from '../shared/platform/runtime-defaults.json';
+// @ts-expect-error: plain .mjs module without types
+import { FUNCTION_MEMORY_MB } from '../scripts/function-sizing.mjs';
 import { round } from './support/stats';
 
 export const SPREAD_MS = 300_000;
 export const READS_PER_NOOP = 3;
 export const IN_FLIGHT = 10;
 export const RECONCILE_MS = 150;
-/** The reconcile function's memory (MB) and LBSYNC_MAX_HOLD_MS, for the cost of holding early events instead. */
-const RECONCILE_MB = 256;
-const SWEEP_MB = 128;
-const MAX_HOLD_MS = 20_000;
+/** The deployed memory (MB, every function) and LBSYNC_MAX_HOLD_MS, for the cost of holding early events instead. */
+const FUNCTION_MB: number = FUNCTION_MEMORY_MB;
+const MAX_HOLD_MS = RUNTIME_DEFAULTS.LBSYNC_MAX_HOLD_MS;
 
 export interface ReadRate {
   peakPerSecond: number;
@@ -181,8 +183,8 @@ export async function measureSweepSpread(count: number): Promise<SweepSpreadResu
       dueOnly: { unspread: perSecond(unspreadDue, start, SPREAD_MS / 1000), spread: perSecond(dues, start, SPREAD_MS / 1000) },
       trigger: { unspread: triggerRate(unspreadDue, start), spread: triggerRate(dues, start) },
       cost: {
-        pacedSweepGbS: round(((clock - start) / 1000) * (SWEEP_MB / 1024), 1),
-        holdInReconcileGbS: round(holdWaitS * (RECONCILE_MB / 1024), 0),
+        pacedSweepGbS: round(((clock - start) / 1000) * (FUNCTION_MB / 1024), 1),
+        holdInReconcileGbS: round(holdWaitS * (FUNCTION_MB / 1024), 0),
         holdDrainHours: round((count * MAX_HOLD_MS) / IN_FLIGHT / 3_600_000, 1),
       },
     };
@@ -200,6 +202,6 @@ export function renderSweepSpread(r: SweepSpreadResult): string[] {
     `enqueue of ${r.targets} events: all at once ${e.allAtOnceMs} ms (${e.batches} SendMessageBatch); native, DelaySeconds until due: ${e.delayedMs} ms; hold mode, paced: ${e.pacedCalls} calls of <= ${e.maxBatch}, ${e.pacedSendMs} ms of sending over the ${e.pacedDurationS} s the sweep runs (virtual clock), sent up to ${e.maxLateMs} ms after due, ${e.maxEarlyMs} ms early`,
     `API reads (simulated, ${READS_PER_NOOP} per no-op, over ${SPREAD_MS / 1000} s) A. read when due: without spread ${rate(r.dueOnly.unspread)}; spread ${rate(r.dueOnly.spread)}`,
     `  B. queue trigger, ${IN_FLIGHT} in flight, ${RECONCILE_MS} ms per no-op (assumed): without spread ${rate(r.trigger.unspread)}; spread ${rate(r.trigger.spread)}`,
-    `cost (derived): the paced sweep holds one ${SWEEP_MB} MB instance ${e.pacedDurationS} s = ${r.cost.pacedSweepGbS} GB-s per sweep; holding early events in reconcile instances instead would cost ${r.cost.holdInReconcileGbS} GB-s per sweep and, ${IN_FLIGHT} in flight x ${MAX_HOLD_MS / 1000} s holds, need ${r.cost.holdDrainHours} h to drain a 5-minute sweep`,
+    `cost (derived): the paced sweep holds one ${FUNCTION_MB} MB instance ${e.pacedDurationS} s = ${r.cost.pacedSweepGbS} GB-s per sweep; holding early events in reconcile instances instead would cost ${r.cost.holdInReconcileGbS} GB-s per sweep and, ${IN_FLIGHT} in flight x ${MAX_HOLD_MS / 1000} s holds, need ${r.cost.holdDrainHours} h to drain a 5-minute sweep`,
   ];
 }
