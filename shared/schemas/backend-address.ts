@@ -22,13 +22,17 @@ const REFUSED: readonly RefusedRange[] = [
   { what: 'a reserved address (240.0.0.0/4, the broadcast address 255.255.255.255 included)', v4: [['240.0.0.0', 4]] },
 ];
 
-const LISTS = REFUSED.map((range) => {
-  const v4 = new BlockList();
-  const v6 = new BlockList();
-  for (const [address, prefix] of range.v4 ?? []) v4.addSubnet(address, prefix, 'ipv4');
-  for (const [address, prefix] of range.v6 ?? []) v6.addSubnet(address, prefix, 'ipv6');
-  return { what: range.what, v4: range.v4 ? v4 : undefined, v6: range.v6 ? v6 : undefined };
-});
+function blockList(subnets: [string, number][] | undefined, family: 'ipv4' | 'ipv6'): BlockList | undefined {
+  if (!subnets) return undefined;
+  const list = new BlockList();
+  for (const [address, prefix] of subnets) list.addSubnet(address, prefix, family);
+  return list;
+}
+
+// Built on first use, not at load: only events that carry serverIps need them, and every function loads this module.
+let lists: { what: string; v4?: BlockList | undefined; v6?: BlockList | undefined }[] | undefined;
+const refusedLists = () =>
+  (lists ??= REFUSED.map((range) => ({ what: range.what, v4: blockList(range.v4, 'ipv4'), v6: blockList(range.v6, 'ipv6') })));
 
 /**
  * Why this address can never be a backend server, or undefined when it may be one (or is not an IP
@@ -39,7 +43,7 @@ export function refusedBackendAddress(ip: string): string | undefined {
   const family = isIP(ip);
   if (family === 0) return undefined;
   if (ip.includes('%')) return 'has a zone index (%...); give a global address';
-  for (const list of LISTS) {
+  for (const list of refusedLists()) {
     // A BlockList matches IPv4 input against IPv4-mapped IPv6 rules too, so each family is asked of its own rules only.
     const hit = family === 4 ? list.v4?.check(ip, 'ipv4') : list.v6?.check(ip, 'ipv6') || list.v4?.check(ip, 'ipv6');
     if (hit) return `is ${list.what}, never a server to send traffic to`;
