@@ -4,13 +4,12 @@ import type { WatchDeps, WatchOutcome } from '../../shared/handlers/watch-reques
 import { watchOnce } from '../../shared/handlers/watch-request';
 import { createLogger } from '../../shared/platform/log';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';
-import { didYouMean } from '../../shared/core/suggest';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { resolveScalewayCredentials } from '../credentials';
-import { configuredTargets, queueFor } from '../environment';
+import { configuredTargets, queueFor, selectTargets } from '../environment';
 import type { Output } from '../output';
-import { CliError, EXIT, plural } from '../output';
+import { EXIT, plural } from '../output';
 
 interface WatchOptions {
   once?: boolean;
@@ -74,7 +73,7 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         ],
         [
           [0, 'the window was read and every concerned target enqueued'],
-          [1, 'Audit Trail or the queue failed, or a configuration error (organization id, keys, targets)'],
+          [1, 'Audit Trail or the queue failed, a configuration error (organization id, keys, targets), or a --target the configuration lacks'],
           [64, 'bad flags'],
         ],
         'one envelope per run: {ok, command: "watch", events, relevant, enqueued, targets, window, matches, ignored, error?}',
@@ -84,14 +83,8 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
       act<WatchOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = configuredTargets(env, options.file);
-        const known = targets.map((t) => t.name);
-        const unknown = (options.target ?? []).filter((n) => !known.includes(n));
-        if (unknown.length > 0)
-          throw new CliError(
-            'usage',
-            `no target named ${unknown.map((n) => `"${n}"${didYouMean(n, known)}`).join(', ')} in the configuration`,
-            `use one of: ${known.join(', ')}`,
-          );
+        // Fails on an unknown --target as every other command does; the run itself selects from all targets.
+        selectTargets(targets, options.target);
         const { ownPrincipalIds, projectId, ...auditTrail } = auditTrailSettings(env);
         const q = queueFor(env, 'RECONCILE_QUEUE_URL');
         const { createAuditTrailGateway } = await import('../../shared/adapters/audit-trail');

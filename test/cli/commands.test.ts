@@ -239,6 +239,9 @@ describe('lbsync against the local stack', () => {
       () => deliveries.filter((d) => d.event?.source === 'audit' && d.status === 200).length > before,
     );
     await waitFor('the pool to hold the new server', () => pool()?.includes('51.15.100.61'));
+    const unknown = await lbsync(['watch', '--once', '--target', 'demo.k8s.locl']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no target named "demo.k8s.locl" in the configuration (did you mean "demo.k8s.local"?)');
     const organization = process.env.SCW_DEFAULT_ORGANIZATION_ID;
     delete process.env.SCW_DEFAULT_ORGANIZATION_ID;
     try {
