@@ -163,11 +163,15 @@ function newestChange(path) {
 }
 
 /**
- * Whether every bundle is newer than every source (each bundle's code cache manifest is written last).
- * `--if-stale` (npm start) then builds nothing, so a running test suite never sees dist/ rewritten under it.
+ * Whether every bundle of these parts is newer than every source (each bundle's code cache manifest is written
+ * last). `--if-stale` (npm start, npm run lbsync) then builds nothing, so a running test suite never sees dist/
+ * rewritten under it, and a command does not wait for a build it does not need.
  */
-export function bundlesFresh() {
-  const stamps = [...FUNCTIONS.map((name) => join(ROOT, 'dist', name, 'bundle.cache.json')), join(ROOT, 'dist-cli/bundle.cache.json')];
+export function bundlesFresh(parts = ['functions', 'cli']) {
+  const stamps = [
+    ...(parts.includes('functions') ? FUNCTIONS.map((name) => join(ROOT, 'dist', name, 'bundle.cache.json')) : []),
+    ...(parts.includes('cli') ? [join(ROOT, 'dist-cli/bundle.cache.json')] : []),
+  ];
   const built = Math.min(...stamps.map((stamp) => (existsSync(stamp) ? statSync(stamp).mtimeMs : 0)));
   const changed = Math.max(
     ...SOURCES.map((source) => join(ROOT, source))
@@ -200,6 +204,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.error('usage: node scripts/build.mjs [--quiet] [--only functions|cli] [--if-stale]');
     process.exit(64);
   }
-  if (!(process.argv.includes('--if-stale') && bundlesFresh()))
+  if (!(process.argv.includes('--if-stale') && bundlesFresh(parts)))
     await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }) });
 }
