@@ -5,9 +5,8 @@ import { AuditTrailv1alpha1 } from '@scaleway/sdk-audit-trail';
 import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import type { AuditEvent, AuditResource } from '../core/audit-relevance';
 import { LBSYNC_USER_AGENT } from '../platform/user-agent';
-import { createHttpTransport, type OutgoingRequest } from './http-transport';
-import type { HttpResponse } from './http-messages';
-import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
+import { sdkHttpClient } from './sdk-http-client';
 
 type Region = `${string}-${string}`;
 export type WatchedResourceType = 'instance_server' | 'load_balancer_backend';
@@ -84,28 +83,21 @@ export function toAuditEvent(event: AuditTrailv1alpha1.Event): AuditEvent {
 export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrailGateway {
   const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, settings.pageSize ?? DEFAULT_PAGE_SIZE));
   const maxPages = settings.maxPages ?? DEFAULT_MAX_PAGES;
-  const transport = createHttpTransport({ timeoutMs: settings.requestTimeoutMs ?? 10_000 });
   const client = createAdvancedClient(
     withProfile({
       accessKey: settings.accessKey,
       secretKey: settings.secretKey,
       defaultOrganizationId: settings.organizationId,
-      ...(settings.apiUrl && { apiURL: settings.apiUrl.replace(/\/+$/, '') }),
+      ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
     }),
-    // The same node:http transport as the Scaleway gateway: in the bundles the SDK builds the bundle's own
-    // Request class (scripts/build.mjs), which Node's fetch cannot read.
-    withHTTPClient((async (request: OutgoingRequest) => {
-      let response: HttpResponse;
-      try {
-        response = await transport(request);
-      } catch (error) {
-        throw requestFailure(request.method, request.url, error, settings.requestTimeoutMs ?? 10_000);
-      }
-      if (response.status !== 404) return response;
-      const body = response.body?.toString('utf8') ?? '';
-      if (isApiNotFoundBody(body)) return response;
-      throw routeNotFound(request.method, request.url, body, response.headers.get('content-type'));
-    }) as unknown as typeof fetch),
+    // The same client as the Scaleway gateway's: in the bundles the SDK builds the bundle's own Request class
+    // (scripts/build.mjs), which Node's fetch cannot read; error bodies scrubbed of the keys.
+    withHTTPClient(
+      sdkHttpClient({
+        requestTimeoutMs: settings.requestTimeoutMs ?? 10_000,
+        scrubber: createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]),
+      }),
+    ),
     withDefaultPageSize(pageSize),
     withUserAgentSuffix(LBSYNC_USER_AGENT),
   );

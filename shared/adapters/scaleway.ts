@@ -9,9 +9,7 @@ import { normalisePool } from '../core/pool';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
 import { userAgentFor } from '../platform/user-agent';
 import { classifyApiFailure } from './api-failure';
-import { HttpResponse } from './http-messages';
-import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
-import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
+import { sdkHttpClient } from './sdk-http-client';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -181,51 +179,15 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
 }
 
 /** The same failure with its message (and its cause's) scrubbed; the name, which classifies it, is kept. */
-function scrubbedError(error: unknown, scrub: (text: string) => string): unknown {
-  if (!(error instanceof Error)) return error;
-  const message = scrub(error.message);
-  const cause = error.cause instanceof Error ? scrubbedError(error.cause, scrub) : undefined;
-  if (message === error.message && cause === error.cause) return error;
-  if (error instanceof DOMException) return new DOMException(message, error.name);
-  const copy = new Error(message, cause === undefined ? undefined : { cause }) as Error & { code?: unknown; status?: unknown };
-  copy.name = error.name;
-  const { code, status } = error as { code?: unknown; status?: unknown };
-  if (code !== undefined) copy.code = code;
-  if (status !== undefined) copy.status = status;
-  return copy;
-}
-
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
   const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
-  const transport = createHttpTransport({ timeoutMs: requestTimeoutMs });
-  // An API error may echo what it was sent (the key among it): error bodies and transport failures are
-  // scrubbed here, before the SDK builds an error message from them.
   const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
-  // The SDK hands over a built Request (its own `new Request`, an HttpRequest in the bundles) and no init.
-  const countingFetch = async (request: OutgoingRequest) => {
-    // No time left in the invocation: the request is not made (nor counted); the event is retried.
-    const left = settings.remainingMs?.();
-    const timeoutMs = left === undefined ? requestTimeoutMs : Math.min(requestTimeoutMs, left);
-    if (timeoutMs <= 0) throw timeoutError('no time left in this invocation');
-    const method = request.method.toUpperCase();
+  const countRequest = (method: string, url: string) => {
     if (method === 'GET') count.reads += 1;
     else count.writes += 1;
-    const key = operationKey(method, request.url);
+    const key = operationKey(method, url);
     count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
-    let response: HttpResponse;
-    try {
-      response = await transport(request, { timeoutMs });
-    } catch (error) {
-      // Named by URL and cause (connection refused, host not found, timed out, TLS).
-      throw scrubbedError(requestFailure(method, request.url, error, timeoutMs), scrubber.text);
-    }
-    if (response.status < 400) return response;
-    const safeBody = scrubber.text(response.body?.toString('utf8') ?? '');
-    if (response.status === 404 && !isApiNotFoundBody(safeBody))
-      throw scrubbedError(routeNotFound(method, request.url, safeBody, response.headers.get('content-type')), scrubber.text);
-    if (response.body === null) return response;
-    return new HttpResponse(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
   };
   const client = createAdvancedClient(
     withProfile({
@@ -235,7 +197,14 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
       ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
     }),
-    withHTTPClient(countingFetch as unknown as typeof fetch),
+    withHTTPClient(
+      sdkHttpClient({
+        requestTimeoutMs,
+        scrubber,
+        ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
+        onRequest: countRequest,
+      }),
+    ),
     withDefaultPageSize(PAGE_SIZE),
     // Audit Trail records it: the watcher ignores the writes that carry it (our own). The event id lets the
     // API's own logs (and the chaos run, through the emulator's call log) tie each call to its event.

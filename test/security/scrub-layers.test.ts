@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main';
 import { wrapApiFailure } from '../../shared/adapters/api-failure';
 import { kopsMessage } from '../../shared/errors/kops-messages';
+import { createAuditTrailGateway } from '../../shared/adapters/audit-trail';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { startLocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';
@@ -56,6 +57,35 @@ describe('each layer scrubs on its own', () => {
     }
     // The credentials were stripped from the URL, so the request went out (undici refuses URLs with them).
     expect(world.emulator.calls().filter((c) => c.operation === 'ListLbs')).toHaveLength(3);
+  });
+
+  it('the Audit Trail adapter: the same client, an error body echoing the key never reaches the error message', async () => {
+    const gateway = createAuditTrailGateway({
+      accessKey: ACCESS_KEY,
+      secretKey: SECRET_KEY,
+      organizationId: '23b8c1e9-3924-46de-beb1-3b9046685257',
+      apiUrl: world.emulator.url.replace('http://', `http://user:${encodeURIComponent(PASSWORD)}@`),
+    });
+    for (const status of [400, 500]) {
+      world.emulator.addFault({
+        operation: 'ListEvents',
+        status,
+        body: { message: `echo ${SECRET_KEY} ${Buffer.from(SECRET_KEY).toString('base64')} ${ACCESS_KEY} ${PASSWORD}`, type: 'internal' },
+      });
+      const error = await gateway
+        .listEvents({
+          region: 'fr-par',
+          resourceType: 'instance_server',
+          recordedAfter: new Date(Date.now() - 60_000),
+          recordedBefore: new Date(),
+        })
+        .catch((e: unknown) => e);
+      const message = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error').message;
+      expect(message, String(status)).toContain('[redacted]');
+      for (const secret of [SECRET_KEY, Buffer.from(SECRET_KEY).toString('base64'), ACCESS_KEY, PASSWORD])
+        expect(message, String(status)).not.toContain(secret);
+    }
+    expect(world.emulator.calls().filter((c) => c.operation === 'ListEvents')).toHaveLength(2);
   });
 
   it('the reconcile handler: a dead-letter record is scrubbed before it is sent', async () => {

@@ -1,0 +1,60 @@
+// The fetch the Scaleway SDK clients are given (withHTTPClient): requests over node:http with a timeout, an
+// invocation's deadline respected, and what comes back made safe to show. An API error may echo what it was
+// sent (the key among it), so error bodies and transport failures are scrubbed here, before the SDK builds an
+// error message from them; a failed request and a 404 of no API route are named by URL and cause.
+import type { Scrubber } from '../platform/scrub';
+import { HttpResponse } from './http-messages';
+import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
+import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
+
+export interface SdkHttpClientOptions {
+  requestTimeoutMs: number;
+  scrubber: Scrubber;
+  /** Time left in the invocation: a request gets no more, and none is made when none is left. */
+  remainingMs?: () => number;
+  /** Each request about to be sent (call counting). */
+  onRequest?: (method: string, url: string) => void;
+}
+
+/** An error as the SDK would show it, with every message in its cause chain scrubbed. */
+function scrubbedError(error: unknown, scrub: (text: string) => string): unknown {
+  if (!(error instanceof Error)) return error;
+  const message = scrub(error.message);
+  const cause = error.cause instanceof Error ? scrubbedError(error.cause, scrub) : undefined;
+  if (message === error.message && cause === error.cause) return error;
+  if (error instanceof DOMException) return new DOMException(message, error.name);
+  const copy = new Error(message, cause === undefined ? undefined : { cause }) as Error & { code?: unknown; status?: unknown };
+  copy.name = error.name;
+  const { code, status } = error as { code?: unknown; status?: unknown };
+  if (code !== undefined) copy.code = code;
+  if (status !== undefined) copy.status = status;
+  return copy;
+}
+
+/** The SDK hands over a built Request (its own `new Request`, an HttpRequest in the bundles) and no init. */
+export function sdkHttpClient(options: SdkHttpClientOptions): typeof fetch {
+  const { requestTimeoutMs, scrubber } = options;
+  const transport = createHttpTransport({ timeoutMs: requestTimeoutMs });
+  const send = async (request: OutgoingRequest) => {
+    // No time left in the invocation: the request is not made (nor counted); the event is retried.
+    const left = options.remainingMs?.();
+    const timeoutMs = left === undefined ? requestTimeoutMs : Math.min(requestTimeoutMs, left);
+    if (timeoutMs <= 0) throw timeoutError('no time left in this invocation');
+    const method = request.method.toUpperCase();
+    options.onRequest?.(method, request.url);
+    let response: HttpResponse;
+    try {
+      response = await transport(request, { timeoutMs });
+    } catch (error) {
+      // Named by URL and cause (connection refused, host not found, timed out, TLS).
+      throw scrubbedError(requestFailure(method, request.url, error, timeoutMs), scrubber.text);
+    }
+    if (response.status < 400) return response;
+    const safeBody = scrubber.text(response.body?.toString('utf8') ?? '');
+    if (response.status === 404 && !isApiNotFoundBody(safeBody))
+      throw scrubbedError(routeNotFound(method, request.url, safeBody, response.headers.get('content-type')), scrubber.text);
+    if (response.body === null) return response;
+    return new HttpResponse(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
+  };
+  return send as unknown as typeof fetch;
+}
