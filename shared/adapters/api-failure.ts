@@ -64,8 +64,8 @@ export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, no
 
 function causeText(error: unknown): string {
   if (error instanceof Error) {
-    // A timeout the adapter told (with the URL) keeps its words; the bare DOMException's are replaced.
-    if (error.name === 'TimeoutError') return error.message.startsWith('request timed out') ? error.message : 'request timed out';
+    // Our timeouts keep their words (the URL, or "no time left in this invocation"); a bare DOMException's are replaced.
+    if (error instanceof DOMException && error.name === 'TimeoutError') return 'request timed out';
     return error.message || error.name;
   }
   return String(error);

@@ -2,7 +2,7 @@
 // the calls it makes and counts, "delete if it exists" (the one place a 404 is read as "gone"), and a request that
 // is not made once the invocation has no time left.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { classifyApiFailure } from '../../../shared/adapters/api-failure';
+import { classifyApiFailure, wrapApiFailure } from '../../../shared/adapters/api-failure';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import type { World } from '../../support/world';
 import {
@@ -95,6 +95,10 @@ describe('calls', () => {
       (e: unknown) => e,
     );
     expect(classifyApiFailure(error, 'lb_not_found').code).toBe('network_error');
+    // It says why: not a slow API, but an invocation out of time.
+    expect(wrapApiFailure('finding load-balancer api.demo.k8s.local', error, 'lb_not_found').message).toBe(
+      'finding load-balancer api.demo.k8s.local: no time left in this invocation',
+    );
     expect(gateway.calls()).toMatchObject({ reads: 0, writes: 0 });
     expect(world.emulator.calls()).toEqual([]);
   });
