@@ -73,7 +73,7 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         ],
         [
           [0, 'the window was read and every concerned target enqueued'],
-          [1, 'Audit Trail or the queue failed, a configuration error (organization id, keys, targets), or a --target the configuration lacks'],
+          [1, 'Audit Trail or the queue failed, a configuration error (organization id, keys, targets), or an unknown --target'],
           [64, 'bad flags'],
         ],
         'one envelope per run: {ok, command: "watch", events, relevant, enqueued, targets, window, matches, ignored, error?}',
