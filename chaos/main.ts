@@ -17,6 +17,9 @@ Options:
                   the schedule's stuck LB and crashing function then end in retries_exhausted and
                   queue_redrive dead letters (default: ci, maxReceiveCount ${PROFILES.ci.maxReceiveCount}, LBSYNC_MAX_ATTEMPTS ${PROFILES.ci.maxAttempts})
   --quiet         no progress lines
+                  A run with a violation (or that fails) writes its dump, a JSON file of the emulator's
+                  call log, pool history and state, the answers and dead letters, and prints its path;
+                  CHAOS_DUMP=path writes it there, and for a run that passes too
   --help          this text
 
 The summary line:
@@ -101,6 +104,7 @@ try {
     `api calls: ${report.apiCalls} (bound ${report.apiCallBound} = ${API_CALLS_PER_EVENT}/event); deliveries: ${report.deliveries} (bound ${report.deliveryBound} = ${DELIVERIES_PER_EVENT}/event); queue empty: ${report.queueEmpty}`,
   );
   for (const v of report.violations) console.log(`VIOLATION: ${v}`);
+  if (report.dumpPath) console.log(`dump: ${report.dumpPath} (call log, pool history, answers, dead letters)`);
   console.log(summaryLine(report));
   process.exit(report.ok ? 0 : 1);
 } catch (error) {

@@ -9,6 +9,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Handle } from '../shared/platform/function-shell';
 import type { LocalStack } from '../local/stack';
+import type { DeadLetterRecord } from '../shared/errors/dead-letter';
 import { startLocalStack } from '../local/stack';
 import { serveFunction, type ServedFunction } from '../local/serve-functions';
 import { startTriggerBridge } from '../local/trigger-bridge';
@@ -16,6 +17,7 @@ import { accountEvents } from './accounting';
 import type { AnswerRecorder } from './answer-recorder';
 import { startAnswerRecorder } from './answer-recorder';
 import { drainDeadLetters } from './dead-letter-queue';
+import { writeDump } from './dump';
 import { ChaosDriver } from './driver';
 import { checkEvidence, eventOfCall } from './evidence';
 import { Fleet, ZONE } from './fleet';
@@ -108,6 +110,8 @@ export interface ChaosReport {
   violations: string[];
   durationMs: number;
   ok: boolean;
+  /** Where the run's dump was written: always when it failed, and when CHAOS_DUMP asked for one. */
+  dumpPath?: string;
 }
 
 export function summaryLine(r: ChaosReport): string {
@@ -167,6 +171,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   });
 
   const driver = new ChaosDriver({ stack, recorder, sqs, fleet, maxOutstanding: options.maxOutstanding ?? 30 });
+  const dumpOf = () => ({ seed: options.seed, stack, answers: recorder.answers, fleet, steps: schedule.steps });
   try {
     await driver.playSchedule(schedule.steps, log);
     log('chaos: schedule played; draining');
@@ -179,7 +184,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await bridge.waitIdle({ quietMs: 1_000, timeoutMs: idleTimeoutMs });
     }
 
-    const report = await collectReport({
+    const { report, deadLetters } = await collectReport({
       options,
       profile,
       scheduleHash: schedule.hash,
@@ -190,23 +195,18 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       driver,
       fleet,
     });
-    if (process.env.CHAOS_DUMP) {
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(
-        process.env.CHAOS_DUMP,
-        JSON.stringify(
-          {
-            calls: stack.emulator.calls(),
-            history: stack.emulator.history(),
-            answers: recorder.answers,
-            lbs: fleet.clusters.map((c) => ({ name: c.name, lbId: c.lbId })),
-          },
-          null,
-          1,
-        ),
-      );
-    }
+    if (!report.ok || process.env.CHAOS_DUMP)
+      report.dumpPath = writeDump({ ...dumpOf(), deadLetters, violations: report.violations });
     return report;
+  } catch (error) {
+    // A run that did not finish (a drain that never went idle) is a failure too: its dump is written all the same.
+    let path: string;
+    try {
+      path = writeDump({ ...dumpOf(), violations: driver.violations, failure: (error as Error)?.stack ?? String(error) });
+    } catch {
+      throw error;
+    }
+    throw new Error(`${(error as Error)?.message ?? String(error)} (dump: ${path})`, { cause: error });
   } finally {
     sqs.destroy();
     await bridge.stop();
@@ -239,7 +239,7 @@ async function collectReport({
   recorder,
   driver,
   fleet,
-}: FinishedRun): Promise<ChaosReport> {
+}: FinishedRun): Promise<{ report: ChaosReport; deadLetters: DeadLetterRecord[] }> {
   // Convergence first: nothing has run since the schedule's last events were answered.
   const convergence = checkConvergence(fleet, stack.emulator.dumpState() as unknown as EmulatorStateDump);
   const deadLetters = [...driver.savedDeadLetters, ...(await drainDeadLetters(stack))];
@@ -283,7 +283,7 @@ async function collectReport({
     ...(leaked.length > 0 ? [`refused by inject, yet delivered or used: ${leaked.slice(0, 3).join(', ')}`] : []),
   ];
 
-  return {
+  const report: ChaosReport = {
     seed: options.seed,
     scheduleHash,
     steps,
@@ -319,4 +319,5 @@ async function collectReport({
     durationMs: Date.now() - started,
     ok: violations.length === 0,
   };
+  return { report, deadLetters };
 }
