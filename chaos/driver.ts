@@ -57,6 +57,11 @@ export class ChaosDriver {
   private readonly finished = new Set<string>();
   /** Rate limits alternate between the gateway's real 429 (no reset time) and the JSON one with reset_seconds. */
   private rateLimits = 0;
+  /**
+   * When each LB was busy (pending or migrating), by LB id, as the driver set it: the evidence a retries_exhausted
+   * dead letter is judged by (evidence.ts). A later status ends the window before it.
+   */
+  readonly busyWindows = new Map<string, [number, number][]>();
   /** Until when an lb_stuck fault holds a cluster's LB (a shorter lb_busy must not end it early). */
   private readonly stuckUntil = new Map<number, number>();
   private readonly stack: LocalStack;
@@ -129,6 +134,16 @@ export class ChaosDriver {
 
   private fault(spec: FaultSpec): void {
     this.stack.emulator.addFault(spec);
+  }
+
+  /** Sets an LB's status for a while (ready: at once, for good), keeping the busy windows in step. */
+  private setLbStatus(lbId: string, status: 'ready' | 'pending' | 'migrating', forMs?: number): void {
+    const now = Date.now();
+    this.stack.emulator.setLbStatus(lbId, status, forMs);
+    const windows = this.busyWindows.get(lbId) ?? [];
+    for (const w of windows) w[1] = Math.min(w[1], now);
+    if (status !== 'ready') windows.push([now, forMs === undefined ? Number.POSITIVE_INFINITY : now + forMs]);
+    this.busyWindows.set(lbId, windows);
   }
 
   private async play(step: Step): Promise<void> {
@@ -238,7 +253,7 @@ export class ChaosDriver {
     this.stuckUntil.clear();
     this.stack.emulator.clearFaults();
     this.stack.emulator.clearForcedHealth();
-    for (const c of this.fleet.clusters) this.stack.emulator.setLbStatus(c.lbId, 'ready');
+    for (const c of this.fleet.clusters) this.setLbStatus(c.lbId, 'ready');
     for (const [index, id] of ids.entries()) {
       this.expectEvent(id, 'valid');
       await this.send(this.event(id, index));
@@ -253,8 +268,7 @@ export class ChaosDriver {
       }
       case 'lb_busy': {
         const cluster = this.fleet.clusters[f.cluster];
-        if (cluster && Date.now() >= (this.stuckUntil.get(f.cluster) ?? 0))
-          this.stack.emulator.setLbStatus(cluster.lbId, f.status, f.forMs);
+        if (cluster && Date.now() >= (this.stuckUntil.get(f.cluster) ?? 0)) this.setLbStatus(cluster.lbId, f.status, f.forMs);
         return;
       }
       case 'rate_limited':
@@ -298,7 +312,7 @@ export class ChaosDriver {
       case 'lb_stuck': {
         const cluster = this.fleet.clusters[f.cluster];
         if (!cluster) return;
-        this.stack.emulator.setLbStatus(cluster.lbId, 'migrating', f.forMs);
+        this.setLbStatus(cluster.lbId, 'migrating', f.forMs);
         this.stuckUntil.set(f.cluster, Date.now() + f.forMs);
         this.expectEvent(f.id, 'valid');
         return this.send(this.event(f.id, f.cluster));

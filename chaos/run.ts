@@ -32,14 +32,16 @@ export { ZONE };
 export const REQUEST_TIMEOUT_MS = 500;
 
 /**
- * The queue and retry settings a run uses. ci: room to recover from every fault (10 receives, 16 attempts), so
- * any dead letter of a valid event but a permanent error is a violation. production: the deployed defaults
- * (maxReceiveCount 4, LBSYNC_MAX_ATTEMPTS 8), under which the schedule's lb_stuck and crash faults really end in
- * retries_exhausted and queue_redrive.
+ * The queue and retry settings a run uses (the retry delays are a chaos run's: base 50 ms, cap 1 s). ci: room to
+ * recover from every fault (10 receives, a 20 s retry horizon, longer than any busy period the schedule makes),
+ * so no valid event is dead-lettered but for a permanent error. production: the deployed maxReceiveCount (4), and
+ * a horizon (5 s) shorter than the schedule's stuck LB (7-8 s), so lb_stuck and crash faults really end in
+ * retries_exhausted and queue_redrive. Either way, a retries_exhausted dead letter of a valid event is judged by
+ * evidence (evidence.ts): the LB busy at each of its attempts, for a whole horizon.
  */
 export const PROFILES = {
-  ci: { maxReceiveCount: 10, maxAttempts: 16 },
-  production: { maxReceiveCount: 4, maxAttempts: 8 },
+  ci: { maxReceiveCount: 10, retryHorizonMs: 20_000 },
+  production: { maxReceiveCount: 4, retryHorizonMs: 5_000 },
 } as const;
 export type Profile = keyof typeof PROFILES;
 
@@ -143,7 +145,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       LOG_LEVEL: 'silent',
       LBSYNC_RETRY_BASE_MS: '50',
       LBSYNC_RETRY_CAP_MS: '1000',
-      LBSYNC_MAX_ATTEMPTS: String(settings.maxAttempts),
+      LBSYNC_RETRY_HORIZON_MS: String(settings.retryHorizonMs),
       LBSYNC_MAX_HOLD_MS: '1500',
       LBSYNC_WAIT_BUDGET_MS: '1000',
       LBSYNC_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
@@ -195,8 +197,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       driver,
       fleet,
     });
-    if (!report.ok || process.env.CHAOS_DUMP)
-      report.dumpPath = writeDump({ ...dumpOf(), deadLetters, violations: report.violations });
+    if (!report.ok || process.env.CHAOS_DUMP) report.dumpPath = writeDump({ ...dumpOf(), deadLetters, violations: report.violations });
     return report;
   } catch (error) {
     // A run that did not finish (a drain that never went idle) is a failure too: its dump is written all the same.
@@ -243,20 +244,32 @@ async function collectReport({
   // Convergence first: nothing has run since the schedule's last events were answered.
   const convergence = checkConvergence(fleet, stack.emulator.dumpState() as unknown as EmulatorStateDump);
   const deadLetters = [...driver.savedDeadLetters, ...(await drainDeadLetters(stack))];
+  const assertionsOvertaken = new Set(
+    [...driver.assertions]
+      .filter(([, a]) => a.ips.some((ip) => (fleet.clusters[a.cluster]?.leftAt.get(ip) ?? 0) >= a.at))
+      .map(([id]) => id),
+  );
   const accounting = accountEvents({
     expected: driver.expected,
     answers: recorder.answers,
     deadLetters,
     sweepsEnqueued: driver.sweepsEnqueued,
-    allowRetriesExhausted: profile === 'production',
-    assertionsOvertaken: new Set(
-      [...driver.assertions]
-        .filter(([, a]) => a.ips.some((ip) => (fleet.clusters[a.cluster]?.leftAt.get(ip) ?? 0) >= a.at))
-        .map(([id]) => id),
-    ),
+    assertionsOvertaken,
   });
   const calls = stack.emulator.calls();
-  const evidence = checkEvidence({ answers: recorder.answers, calls, deadLetters, deletionWindows: driver.deletionWindows });
+  const evidence = checkEvidence({
+    answers: recorder.answers,
+    calls,
+    deadLetters,
+    deletionWindows: driver.deletionWindows,
+    exhausted: {
+      // Valid events: a hostile one, or one whose asserted address left, runs out of retries for another reason.
+      mustShow: (id) => (driver.expected.get(id) ?? 'valid') === 'valid' && !assertionsOvertaken.has(id),
+      busyWindows: driver.busyWindows,
+      lbOfTarget: (target) => fleet.clusters.find((c) => c.name === target)?.lbId,
+      horizonMs: PROFILES[profile].retryHorizonMs,
+    },
+  });
   const queue = checkQueueEmpty(await stack.events.attributes(stack.reconcileQueueUrl));
   const history = stack.emulator.history();
   const poolWrites = checkPoolWrites(fleet, history);

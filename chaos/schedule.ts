@@ -28,8 +28,8 @@ export type FaultStep =
   /** The LB's health check reports a control plane (by slot) failing or unknown for a while, whatever the server does. */
   | { type: 'health_failure'; cluster: number; slot: number; status: 'failed' | 'unknown'; forMs: number }
   /**
-   * The LB stays migrating longer than a production retry budget (LBSYNC_MAX_ATTEMPTS 8): the event sent with it
-   * is dead-lettered retries_exhausted under production settings, and recovers under the CI ones. Placed.
+   * The LB stays migrating longer than the production profile's retry horizon (5 s): the event sent with it is
+   * dead-lettered retries_exhausted under production settings, and recovers under the CI ones (20 s). Placed.
    */
   | { type: 'lb_stuck'; cluster: number; forMs: number; id: string }
   /**

@@ -176,6 +176,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }
 
     // An unknown target was dead-lettered above: the target is known here.
+    const startedAt = now();
     const result = await reconcileTarget(target as Target, event, {
       gateway: deps.gateway(deadline, event.id),
       deadline,
@@ -185,7 +186,11 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       onPlanned: (actions, pool, rollouts) => logPlan(log, actions, pool.ips, rollouts),
     });
     logResult(log, result);
-    return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now() }, policy, deps.random), event, result);
+    return await carryOut(
+      decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random),
+      event,
+      result,
+    );
   } catch (error) {
     // Only a failed hand-off lands here: answer 5xx so the platform redelivers and nothing is lost.
     log.error({ error }, 'hand-off to the queue failed; answering 500 so the message is redelivered');

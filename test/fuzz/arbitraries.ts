@@ -83,6 +83,7 @@ export const validEvent = fc.record(
     dryRun: fc.boolean(),
     attempt: fc.integer({ min: 0, max: 1000 }),
     notBefore: isoDate,
+    firstAttemptAt: isoDate,
   },
   { requiredKeys: ['version', 'id', 'source', 'target', 'occurredAt'] },
 );

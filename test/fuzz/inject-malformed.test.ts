@@ -42,7 +42,13 @@ function acceptable(body: string): boolean {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const own = (key: string) => Object.hasOwn(value, key);
       const source = (value as { source?: unknown }).source;
-      if (own('attempt') || own('notBefore') || (own('source') && source !== 'manual' && source !== 'instance-replacement')) return false;
+      if (
+        own('attempt') ||
+        own('notBefore') ||
+        own('firstAttemptAt') ||
+        (own('source') && source !== 'manual' && source !== 'instance-replacement')
+      )
+        return false;
     }
     const withSource =
       value && typeof value === 'object' && !Array.isArray(value) && !Object.hasOwn(value, 'source')
@@ -54,7 +60,18 @@ function acceptable(body: string): boolean {
   }
 }
 
-const EVENT_FIELDS = ['version', 'id', 'source', 'target', 'occurredAt', 'serverIps', 'dryRun', 'attempt', 'notBefore'] as const;
+const EVENT_FIELDS = [
+  'version',
+  'id',
+  'source',
+  'target',
+  'occurredAt',
+  'serverIps',
+  'dryRun',
+  'attempt',
+  'notBefore',
+  'firstAttemptAt',
+] as const;
 
 const malformedJsonBody = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 300 }),

@@ -43,7 +43,18 @@ function refusedProperly(code: 'invalid_event' | 'invalid_config', fn: () => unk
   }
 }
 
-const EVENT_FIELDS = ['version', 'id', 'source', 'target', 'occurredAt', 'serverIps', 'dryRun', 'attempt', 'notBefore'] as const;
+const EVENT_FIELDS = [
+  'version',
+  'id',
+  'source',
+  'target',
+  'occurredAt',
+  'serverIps',
+  'dryRun',
+  'attempt',
+  'notBefore',
+  'firstAttemptAt',
+] as const;
 
 describe('events', () => {
   it('every valid event parses, decodes from JSON, and round-trips', () => {
