@@ -202,3 +202,17 @@ describe('plan after a failed read says what it could not check, never "in sync"
     expect(target?.actions).toEqual([]);
   });
 });
+
+describe('doctor on an LB kOps made', () => {
+  it('the health line tells each address once, though both backends hold it', async () => {
+    const run = await runBin(['doctor', '--no-queue', '-o', 'json'], env);
+    const { checks } = JSON.parse(run.stdout) as { checks: { name: string; status: string; detail: string }[] };
+    const health = checks.find((c) => c.name === 'target:prod.k8s.local:health');
+    expect(health?.status).toBe('warn');
+    for (const ip of [...CONTROL_PLANES, ...WORKERS])
+      expect(health?.detail.split(new RegExp(`\\b${ip.replaceAll('.', '\\.')}\\b`)).length, ip).toBe(2);
+    expect(health?.detail).toBe(
+      `not passing: ${WORKERS.map((ip) => `${ip} failed`).join(', ')}; passing: ${CONTROL_PLANES.join(', ')} (${BACKENDS.join(', ')})`,
+    );
+  });
+});
