@@ -197,6 +197,15 @@ const platformPost = (body: string, headers: Record<string, string> = {}): Platf
   isBase64Encoded: false,
 });
 
+/** A 400 naming the bad field, answered before any connection is tried. */
+const refusedBeforeIo =
+  (error: string, path: string) =>
+  ({ answer, connections }: HandlerLoad) => {
+    expect(answer?.status).toBe(400);
+    expect(answer?.body).toMatchObject({ error, errors: [expect.objectContaining({ path })] });
+    expect(connections).toEqual([]);
+  };
+
 /** Per function: a request, the environment, and the documented answer it gets before touching the network. */
 const INVOCATIONS: Record<string, { request: PlatformRequest; env: Record<string, string>; expect: (load: HandlerLoad) => void }> = {
   reconcile: {
@@ -215,29 +224,17 @@ const INVOCATIONS: Record<string, { request: PlatformRequest; env: Record<string
   inject: {
     request: platformPost('{"target":42}', { authorization: `Bearer ${INJECT_TOKEN}` }),
     env: { ...TARGETS, ...QUEUES, INJECT_TOKEN },
-    expect: ({ answer, connections }) => {
-      expect(answer?.status).toBe(400);
-      expect(answer?.body).toMatchObject({ error: 'invalid_event', errors: [expect.objectContaining({ path: 'event.target' })] });
-      expect(connections).toEqual([]);
-    },
+    expect: refusedBeforeIo('invalid_event', 'event.target'),
   },
   sweep: {
     request: platformPost('{"targets":"prod.k8s.local"}'),
     env: { ...TARGETS, ...QUEUES },
-    expect: ({ answer, connections }) => {
-      expect(answer?.status).toBe(400);
-      expect(answer?.body).toMatchObject({ error: 'invalid_args', errors: [expect.objectContaining({ path: 'args.targets' })] });
-      expect(connections).toEqual([]);
-    },
+    expect: refusedBeforeIo('invalid_args', 'args.targets'),
   },
   watch: {
     request: platformPost('{"dryRun":"yes"}'),
     env: { ...TARGETS, ...QUEUES, ...API_KEY },
-    expect: ({ answer, connections }) => {
-      expect(answer?.status).toBe(400);
-      expect(answer?.body).toMatchObject({ error: 'invalid_args', errors: [expect.objectContaining({ path: 'args.dryRun' })] });
-      expect(connections).toEqual([]);
-    },
+    expect: refusedBeforeIo('invalid_args', 'args.dryRun'),
   },
 };
 
