@@ -6,7 +6,7 @@ import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 import { prettyLine } from '../../shared/platform/log';
-import { runBin } from './support';
+import { localQueueEnv, runBin } from './support';
 
 const A = 'evt-0b7c1111-aaaa-4aaa-8aaa-000000000001';
 const B = 'evt-0b7c2222-bbbb-4bbb-8bbb-000000000002';
@@ -38,14 +38,7 @@ beforeAll(async () => {
     deadLetterQueueName: 'ids-dead-letter',
     functionTimeoutSeconds: 60,
   });
-  env = {
-    SQS_ENDPOINT: localQueue.endpoint,
-    SQS_REGION: localQueue.region,
-    SQS_ACCESS_KEY_ID: localQueue.settings.accessKeyId,
-    SQS_SECRET_ACCESS_KEY: localQueue.settings.secretAccessKey,
-    RECONCILE_QUEUE_URL: urls.reconcileQueueUrl,
-    DEAD_LETTER_QUEUE_URL: urls.deadLetterQueueUrl,
-  };
+  env = localQueueEnv(localQueue, urls);
   // Events the reconcile queue's RedrivePolicy moved here (the raw event: redrivable).
   for (const id of [A, B, C]) await queue.send(urls.deadLetterQueueUrl, event(id));
 });

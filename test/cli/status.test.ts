@@ -27,7 +27,7 @@ import { main } from '../../cli/main';
 import { colorsFor } from '../../cli/output';
 import type { StatusSnapshot } from '../../cli/status-view';
 import { REDRAW, statusExitCode, terminalFrame } from '../../cli/status-view';
-import { BIN, ROOT, runBin, waitFor } from './support';
+import { BIN, localQueueEnv, ROOT, runBin, waitFor } from './support';
 
 const HOUR = 3_600_000;
 const NEW = '51.15.100.31';
@@ -97,12 +97,7 @@ beforeAll(async () => {
     SCW_API_URL: emulator.url,
     LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
     LBSYNC_WAIT_BUDGET_MS: '2000',
-    SQS_ENDPOINT: localQueue.endpoint,
-    SQS_REGION: localQueue.region,
-    SQS_ACCESS_KEY_ID: localQueue.settings.accessKeyId,
-    SQS_SECRET_ACCESS_KEY: localQueue.settings.secretAccessKey,
-    RECONCILE_QUEUE_URL: statusQueues.reconcileQueueUrl,
-    DEAD_LETTER_QUEUE_URL: statusQueues.deadLetterQueueUrl,
+    ...localQueueEnv(localQueue, statusQueues),
   };
 });
 afterAll(async () => {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
-import { runBin } from './support';
+import { localQueueEnv, runBin } from './support';
 
 let localQueue: LocalQueue;
 let queue: EventQueue;
@@ -29,11 +29,7 @@ describe('lbsync sweep --spread', () => {
     const many = Array.from({ length: 45 }, (_, i) => ({ kops: { cluster: `c${i}.k8s.local`, zone: 'fr-par-1' } }));
     const run = await runBin(['sweep', '--spread', '2'], {
       LBSYNC_TARGETS: JSON.stringify(many),
-      SQS_ENDPOINT: localQueue.endpoint,
-      SQS_REGION: localQueue.region,
-      SQS_ACCESS_KEY_ID: localQueue.settings.accessKeyId,
-      SQS_SECRET_ACCESS_KEY: localQueue.settings.secretAccessKey,
-      RECONCILE_QUEUE_URL: reconcileQueueUrl,
+      ...localQueueEnv(localQueue, { reconcileQueueUrl }),
     });
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^sweep: 45\/45 targets enqueued in \d+ batches$/m);
