@@ -359,7 +359,7 @@ describe('lbsync status --watch on a terminal', () => {
       ],
       queues: { reconcile: { waiting: 0, inFlight: 1 }, deadLetter: { waiting: 0, inFlight: 0 } },
     };
-    const c = colorsFor({ isTTY: false }, {});
+    const c = colorsFor({ write: () => true, isTTY: false }, {});
     expect(terminalFrame(snapshot, c, 5)).toBe(
       [
         `${REDRAW}lbsync status: every 5 s, read at 10:00:05Z (Ctrl-C to stop)`,
