@@ -354,8 +354,7 @@ describe('switches for what no recording shows (both settings each)', () => {
     const role = 'noprefix=kops.k8s.io/role=ControlPlane';
     emulator.upsertServer({ name: 'namesake-cp', zone: 'fr-par-1', tags: [`${cluster}2`, role], publicIps: ['51.15.102.10'] });
     emulator.upsertServer({ name: 'other-zone-cp', zone: 'nl-ams-1', tags: [cluster, role], publicIps: ['51.158.1.1'] });
-    const names = async (tags: string[]) =>
-      (await instanceApi.listServers({ zone: 'fr-par-1', tags }).all()).map((s) => s.name).sort();
+    const names = async (tags: string[]) => (await instanceApi.listServers({ zone: 'fr-par-1', tags }).all()).map((s) => s.name).sort();
     const controlPlanes = ['control-plane-fr-par-1-0', 'control-plane-fr-par-1-1', 'control-plane-fr-par-1-2'];
     const workers = ['nodes-fr-par-1-0', 'nodes-fr-par-1-1'];
     expect(await names([cluster, role])).toEqual(controlPlanes);
