@@ -7,11 +7,13 @@ import { createEventQueue } from '../shared/adapters/queue';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import { type QueueEnv, queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
-import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
+import { ERROR_CATALOG, LbSyncError, WARNING_CATALOG } from '../shared/errors/lbsync-error';
 import { wrapApiFailure } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
 import type { PoolMember } from '../shared/core/desired';
-import { selectServerIps } from '../shared/core/desired';
+import { discoveredPool, unusableAddressWarning } from '../shared/core/desired';
+import { admitServers, filterMismatchWarning } from '../shared/core/discovery-check';
+import { unusablePoolAddress } from '../shared/schemas/backend-address';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
 import { describeAction } from '../shared/core/action-text';
@@ -23,6 +25,7 @@ import { TRANSIENT_LB_STATUSES } from '../shared/core/model';
 import type { DiscoveredPool } from '../shared/core/desired';
 import { lbLabel } from '../shared/core/lb-identity';
 import { regionOf } from '../shared/core/locality';
+import { serverScope } from '../shared/reconcile/discover';
 import { findLb, observeBackends } from '../shared/reconcile/observe';
 import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
@@ -131,10 +134,15 @@ function lbCheck(name: string, target: Target, lb: ObservedLb): Check {
 }
 
 function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check {
-  const skipped = pool.skipped.map((s) => `${s.server} left out: ${s.reason}`);
+  const leftOut = [
+    filterMismatchWarning(pool.refused),
+    unusableAddressWarning(pool.unusable),
+    ...pool.skipped.map((s) => `${s.server} left out: ${s.reason}`),
+  ].filter((line) => line !== undefined);
   const detail = `${pool.serverCount} server(s) carry ${target.servers.tags.join(' + ')}; the pool would be [${pool.ips.join(', ')}] (ipSource ${target.servers.ipSource})`;
-  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, detail, ERROR_CATALOG.no_servers.hint);
-  if (skipped.length > 0) return warn(name, `${detail}; ${skipped.join('; ')}`);
+  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, [detail, ...leftOut].join('; '), ERROR_CATALOG.no_servers.hint);
+  if (pool.refused.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
+  if (leftOut.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`);
   return ok(name, detail);
 }
 
@@ -169,23 +177,23 @@ function healthCheck(name: string, reports: readonly { backend: ObservedBackend;
   );
 }
 
-/** The servers and the pool they give, read as discoverPool reads them, one permission per call. */
+/** The servers and the pool they give, read and checked as discoverPool does, one permission per call. */
 async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
   const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () =>
     gateway.listServersByTags(target.zone, target.servers.tags),
   );
-  let privateIps: Map<string, string[]> | undefined;
-  if (target.servers.ipSource === 'ipam-private') {
-    const step = kopsMessage.serverIp(servers.map((s) => s.name).join(','));
-    privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () =>
-      gateway.listPrivateIpsByNic(
-        regionOf(target.zone),
-        servers.flatMap((s) => s.privateNicIds),
-      ),
-    );
-  }
-  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
+  const checked = admitServers(servers, serverScope(gateway, target));
+  const nicIds = checked.admitted.flatMap((s) => s.privateNicIds);
+  const privateNicIps =
+    target.servers.ipSource === 'ipam-private'
+      ? await ledger.prove(
+          'iam:ipam-read',
+          regionOf(target.zone),
+          kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(',')),
+          () => gateway.listPrivateNicIps(regionOf(target.zone), nicIds),
+        )
+      : [];
+  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress);
 }
 
 async function targetChecks(

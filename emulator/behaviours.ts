@@ -39,6 +39,12 @@ export interface EmulatorBehaviours {
   healthPassAfterMs: number;
   /** ... and an address whose server was deleted, stopped or is stopping reports `failed` this long after. Default 0. */
   healthFailAfterMs: number;
+  /**
+   * ListServers `tags=a,b`: `all` as the API reference documents it (a server carrying every tag exactly), `any`
+   * (a server carrying one of them), `prefix` (every filter tag begins one of the server's tags). No recording
+   * shows a multi-tag filter.
+   */
+  serverTagsFilter: 'all' | 'any' | 'prefix';
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
@@ -53,9 +59,10 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   multiCloudLbTypes: [],
   healthPassAfterMs: 0,
   healthFailAfterMs: 0,
+  serverTagsFilter: 'all',
 });
 
-/** The choices of each two-way switch, for validation, docs and tests that run every setting. */
+/** The choices of each switch, for validation, docs and tests that run every setting. */
 export const BEHAVIOUR_CHOICES = {
   pendingAfterHealthCheck: [false, true],
   writesWhileTransient: ['refuse', 'accept'],
@@ -64,6 +71,7 @@ export const BEHAVIOUR_CHOICES = {
   deleteBackendInUse: ['refuse', 'cascade'],
   duplicateServerIps: ['dedupe', 'refuse'],
   strictBackendIps: [false, true],
+  serverTagsFilter: ['all', 'any', 'prefix'],
 } as const satisfies { [K in keyof EmulatorBehaviours]?: readonly EmulatorBehaviours[K][] };
 
 export type SwitchName = keyof typeof BEHAVIOUR_CHOICES;
