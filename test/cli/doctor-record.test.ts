@@ -31,6 +31,8 @@ function realValues(): string[] {
       for (const value of [nic.id, nic.privateNetworkId, nic.macAddress, ...nic.ipamAddresses.map((a) => a.split('/')[0])])
         if (value) values.add(value);
   }
+  // An address also travels dashed, in the host names made from it (the LB's reverse DNS).
+  for (const value of [...values]) if (/^\d+(\.\d+){3}$/.test(value)) values.add(value.replaceAll('.', '-'));
   return [...values];
 }
 
