@@ -2,7 +2,8 @@
 // Secrets first, always: credential headers are dropped, and every URL, header and body goes through the one
 // scrubber (by value, URL credentials, credential-named JSON fields). Then, unless the ids are kept, every id,
 // name, tag and address becomes its stand-in (stand-ins.ts), consistently across the whole recording: in paths,
-// query strings (ListServers?tags= as in the answer's tags), Link headers and JSON bodies.
+// query strings (ListServers?tags= as in the answer's tags), Link headers and JSON bodies; a name or tag the
+// recording holds is replaced where other text echoes it too (an error message naming an LB).
 import { isCredentialHeader, type RecordedExchange } from '../../shared/adapters/http-recorder';
 import { createScrubber, type Scrubber } from '../../shared/platform/scrub';
 import { StandIns } from './stand-ins';
@@ -65,15 +66,43 @@ function withContentLength(headers: [string, string][], body: string): [string, 
   return headers.map(([name, value]) => [name, name.toLowerCase() === 'content-length' ? String(Buffer.byteLength(body, 'utf8')) : value]);
 }
 
-function nameFilters(exchanges: readonly RecordedExchange[]): string[] {
-  return exchanges.flatMap((exchange) => {
-    const query = exchange.url.split('?')[1]?.split('#')[0] ?? '';
-    return query
-      .split('&')
-      .map((pair) => pair.split('='))
-      .filter(([name, value]) => name !== undefined && value !== undefined && NAME_FILTERS.has(decode(name)))
-      .map(([, value]) => decode(value ?? ''));
-  });
+function queryPairs(url: string): [string, string][] {
+  const query = url.split('?')[1]?.split('#')[0] ?? '';
+  return query
+    .split('&')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => [decode(pair.slice(0, pair.indexOf('='))), decode(pair.slice(pair.indexOf('=') + 1))]);
+}
+
+/** Every label value in a JSON body (names, tags...). */
+function jsonLabels(body: string): string[] {
+  const found: string[] = [];
+  const walk = (value: unknown, inLabel: boolean): void => {
+    if (typeof value === 'string') {
+      if (inLabel) found.push(value);
+    } else if (Array.isArray(value)) {
+      for (const item of value) walk(item, inLabel);
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) walk(child, LABEL_FIELDS.has(key));
+    }
+  };
+  try {
+    walk(JSON.parse(body), false);
+  } catch {
+    // not JSON: no labels of its own
+  }
+  return found;
+}
+
+/** What the whole recording says before any of it is replaced: its name filters, and every label it holds. */
+function survey(exchanges: readonly RecordedExchange[]): { filters: string[]; labels: string[] } {
+  const pairs = exchanges.flatMap((exchange) => queryPairs(exchange.url));
+  const filters = pairs.filter(([name]) => NAME_FILTERS.has(name)).map(([, value]) => value);
+  const labels = [
+    ...pairs.filter(([name]) => LABEL_FIELDS.has(name)).flatMap(([, value]) => value.split(',')),
+    ...exchanges.flatMap((exchange) => [...jsonLabels(exchange.requestBody), ...jsonLabels(exchange.responseBody)]),
+  ];
+  return { filters, labels };
 }
 
 class ExchangeScrubber {
@@ -139,8 +168,10 @@ class ExchangeScrubber {
 export function scrubExchanges(exchanges: readonly RecordedExchange[], options: ScrubOptions): RecordedExchange[] {
   let standIns: StandIns | undefined;
   if (!options.keepIds) {
+    const { filters, labels } = survey(exchanges);
     standIns = new StandIns();
-    standIns.useFilters(nameFilters(exchanges));
+    standIns.useFilters(filters);
+    standIns.useKnownLabels(labels);
   }
   const scrub = new ExchangeScrubber(options.scrubber ?? createScrubber(), standIns);
   return exchanges.map((exchange) => {

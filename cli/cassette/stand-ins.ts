@@ -15,6 +15,7 @@
 //   word are split out first (`filters`), so that match survives too (not when two filters' matches overlap
 //   part-way inside one word: a doctor run sends one LB name per target). Words that differ only in case share a
 //   stand-in (the hostname the Instance API derives from a name, lower-cased, stays derivable from the stand-in).
+// A label the recording holds (six characters or more) is replaced where other text echoes it as a whole word.
 // Addresses that name no one are kept: unspecified, loopback, link-local, multicast, reserved (netmasks), and the
 // few public values every Scaleway account sees (KEPT_PUBLIC_VALUES).
 
@@ -37,6 +38,9 @@ const WORD = /[\p{L}\p{N}]+/gu;
 const KEPT_NUMBER = /^\d{1,3}$/;
 /** Host names Scaleway makes from an address or an id (LB reverse DNS, server DNS): their words are Scaleway's. */
 const SCALEWAY_MADE_HOST = /\.scw\.cloud\.?$/i;
+
+/** Shorter labels are too likely to be ordinary words ("ready", "http") to be replaced where they are echoed. */
+const MIN_ECHOED_LABEL = 6;
 
 const WORD_LETTERS = 'abcdefghijklmnopqrstuvwyz'; // no x: "x" marks where a stand-in word starts
 const WORD_COUNT = WORD_LETTERS.length ** 3;
@@ -103,9 +107,20 @@ export class StandIns {
   /** Name filters sent in the recording (ListLBs?name=...): split out of longer words so their matches survive. */
   private filters: string[] = [];
 
+  /** Labels the recording holds, found again inside other text (an error message naming an LB) as whole words. */
+  private echoes: RegExp | undefined;
+
   /** The values of name filters the recording sent; call before mapping anything. */
   useFilters(filters: Iterable<string>): void {
     this.filters = [...new Set([...filters].filter((f) => f.length > 0))].sort((a, b) => b.length - a.length);
+  }
+
+  /** Every label the recording holds (names, tags...): text() replaces them where they are echoed. */
+  useKnownLabels(labels: Iterable<string>): void {
+    const echoed = [...new Set([...labels].filter((l) => l.length >= MIN_ECHOED_LABEL && !SCALEWAY_MADE_HOST.test(l)))];
+    if (echoed.length === 0) return;
+    const alternatives = echoed.sort((a, b) => b.length - a.length).map((l) => l.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    this.echoes = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join('|')})(?![\\p{L}\\p{N}])`, 'gu');
   }
 
   private next(kind: keyof StandIns['maps'], key: string, make: (n: number) => string): string {
@@ -161,9 +176,10 @@ export class StandIns {
     return withCaseOf(real, standIn);
   }
 
-  /** Any text: the ids, addresses and e-mail addresses in it replaced, everything else kept. */
+  /** Any text: the ids, addresses and e-mail addresses in it replaced, and the labels it echoes; the rest kept. */
   text(real: string): string {
-    return this.specials(real, (rest) => rest);
+    const echoes = this.echoes;
+    return this.specials(real, echoes ? (rest) => rest.replace(echoes, (label) => this.label(label)) : (rest) => rest);
   }
 
   /** A name, tag, host name or description: ids and addresses as in text(), every other word replaced too. */

@@ -114,6 +114,11 @@ function doctorRun(): RecordedExchange[] {
       type: 'denied_authentication',
       secret_key: SECRET_KEY,
     }),
+    // Free text that echoes a name the recording holds.
+    exchange('GET', `${API}/lb/v1/zones/nl-ams-1/lbs/${LB_ID}/backends?page_size=100`, 404, {
+      message: `backend of load balancer ${LB_NAME} not found (server ${SERVER_NAME})`,
+      type: 'not_found',
+    }),
   ];
 }
 
@@ -194,6 +199,9 @@ describe('scrubExchanges', () => {
     expect(answered[1]?.project_id).toBe(answered[0]?.project_id);
     expect(server.project).toBe(answered[0]?.project_id);
     expect(server.organization).toBe(answered[0]?.organization_id);
+    // A name echoed in an error message is the same stand-in as in the answers.
+    const echoed = scrubExchanges(doctorRun(), { keepIds: false, scrubber })[5];
+    expect(body(echoed).message).toBe(`backend of load balancer ${nameFilter} not found (server ${server.name})`);
   });
 
   it('stand-ins are valid for their kind; what names no one is kept (the Instance gateway, fe80::, enum values)', () => {
