@@ -4,6 +4,7 @@
 // attributes). The command (commands/doctor.ts) prints what this returns.
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
+import type { ExchangeRecorder } from '../shared/adapters/http-recorder';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import { type QueueEnv, queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
@@ -51,6 +52,8 @@ export interface DoctorOptions {
   queue: boolean;
   /** The reconcile function's timeout; the reconcile queue's visibility timeout must exceed it. */
   functionTimeoutSeconds: number;
+  /** Receives every exchange with the Scaleway API (--record); the queues' are not recorded. */
+  recorder?: ExchangeRecorder;
 }
 
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
@@ -284,7 +287,7 @@ async function targetChecks(
   return checks;
 }
 
-async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]): Promise<Check[]> {
+async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[], recorder?: ExchangeRecorder): Promise<Check[]> {
   let gateway: ScalewayGateway;
   let source: string;
   let settings: ReconcileSettings;
@@ -292,7 +295,7 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
     // Both read the runtime settings (LBSYNC_REQUEST_TIMEOUT_MS...): an invalid one fails here, as credentials.
     settings = reconcileSettings(runtimeConfigFromEnv(env));
     const credentials = resolveScalewayCredentials(env);
-    gateway = createScalewayGateway(credentials.settings);
+    gateway = createScalewayGateway({ ...credentials.settings, ...(recorder && { recorder }) });
     source = credentials.source;
   } catch (error) {
     const described = describeError(error);
@@ -432,7 +435,7 @@ function configCheck(options: DoctorOptions): { check: Check; targets: Target[] 
 /** Every check, in order: config, credentials, IAM permissions, targets, queues. Never writes. */
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const config = configCheck(options);
-  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets))];
+  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets, options.recorder))];
   if (options.queue) checks.push(...(await queueChecks(options.env, options.functionTimeoutSeconds)));
   return checks;
 }

@@ -9,6 +9,7 @@ import { normalisePool } from '../core/pool';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
 import { userAgentFor } from '../platform/user-agent';
 import { classifyApiFailure } from './api-failure';
+import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
 
 type SdkBackend = Lbv1.Backend;
@@ -29,6 +30,8 @@ export interface ScalewaySettings {
   remainingMs?: () => number;
   /** The event these calls are made for: the User-Agent then ends in ` event/<id>` (see userAgentFor). */
   eventId?: string;
+  /** Receives every exchange with the API, scrubbed (`lbsync doctor --record`). */
+  recorder?: ExchangeRecorder;
 }
 
 export interface ApiCallCount {
@@ -212,6 +215,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
         scrubber,
         ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
         onRequest: countRequest,
+        ...(settings.recorder && { recorder: settings.recorder }),
       }),
     ),
     withDefaultPageSize(PAGE_SIZE),

@@ -46,8 +46,15 @@ const cache = new Map<string, Interaction[]>();
 export function readCassette(name: string): Interaction[] {
   const cached = cache.get(name);
   if (cached) return cached;
-  const doc = parse(readFileSync(new URL(`${name}.cassette.yaml`, FIXTURES_DIR), 'utf8')) as { interactions: RawInteraction[] };
-  const interactions = doc.interactions.map((raw) => ({
+  const interactions = readCassetteFile(new URL(`${name}.cassette.yaml`, FIXTURES_DIR));
+  cache.set(name, interactions);
+  return interactions;
+}
+
+/** The interactions of a cassette anywhere (one `lbsync doctor --record` just wrote). */
+export function readCassetteFile(path: string | URL): Interaction[] {
+  const doc = parse(readFileSync(path, 'utf8')) as { interactions: RawInteraction[] };
+  return doc.interactions.map((raw) => ({
     id: raw.id,
     method: raw.request.method,
     url: new URL(raw.request.url),
@@ -57,8 +64,6 @@ export function readCassette(name: string): Interaction[] {
     responseBody: raw.response.body ?? '',
     durationMs: durationMs(raw.response.duration),
   }));
-  cache.set(name, interactions);
-  return interactions;
 }
 
 export function jsonBody(text: string): Record<string, unknown> | undefined {
