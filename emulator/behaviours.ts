@@ -39,6 +39,11 @@ export interface EmulatorBehaviours {
   healthPassAfterMs: number;
   /** ... and an address whose server was deleted, stopped or is stopping reports `failed` this long after. Default 0. */
   healthFailAfterMs: number;
+  /**
+   * How many LB instances report each backend server in ListBackendStats: one item per address per instance. The
+   * recording shows one instance; LBs have had two. `two_disagreeing`: the second is one change behind the first.
+   */
+  lbInstanceReports: 'one' | 'two' | 'two_disagreeing';
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
@@ -53,6 +58,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   multiCloudLbTypes: [],
   healthPassAfterMs: 0,
   healthFailAfterMs: 0,
+  lbInstanceReports: 'one',
 });
 
 /** The choices of each two-way switch, for validation, docs and tests that run every setting. */
@@ -64,6 +70,7 @@ export const BEHAVIOUR_CHOICES = {
   deleteBackendInUse: ['refuse', 'cascade'],
   duplicateServerIps: ['dedupe', 'refuse'],
   strictBackendIps: [false, true],
+  lbInstanceReports: ['one', 'two', 'two_disagreeing'],
 } as const satisfies { [K in keyof EmulatorBehaviours]?: readonly EmulatorBehaviours[K][] };
 
 export type SwitchName = keyof typeof BEHAVIOUR_CHOICES;
