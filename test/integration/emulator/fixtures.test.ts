@@ -88,11 +88,12 @@ const CASSETTE_LIMITS: Record<string, { values: Record<string, string>; newerKey
     {
       values: {
         'server.dynamic_ip_required':
-          'the CLI creates its servers with a dynamic IP required; the emulator\'s are created as kOps and Terraform create them (false, every other recording); nothing reads it',
+          "the CLI creates its servers with a dynamic IP required; the emulator's are created as kOps and Terraform create them (false, every other recording); nothing reads it",
         'servers[].dynamic_ip_required': 'idem, in lists',
         'server.state_detail':
           'a poweroff stops the CLI\'s server ("stopping"); the emulator shows a stopping server as a terminate leaves it ("terminating", instance-data-source-servers-basic), the way kOps removes servers',
-        max_retries: 'the CLI\'s backends (2025-01) answer null; backends answer 3 in the later Terraform recordings, which the emulator gives',
+        max_retries:
+          "the CLI's backends (2025-01) answer null; backends answer 3 in the later Terraform recordings, which the emulator gives",
         timeout_queue: 'idem: null then, "0s" in the later recordings',
       },
       // Recorded 2025-01; the Terraform recordings (later) show these keys, and the emulator sends them.
@@ -547,7 +548,9 @@ describe('recorded Scaleway traffic', () => {
         lastWriteReplayed = isServed(interaction.method, pathname) && replayable(interaction) && interaction.code < 300;
       }
     }
-    console.log(`${cassette}: compared ${compared}, skipped ${skipped} (routes the emulator does not serve, writes the cassette does not show)`);
+    console.log(
+      `${cassette}: compared ${compared}, skipped ${skipped} (routes the emulator does not serve, writes the cassette does not show)`,
+    );
     expect(mismatches.filter((m) => m.problems.length > 0)).toEqual([]);
     expect(compared).toBeGreaterThanOrEqual(3);
   });
@@ -565,9 +568,9 @@ describe("the LB's view of a member just added (cli-lb-test-get-stats-simple)", 
     const [before, add, read] = [interactions[11], interactions[12], interactions[14]] as [Interaction, Interaction, Interaction];
     expect([add.method, add.url.pathname]).toEqual(['POST', expect.stringMatching(/\/backends\/[^/]+\/servers$/)]);
     expect([read.method, read.url.pathname]).toEqual(['GET', expect.stringMatching(/\/lbs\/[^/]+\/stats$/)]);
-    const poolBefore = jsonBody(before.responseBody)?.pool as string[];
-    const added = (jsonBody(add.responseBody)?.pool as string[]).filter((ip) => !poolBefore.includes(ip));
-    const recordedItem = (jsonBody(read.responseBody)?.backend_servers_stats as Json[])[0] as Json;
+    const poolBefore = (jsonBody(before.responseBody)?.pool ?? []) as string[];
+    const added = ((jsonBody(add.responseBody)?.pool ?? []) as string[]).filter((ip) => !poolBefore.includes(ip));
+    const recordedItem = ((jsonBody(read.responseBody)?.backend_servers_stats ?? []) as Json[])[0] as Json;
     expect(recordedItem).toMatchObject({ ip: added[0], server_state: 'stopped', last_health_check_status: 'unknown' });
 
     const world = new RecordedWorld();
@@ -587,7 +590,9 @@ describe("the LB's view of a member just added (cli-lb-test-get-stats-simple)", 
         createClient({ accessKey: 'SCWXXXXXXXXXXXXXXXXX', secretKey: AUTH['X-Auth-Token'], apiURL: emulator.url, defaultZone: 'fr-par-1' }),
       );
       const lbId = /\/lbs\/([^/]+)\/stats$/.exec(read.url.pathname)?.[1] ?? '';
-      const raw = (await (await fetch(`${emulator.url}${read.url.pathname}`, { headers: AUTH })).json()) as { backend_servers_stats: Json[] };
+      const raw = (await (await fetch(`${emulator.url}${read.url.pathname}`, { headers: AUTH })).json()) as {
+        backend_servers_stats: Json[];
+      };
       const [item] = raw.backend_servers_stats;
       expect(raw.backend_servers_stats).toHaveLength(1);
       expect(Object.keys(item ?? {}).sort()).toEqual(Object.keys(recordedItem).sort());

@@ -166,7 +166,11 @@ describe('LB instances that report (switch lbInstanceReports)', () => {
     // The pool history records what the instances say together.
     emulator.resetHistory();
     await lbApi.setBackendServers({ backendId, serverIp: [CP1_IP, '51.15.100.13', '51.15.100.31'] });
-    expect(emulator.history()[0]?.health).toMatchObject({ [CP0_IP]: 'failed/passed', '51.15.100.31': 'passed/unknown', [CP1_IP]: 'passed' });
+    expect(emulator.history()[0]?.health).toMatchObject({
+      [CP0_IP]: 'failed/passed',
+      '51.15.100.31': 'passed/unknown',
+      [CP1_IP]: 'passed',
+    });
     // Once they agree again, the second reports what the first does.
     emulator.setBehaviours({ lbInstanceReports: 'two' });
     expect(await byInstance()).toMatchObject({ '51.15.100.31': ['passed', 'passed'] });

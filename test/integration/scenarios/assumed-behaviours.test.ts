@@ -282,7 +282,8 @@ const scenarios: Scenario[] = [
     arrange: replaceControlPlane,
     // The instances come to agree after the first answer.
     afterAnswer: (emulator, _answer, index) => {
-      if (index === 0 && emulator.behaviours().lbInstanceReports === 'two_disagreeing') emulator.setBehaviours({ lbInstanceReports: 'two' });
+      if (index === 0 && emulator.behaviours().lbInstanceReports === 'two_disagreeing')
+        emulator.setBehaviours({ lbInstanceReports: 'two' });
     },
     expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
     check: (run, emulator, setting) => {
