@@ -142,6 +142,18 @@ export class AuditTrailLog {
 
 type ServerSnapshot = Pick<ServerRecord, 'id' | 'name' | 'zone' | 'tags' | 'state' | 'commercialType' | 'createdAt' | 'modifiedAt'>;
 
+/** What every event about one server shares. */
+function aboutServer(owner: Ownership, server: ServerSnapshot, actor: AuditActor, deletedAt: string | null = null) {
+  return {
+    product: INSTANCE_SERVICE,
+    locality: server.zone,
+    organizationId: owner.organizationId,
+    projectId: owner.projectId,
+    actor,
+    resources: [serverResource(server, deletedAt)],
+  };
+}
+
 /**
  * A server created or changed: CreateServer (with its tags, as kOps sends them) then ServerAction poweron when it
  * runs (kOps creates its servers stopped and powers them on); for an existing server, UpdateServer with the new
@@ -156,14 +168,7 @@ export function recordServerChange(
   after: ServerRecord,
   actor: AuditActor = OPERATOR_ACTOR,
 ): void {
-  const base = {
-    product: INSTANCE_SERVICE,
-    locality: after.zone,
-    organizationId: owner.organizationId,
-    projectId: owner.projectId,
-    actor,
-    resources: [serverResource(after)],
-  };
+  const base = aboutServer(owner, after, actor);
   if (!before) {
     log.record({
       ...base,
@@ -191,16 +196,7 @@ export function recordServerAction(
   action: string,
   actor: AuditActor = OPERATOR_ACTOR,
 ): void {
-  log.record({
-    product: INSTANCE_SERVICE,
-    locality: server.zone,
-    organizationId: owner.organizationId,
-    projectId: owner.projectId,
-    actor,
-    methodName: 'ServerAction',
-    requestBody: { action },
-    resources: [serverResource(server)],
-  });
+  log.record({ ...aboutServer(owner, server, actor), methodName: 'ServerAction', requestBody: { action } });
 }
 
 /**
@@ -218,15 +214,7 @@ export function recordServerRemoved(
     recordServerAction(log, owner, server, 'terminate', actor);
     return;
   }
-  log.record({
-    product: INSTANCE_SERVICE,
-    locality: server.zone,
-    organizationId: owner.organizationId,
-    projectId: owner.projectId,
-    actor,
-    methodName: 'DeleteServer',
-    resources: [serverResource(server, new Date().toISOString())],
-  });
+  log.record({ ...aboutServer(owner, server, actor, new Date().toISOString()), methodName: 'DeleteServer' });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

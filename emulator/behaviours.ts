@@ -33,7 +33,7 @@ export interface EmulatorBehaviours {
   /** LB commercial types treated as multi-cloud by `strictBackendIps` (compared case-insensitively). */
   multiCloudLbTypes: string[];
   /**
-   * ListBackendStats (no recording): a pool address of a running server reports `passed` this long after it is
+   * ListBackendStats (timing not recorded): a pool address of a running server reports `passed` this long after it is
    * both running and in the pool (`unknown` before). Default 0: at once (emulator/health.ts).
    */
   healthPassAfterMs: number;

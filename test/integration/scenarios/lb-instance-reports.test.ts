@@ -12,7 +12,7 @@ import { startEmulator, type EmulatorHandle, type PoolWrite } from '../../../emu
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { sendEvent } from '../../support/deliveries';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed, demoTarget } from '../../support/world';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoBackend, demoSeedWith, demoTarget } from '../../support/world';
 
 const CP1_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
 const CP2_ID = '6b65a6a4-8b81-48f6-b38a-088ca65ed389';
@@ -38,18 +38,7 @@ afterAll(async () => {
 /** The demo cluster in sync: three control planes, passing on every instance since the seed. */
 beforeEach(() => {
   emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0, lbInstanceReports: 'two_disagreeing' });
-  const seed = demoSeed();
-  const lb = seed.lbs?.[0];
-  if (lb)
-    lb.backends = [
-      {
-        name: 'lb-backend-https',
-        forward_port: 443,
-        pool: [...DEMO_CONTROL_PLANE_IPS],
-        health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-      },
-    ];
-  emulator.loadSeed(seed);
+  emulator.loadSeed(demoSeedWith({ backends: [demoBackend()] }));
   emulator.resetHistory();
 });
 
