@@ -33,7 +33,7 @@ export interface EmulatorBehaviours {
   /** LB commercial types treated as multi-cloud by `strictBackendIps` (compared case-insensitively). */
   multiCloudLbTypes: string[];
   /**
-   * ListBackendStats (no recording): a pool address of a running server reports `passed` this long after it is
+   * ListBackendStats (timing not recorded): a pool address of a running server reports `passed` this long after it is
    * both running and in the pool (`unknown` before). Default 0: at once (emulator/health.ts).
    */
   healthPassAfterMs: number;
@@ -45,6 +45,11 @@ export interface EmulatorBehaviours {
    * shows a multi-tag filter.
    */
   serverTagsFilter: 'all' | 'any' | 'prefix';
+  /**
+   * How many LB instances report each backend server in ListBackendStats: one item per address per instance. The
+   * recording shows one instance; LBs have had two. `two_disagreeing`: the second is one change behind the first.
+   */
+  lbInstanceReports: 'one' | 'two' | 'two_disagreeing';
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
@@ -60,6 +65,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   healthPassAfterMs: 0,
   healthFailAfterMs: 0,
   serverTagsFilter: 'all',
+  lbInstanceReports: 'one',
 });
 
 /** The choices of each switch, for validation, docs and tests that run every setting. */
@@ -72,6 +78,7 @@ export const BEHAVIOUR_CHOICES = {
   duplicateServerIps: ['dedupe', 'refuse'],
   strictBackendIps: [false, true],
   serverTagsFilter: ['all', 'any', 'prefix'],
+  lbInstanceReports: ['one', 'two', 'two_disagreeing'],
 } as const satisfies { [K in keyof EmulatorBehaviours]?: readonly EmulatorBehaviours[K][] };
 
 export type SwitchName = keyof typeof BEHAVIOUR_CHOICES;

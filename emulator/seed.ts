@@ -42,6 +42,7 @@ export function lbFromSeed(seed: SeedLb, owner: Ownership, now: string): LbRecor
     updatedAt: seed.createdAt ?? now,
     ip: { id: randomUUID(), address: seed.ipAddress ?? randomPublicIpv4() },
     instance: { id: randomUUID(), createdAt: seed.createdAt ?? now },
+    secondInstance: { id: randomUUID(), createdAt: seed.createdAt ?? now },
     status: seed.status ?? 'ready',
     statusRevertsAt: null,
     instancesPendingUntil: 0,

@@ -345,6 +345,32 @@ const scenarios: Scenario[] = [
     arrange: () => undefined,
     expect: () => ({ final: 'applied', pool: ['10.0.0.11', '10.0.0.12', '10.0.0.13'] }),
   },
+  {
+    name: 'a kOps replacement, seen by one LB instance or two (that agree, or not until the first answer)',
+    switch: 'lbInstanceReports',
+    arrange: replaceControlPlane,
+    // The instances come to agree after the first answer.
+    afterAnswer: (emulator, _answer, index) => {
+      if (index === 0 && emulator.behaviours().lbInstanceReports === 'two_disagreeing')
+        emulator.setBehaviours({ lbInstanceReports: 'two' });
+    },
+    expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
+    check: (run, emulator, setting) => {
+      const pools = emulator
+        .history()
+        .filter((w) => w.backendName === BACKEND)
+        .map((w) => [...w.pool].sort());
+      if (setting !== 'two_disagreeing') {
+        // The old member fails on every instance: it leaves with the write that adds the new one.
+        expect(pools).toEqual([[...REPLACED_POOL].sort()]);
+        return;
+      }
+      // The old member failed/passed (may serve), the new one passed/unknown (not ready): the new one is added
+      // first and the old one stays until the instances agree.
+      expect(run.answers[0]).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'removal_deferred' } });
+      expect(pools).toEqual([[...DEMO_CONTROL_PLANE_IPS, REPLACEMENT_IP].sort(), [...REPLACED_POOL].sort()]);
+    },
+  },
 ];
 
 // ---- the harness: the queue played as the trigger plays it ----
