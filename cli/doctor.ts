@@ -4,14 +4,17 @@
 // attributes). The command (commands/doctor.ts) prints what this returns.
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
+import type { ExchangeRecorder } from '../shared/adapters/http-recorder';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import { type QueueEnv, queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
-import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
+import { ERROR_CATALOG, LbSyncError, WARNING_CATALOG } from '../shared/errors/lbsync-error';
 import { wrapApiFailure } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
 import type { PoolMember } from '../shared/core/desired';
-import { selectServerIps } from '../shared/core/desired';
+import { discoveredPool, unusableAddressWarning } from '../shared/core/desired';
+import { admitServers, filterMismatchWarning } from '../shared/core/discovery-check';
+import { unusablePoolAddress } from '../shared/schemas/backend-address';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
 import { describeAction } from '../shared/core/action-text';
@@ -24,6 +27,7 @@ import type { DiscoveredPool } from '../shared/core/desired';
 import { lbLabel } from '../shared/core/lb-identity';
 import { normalisePool } from '../shared/core/pool';
 import { regionOf } from '../shared/core/locality';
+import { serverScope } from '../shared/reconcile/discover';
 import { findLb, observeBackends } from '../shared/reconcile/observe';
 import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
@@ -49,6 +53,8 @@ export interface DoctorOptions {
   queue: boolean;
   /** The reconcile function's timeout; the reconcile queue's visibility timeout must exceed it. */
   functionTimeoutSeconds: number;
+  /** Receives every exchange with the Scaleway API (--record); the queues' are not recorded. */
+  recorder?: ExchangeRecorder;
 }
 
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
@@ -141,10 +147,15 @@ function lbCheck(name: string, target: Target, lb: ObservedLb): Check {
 }
 
 function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check {
-  const skipped = pool.skipped.map((s) => `${s.server} left out: ${s.reason}`);
+  const leftOut = [
+    filterMismatchWarning(pool.refused),
+    unusableAddressWarning(pool.unusable),
+    ...pool.skipped.map((s) => `${s.server} left out: ${s.reason}`),
+  ].filter((line) => line !== undefined);
   const detail = `${pool.serverCount} server(s) carry ${target.servers.tags.join(' + ')}; the pool would be [${pool.ips.join(', ')}] (ipSource ${target.servers.ipSource})`;
-  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, detail, ERROR_CATALOG.no_servers.hint);
-  if (skipped.length > 0) return warn(name, `${detail}; ${skipped.join('; ')}`);
+  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, [detail, ...leftOut].join('; '), ERROR_CATALOG.no_servers.hint);
+  if (pool.refused.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
+  if (leftOut.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`);
   return ok(name, detail);
 }
 
@@ -196,23 +207,23 @@ function healthCheck(name: string, reports: readonly HealthReport[]): Check {
   );
 }
 
-/** The servers and the pool they give, read as discoverPool reads them, one permission per call. */
+/** The servers and the pool they give, read and checked as discoverPool does, one permission per call. */
 async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
   const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () =>
     gateway.listServersByTags(target.zone, target.servers.tags),
   );
-  let privateIps: Map<string, string[]> | undefined;
-  if (target.servers.ipSource === 'ipam-private') {
-    const step = kopsMessage.serverIp(servers.map((s) => s.name).join(','));
-    privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () =>
-      gateway.listPrivateIpsByNic(
-        regionOf(target.zone),
-        servers.flatMap((s) => s.privateNicIds),
-      ),
-    );
-  }
-  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
+  const checked = admitServers(servers, serverScope(gateway, target));
+  const nicIds = checked.admitted.flatMap((s) => s.privateNicIds);
+  const privateNicIps =
+    target.servers.ipSource === 'ipam-private'
+      ? await ledger.prove(
+          'iam:ipam-read',
+          regionOf(target.zone),
+          kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(',')),
+          () => gateway.listPrivateNicIps(regionOf(target.zone), nicIds),
+        )
+      : [];
+  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress);
 }
 
 async function targetChecks(
@@ -313,7 +324,7 @@ async function targetChecks(
   return checks;
 }
 
-async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]): Promise<Check[]> {
+async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[], recorder?: ExchangeRecorder): Promise<Check[]> {
   let gateway: ScalewayGateway;
   let source = '';
   let settings: ReconcileSettings;
@@ -322,7 +333,7 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
     settings = reconcileSettings(runtimeConfigFromEnv(env));
     const credentials = resolveScalewayCredentials(env);
     source = credentials.source;
-    gateway = createScalewayGateway(credentials.settings);
+    gateway = createScalewayGateway({ ...credentials.settings, ...(recorder && { recorder }) });
   } catch (error) {
     const described = describeError(error);
     // The SDK checks the keys' format as it makes its client: refused before any call, so nothing was sent.
@@ -463,7 +474,7 @@ function configCheck(options: DoctorOptions): { check: Check; targets: Target[] 
 /** Every check, in order: config, credentials, IAM permissions, targets, queues. Never writes. */
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const config = configCheck(options);
-  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets))];
+  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets, options.recorder))];
   if (options.queue) checks.push(...(await queueChecks(options.env, options.functionTimeoutSeconds)));
   return checks;
 }

@@ -1,7 +1,8 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { unconfirmedServerIps, untrustedServerIpsError } from '../core/asserted-ips';
 import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
-import { desiredBackends } from '../core/desired';
+import { desiredBackends, unusableAddressWarning } from '../core/desired';
+import { filterMismatchWarning } from '../core/discovery-check';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedBackend, ObservedLb } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
@@ -146,6 +147,11 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
             .join(''),
       );
     }
+    // Once per reconcile: every answer left out, from the server listing, IPAM and the backend listing alike.
+    const mismatch = filterMismatchWarning([...pool.refused, ...observed.refused]);
+    if (mismatch) result.warnings.push(mismatch);
+    const unusable = unusableAddressWarning(pool.unusable);
+    if (unusable) result.warnings.push(unusable);
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
     if (target.servers.ipSource === 'kops') result.warnings.push(...pool.several.map(severalAddressesWarning));
     if (pool.ips.length === 0 && !target.allowEmptyPool) {

@@ -88,6 +88,7 @@ describe('lbsync conventions', () => {
   it('every command answers -o json with one envelope {ok, command, ..., error?}, on stdout only', async () => {
     const cases: [string[], string, number][] = [
       [['plan'], 'plan', 1],
+      [['status'], 'status', 1],
       [['reconcile'], 'reconcile', 1],
       [['sweep'], 'sweep', 1],
       [['watch', '--once'], 'watch', 1],

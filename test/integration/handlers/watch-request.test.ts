@@ -106,6 +106,12 @@ beforeEach(async () => {
 describe('watch handler (emulator + real queue)', () => {
   it('a replacement: 200 with the counts and one audit event for the target on the queue', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
+    // What kOps' rolling update leaves in Audit Trail: the old server terminated, the new one created and powered on.
+    expect(emulator.auditTrail.events().map((e) => [e.method_name, (e.request_body as { action?: string }).action])).toEqual([
+      ['ServerAction', 'terminate'],
+      ['CreateServer', undefined],
+      ['ServerAction', 'poweron'],
+    ]);
     const answer = await watch();
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ events: 3, relevant: 3, enqueued: 1, targets: [DEMO_CLUSTER] });
@@ -122,10 +128,34 @@ describe('watch handler (emulator + real queue)', () => {
 
   it('at most one event per target per run, however many events concern it', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
-    emulator.upsertServer({ ...NEW_CP, state: 'stopped' });
-    emulator.upsertServer({ ...NEW_CP, state: 'running' });
+    emulator.serverAction(NEW_CP.id, 'poweroff');
+    emulator.serverAction(NEW_CP.id, 'poweron');
     const answer = await watch();
     expect(answer.body).toMatchObject({ events: 5, relevant: 5, enqueued: 1 });
+    expect((await drain()).map((e) => e.target)).toEqual([DEMO_CLUSTER]);
+  });
+
+  it('a control plane that stops or crashes on the platform side is no API call: nothing to read, nothing enqueued (the sweep is that net)', async () => {
+    const cp0 = emulator.state.servers.get(DEMO_CP0_ID);
+    if (!cp0) throw new Error('the demo seed has no control plane 0');
+    const inState = (state: string) => ({
+      id: cp0.id,
+      name: cp0.name,
+      zone: cp0.zone,
+      tags: cp0.tags,
+      publicIps: cp0.publicIps.map((ip) => ip.address),
+      state,
+    });
+    emulator.upsertServer(inState('stopped'));
+    expect(emulator.state.servers.get(DEMO_CP0_ID)?.state).toBe('stopped');
+    expect(emulator.auditTrail.events()).toEqual([]);
+    expect((await watch()).body).toMatchObject({ events: 0, relevant: 0, enqueued: 0 });
+    expect(await drain()).toEqual([]);
+    // The same stop made through the API (an operator's poweroff) is in the trail and concerns the target.
+    emulator.upsertServer(inState('running'));
+    emulator.serverAction(DEMO_CP0_ID, 'poweroff');
+    expect(emulator.state.servers.get(DEMO_CP0_ID)?.state).toBe('stopped');
+    expect((await watch()).body).toMatchObject({ events: 1, relevant: 1, enqueued: 1, targets: [DEMO_CLUSTER] });
     expect((await drain()).map((e) => e.target)).toEqual([DEMO_CLUSTER]);
   });
 
