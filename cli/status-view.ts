@@ -100,7 +100,7 @@ export function targetStatus(read: TargetStatusRead): TargetStatus {
   const { target, result } = read;
   const observed = result.observedBackends;
   const plan = planView(target, result, observed ? observedMap(observed) : undefined);
-  const compared = result.status !== 'failed';
+  const compared = plan.coverage.complete;
   const failed = !compared || read.healthError !== undefined;
   const inSync = !failed && plan.actions.length === 0 && deferredCount(plan) === 0;
   const backends: BackendStatus[] = [];
@@ -108,7 +108,8 @@ export function targetStatus(read: TargetStatusRead): TargetStatus {
   for (const spec of target.backends) {
     const current = observed?.[spec.name];
     if (current === undefined) continue; // not read: nothing to say
-    const view = compared ? plan.backends.find((b) => b.name === spec.name) : undefined;
+    const planned = plan.backends.find((b) => b.name === spec.name);
+    const view = compared && planned?.checked ? planned : undefined;
     const pending = (view?.actions.length ?? 0) > 0 || (view?.rollout?.deferred.length ?? 0) > 0;
     backends.push({
       name: spec.name,

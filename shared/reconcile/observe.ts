@@ -24,7 +24,8 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
   try {
     matches = await gateway.findLbsByName(target.zone, ref.name);
   } catch (error) {
-    throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found', lb);
+    // A list answers "none" with an empty page, never a 404: a 404 here is no verdict on the LB.
+    throw wrapApiFailure(kopsMessage.findLb(label), error, 'unknown_api_error', lb);
   }
   if (matches.length === 0) {
     throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}`, { lb });

@@ -129,11 +129,13 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
     if (!dryRun) assertWritable(lb);
-    const [observed, pool] = await Promise.all([observeBackends(gateway, target, lb), poolPromise]);
+    // Recorded as each read answers, so a reconcile stopped by a later read still tells what it read.
+    const observed = await observeBackends(gateway, target, lb);
+    result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
+    const pool = await poolPromise;
     result.pool = pool;
     const unlisted = unconfirmedServerIps(event.serverIps, pool.ips);
     if (unlisted.length > 0) unconfirmed = untrustedServerIpsError(unlisted, target.name, pool.ips);
-    result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const desired = desiredBackends(target, pool.ips);
     const judged = judgeAllDuplicates(desired, observed.duplicates, now(), options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS);
     for (const { duplicates: d, verdicts } of judged) {
