@@ -208,7 +208,7 @@ const ROOT = new URL('../../', import.meta.url);
 const exists = (path: string) => existsSync(new URL(path, ROOT));
 /** A path with a placeholder (`functions/<name>/handler.ts`) exists when the folder before the placeholder does. */
 const pathExists = (path: string) => (path.includes('<') ? exists(path.slice(0, path.indexOf('<'))) : exists(path));
-const REPO_PATH = /\b(?:shared|test|scripts|emulator|local|cli|functions|bench|chaos|hooks|docs|bin)\/[\w<>./-]*[\w>/]/g;
+const REPO_PATH = /\b(?:shared|test|scripts|emulator|local|cli|cockpit|functions|bench|chaos|hooks|docs|bin)\/[\w<>./-]*[\w>/]/g;
 
 describe("the README's project layout", () => {
   const section = readme.slice(readme.indexOf('## Project layout'));
