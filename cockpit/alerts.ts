@@ -63,8 +63,3 @@ const HEADER = `# Loki ruler rule groups for Cockpit (data-source-managed alert 
 export function alertsYaml(groups: RuleGroup[] = ruleGroups()): string {
   return `${HEADER}${stringify({ groups }, { lineWidth: 0 })}`;
 }
-
-/** One group as the Loki ruler takes it (POST /loki/api/v1/rules/<namespace>: one group per request). */
-export function groupYaml(group: RuleGroup): string {
-  return stringify(group, { lineWidth: 0 });
-}
