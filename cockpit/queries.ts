@@ -252,7 +252,7 @@ export const ALERTS: readonly AlertSpec[] = [
     summary: '{{ $labels.target }}: retrying ({{ $labels.code }}) with no applied or noop answer for 15 minutes',
     means: `The target was retried, and none of its answers was applied or noop for 15 minutes (${15 / SWEEP_PERIOD_MINUTES} sweeps): its pool may be out of step with its servers.`,
     action:
-      "The code's troubleshooting entry. `lbsync plan -t <target>` shows what is pending, `lbsync doctor -t <target>` checks the LB, the servers and their health. A new control plane that takes longer than this to pass its health check (removal_deferred) fires it too.",
+      "Read the code's troubleshooting entry. `lbsync plan -t <target>` shows what is pending, `lbsync doctor -t <target>` checks the LB, the servers and their health. A new control plane that takes longer than this to pass its health check (removal_deferred) fires it too.",
     runbook: { codeLabel: true },
   },
   {
