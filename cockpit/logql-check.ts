@@ -51,18 +51,22 @@ export function analyse(expr: string): QueryFacts {
   const text = (from: number, to: number) => expr.slice(from, to);
   const cursor = parser.parse(expr).cursor();
   const ancestors: string[] = [];
+  /** The current node's children, by name and text (the cursor comes back where it was). */
+  const children = () => {
+    const parts: { name: string; text: string }[] = [];
+    if (cursor.firstChild()) {
+      do parts.push({ name: cursor.name, text: text(cursor.from, cursor.to) });
+      while (cursor.nextSibling());
+      cursor.parent();
+    }
+    return parts;
+  };
   const visit = (): void => {
     const { name, from, to } = cursor;
     if (cursor.type.isError) facts.errorsAt.push(from);
     if (name === 'Selector') facts.selectors.push([]);
     if (name === 'Matcher') {
-      const parts: { name: string; text: string }[] = [];
-      if (cursor.firstChild()) {
-        do parts.push({ name: cursor.name, text: text(cursor.from, cursor.to) });
-        while (cursor.nextSibling());
-        cursor.parent();
-      }
-      const [key, op, value] = parts;
+      const [key, op, value] = children();
       if (key?.name === 'Identifier' && op && value?.name === 'String') {
         const matcher = { key: key.text, op: OPERATORS[op.name] ?? op.name, value: unquote(value.text) };
         if (ancestors.includes('Selector')) facts.selectors.at(-1)?.push(matcher);
@@ -74,13 +78,7 @@ export function analyse(expr: string): QueryFacts {
       return;
     }
     if (name === 'LabelFormatMatcher') {
-      const parts: { name: string; text: string }[] = [];
-      if (cursor.firstChild()) {
-        do parts.push({ name: cursor.name, text: text(cursor.from, cursor.to) });
-        while (cursor.nextSibling());
-        cursor.parent();
-      }
-      const [made, , source] = parts;
+      const [made, , source] = children();
       if (made) facts.keysDefined.push(made.text);
       if (source?.name === 'Identifier') facts.keysUsed.push(source.text);
       if (source?.name === 'String') facts.keysUsed.push(...templateFields(unquote(source.text)));
