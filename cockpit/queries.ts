@@ -8,7 +8,7 @@ import type { FunctionName } from './settings';
 import { FUNCTIONS, SWEEP_PERIOD_MINUTES, selector } from './settings';
 
 /** Which functions print each kind of line. */
-const PRINTED_BY: Record<LogType, readonly FunctionName[]> = {
+export const PRINTED_BY: Record<LogType, readonly FunctionName[]> = {
   reconcile_answer: ['reconcile'],
   sweep_heartbeat: ['sweep'],
   watch_heartbeat: ['watch'],

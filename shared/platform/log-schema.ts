@@ -4,6 +4,7 @@
 // cannot drift from what the functions print. Every key is snake_case.
 import * as z from 'zod';
 import { DEAD_LETTER_REASONS } from '../core/disposition';
+import { EVENT_SOURCES } from '../schemas/primitives';
 
 /** The key that names a line of this table; a line without it is free text for people (with the common keys). */
 export const LOG_TYPE_KEY = 'log_type';
@@ -42,8 +43,8 @@ export const reconcileAnswerLine = z.strictObject({
   ...commonKeys,
   log_type: z.literal('reconcile_answer'),
   outcome: z.enum(ANSWER_OUTCOMES),
-  /** The event's source: sweep, audit, manual, instance-replacement. */
-  source: z.string().optional(),
+  /** What produced the event. */
+  source: z.enum(EVENT_SOURCES).optional(),
   /** The error code (retry_scheduled, dead_lettered, handoff_failed); README's troubleshooting has one entry each. */
   code: z.string().optional(),
   /** Why it was dead-lettered. */
