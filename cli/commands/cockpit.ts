@@ -234,7 +234,7 @@ Credentials, from the environment only (never printed):
             );
           }
         }
-        report.token = made ? 'made for this run and deleted' : 'given';
+        if (options.alerts) report.token = made ? 'made for this run and deleted' : 'given';
         if (out.format === 'json') out.result(true, { dryRun: false, ...report });
         else printReport(out, report);
         return EXIT.ok;
@@ -252,7 +252,7 @@ function printReport(out: Output, report: Record<string, unknown>): void {
   }
   const dashboard = report.dashboard as { url: string; uid: string; change: string; link?: string } | undefined;
   if (dashboard) out.line(`dashboard:   ${shown(dashboard.change)} ${dashboard.uid} in ${dashboard.link ?? dashboard.url}`);
-  if (report.token !== 'given') out.note(out.ce.dim('a Cockpit token was made for this run and deleted'));
+  if (report.token === 'made for this run and deleted') out.note(out.ce.dim('a Cockpit token was made for this run and deleted'));
 }
 
 export function cockpitCommand(cli: Cli): Command {
