@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { version } from '../package.json';
 import { commandPath, createCli } from './command';
+import { cockpitCommand } from './commands/cockpit';
 import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { emulatorCommand } from './commands/emulator';
@@ -63,6 +64,7 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal; pro
     .addCommand(dlqCommand(cli))
     .addCommand(targetsCommand(cli))
     .addCommand(provisionCommand(cli))
+    .addCommand(cockpitCommand(cli))
     .addCommand(emulatorCommand(cli, options.stopSignal));
   // Subcommands inherit exitOverride and the output routing only when set on each.
   const configure = (command: Command) => {

@@ -44,7 +44,8 @@ export interface Requeue {
 
 export interface Done {
   kind: 'done';
-  outcome: 'applied' | 'noop';
+  /** A dry run is dry_run whatever its plan (never noop): it wrote nothing, whether or not it would have. */
+  outcome: 'applied' | 'noop' | 'dry_run';
 }
 
 export interface DeadLetter {
@@ -147,7 +148,7 @@ function onReceipt({ event, targetKnown, now, remainingMs }: Received, policy: D
 
 function afterReconcile({ event, result, now }: Reconciled, policy: DispositionPolicy, random: () => number): Done | Requeue | DeadLetter {
   const { error } = result;
-  if (!error) return { kind: 'done', outcome: result.status === 'applied' ? 'applied' : 'noop' };
+  if (!error) return { kind: 'done', outcome: event.dryRun ? 'dry_run' : result.status === 'applied' ? 'applied' : 'noop' };
   if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
   // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
   const attempt = event.attempt + 1;

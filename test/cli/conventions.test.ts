@@ -98,6 +98,7 @@ describe('lbsync conventions', () => {
       [['dlq', 'redrive', '--all'], 'dlq redrive', 1],
       [['dlq', 'redrive'], 'dlq redrive', 64],
       [['provision'], 'provision', 1],
+      [['cockpit', 'install'], 'cockpit install', 1],
       [['targets', 'validate'], 'targets validate', 1],
       [['emulator', '--port', '-1'], 'emulator', 64],
     ];
