@@ -1,6 +1,6 @@
 /**
  * The "accounted" invariant: every event produced (injected, sent, swept, invalid) got a final answer from
- * the reconcile function (applied / noop / dead_lettered with a reason) or was redriven to the DLQ by the
+ * the reconcile function (applied / noop / dry_run / dead_lettered with a reason) or was redriven to the DLQ by the
  * queue itself; none lost, and each ended the way its kind allows. Turns the recorded answers and the dead
  * letters into one terminal outcome per event, and counts outcomes and dead-letter reasons. Whether each
  * answer is backed by evidence (the calls made for it, its dead letter) is evidence.ts.
@@ -11,7 +11,7 @@ import { answerKey, isTerminalOutcome } from './answer-key';
 import type { ExpectedOutcome } from './driver';
 import { parseJson } from './json';
 
-export type Terminal = 'applied' | 'noop' | 'dead_lettered' | 'redriven';
+export type Terminal = 'applied' | 'noop' | 'dry_run' | 'dead_lettered' | 'redriven';
 
 export interface AccountingInput {
   /** Events the driver produced, by key, in production order. */

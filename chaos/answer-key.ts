@@ -5,9 +5,9 @@
 import type { RecordedAnswer } from './answer-recorder';
 import { parseJson } from './json';
 
-/** applied / noop / dead_lettered end an event; retry_scheduled does not. */
+/** applied / noop / dry_run / dead_lettered end an event; retry_scheduled does not. */
 export function isTerminalOutcome(outcome: string | undefined): boolean {
-  return outcome === 'applied' || outcome === 'noop' || outcome === 'dead_lettered';
+  return outcome === 'applied' || outcome === 'noop' || outcome === 'dry_run' || outcome === 'dead_lettered';
 }
 
 /** The event id an answer is about; for a body that is not an event, the body itself. */

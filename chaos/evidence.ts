@@ -100,7 +100,8 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
     if (outcome === 'applied') {
       if (id && take(a, id, wrote)) report.backed += 1;
       else unbacked(a, 'with no write made for it (User-Agent event/<id>) while it ran');
-    } else if (outcome === 'noop') {
+    } else if (outcome === 'noop' || outcome === 'dry_run') {
+      // A dry run is backed as a no-op is: the reads that prove it (and it wrote nothing: the write judges see that).
       const missing = NOOP_PROOF.filter((ops) => !(id && take(a, id, (c) => !c.write && ok(c) && ops.includes(c.operation))));
       if (missing.length === 0) report.backed += 1;
       else unbacked(a, `without the reads that prove it (missing ${missing.map((ops) => ops.join('/')).join(', ')})`);

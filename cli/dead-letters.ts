@@ -7,6 +7,7 @@ import type { DeadLetterRecord } from '../shared/errors/dead-letter';
 import { deadLetterRecordId } from '../shared/errors/dead-letter';
 import type { LbSyncEvent } from '../shared/schemas/event';
 import { decodeEvent, parseEvent } from '../shared/schemas/event';
+import { CliError } from './output';
 
 export interface DeadLetterEntry {
   messageId: string;
@@ -185,8 +186,60 @@ export async function release(queue: EventQueue, url: string, entries: readonly 
   await Promise.all(entries.map((e) => queue.changeVisibility(url, e.receiptHandle, 0).catch(() => undefined)));
 }
 
-export function matches(entry: DeadLetterEntry, id: string): boolean {
-  return entry.messageId === id || entry.eventId === id;
+/**
+ * The shortest prefix that names a dead letter: the logs print an event id as its first 12 characters (`evt-` and
+ * 8 hex digits) and the local stack a message id as its first 8; shorter, only a whole id matches.
+ */
+export const MIN_ID_PREFIX = 8;
+
+/** What an --id names: the dead letters of one event or message, several events (ambiguous), or none. */
+export type IdLookup =
+  | { kind: 'found'; entries: DeadLetterEntry[] }
+  | { kind: 'ambiguous'; candidates: { id: string; target?: string; reason: string }[] }
+  | { kind: 'missing' };
+
+/**
+ * Finds the dead letters an id names: a whole event or message id, else a unique prefix of one (at least
+ * MIN_ID_PREFIX characters). Copies of one event share its event id, so a prefix of it is not ambiguous.
+ */
+export function lookUpId(entries: readonly DeadLetterEntry[], id: string): IdLookup {
+  const whole = entries.filter((e) => e.messageId === id || e.eventId === id);
+  if (whole.length > 0) return { kind: 'found', entries: whole };
+  if (id.length < MIN_ID_PREFIX) return { kind: 'missing' };
+  const named = new Map<string, DeadLetterEntry[]>();
+  for (const e of entries) {
+    const name = e.eventId?.startsWith(id) ? e.eventId : e.messageId.startsWith(id) ? e.messageId : undefined;
+    if (name !== undefined) named.set(name, [...(named.get(name) ?? []), e]);
+  }
+  if (named.size === 0) return { kind: 'missing' };
+  if (named.size === 1) return { kind: 'found', entries: [...named.values()].flat() };
+  const candidates = [...named]
+    .map(([name, [e]]) => ({ id: name, ...(e?.target && { target: e.target }), reason: e?.reason ?? 'unrecognised' }))
+    .sort((a, b) => a.id.localeCompare(b.id));
+  return { kind: 'ambiguous', candidates };
+}
+
+/** "evt-0b7c1111-... (target prod, permanent_error)", one per candidate of an ambiguous id. */
+export function candidateList(lookup: Extract<IdLookup, { kind: 'ambiguous' }>): string {
+  return lookup.candidates.map((c) => `${c.id} (${c.target ? `target ${c.target}, ` : ''}${c.reason})`).join(', ');
+}
+
+/** The --id that names several dead letters, told as a field error listing them (exit 1, as a missing id). */
+export function ambiguousIdError(id: string, lookup: Extract<IdLookup, { kind: 'ambiguous' }>): CliError {
+  return new CliError(
+    'ambiguous_id',
+    `--id ${id} is the start of ${lookup.candidates.length} dead letters' ids: give more of it`,
+    'list them in full with `lbsync dlq list`',
+    [
+      {
+        path: '--id',
+        message: `starts ${candidateList(lookup)}`,
+        received: id,
+        allowed: lookup.candidates.map((c) => c.id),
+        fix: 'give enough of the id to tell them apart, or the whole id',
+      },
+    ],
+  );
 }
 
 /** The public shape (no receipt handle) for list --json. */

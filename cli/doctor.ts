@@ -4,14 +4,17 @@
 // attributes). The command (commands/doctor.ts) prints what this returns.
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
+import type { ExchangeRecorder } from '../shared/adapters/http-recorder';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import { type QueueEnv, queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
-import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
+import { ERROR_CATALOG, LbSyncError, WARNING_CATALOG } from '../shared/errors/lbsync-error';
 import { wrapApiFailure } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
 import type { PoolMember } from '../shared/core/desired';
-import { selectServerIps } from '../shared/core/desired';
+import { discoveredPool, unusableAddressWarning } from '../shared/core/desired';
+import { admitServers, filterMismatchWarning } from '../shared/core/discovery-check';
+import { unusablePoolAddress } from '../shared/schemas/backend-address';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
 import { describeAction } from '../shared/core/action-text';
@@ -22,7 +25,9 @@ import { describeRollout } from '../shared/core/rollout-text';
 import { TRANSIENT_LB_STATUSES } from '../shared/core/model';
 import type { DiscoveredPool } from '../shared/core/desired';
 import { lbLabel } from '../shared/core/lb-identity';
+import { normalisePool } from '../shared/core/pool';
 import { regionOf } from '../shared/core/locality';
+import { serverScope } from '../shared/reconcile/discover';
 import { findLb, observeBackends } from '../shared/reconcile/observe';
 import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
@@ -48,6 +53,8 @@ export interface DoctorOptions {
   queue: boolean;
   /** The reconcile function's timeout; the reconcile queue's visibility timeout must exceed it. */
   functionTimeoutSeconds: number;
+  /** Receives every exchange with the Scaleway API (--record); the queues' are not recorded. */
+  recorder?: ExchangeRecorder;
 }
 
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
@@ -63,15 +70,12 @@ const ok = (name: string, detail: string): Check => ({ name, status: 'ok', detai
 const warn = (name: string, detail: string, hint?: string): Check => ({ name, status: 'warn', detail, ...(hint && { hint }) });
 const fail = (name: string, detail: string, hint: string): Check => ({ name, status: 'fail', detail, hint });
 
-/** Failures that still prove the key may make the call: the API answered it. */
-const ANSWERED = new Set([
-  'lb_not_found',
-  'lb_ambiguous',
-  'backend_not_found',
-  'invalid_arguments',
-  'precondition_failed',
-  'resource_locked',
-]);
+/**
+ * Failures that still prove the key may make the call: the API answered it. A 404 proves nothing (anything on the
+ * way can answer one); an LB not found by name or found twice is our verdict on a list the API did answer.
+ */
+const ANSWERED = new Set(['lb_not_found', 'lb_ambiguous', 'invalid_arguments', 'precondition_failed', 'resource_locked']);
+const answeredBy = (error: LbSyncError) => ANSWERED.has(error.code) && error.status !== 404;
 
 /** Thrown to stop the Scaleway checks: the key itself was refused, every further call would be too. */
 class KeyRefused extends Error {
@@ -93,12 +97,17 @@ class PermissionLedger {
       entry.zones.add(where);
       return value;
     } catch (error) {
-      const wrapped = wrapApiFailure(step, error, 'lb_not_found');
+      const wrapped = wrapApiFailure(step, error, 'unknown_api_error');
       if (wrapped.code === 'authentication_denied') throw new KeyRefused(wrapped);
       if (wrapped.code === 'permissions_denied') entry.denied ??= wrapped;
-      else if (ANSWERED.has(wrapped.code)) entry.zones.add(where); // e.g. "no such LB": the read itself was allowed
+      else if (answeredBy(wrapped)) entry.zones.add(where); // e.g. "no such LB": the read itself was allowed
       throw wrapped;
     }
+  }
+
+  /** Whether any read got an answer from the API: only that proves the key was accepted. */
+  anyAnswered(): boolean {
+    return [...this.seen.values()].some((entry) => entry.zones.size > 0);
   }
 
   checks(): Check[] {
@@ -111,7 +120,8 @@ class PermissionLedger {
           `${calls} refused (403): ${entry.denied.message}`,
           `give the functions' key ${set} on the project (docs/deploy.md, step 2)`,
         );
-      if (!entry || entry.zones.size === 0) return warn(permission, `${calls} not tried: no earlier check got far enough`);
+      if (!entry) return warn(permission, `${calls} not tried: no earlier check got far enough`);
+      if (entry.zones.size === 0) return warn(permission, `${calls} not proven: tried, but no read got an answer from the API`);
       return ok(permission, `${calls} answered (${[...entry.zones].join(', ')})`);
     });
   }
@@ -120,6 +130,12 @@ class PermissionLedger {
 function failedWith(name: string, error: LbSyncError): Check {
   return fail(name, error.message, error.hint);
 }
+
+const KEY_FORMAT_FIX =
+  'nothing was sent to the API: copy the access key (SCW and 17 more characters) and the secret key (a UUID) of an IAM API key exactly, e.g. from `scw iam api-key get <access key>` and the secret shown when the key was made';
+
+/** A check that could not run: told, with why, never left out (its cause is a failed line of its own). */
+const skipped = (name: string, why: string): Check => warn(name, `skipped: ${why}`);
 
 function lbCheck(name: string, target: Target, lb: ObservedLb): Check {
   const how = 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
@@ -131,15 +147,21 @@ function lbCheck(name: string, target: Target, lb: ObservedLb): Check {
 }
 
 function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check {
-  const skipped = pool.skipped.map((s) => `${s.server} left out: ${s.reason}`);
+  const leftOut = [
+    filterMismatchWarning(pool.refused),
+    unusableAddressWarning(pool.unusable),
+    ...pool.skipped.map((s) => `${s.server} left out: ${s.reason}`),
+  ].filter((line) => line !== undefined);
   const detail = `${pool.serverCount} server(s) carry ${target.servers.tags.join(' + ')}; the pool would be [${pool.ips.join(', ')}] (ipSource ${target.servers.ipSource})`;
-  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, detail, ERROR_CATALOG.no_servers.hint);
-  if (skipped.length > 0) return warn(name, `${detail}; ${skipped.join('; ')}`);
+  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, [detail, ...leftOut].join('; '), ERROR_CATALOG.no_servers.hint);
+  if (pool.refused.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
+  if (leftOut.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`);
   return ok(name, detail);
 }
 
 /** For the kops ipSource: the address kOps' own GetServerIP would take for each server, from IPAM. */
 function kopsParityCheck(name: string, target: Target, members: readonly PoolMember[], ips: readonly IpamIpView[]): Check {
+  if (members.length === 0) return skipped(name, 'no server gives an address to compare with what kOps would write');
   const differing = members.flatMap((m) => {
     const theirs = kopsServerIp(m.serverId, target.zone, ips);
     return theirs === m.ip ? [] : [`${m.server}: ours ${m.ip}, kOps' ${theirs ?? 'none (kOps would fail: could not find IP for server)'}`];
@@ -154,38 +176,54 @@ function kopsParityCheck(name: string, target: Target, members: readonly PoolMem
   return ok(name, `the ${members.length} address(es) are the ones kOps' GetServerIP reads from IPAM for the same servers`);
 }
 
-/** The LB's health check of every pool member: the gate of every rolling update (shared/core/rollout.ts). */
-function healthCheck(name: string, reports: readonly { backend: ObservedBackend; health: Map<string, MemberHealthView> }[]): Check {
-  const lines = reports.map(({ backend, health }) => {
-    const members = backend.pool.map((ip) => `${ip} ${health.get(ip)?.reported ?? 'no report'}`);
-    return `${backend.name}: ${members.join(', ') || '(empty pool)'}`;
-  });
-  const notPassing = reports.flatMap(({ backend, health }) => backend.pool.filter((ip) => health.get(ip)?.condition !== 'passing'));
-  if (notPassing.length === 0) return ok(name, `every member passes the LB's health check (${lines.join('; ')})`);
+type HealthReport = { backend: ObservedBackend; health: Map<string, MemberHealthView> };
+
+/** One address as every backend holding it reports it: `51.15.1.2 passed`, or per backend where they differ. */
+function memberLine(ip: string, reports: readonly HealthReport[]): string {
+  const holding = reports.filter(({ backend }) => backend.pool.includes(ip));
+  const seen = holding.map(({ backend, health }) => ({ backend: backend.name, reported: health.get(ip)?.reported ?? 'no report' }));
+  const only = holding.length < reports.length ? ` (${seen.map((s) => s.backend).join(', ')} only)` : '';
+  if (new Set(seen.map((s) => s.reported)).size === 1) return `${ip} ${seen[0]?.reported}${only}`;
+  return `${ip} ${seen.map((s) => `${s.reported} in ${s.backend}`).join(', ')}`;
+}
+
+/**
+ * The LB's health check of every pool member: the gate of every rolling update (shared/core/rollout.ts). Each
+ * address is told once, however many backends hold it.
+ */
+function healthCheck(name: string, reports: readonly HealthReport[]): Check {
+  const ips = normalisePool(reports.flatMap(({ backend }) => backend.pool));
+  const empty = reports.filter(({ backend }) => backend.pool.length === 0).map(({ backend }) => `${backend.name}: empty pool`);
+  const passing = (ip: string) =>
+    reports.every(({ backend, health }) => !backend.pool.includes(ip) || health.get(ip)?.condition === 'passing');
+  const notPassing = ips.filter((ip) => !passing(ip));
+  const backends = reports.map(({ backend }) => backend.name).join(', ');
+  const members = [...ips.map((ip) => memberLine(ip, reports)), ...empty].join(', ');
+  if (notPassing.length === 0) return ok(name, `every member passes the LB's health check (${backends}): ${members || 'no member'}`);
   return warn(
     name,
-    `not passing: ${notPassing.join(', ')} (${lines.join('; ')})`,
+    `not passing: ${notPassing.map((ip) => memberLine(ip, reports)).join(', ')}; passing: ${ips.filter(passing).join(', ') || 'none'} (${backends})`,
     "while a desired member does not pass, members that still serve are not removed (removal_deferred); a failing member of a server that is gone leaves on the next reconcile. Check the server's API and the health-check port",
   );
 }
 
-/** The servers and the pool they give, read as discoverPool reads them, one permission per call. */
+/** The servers and the pool they give, read and checked as discoverPool does, one permission per call. */
 async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
   const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () =>
     gateway.listServersByTags(target.zone, target.servers.tags),
   );
-  let privateIps: Map<string, string[]> | undefined;
-  if (target.servers.ipSource === 'ipam-private') {
-    const step = kopsMessage.serverIp(servers.map((s) => s.name).join(','));
-    privateIps = await ledger.prove('iam:ipam-read', regionOf(target.zone), step, () =>
-      gateway.listPrivateIpsByNic(
-        regionOf(target.zone),
-        servers.flatMap((s) => s.privateNicIds),
-      ),
-    );
-  }
-  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
+  const checked = admitServers(servers, serverScope(gateway, target));
+  const nicIds = checked.admitted.flatMap((s) => s.privateNicIds);
+  const privateNicIps =
+    target.servers.ipSource === 'ipam-private'
+      ? await ledger.prove(
+          'iam:ipam-read',
+          regionOf(target.zone),
+          kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(',')),
+          () => gateway.listPrivateNicIps(regionOf(target.zone), nicIds),
+        )
+      : [];
+  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress);
 }
 
 async function targetChecks(
@@ -196,66 +234,76 @@ async function targetChecks(
 ): Promise<Check[]> {
   const at = (what: string) => `target:${target.name}:${what}`;
   const checks: Check[] = [];
-  const attempt = async (name: string, run: () => Promise<Check | undefined>): Promise<boolean> => {
+  /** Runs one check's reads; a failure is its own failed line (a refused permission too: the iam: line says which). */
+  const attempt = async <T>(name: string, run: () => Promise<T>): Promise<T | undefined> => {
     try {
-      const check = await run();
-      if (check) checks.push(check);
-      return true;
+      return await run();
     } catch (error) {
       if (error instanceof KeyRefused) throw error;
-      const wrapped = error instanceof LbSyncError ? error : wrapApiFailure(name, error, 'unknown_api_error');
-      // A refused permission is told once, by its iam: line.
-      if (wrapped.code !== 'permissions_denied') checks.push(failedWith(at(name), wrapped));
-      return false;
+      checks.push(failedWith(at(name), error instanceof LbSyncError ? error : wrapApiFailure(name, error, 'unknown_api_error')));
+      return undefined;
     }
   };
 
-  let lb: ObservedLb | undefined;
-  await attempt('lb', async () => {
-    lb = await ledger.prove('iam:lb-read', target.zone, kopsMessage.findLb(lbLabel(target)), () => findLb(gateway, target));
-    return lbCheck(at('lb'), target, lb);
-  });
-  let pool: DiscoveredPool | undefined;
-  await attempt('servers', async () => {
-    pool = await discover(gateway, ledger, target);
-    return serversCheck(at('servers'), target, pool);
-  });
+  const lb = await attempt('lb', () =>
+    ledger.prove('iam:lb-read', target.zone, kopsMessage.findLb(lbLabel(target)), () => findLb(gateway, target)),
+  );
+  if (lb) checks.push(lbCheck(at('lb'), target, lb));
+  const pool = await attempt('servers', () => discover(gateway, ledger, target));
+  if (pool) checks.push(serversCheck(at('servers'), target, pool));
   // kOps' own address rule reads IPAM (zonal IPv4 per server); the functions' key holds IPAMReadOnly either way.
-  const members = pool?.members ?? [];
   if (target.servers.ipSource !== 'ipam-private') {
-    await attempt(target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam', async () => {
-      const ips = await ledger.prove('iam:ipam-read', regionOf(target.zone), `listing IPAM addresses of ${target.zone}`, () =>
+    const parity = target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam';
+    const members = pool?.members ?? [];
+    const ips = await attempt(parity, () =>
+      ledger.prove('iam:ipam-read', regionOf(target.zone), `listing IPAM addresses of ${target.zone}`, () =>
         gateway.listZonalIpv4(
           target.zone,
           members.map((m) => m.serverId),
         ),
-      );
-      return target.servers.ipSource === 'kops' && pool ? kopsParityCheck(at('kops-parity'), target, members, ips) : undefined;
-    });
-  }
-  const found = lb;
-  if (!found) return checks;
-  let observed: ObservedBackend[] = [];
-  const backendsRead = await attempt('backends', async () => {
-    const read = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(found.id), () =>
-      observeBackends(gateway, target, found),
+      ),
     );
-    observed = [...read.byName.values()];
-    return undefined;
-  });
-  if (observed.length > 0) {
-    await attempt('health', async () => {
-      const reports = [];
-      for (const backend of observed) {
-        const stats = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.backendHealth(found.name), () =>
-          gateway.listBackendHealth(target.zone, found.id, backend.id),
-        );
-        reports.push({ backend, health: memberHealth(stats) });
-      }
-      return healthCheck(at('health'), reports);
-    });
+    if (ips && parity === 'kops-parity')
+      checks.push(
+        pool ? kopsParityCheck(at(parity), target, members, ips) : skipped(at(parity), `needs the servers (see ${at('servers')})`),
+      );
   }
-  if (!backendsRead || !pool) return checks;
+
+  const backends =
+    lb &&
+    (await attempt('backends', async () => {
+      const read = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(lb.id), () =>
+        observeBackends(gateway, target, lb),
+      );
+      return [...read.byName.values()];
+    }));
+  const unreadBackends = lb ? `needs the backends (see ${at('backends')})` : `needs the load balancer (see ${at('lb')})`;
+  if (!backends) checks.push(skipped(at('health'), unreadBackends));
+  else if (backends.length === 0)
+    checks.push(
+      skipped(
+        at('health'),
+        `nothing to check, the LB has none of the target's backends yet (${target.backends.map((b) => b.name).join(', ')})`,
+      ),
+    );
+  else {
+    const reports = await attempt('health', async () => {
+      const read: HealthReport[] = [];
+      for (const backend of backends) {
+        const stats = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.backendHealth(lb.name), () =>
+          gateway.listBackendHealth(target.zone, lb.id, backend.id),
+        );
+        read.push({ backend, health: memberHealth(stats) });
+      }
+      return read;
+    });
+    if (reports) checks.push(healthCheck(at('health'), reports));
+  }
+
+  if (!backends || !pool) {
+    checks.push(skipped(at('plan'), backends ? `needs the servers (see ${at('servers')})` : unreadBackends));
+    return checks;
+  }
   // What a reconcile would write: the reconciler itself, as a dry run (reads only).
   const result = await reconcileTarget(target, { dryRun: true }, { gateway, ...settings });
   if (result.error) {
@@ -276,18 +324,21 @@ async function targetChecks(
   return checks;
 }
 
-async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]): Promise<Check[]> {
+async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[], recorder?: ExchangeRecorder): Promise<Check[]> {
   let gateway: ScalewayGateway;
-  let source: string;
+  let source = '';
   let settings: ReconcileSettings;
   try {
     // Both read the runtime settings (LBSYNC_REQUEST_TIMEOUT_MS...): an invalid one fails here, as credentials.
     settings = reconcileSettings(runtimeConfigFromEnv(env));
     const credentials = resolveScalewayCredentials(env);
-    gateway = createScalewayGateway(credentials.settings);
     source = credentials.source;
+    gateway = createScalewayGateway({ ...credentials.settings, ...(recorder && { recorder }) });
   } catch (error) {
     const described = describeError(error);
+    // The SDK checks the keys' format as it makes its client: refused before any call, so nothing was sent.
+    if (source !== '')
+      return [fail('credentials', `the key from ${source} was refused before any call: ${described.message}`, KEY_FORMAT_FIX)];
     return [
       fail(
         'credentials',
@@ -306,14 +357,13 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
       fail('credentials', `the API refused the key from ${source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint),
     ];
   }
-  const proven = targets.length > 0 && gateway.calls().reads > 0;
-  return [
-    proven
-      ? ok('credentials', `the API accepted the key from ${source}`)
-      : warn('credentials', `key found (${source}), not tried: no target to read`),
-    ...ledger.checks(),
-    ...checks,
-  ];
+  const credentials =
+    targets.length === 0
+      ? warn('credentials', `key found (${source}), not tried: no target to read`)
+      : ledger.anyAnswered()
+        ? ok('credentials', `the API accepted the key from ${source}`)
+        : warn('credentials', `key found (${source}), not proven: no read got an answer from the API (see the failed lines)`);
+  return [credentials, ...ledger.checks(), ...checks];
 }
 
 interface QueueAttributes {
@@ -424,7 +474,7 @@ function configCheck(options: DoctorOptions): { check: Check; targets: Target[] 
 /** Every check, in order: config, credentials, IAM permissions, targets, queues. Never writes. */
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const config = configCheck(options);
-  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets))];
+  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets, options.recorder))];
   if (options.queue) checks.push(...(await queueChecks(options.env, options.functionTimeoutSeconds)));
   return checks;
 }

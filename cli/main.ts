@@ -3,6 +3,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { version } from '../package.json';
 import { commandPath, createCli } from './command';
+import { cockpitCommand } from './commands/cockpit';
 import { dlqCommand } from './commands/dlq';
 import { doctorCommand } from './commands/doctor';
 import { emulatorCommand } from './commands/emulator';
@@ -10,6 +11,7 @@ import { injectCommand } from './commands/inject';
 import { planCommand } from './commands/plan';
 import { provisionCommand } from './commands/provision';
 import { reconcileCommand } from './commands/reconcile';
+import { statusCommand } from './commands/status';
 import { sweepCommand } from './commands/sweep';
 import { targetsCommand } from './commands/targets';
 import { watchCommand } from './commands/watch';
@@ -36,7 +38,7 @@ Environment (the same names the functions use):
 Output: text for people; -o json (or --json) prints one JSON document on stdout, the same envelope for every
 command: {"ok", "command", ...the command's fields, "error"?: {"code", "message", "hint", "fieldErrors"?}}.
 
-Exit codes: 0 success, 1 error, 2 drift (plan only), 64 bad usage. \`lbsync\` alone prints this help (exit 0).
+Exit codes: 0 success, 1 error, 2 drift (plan and status only), 64 bad usage. \`lbsync\` alone prints this help (exit 0).
 `;
 
 export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal; protect?: (secret: string) => void } = {}) {
@@ -54,6 +56,7 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal; pro
     .exitOverride()
     .addCommand(doctorCommand(cli))
     .addCommand(planCommand(cli))
+    .addCommand(statusCommand(cli, options.stopSignal))
     .addCommand(reconcileCommand(cli))
     .addCommand(injectCommand(cli))
     .addCommand(sweepCommand(cli))
@@ -61,6 +64,7 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal; pro
     .addCommand(dlqCommand(cli))
     .addCommand(targetsCommand(cli))
     .addCommand(provisionCommand(cli))
+    .addCommand(cockpitCommand(cli))
     .addCommand(emulatorCommand(cli, options.stopSignal));
   // Subcommands inherit exitOverride and the output routing only when set on each.
   const configure = (command: Command) => {

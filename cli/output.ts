@@ -23,7 +23,7 @@ export const EXIT = {
   ok: 0,
   /** An error: bad configuration, an API or queue failure, a failed reconcile. */
   error: 1,
-  /** `plan` only: the world differs from the targets (drift). */
+  /** `plan` and `status` only: the world differs from the targets (drift). */
   drift: 2,
   /** Wrong flags or arguments (commander's usage errors). */
   usage: 64,

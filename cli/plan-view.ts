@@ -8,6 +8,8 @@ import type { MemberVerdict, RolloutStage } from '../shared/core/rollout';
 import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
 import type { Colors, DescribedError } from './output';
+import type { PlanCoverage } from './plan-coverage';
+import { planCoverage } from './plan-coverage';
 import { describeError, plural } from './output';
 
 export interface ActionSummary {
@@ -39,6 +41,8 @@ export interface RolloutView {
 
 export interface BackendView {
   name: string;
+  /** Its state was read and planned (see UncheckedBackendView for one that was not). */
+  checked: true;
   id?: string;
   exists: boolean;
   /** False for a backend kept in sync only while the LB has it (createIfMissing false, kopsController "auto"). */
@@ -55,6 +59,17 @@ export interface BackendView {
   /** Fields compared and found equal (an existing backend only). */
   inSync: string[];
   actions: Action['kind'][];
+}
+
+/** A backend whose state is unknown: a read its plan needs failed. Shows the failure, never a pool state. */
+export interface UncheckedBackendView {
+  name: string;
+  checked: false;
+  createIfMissing: boolean;
+  /** Why: the step the dry run stopped at (coverage.stoppedAt). */
+  notChecked: string;
+  /** The pool as read, when the backends were read before the run stopped: compared with nothing. */
+  actualPool?: string[];
 }
 
 /** Why each address would be added or removed: which server it is, or that no selected server has it. */
@@ -96,7 +111,9 @@ export interface TargetPlanView {
   desiredPool?: string[];
   poolSource?: 'event' | 'tags';
   serverCount?: number;
-  backends: BackendView[];
+  backends: (BackendView | UncheckedBackendView)[];
+  /** What was read, and where the dry run stopped when a read failed. */
+  coverage: PlanCoverage;
   actions: ActionSummary[];
   warnings: string[];
   apiCalls: { reads: number; writes: number };
@@ -125,8 +142,10 @@ export function planView(
   extraWarnings: string[] = [],
 ): TargetPlanView {
   const desiredPool = result.pool?.ips;
-  const backends = result.lb
-    ? target.backends.map((spec): BackendView => {
+  const coverage = planCoverage(result);
+  const backends = !coverage.complete
+    ? target.backends.map((spec) => uncheckedBackend(spec, coverage, observed))
+    : target.backends.map((spec): BackendView => {
         const actual = observed?.get(spec.name);
         const actions = result.planned.filter((a) => a.backend === spec.name);
         const poolAction = actions.find((a) => a.kind === 'SetBackendServers' || a.kind === 'CreateBackend');
@@ -136,6 +155,7 @@ export function planView(
         const rollout = result.rollouts?.find((r) => r.backend === spec.name);
         return {
           name: spec.name,
+          checked: true,
           ...(actual && { id: actual.id }),
           exists: observed ? actual !== undefined : !actions.some((a) => a.kind === 'CreateBackend'),
           createIfMissing: spec.createIfMissing,
@@ -156,8 +176,7 @@ export function planView(
             : [],
           actions: actions.map((a) => a.kind),
         };
-      })
-    : [];
+      });
   return {
     target: target.name,
     zone: target.zone,
@@ -165,6 +184,7 @@ export function planView(
     ...(result.lb && { lb: result.lb }),
     ...(desiredPool && { desiredPool, poolSource: result.pool?.source, serverCount: result.pool?.serverCount }),
     backends,
+    coverage,
     actions: result.planned.map(summariseAction),
     warnings: [...result.warnings, ...extraWarnings],
     apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
@@ -172,10 +192,26 @@ export function planView(
   };
 }
 
+function uncheckedBackend(
+  spec: Target['backends'][number],
+  coverage: PlanCoverage,
+  observed: ReadonlyMap<string, ObservedBackend> | undefined,
+): UncheckedBackendView {
+  const actual = observed?.get(spec.name);
+  return {
+    name: spec.name,
+    checked: false,
+    createIfMissing: spec.createIfMissing,
+    notChecked: `${coverage.stoppedAt?.step ?? 'the plan could not be completed'} [${coverage.stoppedAt?.code ?? 'unknown'}]`,
+    ...(actual && { actualPool: actual.pool }),
+  };
+}
+
 const show = (value: unknown) =>
   value === undefined || value === '' ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value);
 
-function renderBackend(b: BackendView, c: Colors): string[] {
+function renderBackend(b: BackendView | UncheckedBackendView, c: Colors): string[] {
+  if (!b.checked) return [`  backend ${c.bold(b.name)}  ${c.red('not checked:')} ${b.notChecked}`];
   const head = `  backend ${c.bold(b.name)}${b.id ? c.dim(`  ${b.id}`) : ''}`;
   const why = new Map(b.poolChanges.map((p) => [p.ip, p.why]));
   const because = (ip: string) => (why.has(ip) ? c.dim(`  (${why.get(ip)})`) : '');
@@ -219,7 +255,7 @@ function renderBackend(b: BackendView, c: Colors): string[] {
 
 /** Members that should leave but wait (rolling-update safety), over all backends. */
 export function deferredCount(v: TargetPlanView): number {
-  return v.backends.reduce((n, b) => n + (b.rollout?.deferred.length ?? 0), 0);
+  return v.backends.reduce((n, b) => n + ((b.checked && b.rollout?.deferred.length) || 0), 0);
 }
 
 function compareIps(a: string, b: string): number {

@@ -1,7 +1,9 @@
 /**
- * The emulator's Audit Trail: every mutation it makes (servers created, deleted, re-tagged or powered
- * on/off through the control API; LB backend writes through the LB routes) is recorded as an event,
- * listable once `delayMs` has passed since it was recorded.
+ * The emulator's Audit Trail: every change that is an API call is recorded as an event, listable once `delayMs`
+ * has passed since it was recorded: servers created, re-tagged, powered on/off or removed through the control
+ * API (standing for someone else's tooling: kOps creates with CreateServer + ServerAction poweron and deletes with
+ * ServerAction terminate), and LB backend writes through the LB routes. A server that stops or crashes on the
+ * platform's side (the control API's upsert of a new state) is no API call and records nothing.
  * ASSUMED: the real delay before an event is listable is not documented. The default, 30 s, is a
  * conservative guess; in the one recording we have (a Secret Manager event, test/fixtures/audit-trail/)
  * a listing about 1 s after the call did not show it and one about 2 s after it did.
@@ -138,21 +140,26 @@ export class AuditTrailLog {
 
 // ---- what the emulator's own mutations look like in Audit Trail ----
 
-/** The ServerAction a change of state amounts to (ASSUMED: the Instance API's action names). */
-function powerAction(from: string | undefined, to: string): string | undefined {
-  const running = (s: string | undefined) => s === 'running' || s === 'starting';
-  if (to === 'stopped in place') return 'stop_in_place';
-  if (running(to) && !running(from)) return 'poweron';
-  if ((to === 'stopped' || to === 'stopping') && running(from)) return 'poweroff';
-  return undefined;
-}
-
 type ServerSnapshot = Pick<ServerRecord, 'id' | 'name' | 'zone' | 'tags' | 'state' | 'commercialType' | 'createdAt' | 'modifiedAt'>;
+
+/** What every event about one server shares. */
+function aboutServer(owner: Ownership, server: ServerSnapshot, actor: AuditActor, deletedAt: string | null = null) {
+  return {
+    product: INSTANCE_SERVICE,
+    locality: server.zone,
+    organizationId: owner.organizationId,
+    projectId: owner.projectId,
+    actor,
+    resources: [serverResource(server, deletedAt)],
+  };
+}
 
 /**
  * A server created or changed: CreateServer (with its tags, as kOps sends them) then ServerAction poweron when it
- * runs; for an existing server, UpdateServer with the new tags when they changed and a ServerAction when its
- * state did. Address changes are not recorded: the real API records them on the IP, not on the server.
+ * runs (kOps creates its servers stopped and powers them on); for an existing server, UpdateServer with the new
+ * tags when they changed. A change of state alone is the platform's (a stop, a crash): no API call, no event; a
+ * power action made through the API is `recordServerAction`. Address changes are not recorded: the real API
+ * records them on the IP, not on the server.
  */
 export function recordServerChange(
   log: AuditTrailLog,
@@ -161,14 +168,7 @@ export function recordServerChange(
   after: ServerRecord,
   actor: AuditActor = OPERATOR_ACTOR,
 ): void {
-  const base = {
-    product: INSTANCE_SERVICE,
-    locality: after.zone,
-    organizationId: owner.organizationId,
-    projectId: owner.projectId,
-    actor,
-    resources: [serverResource(after)],
-  };
+  const base = aboutServer(owner, after, actor);
   if (!before) {
     log.record({
       ...base,
@@ -181,28 +181,40 @@ export function recordServerChange(
         routed_ip_enabled: true,
       },
     });
+    const running = after.state === 'running' || after.state === 'starting';
+    if (running) log.record({ ...base, methodName: 'ServerAction', requestBody: { action: 'poweron' } });
   } else if (before.tags.join('\n') !== after.tags.join('\n')) {
     log.record({ ...base, methodName: 'UpdateServer', requestBody: { tags: [...after.tags] } });
   }
-  const action = powerAction(before?.state ?? 'stopped', after.state);
-  if (action) log.record({ ...base, methodName: 'ServerAction', requestBody: { action } });
 }
 
-export function recordServerDeleted(
+/** The Instance API's ServerAction on one server, with its `action` as the request body. */
+export function recordServerAction(
+  log: AuditTrailLog,
+  owner: Ownership,
+  server: ServerSnapshot,
+  action: string,
+  actor: AuditActor = OPERATOR_ACTOR,
+): void {
+  log.record({ ...aboutServer(owner, server, actor), methodName: 'ServerAction', requestBody: { action } });
+}
+
+/**
+ * A server removed through the API: ServerAction `terminate` (how kOps deletes a server: "stops and deletes the
+ * machine immediately"), or DeleteServer for a server already stopped (the CLI's way, recorded: poweroff, then
+ * DeleteServer answers 204; DeleteServer is not for a running server).
+ */
+export function recordServerRemoved(
   log: AuditTrailLog,
   owner: Ownership,
   server: ServerSnapshot,
   actor: AuditActor = OPERATOR_ACTOR,
 ): void {
-  log.record({
-    product: INSTANCE_SERVICE,
-    locality: server.zone,
-    organizationId: owner.organizationId,
-    projectId: owner.projectId,
-    actor,
-    methodName: 'DeleteServer',
-    resources: [serverResource(server, new Date().toISOString())],
-  });
+  if (server.state !== 'stopped') {
+    recordServerAction(log, owner, server, 'terminate', actor);
+    return;
+  }
+  log.record({ ...aboutServer(owner, server, actor, new Date().toISOString()), methodName: 'DeleteServer' });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

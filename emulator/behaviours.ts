@@ -33,12 +33,23 @@ export interface EmulatorBehaviours {
   /** LB commercial types treated as multi-cloud by `strictBackendIps` (compared case-insensitively). */
   multiCloudLbTypes: string[];
   /**
-   * ListBackendStats (no recording): a pool address of a running server reports `passed` this long after it is
+   * ListBackendStats (timing not recorded): a pool address of a running server reports `passed` this long after it is
    * both running and in the pool (`unknown` before). Default 0: at once (emulator/health.ts).
    */
   healthPassAfterMs: number;
   /** ... and an address whose server was deleted, stopped or is stopping reports `failed` this long after. Default 0. */
   healthFailAfterMs: number;
+  /**
+   * ListServers `tags=a,b`: `all` as the API reference documents it (a server carrying every tag exactly), `any`
+   * (a server carrying one of them), `prefix` (every filter tag begins one of the server's tags). No recording
+   * shows a multi-tag filter.
+   */
+  serverTagsFilter: 'all' | 'any' | 'prefix';
+  /**
+   * How many LB instances report each backend server in ListBackendStats: one item per address per instance. The
+   * recording shows one instance; LBs have had two. `two_disagreeing`: the second is one change behind the first.
+   */
+  lbInstanceReports: 'one' | 'two' | 'two_disagreeing';
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
@@ -53,9 +64,11 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   multiCloudLbTypes: [],
   healthPassAfterMs: 0,
   healthFailAfterMs: 0,
+  serverTagsFilter: 'all',
+  lbInstanceReports: 'one',
 });
 
-/** The choices of each two-way switch, for validation, docs and tests that run every setting. */
+/** The choices of each switch, for validation, docs and tests that run every setting. */
 export const BEHAVIOUR_CHOICES = {
   pendingAfterHealthCheck: [false, true],
   writesWhileTransient: ['refuse', 'accept'],
@@ -64,6 +77,8 @@ export const BEHAVIOUR_CHOICES = {
   deleteBackendInUse: ['refuse', 'cascade'],
   duplicateServerIps: ['dedupe', 'refuse'],
   strictBackendIps: [false, true],
+  serverTagsFilter: ['all', 'any', 'prefix'],
+  lbInstanceReports: ['one', 'two', 'two_disagreeing'],
 } as const satisfies { [K in keyof EmulatorBehaviours]?: readonly EmulatorBehaviours[K][] };
 
 export type SwitchName = keyof typeof BEHAVIOUR_CHOICES;

@@ -2,7 +2,7 @@
 import { type EmulatorBehaviours, readBehaviours } from './behaviours';
 import { matchRoute, type JsonAnswer, type Route } from './http';
 import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './types';
-import type { EmulatorControls } from './controls';
+import { SERVER_ACTIONS, type EmulatorControls, type ServerActionName } from './controls';
 import { HEALTH_CHECK_STATUSES, type HealthCheckStatus } from './health';
 import type { WireAuditEvent } from './wire/audit-trail';
 
@@ -129,6 +129,19 @@ const controlRoutes: Route<ControlContext>[] = [
       const serverId = ctx.params.serverId ?? '';
       if (!ctx.controls.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
       ctx.controls.removeServer(serverId);
+      return ok();
+    },
+  },
+  {
+    method: 'POST',
+    pattern: '/_emulator/servers/{serverId}/action',
+    operation: 'ServerAction',
+    handle: (ctx) => {
+      const serverId = ctx.params.serverId ?? '';
+      if (!ctx.controls.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
+      const action = objectBody(ctx.body).action as ServerActionName;
+      if (!SERVER_ACTIONS.includes(action)) throw new ControlError(400, `action must be one of ${SERVER_ACTIONS.join(', ')}`);
+      ctx.controls.serverAction(serverId, action);
       return ok();
     },
   },

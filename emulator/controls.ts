@@ -5,8 +5,9 @@ import {
   DEFAULT_AUDIT_DELAY_MS,
   principalIdOf,
   recordBackendWrite,
+  recordServerAction,
   recordServerChange,
-  recordServerDeleted,
+  recordServerRemoved,
 } from './audit-trail';
 import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
@@ -20,6 +21,15 @@ import { renderBackend, renderLb } from './wire/lb';
 import { renderServer } from './wire/instance';
 import type { WireAuditEvent } from './wire/audit-trail';
 import { renderIpamIp } from './wire/ipam';
+
+/** The ServerActions the control API performs, and the state each leaves. */
+export const SERVER_ACTIONS = ['poweron', 'poweroff', 'stop_in_place', 'reboot', 'terminate'] as const;
+export type ServerActionName = (typeof SERVER_ACTIONS)[number];
+const STATE_AFTER: Record<Exclude<ServerActionName, 'reboot' | 'terminate'>, string> = {
+  poweron: 'running',
+  poweroff: 'stopped',
+  stop_in_place: 'stopped in place',
+};
 
 export class EmulatorControls {
   readonly state: EmulatorState;
@@ -83,12 +93,14 @@ export class EmulatorControls {
     this.state.setLbStatus(lbId, status, forMs);
   }
 
-  // Server mutations are recorded in Audit Trail, as made by someone else's tooling (emulator/audit-trail.ts).
+  // Server changes that are API calls are recorded in Audit Trail, as made by someone else's tooling
+  // (emulator/audit-trail.ts); a change of state through upsertServer is the platform's and records nothing.
 
+  /** A kOps rolling update: ServerAction terminate on the old server, then CreateServer and poweron for the new one. */
   replaceServer(oldServerId: string, newServer: SeedServer): ServerRecord {
     const old = this.state.servers.get(oldServerId);
+    if (old) recordServerAction(this.auditTrail, this.state.owner, old, 'terminate');
     const server = this.state.replaceServer(oldServerId, newServer);
-    if (old) recordServerDeleted(this.auditTrail, this.state.owner, old);
     recordServerChange(this.auditTrail, this.state.owner, undefined, server);
     return server;
   }
@@ -102,8 +114,17 @@ export class EmulatorControls {
 
   removeServer(serverId: string): void {
     const before = this.state.servers.get(serverId);
+    if (before) recordServerRemoved(this.auditTrail, this.state.owner, before);
     this.state.removeServer(serverId);
-    if (before) recordServerDeleted(this.auditTrail, this.state.owner, before);
+  }
+
+  /** A ServerAction through the API: recorded, then done (at once: the emulator skips `starting` and `stopping`). */
+  serverAction(serverId: string, action: ServerActionName): void {
+    const server = this.state.servers.get(serverId);
+    if (!server) throw new Error(`no server ${serverId}`);
+    recordServerAction(this.auditTrail, this.state.owner, server, action);
+    if (action === 'terminate') this.state.removeServer(serverId);
+    else if (action !== 'reboot') this.state.setServerState(serverId, STATE_AFTER[action]);
   }
 
   setAuditTrailDelay(ms: number): void {

@@ -1,6 +1,8 @@
 /**
- * The LB's health checks of its backend servers, as ListBackendStats reports them. No recording shows this
- * API: the shape follows the SDK's types, the timing is assumed (docs/emulator.md, "Health checks").
+ * The LB's health checks of its backend servers, as ListBackendStats (and the older GET .../lbs/{id}/stats)
+ * report them. Recorded (cli-lb-test-get-stats-simple #14): the item's fields, and a member just added that has
+ * not been checked yet reads `server_state` "stopped", `last_health_check_status` "unknown". The timing, and the
+ * readings after a check ran, are assumed (docs/emulator.md, "Every behaviour").
  *
  * Health follows the servers. An address of a `running` server passes `healthPassAfterMs` after it is both
  * running and in the backend's pool (`unknown` until then, as a check that has not run yet); an address whose
@@ -8,8 +10,14 @@
  * that (until then it keeps what it had: `passed` if it had passed, else `unknown`). Both delays are switches
  * (emulator/behaviours.ts, default 0: health follows at once). A test may force one address's status, for a
  * while or until cleared, over whatever the servers say.
+ *
+ * Each LB instance reports every member (switch `lbInstanceReports`: one instance, as recorded, or two). Under
+ * `two_disagreeing` the second instance is one change behind the first: it reports what the first reported just
+ * before its latest change (a new member the first sees pass is still `unknown` there; one the first sees fail
+ * still `passed` there, if it had passed).
  */
-import type { IpamIpRecord, ServerRecord } from './model';
+import type { EmulatorBehaviours } from './behaviours';
+import type { IpamIpRecord, LbRecord, ServerRecord } from './model';
 
 export const HEALTH_CHECK_STATUSES = ['unknown', 'neutral', 'failed', 'passed', 'condpass'] as const;
 export type HealthCheckStatus = (typeof HEALTH_CHECK_STATUSES)[number];
@@ -45,11 +53,12 @@ interface AddressLife {
 
 const SETTLED = Number.NEGATIVE_INFINITY;
 
+/** The LB's server state that goes with each check result (`unknown`: "stopped", as recorded for a member not checked yet). */
 const STATE_OF: Record<HealthCheckStatus, BackendServerState> = {
   passed: 'running',
   condpass: 'running',
   failed: 'stopped',
-  unknown: 'starting',
+  unknown: 'stopped',
   neutral: 'starting',
 };
 
@@ -109,7 +118,7 @@ export class BackendHealth {
    */
   member(backendId: string, ip: string, timing: HealthTiming, now: number, deaf = false): MemberHealth {
     const forced = this.forced.get(ip);
-    if (forced && (forced.until === null || now < forced.until)) {
+    if (forced && forced.since <= now && (forced.until === null || now < forced.until)) {
       return { ip, status: forced.status, serverState: STATE_OF[forced.status], changedAt: forced.since };
     }
     const joinedAt = this.joined.get(backendId)?.get(ip) ?? now;
@@ -125,6 +134,12 @@ export class BackendHealth {
     if (now >= failAt) return this.seen(ip, 'failed', failAt);
     const passedAt = life?.aliveSince === undefined ? undefined : Math.max(life.aliveSince, joinedAt) + timing.passAfterMs;
     return passedAt !== undefined && passedAt <= deadFrom ? this.seen(ip, 'passed', passedAt) : this.seen(ip, 'unknown', joinedAt);
+  }
+
+  /** What `member` reported just before its latest change (the same when it has not changed since the seed). */
+  memberOneChangeBehind(backendId: string, ip: string, timing: HealthTiming, now: number, deaf = false): MemberHealth {
+    const latest = this.member(backendId, ip, timing, now, deaf);
+    return latest.changedAt === null ? latest : this.member(backendId, ip, timing, latest.changedAt - 1, deaf);
   }
 
   private seen(ip: string, status: HealthCheckStatus, at: number): MemberHealth {
@@ -151,7 +166,7 @@ type World = {
   servers: ReadonlyMap<string, ServerRecord>;
   ips: ReadonlyMap<string, IpamIpRecord>;
   health: BackendHealth;
-  behaviours: { healthPassAfterMs: number; healthFailAfterMs: number };
+  behaviours: Pick<EmulatorBehaviours, 'healthPassAfterMs' | 'healthFailAfterMs' | 'lbInstanceReports'>;
 };
 
 /** Addresses whose server does not listen on this port (a seed's `listensOn`). */
@@ -168,16 +183,65 @@ function deafOn(world: World, port: number): Set<string> {
   return deaf;
 }
 
-/** How the LB sees each given address of a backend now (the emulated LB has one instance: one entry each). */
+/** The LB instances that report health (the first one always), each with its id and whether it lags one change. */
+export function reportingInstances(
+  lb: Pick<LbRecord, 'instance' | 'secondInstance'>,
+  reports: EmulatorBehaviours['lbInstanceReports'],
+): { id: string; oneChangeBehind: boolean }[] {
+  const first = { id: lb.instance.id, oneChangeBehind: false };
+  if (reports === 'one') return [first];
+  return [first, { id: lb.secondInstance.id, oneChangeBehind: reports === 'two_disagreeing' }];
+}
+
+/** One member as one LB instance reports it. */
+export interface InstanceReport {
+  instanceId: string;
+  member: MemberHealth;
+}
+
+/** Reads one address of a backend's pool at `now`, as the first instance sees it or one change behind. */
+function memberReader(world: World, backend: { id: string; healthCheck: { port: number } }, now: number) {
+  const timing = { passAfterMs: world.behaviours.healthPassAfterMs, failAfterMs: world.behaviours.healthFailAfterMs };
+  const deaf = deafOn(world, backend.healthCheck.port);
+  return (ip: string, oneChangeBehind = false): MemberHealth =>
+    oneChangeBehind
+      ? world.health.memberOneChangeBehind(backend.id, ip, timing, now, deaf.has(ip))
+      : world.health.member(backend.id, ip, timing, now, deaf.has(ip));
+}
+
+/** How each LB instance sees each given address of a backend now: one report per address per instance. */
+export function reportsOfPool(
+  world: World,
+  lb: Pick<LbRecord, 'instance' | 'secondInstance'>,
+  backend: { id: string; healthCheck: { port: number } },
+  ips: readonly string[],
+  now = Date.now(),
+): InstanceReport[] {
+  const read = memberReader(world, backend, now);
+  return reportingInstances(lb, world.behaviours.lbInstanceReports).flatMap((instance) =>
+    ips.map((ip) => ({ instanceId: instance.id, member: read(ip, instance.oneChangeBehind) })),
+  );
+}
+
+/** How the LB's first instance sees each given address of a backend now. */
 export function healthOfPool(
   world: World,
   backend: { id: string; healthCheck: { port: number } },
   ips: readonly string[],
   now = Date.now(),
 ): MemberHealth[] {
-  const timing = { passAfterMs: world.behaviours.healthPassAfterMs, failAfterMs: world.behaviours.healthFailAfterMs };
-  const deaf = deafOn(world, backend.healthCheck.port);
-  return ips.map((ip) => world.health.member(backend.id, ip, timing, now, deaf.has(ip)));
+  const read = memberReader(world, backend, now);
+  return ips.map((ip) => read(ip));
+}
+
+/**
+ * Every instance's check of each address in one word, for the pool history: the status when all instances
+ * agree, else the distinct statuses joined with "/" (e.g. "passed/unknown").
+ */
+export function healthAcrossInstances(reports: readonly InstanceReport[]): Record<string, string> {
+  const byIp = new Map<string, Set<string>>();
+  for (const { member } of reports) byIp.set(member.ip, (byIp.get(member.ip) ?? new Set()).add(member.status));
+  return Object.fromEntries([...byIp].map(([ip, statuses]) => [ip, [...statuses].sort().join('/')]));
 }
 
 /** The Instance state of the server holding each address (public or IPAM), `none` when no server holds it. */

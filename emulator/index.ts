@@ -3,7 +3,7 @@
  * The real Scaleway SDK talks to it with `apiURL` set to `handle.url`.
  */
 import type { EmulatorBehaviours } from './behaviours';
-import { EmulatorControls } from './controls';
+import { EmulatorControls, type ServerActionName } from './controls';
 import { PermissionRules } from './permissions';
 import { listen } from './server';
 import type { EmulatorState } from './state';
@@ -39,6 +39,7 @@ export type { EmulatorState } from './state';
 export { HEALTH_CHECK_STATUSES, type HealthCheckStatus, type MemberHealth, type ForcedHealth } from './health';
 import type { ForcedHealth, HealthCheckStatus, MemberHealth } from './health';
 export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
+export { SERVER_ACTIONS, type ServerActionName } from './controls';
 export type { WireAuditEvent } from './wire/audit-trail';
 
 /** The emulator's Audit Trail (emulator/audit-trail.ts): its events and the delay before they are listable. */
@@ -68,9 +69,14 @@ export interface EmulatorHandle {
   /** Lets the oldest `count` requests held at this gate through (all by default); returns how many went. */
   releaseGate(name: string, count?: number): number;
   setLbStatus(lbId: string, status: LbStatus, forMs?: number): void;
+  /** A kOps rolling update: ServerAction terminate on the old server, CreateServer and poweron for the new one. */
   replaceServer(oldServerId: string, newServer: SeedServer): void;
+  /** Adds or changes a server. Audit Trail records a creation or a re-tag; a change of state alone is the platform's. */
   upsertServer(server: SeedServer): void;
+  /** Removes a server by an API call: ServerAction terminate, or DeleteServer when it is stopped. */
   removeServer(serverId: string): void;
+  /** A ServerAction through the API (recorded in Audit Trail), done at once. Throws on an unknown server. */
+  serverAction(serverId: string, action: ServerActionName): void;
   /** Replaces the whole state; the call log and pool history are kept. */
   loadSeed(seed: EmulatorSeed): void;
   /** LBs (with backends), servers and IPAM IPs in API shapes, as served by GET /_emulator/state. */
@@ -118,6 +124,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     replaceServer: (oldServerId, newServer) => void controls.replaceServer(oldServerId, newServer),
     upsertServer: (server_) => void controls.upsertServer(server_),
     removeServer: (serverId) => controls.removeServer(serverId),
+    serverAction: (serverId, action) => controls.serverAction(serverId, action),
     loadSeed: (seed) => controls.loadSeed(seed),
     dumpState: () => controls.dumpState(),
     behaviours: () => controls.behaviours(),

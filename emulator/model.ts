@@ -71,6 +71,8 @@ export interface LbRecord {
   updatedAt: string;
   ip: { id: string; address: string };
   instance: { id: string; createdAt: string };
+  /** A second LB instance, listed and reporting health only when the switch `lbInstanceReports` says two. */
+  secondInstance: { id: string; createdAt: string };
   status: LbStatus;
   /** When set, `status` falls back to 'ready' at this epoch ms (checked lazily on read). */
   statusRevertsAt: number | null;

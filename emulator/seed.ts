@@ -42,6 +42,7 @@ export function lbFromSeed(seed: SeedLb, owner: Ownership, now: string): LbRecor
     updatedAt: seed.createdAt ?? now,
     ip: { id: randomUUID(), address: seed.ipAddress ?? randomPublicIpv4() },
     instance: { id: randomUUID(), createdAt: seed.createdAt ?? now },
+    secondInstance: { id: randomUUID(), createdAt: seed.createdAt ?? now },
     status: seed.status ?? 'ready',
     statusRevertsAt: null,
     instancesPendingUntil: 0,
@@ -74,10 +75,17 @@ export interface SeededServer {
   ips: IpamIpRecord[];
 }
 
-function publicIpam(address: string, serverId: string, serverName: string, zone: string, owner: Ownership, now: string): IpamIpRecord {
+function publicIpam(
+  address: string,
+  id: string,
+  server: { id: string; name: string; zone: string },
+  owner: Ownership,
+  now: string,
+): IpamIpRecord {
   const isIpv6 = isIP(address) === 6;
+  const { zone } = server;
   return {
-    id: randomUUID(),
+    id,
     address: `${address}/${isIpv6 ? 64 : 32}`,
     isIpv6,
     region: regionOfZone(zone),
@@ -85,11 +93,11 @@ function publicIpam(address: string, serverId: string, serverName: string, zone:
     projectId: owner.projectId,
     source: { zonal: zone },
     privateNetworkId: null,
-    resource: { type: 'instance_server', id: serverId, mac_address: null, name: serverName },
+    resource: { type: 'instance_server', id: server.id, mac_address: null, name: server.name },
     tags: [],
     createdAt: now,
     updatedAt: now,
-    ownerServerId: serverId,
+    ownerServerId: server.id,
   };
 }
 
@@ -97,8 +105,8 @@ export function serverFromSeed(seed: SeedServer, owner: Ownership, now: string):
   const id = seed.id ?? randomUUID();
   const createdAt = seed.createdAt ?? now;
   const ips: IpamIpRecord[] = [];
-  const publicIps = (seed.publicIps ?? []).map((address) => {
-    const ipam = publicIpam(address, id, seed.name, seed.zone, owner, createdAt);
+  const publicIps = (seed.publicIps ?? []).map((address, i) => {
+    const ipam = publicIpam(address, seed.publicIpIds?.[i] ?? randomUUID(), { id, name: seed.name, zone: seed.zone }, owner, createdAt);
     ips.push(ipam);
     // Routed IPs share their id with their IPAM entry, as in the recordings.
     return { id: ipam.id, address, family: ipam.isIpv6 ? ('inet6' as const) : ('inet' as const) };

@@ -207,6 +207,15 @@ export class EmulatorState {
     return server;
   }
 
+  /** A server's Instance state changes (the health checks follow). */
+  setServerState(serverId: string, state: string): void {
+    const server = this.servers.get(serverId);
+    if (!server) return;
+    server.state = state;
+    server.modifiedAt = new Date().toISOString();
+    this.health.noteAlive(aliveAddresses(this), Date.now());
+  }
+
   removeServer(serverId: string): boolean {
     const removed = this.dropServer(serverId);
     this.health.noteAlive(aliveAddresses(this), Date.now());

@@ -95,6 +95,8 @@ export interface SeedServer {
   state?: string;
   /** Routed public IPs (IPv4 or IPv6, without prefix length). */
   publicIps?: string[];
+  /** The id of each of publicIps, in the same order (a routed IP's id is also its IPAM id); new ids when absent. */
+  publicIpIds?: string[];
   privateNics?: SeedPrivateNic[];
   commercialType?: string;
   createdAt?: string;

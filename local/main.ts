@@ -36,7 +36,7 @@ const starting = startLocalStack({
   auditTrailDelayMs: args.auditTrailDelayMs,
   ...(args.ports && { ports: args.ports }),
   env: {
-    LOG_FORMAT: 'pretty',
+    LOG_FORMAT: args.logFormat,
     LOG_LEVEL: args.logLevel,
     LBSYNC_RETRY_BASE_MS: '500',
     LBSYNC_RETRY_CAP_MS: '8000',

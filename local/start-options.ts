@@ -15,6 +15,7 @@ import type { LocalStackPorts } from './stack';
 
 export const USAGE = `Usage: npm start [-- --once] [--seed emulator-seed.json] [--targets targets.json] [--port-base 8090]
                  [--sweep-cron "*/5 * * * *"] [--watch-cron "* * * * *"] [--audit-delay-ms 30000] [--log-level debug]
+                 [--log-format json]
 
   Starts the emulated Scaleway API (seeded with a demo kOps cluster, Audit Trail included), a local
   SQS-compatible queue with its dead-letter queue, the four functions (reconcile, inject, sweep, watch)
@@ -29,6 +30,8 @@ export const USAGE = `Usage: npm start [-- --once] [--seed emulator-seed.json] [
                     which Scaleway's local runtime binds on every interface)
   --audit-delay-ms  how long the emulator waits before listing a change in Audit Trail (assumed; default
                     30000, or 2000 with --once)
+  --log-format      pretty (default: one readable line per event) or json: the functions' lines as a deployed
+                    function prints them, the lines Cockpit's dashboard and alerts read (docs/operations.md)
 
 Exit codes: 0 converged (--once) or stopped by a signal, 1 not converged or could not start (a bad
 targets file, seed or busy port), 64 bad flags.`;
@@ -46,6 +49,7 @@ export interface StartOptions {
   watchCron: string;
   auditTrailDelayMs: number;
   logLevel: string;
+  logFormat: 'json' | 'pretty';
 }
 
 /** Refused before anything starts: what to print (on stderr) and the exit code. */
@@ -123,6 +127,7 @@ function parseStartArgs(argv: string[]) {
         'watch-cron': { type: 'string', default: '* * * * *' },
         'audit-delay-ms': { type: 'string' },
         'log-level': { type: 'string', default: 'info' },
+        'log-format': { type: 'string', default: 'pretty' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     }).values;
@@ -139,6 +144,8 @@ export function readStartOptions(argv: string[]): StartOptions {
     throw new StartRefused(64, `--audit-delay-ms must be a whole number of ms >= 0, got ${values['audit-delay-ms']}`);
   }
   const base = portBase(values['port-base']);
+  const logFormat = values['log-format'];
+  if (logFormat !== 'json' && logFormat !== 'pretty') throw new StartRefused(64, `--log-format must be json or pretty, got "${logFormat}"`);
   if (values.help) return { help: true } as StartOptions;
   return {
     help: false,
@@ -150,6 +157,7 @@ export function readStartOptions(argv: string[]): StartOptions {
     watchCron: values['watch-cron'],
     auditTrailDelayMs,
     logLevel: values['log-level'],
+    logFormat,
   };
 }
 

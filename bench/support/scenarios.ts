@@ -98,7 +98,7 @@ function watchWindow(world: BenchWorld, fleet: Fleet, others: number): void {
   c.controlPlaneIds[0] = id;
 }
 
-/** The DeleteServer event carries no tags, so it names every target of its zone (shared/core/audit-relevance.ts). */
+/** kOps' ServerAction terminate carries no tags, so it names every target of its zone (shared/core/audit-relevance.ts). */
 const watchNamesTheZone = (status: number, body: string) => status === 200 && (JSON.parse(body) as { enqueued?: number }).enqueued === 4;
 
 export const SCENARIOS: Scenario[] = [

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import type { DeadLetterEntry } from '../dead-letters';
-import { entrySummary, groupsFor, matches, release, scanDeadLetters } from '../dead-letters';
+import { ambiguousIdError, candidateList, entrySummary, groupsFor, lookUpId, release, scanDeadLetters } from '../dead-letters';
 import { queueAccess } from '../environment';
 import type { Output } from '../output';
 import { CliError, EXIT, plural, table } from '../output';
@@ -19,6 +19,27 @@ the first), and redrive sends the event once and deletes its duplicates with it.
 
 interface ListOptions {
   limit: string;
+}
+
+/** What `--id` says, in every dlq command's help. */
+const ID_HELP = 'an event or SQS message id, or a unique prefix of one (at least 8 characters: the evt-0b7c1a2f the logs print)';
+
+/** The dead letters the --id values name; ids naming none, or several events, are skipped with why. */
+function selectByIds(entries: readonly DeadLetterEntry[], ids: readonly string[]) {
+  const selected: DeadLetterEntry[] = [];
+  const skipped: { id: string; why: string; candidates?: string[] }[] = [];
+  for (const id of ids) {
+    const lookup = lookUpId(entries, id);
+    if (lookup.kind === 'found') selected.push(...lookup.entries.filter((e) => !selected.includes(e)));
+    else if (lookup.kind === 'missing') skipped.push({ id, why: 'no dead letter with this event or message id' });
+    else
+      skipped.push({
+        id,
+        why: `ambiguous: the start of ${candidateList(lookup)}; give more of the id`,
+        candidates: lookup.candidates.map((c) => c.id),
+      });
+  }
+  return { selected, skipped };
 }
 
 function scanOptions(limit: string) {
@@ -100,15 +121,15 @@ function showEntry(out: Output, e: DeadLetterEntry): void {
 function showCommand(cli: Cli): Command {
   return new Command('show')
     .description('show one dead letter in full: the record, the error and hint, the kept event')
-    .requiredOption('--id <id>', 'the event id or the SQS message id')
+    .requiredOption('--id <id>', ID_HELP)
     .option('--limit <n>', 'read at most n messages', '1000')
     .addHelpText(
       'after',
       helpText(
-        ['lbsync dlq show --id evt-0b7c...'],
+        ['lbsync dlq show --id evt-0b7c...', 'lbsync dlq show --id evt-0b7c1a2f   # the short id the logs print'],
         [
           [0, 'shown'],
-          [1, 'not found, or a queue/configuration error'],
+          [1, 'not found, ambiguous (the candidates are listed), or a queue/configuration error'],
         ],
         '{ok, command: "dlq show", entry: {...the list fields, record (or body when the record is not JSON)}}',
       ),
@@ -118,7 +139,9 @@ function showCommand(cli: Cli): Command {
         const q = queueAccess(cli.io.env);
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
         await release(q.queue, q.deadLetterQueueUrl, entries);
-        const entry = entries.find((e) => matches(e, options.id) && !e.duplicateOf) ?? entries.find((e) => matches(e, options.id));
+        const lookup = lookUpId(entries, options.id);
+        if (lookup.kind === 'ambiguous') throw ambiguousIdError(options.id, lookup);
+        const entry = lookup.kind === 'found' ? (lookup.entries.find((e) => !e.duplicateOf) ?? lookup.entries[0]) : undefined;
         if (!entry)
           throw new CliError('not_found', `no dead letter with event or message id ${options.id}`, 'list them with `lbsync dlq list`');
         if (out.format === 'json')
@@ -142,7 +165,7 @@ function redriveCommand(cli: Cli): Command {
     .description(
       'put dead-lettered events back on RECONCILE_QUEUE_URL (attempt 0, no notBefore nor firstAttemptAt), then delete the dead letters',
     )
-    .option('--id <id>', 'event id or message id (repeatable, or comma-separated)', collect)
+    .option('--id <id>', `${ID_HELP} (repeatable, or comma-separated)`, collect)
     .option('--all', 'every dead letter that holds a valid event')
     .option('--limit <n>', 'read at most n messages', '1000')
     .addHelpText(
@@ -151,10 +174,13 @@ function redriveCommand(cli: Cli): Command {
         ['lbsync dlq redrive --id evt-0b7c...', 'lbsync dlq redrive --all'],
         [
           [0, 'every selected dead letter was redriven (--all leaves, and lists, those without a valid event)'],
-          [1, 'an --id could not be redriven (not found, or an invalid_event record holding only the raw body), or a queue error'],
+          [
+            1,
+            'an --id could not be redriven (not found, ambiguous, or an invalid_event record holding only the raw body), or a queue error',
+          ],
           [64, 'neither --id nor --all'],
         ],
-        '{ok, command: "dlq redrive", redriven: [{eventId, messageId, target, duplicatesDeleted?}], skipped: [{id, why}], left: [{id, why}]}',
+        '{ok, command: "dlq redrive", redriven: [{eventId, messageId, target, duplicatesDeleted?}], skipped: [{id, why, candidates?}], left: [{id, why}]}',
       )}
 Records of reason invalid_event keep only the raw body, which is not a valid event: they cannot be
 redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync inject\`.
@@ -166,10 +192,10 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
           throw new CliError('usage', 'give --id <id> (repeatable) or --all', 'see `lbsync dlq list` for the ids');
         const q = queueAccess(cli.io.env);
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
-        const selected = options.all ? entries : entries.filter((e) => options.id?.some((id) => matches(e, id)));
-        const missing = (options.id ?? []).filter((id) => !entries.some((e) => matches(e, id)));
+        const byIds = selectByIds(entries, options.id ?? []);
+        const selected = options.all ? entries : byIds.selected;
         const redriven: { eventId: string; messageId: string; target: string; duplicatesDeleted?: number }[] = [];
-        const skipped: { id: string; why: string }[] = missing.map((id) => ({ id, why: 'no dead letter with this event or message id' }));
+        const skipped: { id: string; why: string; candidates?: string[] }[] = byIds.skipped;
         const left: { id: string; why: string }[] = [];
         const handled = new Set<string>();
         try {
@@ -228,7 +254,7 @@ interface DeleteOptions {
 function deleteCommand(cli: Cli): Command {
   return new Command('delete')
     .description('discard dead letters for good (with their duplicates): for records that must not be redriven')
-    .option('--id <id>', 'event id or message id (repeatable, or comma-separated)', collect)
+    .option('--id <id>', `${ID_HELP} (repeatable, or comma-separated)`, collect)
     .option('--yes', 'confirm: the records are gone once deleted')
     .option('--limit <n>', 'read at most n messages', '1000')
     .addHelpText(
@@ -237,10 +263,10 @@ function deleteCommand(cli: Cli): Command {
         ['lbsync dlq delete --id evt-0b7c... --yes', 'lbsync dlq show --id evt-0b7c... && lbsync dlq delete --id evt-0b7c... --yes'],
         [
           [0, 'every --id was found and deleted'],
-          [1, 'an --id was not found (the others were deleted), or a queue error'],
+          [1, 'an --id was not found or is ambiguous (the others were deleted), or a queue error'],
           [64, 'no --id, or no --yes'],
         ],
-        '{ok, command: "dlq delete", deleted: [{id, messageId, duplicatesDeleted?}], skipped: [{id, why}]}',
+        '{ok, command: "dlq delete", deleted: [{id, messageId, duplicatesDeleted?}], skipped: [{id, why, candidates?}]}',
       ),
     )
     .action(
@@ -254,10 +280,7 @@ function deleteCommand(cli: Cli): Command {
           );
         const q = queueAccess(cli.io.env);
         const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
-        const selected = entries.filter((e) => options.id?.some((id) => matches(e, id)));
-        const skipped = options.id
-          .filter((id) => !entries.some((e) => matches(e, id)))
-          .map((id) => ({ id, why: 'no dead letter with this event or message id' }));
+        const { selected, skipped } = selectByIds(entries, options.id);
         const deleted: { id: string; messageId: string; duplicatesDeleted?: number }[] = [];
         const handled = new Set<string>();
         try {

@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import type { Cli } from '../command';
 import { defaultFunctionTimeoutSeconds } from '../environment';
 import { act, collect, helpText } from '../command';
+import { checkRecordPath, writeCassette } from '../cassette/write-cassette';
+import { collectExchanges } from '../../shared/adapters/http-recorder';
 import type { Check } from '../doctor';
 import { doctorPassed, runDoctor } from '../doctor';
 import type { Colors } from '../output';
@@ -12,6 +14,8 @@ interface DoctorOptions {
   file?: string;
   queue: boolean;
   functionTimeout: string;
+  record?: string;
+  keepIds?: boolean;
 }
 
 function renderCheck(check: Check, c: Colors): string[] {
@@ -35,12 +39,18 @@ export function doctorCommand(cli: Cli): Command {
       "the reconcile function's timeout, which the queue's visibility timeout must exceed (default: LBSYNC_FUNCTION_TIMEOUT_MS / 1000, else LBSYNC_FUNCTION_TIMEOUT_SECONDS, else 60)",
       defaultFunctionTimeoutSeconds(env),
     )
+    .option(
+      '--record <file>',
+      'also write every request to the Scaleway API and its answer as a go-vcr cassette, scrubbed: no key or token; ids, names, tags and addresses replaced consistently (docs/emulator.md, "Recordings from the field")',
+    )
+    .option('--keep-ids', 'with --record: keep ids, names, tags and addresses as they are (secrets are still scrubbed)')
     .addHelpText(
       'after',
       helpText(
         [
           'lbsync doctor',
           'lbsync doctor -t prod.k8s.local --no-queue',
+          'lbsync doctor --no-queue --record doctor.cassette.yaml',
           'lbsync doctor -o json | jq \'.checks[] | select(.status != "ok")\'',
         ],
         [
@@ -48,7 +58,7 @@ export function doctorCommand(cli: Cli): Command {
           [1, 'at least one check failed (each failure has a hint)'],
           [64, 'bad flags'],
         ],
-        '{ok, command: "doctor", checks: [{name, status: "ok"|"fail"|"warn", detail, hint?}]}',
+        '{ok, command: "doctor", checks: [{name, status: "ok"|"fail"|"warn", detail, hint?}], recording?: {file, interactions}}',
       ),
     )
     .action(
@@ -57,16 +67,24 @@ export function doctorCommand(cli: Cli): Command {
         if (!Number.isInteger(functionTimeoutSeconds) || functionTimeoutSeconds < 1) {
           throw new CliError('usage', `--function-timeout must be a positive whole number of seconds, got "${options.functionTimeout}"`);
         }
+        if (options.keepIds && !options.record) throw new CliError('usage', '--keep-ids only goes with --record <file>');
+        const recordTo = options.record === undefined ? undefined : checkRecordPath(options.record);
+        const recorder = recordTo === undefined ? undefined : collectExchanges();
         const checks = await runDoctor({
           env: cli.io.env,
           ...(options.target && { targets: options.target }),
           ...(options.file && { file: options.file }),
           queue: options.queue,
           functionTimeoutSeconds,
+          ...(recorder && { recorder }),
         });
         const passed = doctorPassed(checks);
+        const recording =
+          recordTo !== undefined && recorder
+            ? { file: recordTo, interactions: writeCassette(recordTo, recorder.exchanges(), { keepIds: options.keepIds === true }) }
+            : undefined;
         if (out.format === 'json') {
-          out.result(passed, { checks });
+          out.result(passed, { checks, ...(recording && { recording }) });
         } else {
           for (const check of checks) for (const line of renderCheck(check, out.c)) out.line(line);
           const failed = checks.filter((c) => c.status === 'fail').length;
@@ -74,6 +92,10 @@ export function doctorCommand(cli: Cli): Command {
           out.note(
             `${plural(checks.length, 'check')}: ${failed} failed, ${plural(warned, 'warning')}${options.queue ? '' : ' (queues not checked: --no-queue)'}`,
           );
+          if (recording)
+            out.note(
+              `recorded ${plural(recording.interactions, 'request')} to the Scaleway API in ${recording.file} (${options.keepIds ? 'secrets scrubbed, ids kept' : 'secrets scrubbed, ids, names, tags and addresses replaced'}; see docs/emulator.md to send it in)`,
+            );
         }
         return passed ? EXIT.ok : EXIT.error;
       }),

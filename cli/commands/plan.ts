@@ -58,7 +58,7 @@ export function planCommand(cli: Cli): Command {
           [1, 'an error (configuration, credentials, API); errors win over drift'],
           [64, 'bad flags'],
         ],
-        '{ok, command: "plan", inSync, exitCode, targets: [{target, status, lb, desiredPool, backends, actions, error?}]}; ok is false only on exit 1',
+        '{ok, command: "plan", inSync, exitCode, targets: [{target, status, lb, desiredPool, backends, coverage, actions, error?}]}; a backend whose state could not be read is {name, checked: false, notChecked}; ok is false only on exit 1',
       ),
     )
     .action(

@@ -19,8 +19,12 @@ interface SweepOptions {
 
 const BATCH = 10;
 
-/** The sweep handler sends one batch of everything; split it into SendMessageBatch-sized calls to report progress. */
-function withBatchProgress(queue: EventQueue, onBatch: (sent: number) => void): EventQueue {
+/**
+ * Splits each send of the sweep handler into SendMessageBatch-sized calls to report progress, counted over the
+ * whole sweep: with --spread the handler sends several times (each batch when due), and the count goes on.
+ */
+function withBatchProgress(queue: EventQueue, onBatch: (handed: number) => void): EventQueue {
+  let handed = 0;
   return {
     ...queue,
     async sendBatch(url, entries) {
@@ -30,7 +34,8 @@ function withBatchProgress(queue: EventQueue, onBatch: (sent: number) => void): 
         total.sent.push(...part.sent);
         total.failed.push(...part.failed);
         total.calls += part.calls;
-        onBatch(Math.min(i + BATCH, entries.length));
+        handed += Math.min(BATCH, entries.length - i);
+        onBatch(handed);
       }
       return total;
     },
@@ -83,9 +88,10 @@ export function sweepCommand(cli: Cli): Command {
           ...(spreadSeconds !== undefined && { spreadSeconds }),
         };
         const total = options.target ? targets.filter((t) => options.target?.includes(t.name)).length : targets.length;
+        const counted = withBatchProgress(q.queue, (handed) => bar.update(handed, total));
         const answer = await handleSweepRequest(JSON.stringify(args), {
           targets,
-          queue: () => withBatchProgress(q.queue, (sent) => bar.update(sent, total)),
+          queue: () => counted,
           reconcileQueueUrl: q.url,
           delayMode: runtimeConfigFromEnv(env).delayMode,
           logger: createLogger({ service: 'lbsync-cli', level: 'silent' }),

@@ -1,8 +1,16 @@
-/** Instance API: servers (list with exact-tag AND filter, get). */
+/** Instance API: servers (list with a tags filter as the `serverTagsFilter` switch says, get). */
 import { apiErrors } from '../errors';
 import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
+import type { EmulatorBehaviours } from '../behaviours';
 import type { ServerRecord } from '../model';
 import { renderServer } from '../wire/instance';
+
+/** Whether a server passes `tags=`, under each setting of the switch (docs/emulator.md). */
+const TAG_FILTERS: Record<EmulatorBehaviours['serverTagsFilter'], (filter: string[], tags: string[]) => boolean> = {
+  all: (filter, tags) => filter.every((tag) => tags.includes(tag)),
+  any: (filter, tags) => filter.length === 0 || filter.some((tag) => tags.includes(tag)),
+  prefix: (filter, tags) => filter.every((tag) => tags.some((own) => own.startsWith(tag))),
+};
 
 const ORDERS = ['creation_date_desc', 'creation_date_asc', 'modification_date_desc', 'modification_date_asc'] as const;
 
@@ -20,7 +28,7 @@ function matchesFilters(server: ServerRecord, ctx: RouteContext): boolean {
   const macAddress = query.get('private_nic_mac_address')?.toLowerCase();
   return (
     server.zone === ctx.params.zone &&
-    tags.every((tag) => server.tags.includes(tag)) &&
+    TAG_FILTERS[ctx.state.behaviours.serverTagsFilter](tags, server.tags) &&
     (ids.length === 0 || ids.includes(server.id)) &&
     (!name || server.name.includes(name)) &&
     (!state || server.state === state) &&

@@ -1,14 +1,14 @@
 /** LB API: load balancers and their backends (zoned paths, plus the regional variants). */
 import { parseCreateBackend, parseHealthCheck, parseServerIps, parseUpdateBackend } from '../backend-input';
 import { apiErrors } from '../errors';
-import { healthOfPool, serverStatesOf } from '../health';
+import { healthAcrossInstances, reportsOfPool, serverStatesOf } from '../health';
 import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
 import type { BackendRecord, LbRecord } from '../model';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
 import { TRANSIENT_LB_STATUSES } from '../types';
 import { renderBackend, renderFrontend, renderHealthCheck, renderLb } from '../wire/lb';
-import { listBackendStats } from './backend-stats';
+import { getLbStats, listBackendStats } from './backend-stats';
 
 const ORDERS = ['created_at_asc', 'created_at_desc', 'name_asc', 'name_desc'] as const;
 const LB_PAGINATION = { sizeParam: 'page_size', defaultSize: 20, maxSize: 100 };
@@ -66,9 +66,13 @@ function ok(body: unknown): JsonAnswer {
   return { status: 200, body };
 }
 
-/** The LB's view of a pool's addresses, for the pool history (taken before a write for the addresses it removes). */
+/**
+ * The LB's view of a pool's addresses, for the pool history (taken before a write for the addresses it removes):
+ * every reporting instance's check in one word ("passed", or "passed/unknown" while they disagree).
+ */
 function healthNow(ctx: RouteContext, backend: BackendRecord, ips: readonly string[] = backend.pool): Record<string, string> {
-  return Object.fromEntries(healthOfPool(ctx.state, backend, ips).map((m) => [m.ip, m.status]));
+  const lb = ctx.state.lbs.get(backend.lbId);
+  return lb ? healthAcrossInstances(reportsOfPool(ctx.state, lb, backend, ips)) : {};
 }
 
 function notePool(
@@ -229,6 +233,7 @@ function lbRoutes(prefix: string): Route[] {
       operation: 'ListBackendStats',
       handle: (ctx) => listBackendStats(ctx, findLb(ctx)),
     },
+    { method: 'GET', pattern: `${prefix}/lbs/{lbId}/stats`, operation: 'GetLbStats', handle: (ctx) => getLbStats(ctx, findLb(ctx)) },
     { method: 'POST', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'CreateBackend', handle: createBackend },
     {
       method: 'GET',

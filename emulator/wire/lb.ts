@@ -7,20 +7,20 @@ import type { EmulatorState } from '../state';
 export function renderLb(state: EmulatorState, lb: LbRecord, now = Date.now()): Record<string, unknown> {
   const status = state.lbStatus(lb, now);
   const region = regionOfZone(lb.zone);
+  // Two instances when the LB reports health from two (switch lbInstanceReports); they flip together.
+  const listed = state.behaviours.lbInstanceReports === 'one' ? [lb.instance] : [lb.instance, lb.secondInstance];
   const instances =
     status === 'to_create'
       ? []
-      : [
-          {
-            created_at: lb.instance.createdAt,
-            id: lb.instance.id,
-            ip_address: '',
-            region,
-            status: state.instanceStatus(lb, now),
-            updated_at: state.instanceUpdatedAt(lb, now),
-            zone: lb.zone,
-          },
-        ];
+      : listed.map((instance) => ({
+          created_at: instance.createdAt,
+          id: instance.id,
+          ip_address: '',
+          region,
+          status: state.instanceStatus(lb, now),
+          updated_at: state.instanceUpdatedAt(lb, now),
+          zone: lb.zone,
+        }));
   return {
     backend_count: state.backendsOf(lb.id).length,
     created_at: lb.createdAt,

@@ -4,7 +4,8 @@
 // (./bundle.cache) when this process runs the V8 that made it: the bundle is then not parsed and its
 // start-up code not compiled again. Any other case loads it exactly as require('./bundle.js') would:
 // no cache, a cache of another V8 (other Node version), or one V8 turns down (flags, corruption).
-// `codeCache` tells which happened: accepted | rejected | other-v8 | missing.
+// `codeCache` tells which happened: accepted | rejected | other-v8 | missing. `handle` and `codeCache` are named
+// exports under both require() and import().
 const { readFileSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
 const { join } = require('node:path');
@@ -70,4 +71,9 @@ if (require.main === module && process.argv[2] === '--write-code-cache') {
 } else {
   const loaded = load();
   module.exports = { ...loaded.exports, codeCache: loaded.codeCache };
+  // import() of this file gets only the names Node's CommonJS export detection (cjs-module-lexer) finds in its
+  // source, and it cannot see into the spread above: the names a caller imports are assigned one by one too.
+  // `handle` is every function's entry point (the platform may load it with require() or import()).
+  if (typeof loaded.exports.handle === 'function') module.exports.handle = loaded.exports.handle;
+  module.exports.codeCache = loaded.codeCache;
 }

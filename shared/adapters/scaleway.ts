@@ -9,6 +9,7 @@ import { normalisePool } from '../core/pool';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
 import { userAgentFor } from '../platform/user-agent';
 import { classifyApiFailure } from './api-failure';
+import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
 
 type SdkBackend = Lbv1.Backend;
@@ -29,6 +30,8 @@ export interface ScalewaySettings {
   remainingMs?: () => number;
   /** The event these calls are made for: the User-Agent then ends in ` event/<id>` (see userAgentFor). */
   eventId?: string;
+  /** Receives every exchange with the API, scrubbed (`lbsync doctor --record`). */
+  recorder?: ExchangeRecorder;
 }
 
 export interface ApiCallCount {
@@ -39,6 +42,8 @@ export interface ApiCallCount {
 
 /** Everything the reconciler needs from Scaleway, in domain types. Errors are the SDK's own. */
 export interface ScalewayGateway {
+  /** The targets' project (SCW_DEFAULT_PROJECT_ID, or the CLI profile's default project); unset: any project. */
+  readonly projectId: string | undefined;
   findLbsByName(zone: string, name: string): Promise<ObservedLb[]>;
   getLb(zone: string, lbId: string): Promise<ObservedLb>;
   listBackends(zone: string, lbId: string): Promise<ObservedBackend[]>;
@@ -46,8 +51,10 @@ export interface ScalewayGateway {
   listFrontendBackendIds(zone: string, lbId: string): Promise<Set<string>>;
   /** The LB's health checks of one backend's servers, one entry per server per LB instance (ListBackendStats). */
   listBackendHealth(zone: string, lbId: string, backendId: string): Promise<ObservedMemberHealth[]>;
+  /** The servers ListServers answers for these tags, as it describes them: discovery checks them (core/discovery-check.ts). */
   listServersByTags(zone: string, tags: readonly string[]): Promise<ObservedServer[]>;
-  listPrivateIpsByNic(region: string, nicIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** IPAM's IPv4 addresses of these private NICs (one call for all), as IPAM describes them: discovery checks them. */
+  listPrivateNicIps(region: string, nicIds: readonly string[]): Promise<IpamIpView[]>;
   /** IPAM's zonal IPv4 addresses of these servers, as kOps' GetServerIP asks for them (one call for all). */
   listZonalIpv4(zone: string, serverIds: readonly string[]): Promise<IpamIpView[]>;
   createBackend(zone: string, lbId: string, action: Extract<Action, { kind: 'CreateBackend' }>): Promise<ObservedBackend>;
@@ -118,7 +125,7 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
     proxyProtocol,
     healthCheck,
     pool,
-    lb: _lb,
+    lb,
     updatedAt: _updatedAt,
     ...passthrough
   } = backend;
@@ -135,6 +142,7 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
     proxyProtocol,
     ...(observedHealthCheck && { healthCheck: observedHealthCheck }),
     pool: normalisePool(pool ?? []),
+    ...(lb?.id && { lbId: lb.id }),
     passthrough: Object.fromEntries(Object.entries(passthrough).filter(([, v]) => v !== undefined && v !== null)),
   };
 }
@@ -146,6 +154,9 @@ export function toObservedServer(server: SdkServer): ObservedServer {
     id: server.id,
     name: server.name,
     state: server.state,
+    tags: [...(server.tags ?? [])],
+    zone: server.zone,
+    projectId: server.project,
     publicIpv4: ipv4.map((ip) => ip.address),
     // A routed IP is an IPAM IP: the Instance API gives its IPAM id (recorded: lb-backend-basic, routed_ipv4
     // with ipam_id == id). A legacy NAT IP has none, and kOps' IPAM lookup would not find it either.
@@ -160,6 +171,7 @@ export function toIpamIpView(ip: Ipamv1.IP): IpamIpView {
     isIpv6: ip.isIpv6,
     ...(ip.source?.zonal && { zonal: ip.source.zonal }),
     ...(ip.resource?.id && { resourceId: ip.resource.id }),
+    ...(ip.resource?.type && { resourceType: ip.resource.type }),
     ...(ip.createdAt && { createdAt: ip.createdAt.toISOString() }),
   };
 }
@@ -203,6 +215,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
         scrubber,
         ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
         onRequest: countRequest,
+        ...(settings.recorder && { recorder: settings.recorder }),
       }),
     ),
     withDefaultPageSize(PAGE_SIZE),
@@ -215,6 +228,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
   const ipam = new Ipamv1.API(client);
 
   return {
+    projectId: settings.projectId,
     async findLbsByName(zone, name) {
       const lbs = await lb.listLbs({ zone: zone as Zone, name, pageSize: PAGE_SIZE }).all();
       return lbs.filter((candidate) => candidate.name === name).map(toObservedLb);
@@ -238,9 +252,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       const servers = await instance.listServers({ zone: zone as Zone, tags: [...tags], perPage: PAGE_SIZE }).all();
       return servers.map(toObservedServer);
     },
-    async listPrivateIpsByNic(region, nicIds) {
-      const byNic = new Map<string, string[]>();
-      if (nicIds.length === 0) return byNic;
+    async listPrivateNicIps(region, nicIds) {
+      if (nicIds.length === 0) return [];
       const ips = await ipam
         .listIPs({
           region: region as Region,
@@ -250,12 +263,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
           pageSize: PAGE_SIZE,
         })
         .all();
-      for (const ip of ips) {
-        const nic = ip.resource?.id;
-        if (!nic) continue;
-        byNic.set(nic, [...(byNic.get(nic) ?? []), ip.address]);
-      }
-      return byNic;
+      return ips.map(toIpamIpView);
     },
     async listZonalIpv4(zone, serverIds) {
       const ips = await ipam

@@ -4,6 +4,7 @@
 // error message from them; a failed request and a 404 of no API route are named by URL and cause.
 import type { Scrubber } from '../platform/scrub';
 import { HttpResponse } from './http-messages';
+import { type ExchangeRecorder, recordingTransport } from './http-recorder';
 import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
 import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
 
@@ -14,6 +15,8 @@ export interface SdkHttpClientOptions {
   remainingMs?: () => number;
   /** Each request about to be sent (call counting). */
   onRequest?: (method: string, url: string) => void;
+  /** Each exchange that got an answer, scrubbed (`lbsync doctor --record`). */
+  recorder?: ExchangeRecorder;
 }
 
 /** An error as the SDK would show it, with every message in its cause chain scrubbed. */
@@ -34,7 +37,8 @@ function scrubbedError(error: unknown, scrub: (text: string) => string): unknown
 /** The SDK hands over a built Request (its own `new Request`, an HttpRequest in the bundles) and no init. */
 export function sdkHttpClient(options: SdkHttpClientOptions): typeof fetch {
   const { requestTimeoutMs, scrubber } = options;
-  const transport = createHttpTransport({ timeoutMs: requestTimeoutMs });
+  const direct = createHttpTransport({ timeoutMs: requestTimeoutMs });
+  const transport = options.recorder ? recordingTransport(direct, options.recorder, scrubber) : direct;
   const send = async (request: OutgoingRequest) => {
     // No time left in the invocation: the request is not made (nor counted); the event is retried.
     const left = options.remainingMs?.();

@@ -8,6 +8,9 @@
 // Server events are tied to targets by tags, when the event says which tags the server has (a
 // CreateServer's request carries them; an UpdateServer's carries the new ones). Names are not used:
 // kOps names a server `<instance-group>-<n>`, which does not say which cluster it belongs to.
+// kOps deletes a server with ServerAction `terminate` (not DeleteServer), so a removal is a power action
+// like any other here; a server that stops or crashes on the platform's side makes no event at all (the
+// sweep is the net for those).
 // Server events are never ignored as "our own": we never write servers, and the API key that made
 // them may be shared with kOps.
 import type { Target } from '../schemas/target';
@@ -62,7 +65,7 @@ export type IgnoreReason =
 
 export interface TargetMatch {
   target: string;
-  /** Why, one line per event (e.g. "DeleteServer control-plane-0 (fr-par-1): tags unknown, every target of the zone"). */
+  /** Why, one line per event (e.g. "ServerAction control-plane-0 (fr-par-1): terminated, server tags unknown, every target of the zone"). */
   reasons: string[];
   /** recorded_at of the latest event that named it. */
   lastRecordedAt: string;
@@ -138,7 +141,7 @@ function serverOutcome(event: AuditEvent, server: AuditResource, zoneTargets: Ta
     case 'ServerAction': {
       const action = typeof body?.action === 'string' ? body.action : undefined;
       if (action && POOL_NEUTRAL_ACTIONS.has(action)) return { ignored: 'change_not_watched' };
-      return byKnownTags(action ?? 'power action');
+      return byKnownTags(action === 'terminate' ? 'terminated' : (action ?? 'power action'));
     }
     case 'DeleteServer':
       return byKnownTags('deleted');

@@ -1,5 +1,8 @@
 import type { Target } from '../schemas/target';
-import type { DesiredBackend, ObservedServer } from './model';
+import type { WarningCode } from '../errors/lbsync-error';
+import { admitPrivateIps } from './discovery-check';
+import type { IpamIpView } from './kops-rule';
+import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
 import { normalisePool } from './pool';
 
 /** Servers on their way out (or off) are not sent traffic; booting ones are, the health check gates them. */
@@ -31,6 +34,19 @@ export interface LeavingServer {
   ips: string[];
 }
 
+/** An address the API gave for a server that no pool may hold (not a unicast IPv4 address): left out, and why. */
+export interface UnusableAddress {
+  server: string;
+  ip: string;
+  why: string;
+}
+
+/**
+ * Why an address an API gave cannot go into a pool, or undefined when it can. The shells pass
+ * `unusablePoolAddress` (shared/schemas/backend-address.ts), the rules every backend address is held to.
+ */
+export type AddressCheck = (ip: string) => string | undefined;
+
 export interface ServerIps {
   ips: string[];
   /** Which server each address comes from. */
@@ -39,13 +55,18 @@ export interface ServerIps {
   several: SeveralAddresses[];
   /** Servers with the tags that are stopped or stopping, and their addresses. */
   leaving: LeavingServer[];
+  /** Addresses left out because no pool may hold them. */
+  unusable: UnusableAddress[];
 }
 
 /** The desired pool of a target as discovery found it. */
 export interface DiscoveredPool extends ServerIps {
   /** Always the target's own discovery: an event's serverIps never replaces it (see asserted-ips.ts). */
   source: 'tags';
+  /** The servers that are the target's (discovery-check.ts), whatever their state or addresses. */
   serverCount: number;
+  /** What the API answered that is not the target's: servers, IPAM addresses (discovery-check.ts). */
+  refused: RefusedAnswer[];
 }
 
 /** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
@@ -74,25 +95,33 @@ function candidatesOf(server: ObservedServer, ipSource: IpSource, privateIpsByNi
 }
 
 /**
- * One IP per server, chosen deterministically (the lowest when a server has several).
- * `privateIpsByNic` holds the IPAM addresses of private NICs, for ipSource "ipam-private".
+ * One IP per server, chosen deterministically (the lowest when a server has several), among the addresses
+ * `check` lets through. `privateIpsByNic` holds the IPAM addresses of private NICs, for ipSource "ipam-private".
  */
 export function selectServerIps(
   servers: readonly ObservedServer[],
   ipSource: IpSource,
-  privateIpsByNic: ReadonlyMap<string, readonly string[]> = new Map(),
+  privateIpsByNic: ReadonlyMap<string, readonly string[]>,
+  check: AddressCheck,
 ): ServerIps {
   const members: PoolMember[] = [];
   const skipped: SkippedServer[] = [];
   const several: SeveralAddresses[] = [];
   const leaving: LeavingServer[] = [];
+  const unusable: UnusableAddress[] = [];
+  const usable = (server: ObservedServer): string[] =>
+    normalisePool(candidatesOf(server, ipSource, privateIpsByNic)).filter((ip) => {
+      const why = check(ip);
+      if (why !== undefined) unusable.push({ server: server.name, ip, why });
+      return why === undefined;
+    });
   for (const server of servers) {
+    const candidates = usable(server);
     if (EXCLUDED_SERVER_STATES.has(server.state)) {
       skipped.push({ server: server.name, reason: `state is ${server.state}` });
-      leaving.push({ server: server.name, state: server.state, ips: normalisePool(candidatesOf(server, ipSource, privateIpsByNic)) });
+      leaving.push({ server: server.name, state: server.state, ips: candidates });
       continue;
     }
-    const candidates = normalisePool(candidatesOf(server, ipSource, privateIpsByNic));
     const ip = candidates[0];
     if (ip === undefined) {
       skipped.push({ server: server.name, reason: NO_ADDRESS[ipSource] });
@@ -101,7 +130,37 @@ export function selectServerIps(
     members.push({ server: server.name, serverId: server.id, ip });
     if (candidates.length > 1) several.push({ server: server.name, chosen: ip, candidates });
   }
-  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several, leaving };
+  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several, leaving, unusable };
+}
+
+/**
+ * The desired pool from discovery's answers, checked: the servers admitServers found to be the target's (and those
+ * it refused), and for ipam-private IPAM's answer for their private NICs, itself checked by admitPrivateIps.
+ */
+export function discoveredPool(
+  ipSource: IpSource,
+  servers: { admitted: readonly ObservedServer[]; refused: readonly RefusedAnswer[] },
+  privateNicIps: readonly IpamIpView[],
+  check: AddressCheck,
+): DiscoveredPool {
+  const ipam = admitPrivateIps(
+    privateNicIps,
+    servers.admitted.flatMap((s) => s.privateNicIds),
+  );
+  return {
+    ...selectServerIps(servers.admitted, ipSource, ipam.byNic, check),
+    source: 'tags',
+    serverCount: servers.admitted.length,
+    refused: [...servers.refused, ...ipam.refused],
+  };
+}
+
+/** The one warning of a reconcile for every address left out as unusable, or undefined when there is none. */
+export function unusableAddressWarning(unusable: readonly UnusableAddress[]): string | undefined {
+  if (unusable.length === 0) return undefined;
+  const named = unusable.map((u) => `${u.ip} of server ${u.server} ${u.why}`).join('; ');
+  const code: WarningCode = 'unusable_address';
+  return `[${code}] left out of the pool: ${named}`;
 }
 
 export function desiredBackends(target: Target, pool: readonly string[]): DesiredBackend[] {

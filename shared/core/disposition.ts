@@ -47,7 +47,8 @@ export interface Requeue {
 
 export interface Done {
   kind: 'done';
-  outcome: 'applied' | 'noop';
+  /** A dry run is dry_run whatever its plan (never noop): it wrote nothing, whether or not it would have. */
+  outcome: 'applied' | 'noop' | 'dry_run';
 }
 
 export interface DeadLetter {
@@ -150,7 +151,7 @@ function afterReconcile(
   random: () => number,
 ): Done | Requeue | DeadLetter {
   const { error } = result;
-  if (!error) return { kind: 'done', outcome: result.status === 'applied' ? 'applied' : 'noop' };
+  if (!error) return { kind: 'done', outcome: event.dryRun ? 'dry_run' : result.status === 'applied' ? 'applied' : 'noop' };
   if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
   // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
   const attempt = event.attempt + 1;

@@ -32,6 +32,8 @@ export interface IpamIpView {
   /** `source.zonal`: set only for zonal IPs (routed public IPs); private-network IPs have a subnet source. */
   zonal?: string;
   resourceId?: string;
+  /** `resource.type`, e.g. `instance_server`, `instance_private_nic`. */
+  resourceType?: string;
   createdAt?: string;
 }
 

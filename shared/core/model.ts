@@ -49,6 +49,8 @@ export interface ObservedBackend {
   proxyProtocol: string;
   healthCheck?: ObservedHealthCheck;
   pool: string[];
+  /** The LB the answer says the backend belongs to (ListBackends embeds it). */
+  lbId?: string;
   /** Fields this tool does not manage (timeouts, failover...), sent back as they are on a full PUT. */
   passthrough: Record<string, unknown>;
 }
@@ -62,10 +64,19 @@ export interface DuplicateBackends {
   inUse: ReadonlySet<string>;
 }
 
+/** Something an API answered that the request did not ask for: left out of every pool, and why (core/discovery-check.ts). */
+export interface RefusedAnswer {
+  /** What it is, as an operator finds it: `server nodes-fr-par-1-0 (<id>)`, `IPAM address 10.0.0.9/22`... */
+  what: string;
+  why: string;
+}
+
 /** The backends of a target as read: one per managed name, and the duplicates of any name carried twice. */
 export interface ObservedBackends {
   byName: Map<string, ObservedBackend>;
   duplicates: DuplicateBackends[];
+  /** Backends the answer gave that are not this LB's: left out (core/discovery-check.ts). */
+  refused: RefusedAnswer[];
 }
 
 /** The order every reconcile agrees on: oldest first (created_at, then id). */
@@ -74,10 +85,14 @@ export function olderFirst(a: ObservedBackend, b: ObservedBackend): number {
   return byDate !== 0 ? byDate : a.id.localeCompare(b.id);
 }
 
+/** A server as the Instance API described it: what it said is kept, so that discovery checks the answer itself. */
 export interface ObservedServer {
   id: string;
   name: string;
   state: string;
+  tags: string[];
+  zone: string;
+  projectId: string;
   publicIpv4: string[];
   /**
    * The public IPv4 addresses IPAM holds for this server (`public_ips[].ipam_id` set: routed IPs). These are

@@ -7,6 +7,7 @@ import type { PlatformEvent, PlatformResponse } from '../platform/request-respon
 import { header, jsonResponse, requestBody } from '../platform/request-response';
 import { completeEvent, type LbSyncEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
 import type { FieldError } from '../schemas/field-errors';
+import { decodeJsonInput, problemText } from '../schemas/json-input';
 import type { Target } from '../schemas/target';
 import { checkInjectPolicy } from './inject-policy';
 
@@ -61,14 +62,13 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
     return jsonResponse(415, { error: 'unsupported_media_type', message: 'send Content-Type: application/json' });
   }
 
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    return badRequest(`the body is not valid JSON: ${(error as Error).message}`, [
-      { path: 'event', message: 'is not valid JSON', fix: 'send a JSON object matching event version 1' },
+  const decoded = decodeJsonInput(body);
+  if (!('value' in decoded)) {
+    return badRequest(`the body ${problemText(decoded)}`, [
+      { path: 'event', message: decoded.problem, fix: 'send a JSON object matching event version 1' },
     ]);
   }
+  let value = decoded.value;
   // Fields and sources only the system sets are refused, together with whatever else is wrong.
   const policy = checkInjectPolicy(value);
   value = policy.rest;

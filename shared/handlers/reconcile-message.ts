@@ -1,6 +1,7 @@
 import type { EventQueue } from '../adapters/queue';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { describeAction } from '../core/action-text';
+import { answerFigures } from '../core/answer-figures';
 import type { DeadLetter, DeadLetterReason, Done, Requeue } from '../core/disposition';
 import { decideDisposition } from '../core/disposition';
 import type { Action } from '../core/model';
@@ -13,6 +14,7 @@ import type { RuntimeConfig } from '../platform/config';
 import type { Deadline } from '../platform/deadline';
 import { invocationDeadline } from '../platform/deadline';
 import type { Logger } from '../platform/log';
+import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
 import type { Scrubber } from '../platform/scrub';
@@ -25,7 +27,7 @@ import type { LbSyncEvent } from '../schemas/event';
 import { decodeEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
 
-export type ReconcileOutcome = 'applied' | 'noop' | 'retry_scheduled' | 'dead_lettered';
+export type ReconcileOutcome = 'applied' | 'noop' | 'dry_run' | 'retry_scheduled' | 'dead_lettered';
 
 export interface ReconcileMessageDeps {
   targets: ReadonlyMap<string, Target>;
@@ -56,6 +58,8 @@ export interface ReconcileAnswerBody {
   /** A dead letter's recordId: the same for every dead letter of this (event id, attempt). */
   recordId?: string;
   actions?: Action['kind'][];
+  /** A dry run's answer: the writes it would make, one line each (none made). */
+  planned?: string[];
   apiCalls?: { reads: number; writes: number };
   retryInMs?: number;
   warnings?: string[];
@@ -89,10 +93,25 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   );
   let log = deps.logger;
 
+  // Known once decoded and reconciled: the final line's source and pool figures (also when the hand-off fails).
+  let decoded: LbSyncEvent | undefined;
+  let result: ReconcileResult | undefined;
+  /** The message's one final line (shared/platform/log-schema.ts): what it answered, and the pool figures. */
+  const answered = (fields: Omit<LineFields<'reconcile_answer'>, keyof AnswerLineFigures | 'log_type' | 'source'>) =>
+    ({
+      log_type: 'reconcile_answer',
+      ...(decoded && { source: decoded.source }),
+      ...fields,
+      ...answerLineFigures(result),
+    }) satisfies LineFields<'reconcile_answer'>;
+
   const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
     const record = deadLetterRecord({ reason, error, ...(event ? { event } : { rawBody: scrubber.text(rawBody) }), now: now() });
     await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
-    log.warn({ outcome: 'dead_lettered', reason, record_id: record.recordId, error }, `dead-lettered: ${reason}: ${error.message}`);
+    log.warn(
+      answered({ outcome: 'dead_lettered', reason, code: error.code, record_id: record.recordId, error }),
+      `dead-lettered: ${reason}: ${error.message}`,
+    );
     return jsonResponse(200, {
       outcome: 'dead_lettered',
       reason,
@@ -104,12 +123,8 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     } satisfies ReconcileAnswerBody);
   };
 
-  /** Carries out what was decided for this event; `result` is the reconcile's, once there is one. */
-  const carryOut = async (
-    disposition: Done | Requeue | DeadLetter,
-    event: LbSyncEvent,
-    result?: ReconcileResult,
-  ): Promise<PlatformResponse> => {
+  /** Carries out what was decided for this event (after the reconcile, when there was one: `result`). */
+  const carryOut = async (disposition: Done | Requeue | DeadLetter, event: LbSyncEvent): Promise<PlatformResponse> => {
     const common = {
       target: event.target,
       eventId: event.id,
@@ -121,9 +136,16 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       }),
     };
     switch (disposition.kind) {
-      case 'done':
-        log.info({ outcome: disposition.outcome, api_calls: common.apiCalls }, `outcome: ${disposition.outcome}`);
-        return jsonResponse(200, { outcome: disposition.outcome, ...common } satisfies ReconcileAnswerBody);
+      case 'done': {
+        const { outcome } = disposition;
+        if (outcome === 'dry_run') {
+          const planned = (result?.planned ?? []).map(describeAction);
+          log.info(answered({ outcome }), `outcome: dry_run, would write: ${planned.length > 0 ? planned.join('; ') : 'nothing'}`);
+          return jsonResponse(200, { outcome, ...common, planned } satisfies ReconcileAnswerBody);
+        }
+        log.info(answered({ outcome, ...convergence(event, now()) }), `outcome: ${outcome}`);
+        return jsonResponse(200, { outcome, ...common } satisfies ReconcileAnswerBody);
+      }
       case 'dead_letter':
         return deadLetter(disposition.reason, disposition.error, event);
       case 'requeue': {
@@ -137,7 +159,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
           .send(deps.reconcileQueueUrl, next ? JSON.stringify(next) : rawBody, delaySeconds === undefined ? {} : { delaySeconds });
         if (next && error) {
           log.info(
-            { outcome: 'retry_scheduled', retry_in_ms: delayMs, next_attempt: next.attempt, error },
+            answered({ outcome: 'retry_scheduled', code: error.code, retry_in_ms: delayMs, next_attempt: next.attempt, error }),
             `retry ${next.attempt} in ${delayMs} ms: ${error.message}`,
           );
           return jsonResponse(200, {
@@ -147,7 +169,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
             error: errorSummary(error),
           } satisfies ReconcileAnswerBody);
         }
-        log.info({ due_in_ms: delayMs }, 'not due yet: re-enqueued unchanged');
+        log.info(answered({ outcome: 'retry_scheduled', retry_in_ms: delayMs }), 'not due yet: re-enqueued unchanged');
         return jsonResponse(200, { outcome: 'retry_scheduled', ...common, retryInMs: delayMs } satisfies ReconcileAnswerBody);
       }
     }
@@ -161,6 +183,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       const { reason, error: invalid } = decideDisposition({ stage: 'undecodable', error: asInvalidEvent(error) }, policy);
       return await deadLetter(reason, invalid);
     }
+    decoded = event;
     log = log.child({ event_id: event.id, target: event.target, attempt: event.attempt });
     log.info({ source: event.source, dry_run: event.dryRun ?? false }, 'event received');
 
@@ -177,7 +200,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
 
     // An unknown target was dead-lettered above: the target is known here.
     const startedAt = now();
-    const result = await reconcileTarget(target as Target, event, {
+    result = await reconcileTarget(target as Target, event, {
       gateway: deps.gateway(deadline, event.id),
       deadline,
       now: () => now().getTime(),
@@ -186,14 +209,13 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       onPlanned: (actions, pool, rollouts) => logPlan(log, actions, pool.ips, rollouts),
     });
     logResult(log, result);
-    return await carryOut(
-      decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random),
-      event,
-      result,
-    );
+    return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random), event);
   } catch (error) {
     // Only a failed hand-off lands here: answer 5xx so the platform redelivers and nothing is lost.
-    log.error({ error }, 'hand-off to the queue failed; answering 500 so the message is redelivered');
+    log.error(
+      answered({ outcome: 'handoff_failed', code: 'queue_unavailable', error }),
+      'hand-off to the queue failed; answering 500 so the message is redelivered',
+    );
     return jsonResponse(500, {
       outcome: 'handoff_failed',
       error: {
@@ -227,4 +249,35 @@ function logResult(log: Logger, result: ReconcileResult): void {
     },
     `reconcile ${result.status}: ${result.done.length} write(s), ${result.apiCalls.reads} read(s), ${result.durationMs} ms`,
   );
+}
+
+type AnswerLineFigures = Pick<
+  LineFields<'reconcile_answer'>,
+  'pool_size' | 'pool_passing' | 'members_added' | 'members_removed' | 'members_deferred' | 'writes' | 'api_reads' | 'api_writes'
+>;
+
+/** The final line's figures: the pool after the answer, what changed in it, the writes (a dry run's: those it would make). */
+function answerLineFigures(result: ReconcileResult | undefined): AnswerLineFigures {
+  const writes = result ? (result.dryRun ? result.planned : result.done) : [];
+  const figures = answerFigures({
+    ...(result?.observedBackends && { observedBackends: result.observedBackends }),
+    writes,
+    ...(result?.rollouts && { rollouts: result.rollouts }),
+    dryRun: result?.dryRun ?? false,
+  });
+  return {
+    ...(figures.poolSize !== undefined && { pool_size: figures.poolSize }),
+    ...(figures.poolPassing !== undefined && { pool_passing: figures.poolPassing }),
+    members_added: figures.added,
+    members_removed: figures.removed,
+    members_deferred: figures.deferred,
+    writes: writes.map(describeAction),
+    ...(result && { api_reads: result.apiCalls.reads, api_writes: result.apiCalls.writes }),
+  };
+}
+
+/** From the originating event's occurredAt, which every retry carries unchanged, to this answer. */
+function convergence(event: LbSyncEvent, at: Date): { convergence_ms?: number } {
+  const ms = at.getTime() - Date.parse(event.occurredAt);
+  return Number.isFinite(ms) ? { convergence_ms: Math.max(0, Math.round(ms)) } : {};
 }

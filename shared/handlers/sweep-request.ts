@@ -2,6 +2,7 @@ import * as z from 'zod';
 import type { BatchEntry, EventQueue } from '../adapters/queue';
 import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../core/sweep-schedule';
 import type { Logger } from '../platform/log';
+import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
@@ -108,15 +109,41 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
         }
       }
     } catch (error) {
-      deps.logger.error({ error, enqueued: report.enqueued }, 'sweep could not enqueue');
+      deps.logger.error(heartbeat(report, startMs, args.dryRun, { code: 'queue_unavailable', error }), 'sweep could not enqueue');
       return jsonResponse(503, { error: 'queue_unavailable', message: (error as Error).message, ...report });
     }
   }
   for (const name of unknownTargets) deps.logger.warn({ target: name }, `sweep args name an unknown target "${name}"`);
-  const { unknownTargets: unknown_targets, spreadMs: spread_ms, ...counts } = report;
-  deps.logger.info(
-    { ...counts, unknown_targets, spread_ms },
+  // Refused entries (their SQS codes in `failed`) are a hand-off failure as much as a queue that cannot be reached.
+  const refused = report.failed.length > 0 ? { code: 'queue_unavailable' } : undefined;
+  deps.logger[refused ? 'error' : 'info'](
+    heartbeat(report, startMs, args.dryRun, refused),
     `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`,
   );
   return jsonResponse(report.failed.length > 0 ? 502 : 200, report);
+}
+
+/** The run's one heartbeat line (shared/platform/log-schema.ts); `failure` when the queue refused or failed. */
+function heartbeat(
+  report: SweepReport,
+  startMs: number,
+  dryRun: boolean | undefined,
+  failure?: { code: string; error?: unknown },
+): LineFields<'sweep_heartbeat'> {
+  return {
+    log_type: 'sweep_heartbeat',
+    status: failure ? 'failed' : 'ok',
+    ...failure,
+    targets_selected: report.selected,
+    targets_enqueued: report.enqueued,
+    targets_failed: report.failed.length,
+    failed: report.failed,
+    unknown_targets: report.unknownTargets,
+    batches: report.batches,
+    sending: report.sending,
+    spread_ms: report.spreadMs,
+    window_from: new Date(startMs).toISOString(),
+    window_to: new Date(startMs + report.spreadMs).toISOString(),
+    dry_run: dryRun === true,
+  };
 }

@@ -6,6 +6,7 @@ import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/au
 import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../core/audit-relevance';
 import { regionOf } from '../core/locality';
 import type { Logger } from '../platform/log';
+import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
 import type { LbSyncEvent } from '../schemas/event';
@@ -127,7 +128,11 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
   const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
   const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
   const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window };
-  if (regions.length === 0) return { status: 200, report, matches: [], ignored: {} };
+  const dryRun = args.dryRun === true;
+  if (regions.length === 0) {
+    deps.logger.info(heartbeat(report, { dryRun }), summaryMessage(report));
+    return { status: 200, report, matches: [], ignored: {} };
+  }
 
   let read: Awaited<ReturnType<typeof readWindow>>;
   try {
@@ -135,7 +140,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
   } catch (error) {
     const failure = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error');
     const hint = ['permissions_denied', 'authentication_denied'].includes(failure.code) ? PERMISSION_HINT : failure.hint;
-    deps.logger.error({ error: failure, window }, `watch: ${failure.message}`);
+    deps.logger.error(heartbeat(report, { dryRun, code: failure.code, error: failure }), `watch: ${failure.message}`);
     return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
   }
   const relevance = relevantTargets(read.events, selected, { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) });
@@ -162,14 +167,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     };
     return { id: String(index), body: JSON.stringify(event) };
   });
-  const summary = {
-    events: report.events,
-    relevant: report.relevant,
-    ignored: relevance.ignored,
-    list_calls: read.calls,
-    truncated_regions: read.truncatedRegions,
-    window,
-  };
+  const runFacts = { dryRun, ignored: relevance.ignored, listCalls: read.calls, truncatedRegions: read.truncatedRegions };
   if (entries.length > 0) {
     try {
       const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, entries);
@@ -178,21 +176,56 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
       report.enqueued = report.targets.length;
       if (batch.failed.length > 0) {
         const failed = batch.failed.map((f) => ({ target: matches[Number(f.id)]?.target ?? f.id, code: f.code, message: f.message }));
-        deps.logger.error({ ...summary, failed }, `watch: the queue refused ${failed.length} event(s)`);
+        deps.logger.error(
+          heartbeat(report, { ...runFacts, code: 'queue_unavailable', failed }),
+          `watch: the queue refused ${failed.length} event(s)`,
+        );
         return outcome(503, { code: 'queue_unavailable', message: `the queue refused ${failed.length} event(s)`, failed });
       }
     } catch (error) {
-      deps.logger.error({ ...summary, error }, 'watch could not enqueue');
+      deps.logger.error(heartbeat(report, { ...runFacts, code: 'queue_unavailable', error }), 'watch could not enqueue');
       return outcome(503, { code: 'queue_unavailable', message: (error as Error).message });
     }
   }
   for (const match of matches)
     deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);
-  deps.logger.info(
-    { ...summary, enqueued: report.enqueued },
-    `watch: ${report.events} event(s), ${report.relevant} relevant, ${report.enqueued} target(s) enqueued`,
-  );
+  deps.logger.info(heartbeat(report, runFacts), summaryMessage(report));
   return outcome(200);
+}
+
+function summaryMessage(report: WatchReport): string {
+  return `watch: ${report.events} event(s), ${report.relevant} relevant, ${report.enqueued} target(s) enqueued`;
+}
+
+interface RunFacts {
+  dryRun: boolean;
+  ignored?: Relevance['ignored'];
+  listCalls?: number;
+  truncatedRegions?: string[];
+  /** Set when the run failed: why (Audit Trail's error code, or queue_unavailable), and what the queue refused. */
+  code?: string;
+  error?: unknown;
+  failed?: { target: string; code: string; message: string }[];
+}
+
+/** The run's one heartbeat line (shared/platform/log-schema.ts): ok, or failed with its code. */
+function heartbeat(report: WatchReport, facts: RunFacts): LineFields<'watch_heartbeat'> {
+  return {
+    log_type: 'watch_heartbeat',
+    status: facts.code ? 'failed' : 'ok',
+    ...(facts.code && { code: facts.code }),
+    ...(facts.error !== undefined && { error: facts.error }),
+    events_read: report.events,
+    events_relevant: report.relevant,
+    ignored: Object.fromEntries(Object.entries(facts.ignored ?? {}).filter((entry): entry is [string, number] => entry[1] !== undefined)),
+    list_calls: facts.listCalls ?? 0,
+    truncated_regions: facts.truncatedRegions ?? [],
+    targets_enqueued: report.enqueued,
+    ...(facts.failed && { failed: facts.failed }),
+    window_from: report.window.from,
+    window_to: report.window.to,
+    dry_run: facts.dryRun,
+  };
 }
 
 /** The cron trigger's request: 200 with DESIGN §4's body; 400 bad args; 502 Audit Trail failed; 503 the queue failed. */

@@ -1,6 +1,8 @@
+import { LbSyncError } from '../errors/lbsync-error';
 import { secretValues } from './config';
 import type { Logger } from './log';
 import { formatError, invocationLogger } from './log';
+import type { LineFields } from './log-schema';
 import type { PlatformContext, PlatformEvent, PlatformResponse } from './request-response';
 import { jsonResponse, requestId } from './request-response';
 import type { FunctionRuntime } from './runtime';
@@ -35,7 +37,8 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
     } catch (error) {
       const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
       const message = scrubber.text((error as Error)?.message ?? String(error));
-      if (runtime) runtime.logger.error({ error }, message);
+      const failed: LineFields<'function_failed'> = { log_type: 'function_failed', code: failureCode(error) };
+      if (runtime) runtime.logger.error({ ...failed, error }, message);
       else
         console.error(
           JSON.stringify({
@@ -43,6 +46,7 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
             timestamp: new Date().toISOString(),
             service: `lbsync-${name}`,
             message,
+            ...failed,
             error: scrubber.value(formatError(error)),
           }),
         );
@@ -53,4 +57,9 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
 
 function scrubbed(response: PlatformResponse, scrubber: Scrubber): PlatformResponse {
   return { ...response, body: scrubber.text(response.body) };
+}
+
+/** Our error's code (invalid_config, mostly: a function fails here when its configuration is refused), else unexpected. */
+function failureCode(error: unknown): string {
+  return error instanceof LbSyncError ? error.code : 'unexpected';
 }

@@ -1,30 +1,47 @@
 import { wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
+import { discoveredPool } from '../core/desired';
+import type { ServerScope } from '../core/discovery-check';
+import { admitServers } from '../core/discovery-check';
+import type { IpamIpView } from '../core/kops-rule';
 import type { ObservedServer } from '../core/model';
-import { selectServerIps } from '../core/desired';
 import { targetLbIdentity } from '../core/lb-identity';
 import { regionOf } from '../core/locality';
 import { kopsMessage } from '../errors/kops-messages';
+import { unusablePoolAddress } from '../schemas/backend-address';
 import type { Target } from '../schemas/target';
 
-/** The desired pool: the addresses of the servers carrying all the target's tags. */
+/** Where the target's servers must be: its tags and zone, and the project the gateway's settings name, if any. */
+export function serverScope(gateway: Pick<ScalewayGateway, 'projectId'>, target: Target): ServerScope {
+  return { zone: target.zone, tags: target.servers.tags, projectId: gateway.projectId };
+}
+
+/**
+ * The desired pool: the addresses of the servers carrying all the target's tags. What the API answers is checked
+ * again on our side (core/discovery-check.ts): a server that is not the target's is left out and named, and only
+ * the NICs of the target's own servers are asked of IPAM.
+ */
 export async function discoverPool(gateway: ScalewayGateway, target: Target): Promise<DiscoveredPool> {
+  const lb = targetLbIdentity(target);
   let servers: ObservedServer[];
   try {
     servers = await gateway.listServersByTags(target.zone, target.servers.tags);
   } catch (error) {
-    throw wrapApiFailure(kopsMessage.listServers(), error, 'unknown_api_error', targetLbIdentity(target));
+    throw wrapApiFailure(kopsMessage.listServers(), error, 'unknown_api_error', lb);
   }
-  let privateIps: Map<string, string[]> | undefined;
+  const checked = admitServers(servers, serverScope(gateway, target));
+  let privateNicIps: IpamIpView[] = [];
   if (target.servers.ipSource === 'ipam-private') {
-    const nicIds = servers.flatMap((s) => s.privateNicIds);
+    const step = kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(','));
     try {
-      privateIps = await gateway.listPrivateIpsByNic(regionOf(target.zone), nicIds);
+      privateNicIps = await gateway.listPrivateNicIps(
+        regionOf(target.zone),
+        checked.admitted.flatMap((s) => s.privateNicIds),
+      );
     } catch (error) {
-      throw wrapApiFailure(kopsMessage.serverIp(servers.map((s) => s.name).join(',')), error, 'lb_not_found', targetLbIdentity(target));
+      throw wrapApiFailure(step, error, 'lb_not_found', lb);
     }
   }
-  const { ips, members, skipped, several, leaving } = selectServerIps(servers, target.servers.ipSource, privateIps);
-  return { ips, source: 'tags', serverCount: servers.length, members, skipped, several, leaving };
+  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress);
 }

@@ -1,6 +1,7 @@
 import { wrapApiFailure } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
+import { ownBackends } from '../core/discovery-check';
 import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb } from '../core/model';
 import { inTransientState, isBroken, olderFirst } from '../core/model';
 import { kopsMessage } from '../errors/kops-messages';
@@ -23,7 +24,8 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
   try {
     matches = await gateway.findLbsByName(target.zone, ref.name);
   } catch (error) {
-    throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found', lb);
+    // A list answers "none" with an empty page, never a 404: a 404 here is no verdict on the LB.
+    throw wrapApiFailure(kopsMessage.findLb(label), error, 'unknown_api_error', lb);
   }
   if (matches.length === 0) {
     throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}`, { lb });
@@ -50,17 +52,19 @@ export function assertWritable(lb: ObservedLb): void {
 }
 
 /**
- * Lists the LB's backends (all pages, one call for every backend of the target) and picks by exact name.
+ * Lists the LB's backends (all pages, one call for every backend of the target) and picks by exact name, among
+ * those the answer says are this LB's (a backend of another LB is left out and named in `refused`).
  * Only when a name is carried twice are the frontends read (one more call): the backend a frontend
  * uses is the one to keep (else the oldest), so traffic is never moved off it.
  */
 export async function observeBackends(gateway: ScalewayGateway, target: Target, lb: ObservedLb): Promise<ObservedBackends> {
-  let all: ObservedBackend[];
+  let listed: ObservedBackend[];
   try {
-    all = await gateway.listBackends(target.zone, lb.id);
+    listed = await gateway.listBackends(target.zone, lb.id);
   } catch (error) {
     throw wrapApiFailure(kopsMessage.listBackends(lb.id), error, 'lb_not_found', identityOf(lb));
   }
+  const { own: all, refused } = ownBackends(listed, lb.id);
   const groups = target.backends
     .map((b) => ({ name: b.name, same: all.filter((o) => o.name === b.name).sort(olderFirst) }))
     .filter((g) => g.same.length > 0);
@@ -73,7 +77,7 @@ export async function observeBackends(gateway: ScalewayGateway, target: Target, 
     const others = same.filter((b) => b.id !== kept.id);
     if (others.length > 0) duplicates.push({ name, kept, others, inUse });
   }
-  return { byName, duplicates };
+  return { byName, duplicates, refused };
 }
 
 /** Part of reading the backends, so it is told in kOps' listing words (with the LB id, as its Find does). */

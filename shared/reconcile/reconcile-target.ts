@@ -1,7 +1,8 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { unconfirmedServerIps, untrustedServerIpsError } from '../core/asserted-ips';
 import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
-import { desiredBackends } from '../core/desired';
+import { desiredBackends, unusableAddressWarning } from '../core/desired';
+import { filterMismatchWarning } from '../core/discovery-check';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedBackend, ObservedLb } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
@@ -135,11 +136,13 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
       poolPromise = discoverPool(gateway, target);
       poolPromise.catch(() => undefined);
     }
-    const [observed, pool] = await Promise.all([observeBackends(gateway, target, lb), poolPromise]);
+    // Recorded as each read answers, so a reconcile stopped by a later read still tells what it read.
+    const observed = await observeBackends(gateway, target, lb);
+    result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
+    const pool = await poolPromise;
     result.pool = pool;
     const unlisted = unconfirmedServerIps(event.serverIps, pool.ips);
     if (unlisted.length > 0) unconfirmed = untrustedServerIpsError(unlisted, target.name, pool.ips);
-    result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const desired = desiredBackends(target, pool.ips);
     const judged = judgeAllDuplicates(desired, observed.duplicates, now(), options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS);
     for (const { duplicates: d, verdicts } of judged) {
@@ -151,6 +154,11 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
             .join(''),
       );
     }
+    // Once per reconcile: every answer left out, from the server listing, IPAM and the backend listing alike.
+    const mismatch = filterMismatchWarning([...pool.refused, ...observed.refused]);
+    if (mismatch) result.warnings.push(mismatch);
+    const unusable = unusableAddressWarning(pool.unusable);
+    if (unusable) result.warnings.push(unusable);
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
     if (target.servers.ipSource === 'kops') result.warnings.push(...pool.several.map(severalAddressesWarning));
     if (pool.ips.length === 0 && !target.allowEmptyPool) {

@@ -47,7 +47,7 @@ export async function stageRemovals(
     const current = poolBefore(action);
     const needsHealth = action.removed.some((ip) => !leaving.has(ip));
     const health = needsHealth
-      ? memberHealth(await readHealth(gateway, target, lb, action.backendId))
+      ? memberHealth(await readBackendHealth(gateway, target, lb, action.backendId))
       : new Map<string, MemberHealthView>();
     const rollout = planRollout({
       current,
@@ -72,7 +72,8 @@ export async function stageRemovals(
   return { actions: staged, rollouts, ...(hold && { hold }) };
 }
 
-async function readHealth(gateway: ScalewayGateway, target: Target, lb: ObservedLb, backendId: string) {
+/** The LB's health checks of one backend's members (ListBackendStats, one call), failures told as kOps would. */
+export async function readBackendHealth(gateway: ScalewayGateway, target: Target, lb: Pick<ObservedLb, 'id' | 'name'>, backendId: string) {
   try {
     return await gateway.listBackendHealth(target.zone, lb.id, backendId);
   } catch (error) {

@@ -56,3 +56,12 @@ export const backendIpSchema = ipSchema.superRefine((ip, ctx) => {
   const why = refusedBackendAddress(ip);
   if (why) ctx.addIssue({ code: 'custom', message: why, input: ip });
 });
+
+/**
+ * Why an address an API gave for a server cannot go into a pool, or undefined when it can: every ipSource names
+ * IPv4 addresses, so anything else is refused, and so is every address refusedBackendAddress names.
+ */
+export function unusablePoolAddress(ip: string): string | undefined {
+  if (isIP(ip) !== 4) return 'is not an IPv4 address';
+  return refusedBackendAddress(ip);
+}

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { LbSyncError, validationError } from '../errors/lbsync-error';
 import { backendIpSchema } from './backend-address';
 import { toFieldErrors } from './field-errors';
+import { decodeJsonInput, problemText } from './json-input';
 import { EVENT_SOURCES, isoDateTimeSchema, targetNameSchema } from './primitives';
 
 export const MAX_EVENT_BYTES = 64 * 1024;
@@ -54,15 +55,13 @@ export function decodeEvent(body: string): LbSyncEvent {
       { path: 'event', message: `body is larger than ${MAX_EVENT_BYTES} bytes`, fix: 'send a smaller event' },
     ]);
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (error) {
-    throw new LbSyncError('invalid_event', `event is not valid JSON: ${(error as Error).message}`, {
-      fieldErrors: [{ path: 'event', message: 'is not valid JSON', fix: 'send a JSON object matching event version 1' }],
+  const decoded = decodeJsonInput(body);
+  if (!('value' in decoded)) {
+    throw new LbSyncError('invalid_event', `event ${problemText(decoded)}`, {
+      fieldErrors: [{ path: 'event', message: decoded.problem, fix: 'send a JSON object matching event version 1' }],
     });
   }
-  return parseEvent(value);
+  return parseEvent(decoded.value);
 }
 
 /** Fills what a caller may leave out (id, occurredAt, version) before validation. */

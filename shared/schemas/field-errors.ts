@@ -25,7 +25,8 @@ function describeValue(value: unknown): string {
   try {
     text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
   } catch {
-    text = String(value);
+    // A cycle, a BigInt, or a value too deep for the stack (String() of a deep array overflows too).
+    text = Array.isArray(value) ? 'an array' : typeof value === 'object' && value !== null ? 'an object' : typeof value;
   }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -37,7 +37,11 @@ describe('chaos (CI size)', () => {
     expect(report.unsafeShrinks).toBe(0);
     expect(report.unbackedAnswers).toBe(0);
     expect(report.backedAnswers).toBe(
-      (report.outcomes.applied ?? 0) + (report.outcomes.noop ?? 0) + (report.outcomes.dead_lettered ?? 0) - report.destroyedByDriver,
+      (report.outcomes.applied ?? 0) +
+        (report.outcomes.noop ?? 0) +
+        (report.outcomes.dry_run ?? 0) +
+        (report.outcomes.dead_lettered ?? 0) -
+        report.destroyedByDriver,
     );
     expect(report.queueEmpty).toBe(true);
     expect(report.apiCalls).toBeLessThanOrEqual(report.apiCallBound);

@@ -88,6 +88,7 @@ describe('lbsync conventions', () => {
   it('every command answers -o json with one envelope {ok, command, ..., error?}, on stdout only', async () => {
     const cases: [string[], string, number][] = [
       [['plan'], 'plan', 1],
+      [['status'], 'status', 1],
       [['reconcile'], 'reconcile', 1],
       [['sweep'], 'sweep', 1],
       [['watch', '--once'], 'watch', 1],
@@ -97,6 +98,7 @@ describe('lbsync conventions', () => {
       [['dlq', 'redrive', '--all'], 'dlq redrive', 1],
       [['dlq', 'redrive'], 'dlq redrive', 64],
       [['provision'], 'provision', 1],
+      [['cockpit', 'install'], 'cockpit install', 1],
       [['targets', 'validate'], 'targets validate', 1],
       [['emulator', '--port', '-1'], 'emulator', 64],
     ];

@@ -1,8 +1,12 @@
 // `lbsync doctor` as an operator runs it (the real bin), against `lbsync emulator --seed demo` (one key of
-// which is denied IPAM) and the local SQS-compatible queue: all ok on the demo; an unknown LB, a key without
-// IPAM read, a wrong queue URL, a queue without redrive or with a short visibility timeout each fail with the
-// right check named; it never writes (the emulator's call log has no non-GET call, the queues stay empty).
+// which is denied IPAM, one LB reads) and the local SQS-compatible queue: all ok on the demo; an unknown LB, a key
+// without IPAM or LB read, a wrong queue URL, a queue without redrive or with a short visibility timeout each fail
+// with the right check named, and a check that could not run is told with why, never left out; only an API answer
+// proves the key (not a server answering 404 to everything); it never writes (the emulator's call log has no
+// non-GET call, the queues stay empty).
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +18,7 @@ import { DEMO_CLUSTER, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world
 import { BIN, ROOT, runBin, type Run } from './support';
 
 const NO_IPAM_SECRET = '99999999-8888-4777-8666-555555555555';
+const NO_LB_SECRET = '99999999-8888-4777-8666-444444444444';
 
 let emulator: ChildProcess;
 let apiUrl: string;
@@ -28,11 +33,15 @@ interface Report {
 }
 
 function startEmulatorBin(): Promise<string> {
-  emulator = spawn(process.execPath, [BIN, 'emulator', '--port', '0', '--seed', 'demo', '--deny', `ipam:${NO_IPAM_SECRET}`], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: mkdtempSync(join(tmpdir(), 'lbsync-home-')) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  emulator = spawn(
+    process.execPath,
+    [BIN, 'emulator', '--port', '0', '--seed', 'demo', '--deny', `ipam:${NO_IPAM_SECRET}`, '--deny', `lb:${NO_LB_SECRET}`],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: mkdtempSync(join(tmpdir(), 'lbsync-home-')) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return new Promise<string>((resolve, reject) => {
     let out = '';
     emulator.stdout?.on('data', (chunk: Buffer) => {
@@ -69,9 +78,12 @@ afterAll(async () => {
   await localQueue?.stop();
 });
 
+async function emulatorCalls(): Promise<{ method: string; operation: string }[]> {
+  return ((await (await fetch(`${apiUrl}/_emulator/calls`)).json()) as { calls: { method: string; operation: string }[] }).calls;
+}
+
 async function writesSeen(): Promise<string[]> {
-  const { calls } = (await (await fetch(`${apiUrl}/_emulator/calls`)).json()) as { calls: { method: string; operation: string }[] };
-  return calls.filter((c) => c.method !== 'GET').map((c) => c.operation);
+  return (await emulatorCalls()).filter((c) => c.method !== 'GET').map((c) => c.operation);
 }
 
 async function doctor(args: string[], overrides: Record<string, string> = {}): Promise<Run & { report: Report }> {
@@ -82,7 +94,7 @@ async function doctor(args: string[], overrides: Record<string, string> = {}): P
 const failed = (report: Report) => report.checks.filter((c) => c.status === 'fail').map((c) => c.name);
 
 describe('lbsync doctor', () => {
-  it('on the demo: every check ok, exit 0, in the documented line format; nothing written, nothing queued', async () => {
+  it('on the demo: every check ok (health: nothing to read yet, said so), exit 0, in the documented line format; nothing written, nothing queued', async () => {
     const [json, text] = await Promise.all([doctor([]), runBin(['doctor'], env)]);
     expect(json.code).toBe(0);
     expect(json.report.ok).toBe(true);
@@ -96,13 +108,21 @@ describe('lbsync doctor', () => {
       'target:demo.k8s.local:lb',
       'target:demo.k8s.local:servers',
       'target:demo.k8s.local:kops-parity',
+      'target:demo.k8s.local:health',
       'target:demo.k8s.local:plan',
       'queue:reconcile',
       'queue:dead-letter',
       'queue:redrive',
       'queue:visibility',
     ]);
-    expect(json.report.checks.filter((c) => c.status !== 'ok')).toEqual([]);
+    // The demo's LB has no backend yet: the health check has nothing to read, and says so.
+    expect(json.report.checks.filter((c) => c.status !== 'ok')).toEqual([
+      {
+        name: 'target:demo.k8s.local:health',
+        status: 'warn',
+        detail: "skipped: nothing to check, the LB has none of the target's backends yet (lb-backend-https, lb-backend-kops-controller)",
+      },
+    ]);
     const detail = (name: string) => json.report.checks.find((c) => c.name === name)?.detail;
     expect(detail('target:demo.k8s.local:servers')).toContain('the pool would be [51.15.100.11, 51.15.100.12, 51.15.100.13]');
     expect(detail('target:demo.k8s.local:plan')).toContain('a reconcile would write: CreateBackend lb-backend-https');
@@ -132,18 +152,90 @@ describe('lbsync doctor', () => {
     expect(lb?.detail).toBe('finding load-balancer api.ghost.k8s.local: no load-balancer named "api.ghost.k8s.local" in fr-par-1');
     expect(lb?.hint).toMatch(/api\.<cluster>/);
     expect(report.checks.find((c) => c.name === 'iam:lb-read')?.status).toBe('ok');
+    // Checks that could not run are told, with why: no LB, and no server to compare with kOps' addresses.
+    expect(report.checks.filter((c) => c.name.startsWith('target:ghost.k8s.local:'))).toEqual([
+      expect.objectContaining({ name: 'target:ghost.k8s.local:lb', status: 'fail' }),
+      expect.objectContaining({ name: 'target:ghost.k8s.local:servers', status: 'fail' }),
+      {
+        name: 'target:ghost.k8s.local:kops-parity',
+        status: 'warn',
+        detail: 'skipped: no server gives an address to compare with what kOps would write',
+      },
+      { name: 'target:ghost.k8s.local:health', status: 'warn', detail: 'skipped: needs the load balancer (see target:ghost.k8s.local:lb)' },
+      { name: 'target:ghost.k8s.local:plan', status: 'warn', detail: 'skipped: needs the load balancer (see target:ghost.k8s.local:lb)' },
+    ]);
     expect(report.checks.some((c) => c.name.startsWith('queue:'))).toBe(false);
     expect(await writesSeen()).toEqual([]);
   });
 
-  it('a key without IPAM read (the emulator answers 403 permissions_denied) fails iam:ipam-read, and only that', async () => {
+  it('a key without IPAM read (the emulator answers 403 permissions_denied) fails iam:ipam-read, and the kops-parity it could not make', async () => {
     const { code, report } = await doctor(['--no-queue'], { SCW_SECRET_KEY: NO_IPAM_SECRET });
     expect(code).toBe(1);
-    expect(failed(report)).toEqual(['iam:ipam-read']);
+    expect(failed(report)).toEqual(['iam:ipam-read', 'target:demo.k8s.local:kops-parity']);
     const ipam = report.checks.find((c) => c.name === 'iam:ipam-read');
     expect(ipam?.detail).toMatch(/refused \(403\)/);
     expect(ipam?.hint).toContain('IPAMReadOnly');
+    expect(report.checks.find((c) => c.name === 'target:demo.k8s.local:kops-parity')?.detail).toMatch(/insufficient permissions/);
     expect(report.checks.find((c) => c.name === 'credentials')?.status).toBe('ok');
+  });
+
+  it('a key without LB read: the lb line fails, the health and plan lines say they could not run; none is left out', async () => {
+    const { code, report } = await doctor(['--no-queue'], { SCW_SECRET_KEY: NO_LB_SECRET });
+    expect(code).toBe(1);
+    expect(failed(report)).toEqual(['iam:lb-read', 'target:demo.k8s.local:lb']);
+    const target = report.checks.filter((c) => c.name.startsWith('target:'));
+    expect(target.map((c) => c.name)).toEqual([
+      'target:demo.k8s.local:lb',
+      'target:demo.k8s.local:servers',
+      'target:demo.k8s.local:kops-parity',
+      'target:demo.k8s.local:health',
+      'target:demo.k8s.local:plan',
+    ]);
+    expect(report.checks.find((c) => c.name === 'target:demo.k8s.local:lb')?.detail).toMatch(/insufficient permissions/);
+    for (const name of ['health', 'plan'])
+      expect(report.checks.find((c) => c.name === `target:demo.k8s.local:${name}`)).toEqual({
+        name: `target:demo.k8s.local:${name}`,
+        status: 'warn',
+        detail: 'skipped: needs the load balancer (see target:demo.k8s.local:lb)',
+      });
+  });
+
+  it('pointed at a server that answers 404 to everything: the key is not said to be accepted, no permission is said to be proven', async () => {
+    for (const body of ['{"message":"Not Found"}', '404 page not found']) {
+      const server = createServer((req, res) => {
+        req.resume();
+        res.writeHead(404, { 'content-type': body.startsWith('{') ? 'application/json' : 'text/plain' });
+        res.end(body);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const { code, report } = await doctor(['--no-queue'], {
+          SCW_API_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        });
+        expect(code).toBe(1);
+        const credentials = report.checks.find((c) => c.name === 'credentials');
+        expect(credentials?.status, body).toBe('warn');
+        expect(credentials?.detail).toMatch(/not proven: no read got an answer from the API/);
+        for (const c of report.checks.filter((check) => check.name.startsWith('iam:')))
+          expect(c.status, `${body}: ${c.name}`).not.toBe('ok');
+        expect(report.checks.filter((c) => c.status === 'ok').map((c) => c.name)).toEqual(['config']);
+        expect(report.checks.find((c) => c.name === 'target:demo.k8s.local:servers')?.hint).not.toMatch(/load balancer/i);
+      } finally {
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
+  });
+
+  it('a secret key the SDK refuses before any call says so (no "401"), and nothing is sent', async () => {
+    const before = (await emulatorCalls()).length;
+    const { code, report } = await doctor(['--no-queue'], { SCW_SECRET_KEY: 'not-a-uuid' });
+    expect(code).toBe(1);
+    expect(failed(report)).toEqual(['credentials']);
+    const credentials = report.checks.find((c) => c.name === 'credentials');
+    expect(credentials?.detail).toMatch(/^the key from environment was refused before any call: Invalid secret key format/);
+    expect(`${credentials?.detail} ${credentials?.hint}`).not.toMatch(/401|refused the key/);
+    expect(credentials?.hint).toMatch(/nothing was sent/);
+    expect(await emulatorCalls()).toHaveLength(before);
   });
 
   it('a missing secret key fails credentials, naming the variable', async () => {

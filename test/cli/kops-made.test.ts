@@ -155,3 +155,64 @@ describe('plan on an LB kOps made', () => {
     }
   });
 });
+
+describe('plan after a failed read says what it could not check, never "in sync"', () => {
+  const unavailable = { status: 503, body: { message: 'service unavailable' }, count: -1 };
+  const setFaults = async (faults: Record<string, unknown>[]) => {
+    await fetch(`${url}/_emulator/faults`, { method: 'DELETE' });
+    for (const fault of faults)
+      await fetch(`${url}/_emulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(fault),
+      });
+  };
+  afterAll(() => setFaults([]));
+
+  it('precondition: with every read answering, a removal is pending (the workers), so a plan needs the LB health checks', async () => {
+    await setFaults([]);
+    const plan = JSON.parse((await runBin(['plan', '--json'], env)).stdout) as { targets: { backends: PlannedBackend[] }[] };
+    for (const backend of plan.targets[0]?.backends ?? []) expect(backend.removed).toEqual(WORKERS);
+  });
+
+  it.each([
+    ['ListBackends', 'the backends could not be read'],
+    ['ListServers', 'the servers could not be read, so the desired pool is unknown'],
+    ['ListBackendStats', "the LB's health checks could not be read, so the removals could not be judged"],
+  ])('a 503 on %s: every backend shows the failure and no pool state; exit 1', async (operation, why) => {
+    await setFaults([{ operation, ...unavailable }]);
+    const [text, json] = [await runBin(['plan'], env), await runBin(['plan', '--json'], env)];
+    expect(text.code).toBe(1);
+    expect(json.code).toBe(1);
+    const backendLines = text.stdout.split('\n').filter((line) => line.startsWith('  backend '));
+    expect(backendLines).toEqual(BACKENDS.map((name) => `  backend ${name}  not checked: ${why} [api_unavailable]`));
+    // Nothing under a backend: no pool, no "in sync", no planned change.
+    expect(text.stdout).not.toMatch(/^ {6}/m);
+    expect(text.stdout).not.toMatch(/in sync:|pool \(|would run/);
+    expect(text.stdout).toContain('prod.k8s.local (fr-par-1)  error');
+    expect(text.stdout).toMatch(/error \[api_unavailable\] .*http error 503/);
+
+    const [target] = (JSON.parse(json.stdout) as { targets: Record<string, unknown>[] }).targets;
+    expect(target?.backends).toEqual(
+      BACKENDS.map((name) => expect.objectContaining({ name, checked: false, notChecked: `${why} [api_unavailable]` })),
+    );
+    for (const backend of (target?.backends ?? []) as Record<string, unknown>[])
+      for (const claim of ['exists', 'inSync', 'actions', 'added', 'removed']) expect(backend).not.toHaveProperty(claim);
+    expect(target?.coverage).toMatchObject({ complete: false, stoppedAt: { step: why, code: 'api_unavailable' } });
+    expect(target?.actions).toEqual([]);
+  });
+});
+
+describe('doctor on an LB kOps made', () => {
+  it('the health line tells each address once, though both backends hold it', async () => {
+    const run = await runBin(['doctor', '--no-queue', '-o', 'json'], env);
+    const { checks } = JSON.parse(run.stdout) as { checks: { name: string; status: string; detail: string }[] };
+    const health = checks.find((c) => c.name === 'target:prod.k8s.local:health');
+    expect(health?.status).toBe('warn');
+    for (const ip of [...CONTROL_PLANES, ...WORKERS])
+      expect(health?.detail.split(new RegExp(`\\b${ip.replaceAll('.', '\\.')}\\b`)).length, ip).toBe(2);
+    expect(health?.detail).toBe(
+      `not passing: ${WORKERS.map((ip) => `${ip} failed`).join(', ')}; passing: ${CONTROL_PLANES.join(', ')} (${BACKENDS.join(', ')})`,
+    );
+  });
+});

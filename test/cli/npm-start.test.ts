@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HINTS } from '../../cli/hints';
 import { checkPortsFree, portsFrom } from '../../local/start-options';
+import { lineProblems } from '../../shared/platform/log-schema';
 import { ROOT } from './support';
 
 interface Started {
@@ -120,6 +121,40 @@ describe('npm start', () => {
   it('SIGTERM sent to npm stops the stack: "stopped", exit 0, the fixed ports released', () => stopsOn('SIGTERM'), 90_000);
 
   it('SIGINT sent to npm does the same', () => stopsOn('SIGINT'), 90_000);
+
+  it('--once --log-format json: every line the functions print fits the log schema Cockpit reads (shared/platform/log-schema.ts)', async () => {
+    const started = npmStart(['--once', '--log-format', 'json', '--log-level', 'info']);
+    try {
+      expect(await started.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      killGroup(started);
+    }
+    expect(started.output()).toMatch(/^converged: 5\/5 steps passed$/m);
+    const printed = started
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
+    expect(printed.flatMap(lineProblems)).toEqual([]);
+    const lines = printed.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const keys = new Set(lines.flatMap((line) => [...Object.keys(line), ...Object.keys((line.error as object | undefined) ?? {})]));
+    expect([...keys].filter((key) => !/^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(key))).toEqual([]);
+    // The story's lines of each kind: the create, the retries with backoff, the watcher's find, the dead letter.
+    const typed = (type: string) => lines.filter((line) => line.log_type === type);
+    const outcomes = new Set(typed('reconcile_answer').map((line) => line.outcome));
+    for (const outcome of ['applied', 'retry_scheduled', 'dead_lettered']) expect(outcomes).toContain(outcome);
+    for (const line of typed('reconcile_answer').filter((l) => l.outcome === 'applied')) {
+      expect(line).toMatchObject({ service: 'lbsync-reconcile', convergence_ms: expect.any(Number), pool_size: 3 });
+    }
+    expect(typed('reconcile_answer').filter((l) => l.outcome === 'retry_scheduled')).toContainEqual(
+      expect.objectContaining({ code: 'lb_transient_state' }),
+    );
+    expect(typed('sweep_heartbeat')).toContainEqual(
+      expect.objectContaining({ service: 'lbsync-sweep', status: 'ok', targets_enqueued: 1 }),
+    );
+    expect(typed('watch_heartbeat')).toContainEqual(
+      expect.objectContaining({ service: 'lbsync-watch', status: 'ok', targets_enqueued: 1 }),
+    );
+  }, 240_000);
 
   it('refuses a bad --targets file with its field errors, before anything starts (exit 1)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-start-'));

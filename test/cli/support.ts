@@ -54,3 +54,18 @@ export async function waitFor<T>(
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The queue variables of a command run against the local queue (the URLs a provisioning returned). */
+export function localQueueEnv(
+  local: { endpoint: string; region: string; settings: { accessKeyId: string; secretAccessKey: string } },
+  urls: { reconcileQueueUrl: string; deadLetterQueueUrl?: string },
+): Record<string, string> {
+  return {
+    SQS_ENDPOINT: local.endpoint,
+    SQS_REGION: local.region,
+    SQS_ACCESS_KEY_ID: local.settings.accessKeyId,
+    SQS_SECRET_ACCESS_KEY: local.settings.secretAccessKey,
+    RECONCILE_QUEUE_URL: urls.reconcileQueueUrl,
+    ...(urls.deadLetterQueueUrl && { DEAD_LETTER_QUEUE_URL: urls.deadLetterQueueUrl }),
+  };
+}

@@ -171,3 +171,47 @@ describe('the reconcile refuses what the queue brings, at once and without an AP
     expect(records[0]?.error.fieldErrors?.map((e) => e.path)).toEqual(['event.serverIps[1]']);
   });
 });
+
+describe('JSON nested 5,000 levels deep is bad input at every function, told in words', () => {
+  const depth = 5_000;
+  const bodies: [string, string][] = [
+    ['arrays', `${'['.repeat(depth)}${']'.repeat(depth)}`],
+    ['objects', `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`],
+    ['a deep value in a known field', `{"target":"${DEMO_CLUSTER}","serverIps":${'['.repeat(depth)}${']'.repeat(depth)}}`],
+  ];
+  const nested = /nested more than \d+ levels deep/;
+  const rawPost = async (url: string, body: string, headers: Record<string, string> = {}) => {
+    const response = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+
+  for (const [what, body] of bodies) {
+    it(`${what}: reconcile dead-letters it invalid_event, inject answers 400, sweep and watch 400 invalid_args; nothing enqueued`, async () => {
+      const before = deliveries.length;
+      stack.emulator.resetCalls();
+      await stack.events.send(stack.reconcileQueueUrl, body);
+      await idle();
+      const answered = deliveries.slice(before).map((d) => JSON.parse(d.answer ?? '{}') as Record<string, unknown>);
+      expect(answered).toEqual([expect.objectContaining({ outcome: 'dead_lettered', reason: 'invalid_event' })]);
+      const records = await stack.drainDeadLetters();
+      expect(records).toEqual([expect.objectContaining({ reason: 'invalid_event' })]);
+      expect(records[0]?.error.message).toMatch(nested);
+      expect(records[0]?.error.fieldErrors).toEqual([expect.objectContaining({ path: 'event', message: expect.stringMatching(nested) })]);
+
+      const injected = await rawPost(stack.functions.inject.url, body, { Authorization: `Bearer ${stack.injectToken}` });
+      expect(injected.status).toBe(400);
+      expect(injected.body).toMatchObject({ error: 'invalid_event', message: expect.stringMatching(nested) });
+      expect(injected.body.errors).toEqual([expect.objectContaining({ path: 'event', message: expect.stringMatching(nested) })]);
+
+      for (const cron of [stack.functions.sweep.url, stack.functions.watch.url]) {
+        const answer = await rawPost(cron, body);
+        expect(answer.status).toBe(400);
+        expect(answer.body).toMatchObject({ error: 'invalid_args', message: expect.stringMatching(nested) });
+        expect(answer.body.errors).toEqual([expect.objectContaining({ path: 'args', message: expect.stringMatching(nested) })]);
+      }
+      await idle();
+      expect(deliveries.length - before).toBe(1);
+      expect(stack.emulator.calls()).toEqual([]);
+    });
+  }
+});

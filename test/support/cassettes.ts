@@ -8,11 +8,12 @@ import { parse } from 'yaml';
 export const FIXTURES_DIR = new URL('../fixtures/scaleway-api/', import.meta.url);
 
 export interface Interaction {
-  /** The interaction's index in its cassette (`#id` in docs/emulator.md). */
+  /** The interaction's `id` in its cassette, or its index from 0 where the cassette has none (`#id` in docs/emulator.md). */
   id: number;
   method: string;
   url: URL;
-  requestBody: string;
+  /** What was sent; undefined where the cassette does not show it (the CLI's recordings: see the README). */
+  requestBody: string | undefined;
   code: number;
   /** Response headers, by lower-case name (first value). */
   headers: Record<string, string>;
@@ -21,7 +22,8 @@ export interface Interaction {
 }
 
 interface RawInteraction {
-  id: number;
+  /** go-vcr v2 only. */
+  id?: number;
   request: { method: string; url: string; body: string };
   response: { code: number; body: string; headers?: Record<string, string[]>; duration?: string };
 }
@@ -46,19 +48,29 @@ const cache = new Map<string, Interaction[]>();
 export function readCassette(name: string): Interaction[] {
   const cached = cache.get(name);
   if (cached) return cached;
-  const doc = parse(readFileSync(new URL(`${name}.cassette.yaml`, FIXTURES_DIR), 'utf8')) as { interactions: RawInteraction[] };
-  const interactions = doc.interactions.map((raw) => ({
-    id: raw.id,
+  const interactions = readCassetteFile(new URL(`${name}.cassette.yaml`, FIXTURES_DIR));
+  cache.set(name, interactions);
+  return interactions;
+}
+
+/** The interactions of a cassette anywhere (one `lbsync doctor --record` just wrote). */
+export function readCassetteFile(path: string | URL): Interaction[] {
+  const doc = parse(readFileSync(path, 'utf8')) as { interactions: RawInteraction[] };
+  // The CLI's recorder writes each answer's body in the request's place (a GET "sent" its answer): then the
+  // cassette does not show what was sent.
+  const requestBodiesRecorded = !doc.interactions.some(
+    (raw) => raw.request.method === 'GET' && (raw.request.body ?? '') !== '' && raw.request.body === raw.response.body,
+  );
+  return doc.interactions.map((raw, index) => ({
+    id: raw.id ?? index,
     method: raw.request.method,
     url: new URL(raw.request.url),
-    requestBody: raw.request.body ?? '',
+    requestBody: requestBodiesRecorded ? (raw.request.body ?? '') : undefined,
     code: raw.response.code,
     headers: Object.fromEntries(Object.entries(raw.response.headers ?? {}).map(([key, values]) => [key.toLowerCase(), values[0] ?? ''])),
     responseBody: raw.response.body ?? '',
     durationMs: durationMs(raw.response.duration),
   }));
-  cache.set(name, interactions);
-  return interactions;
 }
 
 export function jsonBody(text: string): Record<string, unknown> | undefined {

@@ -38,11 +38,19 @@ async function drain(events: EventQueue, queueUrl: string): Promise<string[]> {
   }
 }
 
+export interface SendOptions {
+  /** Fields of the event sent (dryRun, occurredAt...). */
+  event?: Record<string, unknown>;
+  /** Every line the handler logs (JSON text), at info level and up. */
+  onLogLine?: (line: string) => void;
+}
+
 export async function sendEvent(
   events: EventQueue,
   emulator: EmulatorHandle,
   target: Target,
   env: Record<string, string> = {},
+  options: SendOptions = {},
 ): Promise<Deliveries> {
   const suffix = randomUUID().slice(0, 8);
   const queues = await provisionQueues(events, {
@@ -78,7 +86,9 @@ export async function sendEvent(
     reconcileQueueUrl: queues.reconcileQueueUrl,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
     runtime,
-    logger: createLogger({ service: 'deliveries', level: 'silent' }),
+    logger: options.onLogLine
+      ? createLogger({ service: 'deliveries', level: 'info', destination: { write: options.onLogLine } })
+      : createLogger({ service: 'deliveries', level: 'silent' }),
     now: () => new Date(Date.now() + skippedMs),
     sleep: async (ms: number) => {
       const real = Math.min(ms, 20);
@@ -89,7 +99,14 @@ export async function sendEvent(
   };
   await events.send(
     queues.reconcileQueueUrl,
-    JSON.stringify({ version: 1, id: eventId, source: 'manual', target: target.name, occurredAt: new Date().toISOString() }),
+    JSON.stringify({
+      version: 1,
+      id: eventId,
+      source: 'manual',
+      target: target.name,
+      occurredAt: new Date().toISOString(),
+      ...options.event,
+    }),
   );
   const answers: ReconcileAnswerBody[] = [];
   const next = async (): Promise<ReconcileAnswerBody | undefined> => {

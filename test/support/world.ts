@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { ScalewayGateway } from '../../shared/adapters/scaleway';
+import type { ScalewayGateway, ScalewaySettings } from '../../shared/adapters/scaleway';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import type { Target } from '../../shared/schemas/target';
 import { parseTargets } from '../../shared/schemas/target';
-import type { EmulatorHandle, EmulatorSeed, SeedBackend, SeedFrontend, SeedLb } from '../../emulator';
+import type { EmulatorHandle, EmulatorSeed, SeedBackend, SeedFrontend, SeedLb, SeedServer } from '../../emulator';
 import { startEmulator } from '../../emulator';
 
 export const DEMO_CLUSTER = 'demo.k8s.local';
@@ -14,6 +14,34 @@ export const DEMO_CP0_ID = '972a8469-1641-4f82-8b9d-2434e465e150';
 
 export function demoSeed(): EmulatorSeed {
   return JSON.parse(readFileSync(new URL('../../emulator/seeds/demo.json', import.meta.url), 'utf8')) as EmulatorSeed;
+}
+
+/** The demo cluster's two neighbours in fr-par-1 (a looser ListServers tags filter returns them): name, address block. */
+export const NEIGHBOUR_CLUSTERS = [
+  { cluster: 'staging.k8s.local', block: 101 },
+  // Its cluster tag begins with the demo cluster's: a prefix-matching filter returns its servers.
+  { cluster: 'demo.k8s.local2', block: 102 },
+] as const;
+
+/**
+ * The servers of the demo cluster's neighbours: each with three control planes (51.15.<block>.1x, private
+ * 10.1.<block>.1x) and two workers (51.15.<block>.2x). None of them may ever be in a demo pool.
+ */
+export function neighbourServers(): SeedServer[] {
+  return NEIGHBOUR_CLUSTERS.flatMap(({ cluster, block }) => {
+    const tag = `noprefix=kops.k8s.io/cluster=${cluster}`;
+    const server = (name: string, tags: string[], host: number): SeedServer => ({
+      name: `${name}.${cluster}`,
+      zone: 'fr-par-1',
+      tags,
+      publicIps: [`51.15.${block}.${host}`],
+      privateNics: [{ ipamAddresses: [`10.1.${block}.${host}/22`] }],
+    });
+    return [
+      ...[0, 1, 2].map((i) => server(`control-plane-${i}`, [tag, 'noprefix=kops.k8s.io/role=ControlPlane'], 10 + i)),
+      ...[0, 1].map((i) => server(`nodes-${i}`, [tag], 20 + i)),
+    ];
+  });
 }
 
 /** The demo seed with the demo LB's backends and frontends replaced, and more LBs beside it. */
@@ -53,7 +81,8 @@ export const FAKE_SECRET_KEY = '11111111-2222-4333-8444-555555555555';
 
 export interface World {
   emulator: EmulatorHandle;
-  gateway(requestTimeoutMs?: number): ScalewayGateway;
+  /** A gateway to the emulator; `settings` adds to the defaults (e.g. a projectId, as SCW_DEFAULT_PROJECT_ID sets it). */
+  gateway(requestTimeoutMs?: number, settings?: Partial<ScalewaySettings>): ScalewayGateway;
   /** The emulator's view of a backend (API wire shape). */
   backends(): Record<string, unknown>[];
   writes(): string[];
@@ -64,13 +93,14 @@ export async function startWorld(options: { instancePendingMs?: number; seed?: E
   const emulator = await startEmulator({ seed: options.seed ?? demoSeed(), instancePendingMs: options.instancePendingMs ?? 30 });
   return {
     emulator,
-    gateway: (requestTimeoutMs = 5_000) =>
+    gateway: (requestTimeoutMs = 5_000, settings = {}) =>
       createScalewayGateway({
         accessKey: FAKE_ACCESS_KEY,
         secretKey: FAKE_SECRET_KEY,
         apiUrl: emulator.url,
         defaultZone: 'fr-par-1',
         requestTimeoutMs,
+        ...settings,
       }),
     backends: () => {
       const state = emulator.dumpState() as { lbs: { backends: Record<string, unknown>[] }[] };

@@ -6,7 +6,7 @@ import { buildProgram } from '../../cli/main';
 import { withReference } from '../../scripts/config-reference';
 import { kopsMessage } from '../../shared/errors/kops-messages';
 import { DEAD_LETTER_REASONS } from '../../shared/core/disposition';
-import { ERROR_CATALOG } from '../../shared/errors/lbsync-error';
+import { ERROR_CATALOG, WARNING_CATALOG } from '../../shared/errors/lbsync-error';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -20,9 +20,11 @@ describe('README', () => {
     expect(withReference(readme)).toBe(readme);
   });
 
-  it('has a troubleshooting entry for every error code the code can emit', () => {
+  it('has a troubleshooting entry for every error and warning code the code can emit', () => {
     const troubleshooting = readme.slice(readme.indexOf('## Troubleshooting'));
-    const missing = Object.keys(ERROR_CATALOG).filter((code) => !troubleshooting.includes(`### \`${code}\``));
+    const missing = [...Object.keys(ERROR_CATALOG), ...Object.keys(WARNING_CATALOG)].filter(
+      (code) => !troubleshooting.includes(`### \`${code}\``),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -127,16 +129,17 @@ describe('docs/operations.md', () => {
     expect(checked).toBeGreaterThan(20);
   });
 
-  it('cites only error codes from the catalog, each linked to its README troubleshooting entry', () => {
+  it('cites only error and warning codes from the catalogs, each linked to its README troubleshooting entry', () => {
     const linked = [...guide.matchAll(/\[`([a-z_]+)`\]\(\.\.\/README\.md#([a-z_]+)\)/g)];
     expect(linked.length).toBeGreaterThan(20);
     for (const [, text, anchor] of linked) {
       expect(anchor, `link text ${text}`).toBe(text);
-      expect(Object.keys(ERROR_CATALOG), `[${text}](../README.md#${anchor})`).toContain(anchor);
+      expect([...Object.keys(ERROR_CATALOG), ...Object.keys(WARNING_CATALOG)], `[${text}](../README.md#${anchor})`).toContain(anchor);
     }
-    const filtered = [...guide.matchAll(/error_code="([a-z_]+)"/g)].map((m) => m[1]);
+    // The log lines' `code` (and the error's, `error_code` after `| json`), as the guide and its queries filter on it.
+    const filtered = [...guide.matchAll(/\b(?:error_)?code="([a-z_]+)"/g)].map((m) => m[1]);
     expect(filtered.length).toBeGreaterThan(3);
-    for (const name of filtered) expect(Object.keys(ERROR_CATALOG), `error_code="${name}"`).toContain(name);
+    for (const name of filtered) expect(Object.keys(ERROR_CATALOG), `code="${name}"`).toContain(name);
   });
 
   it('explains every dead-letter reason `lbsync dlq list` can show, and no other', () => {
@@ -208,7 +211,7 @@ const ROOT = new URL('../../', import.meta.url);
 const exists = (path: string) => existsSync(new URL(path, ROOT));
 /** A path with a placeholder (`functions/<name>/handler.ts`) exists when the folder before the placeholder does. */
 const pathExists = (path: string) => (path.includes('<') ? exists(path.slice(0, path.indexOf('<'))) : exists(path));
-const REPO_PATH = /\b(?:shared|test|scripts|emulator|local|cli|functions|bench|chaos|hooks|docs|bin)\/[\w<>./-]*[\w>/]/g;
+const REPO_PATH = /\b(?:shared|test|scripts|emulator|local|cli|cockpit|functions|bench|chaos|hooks|docs|bin)\/[\w<>./-]*[\w>/]/g;
 
 describe("the README's project layout", () => {
   const section = readme.slice(readme.indexOf('## Project layout'));

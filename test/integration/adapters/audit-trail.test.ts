@@ -191,6 +191,80 @@ describe('Audit Trail gateway (real SDK against the emulator)', () => {
     expect((await gateway.listEvents({ region: 'fr-par', resourceType: 'instance_server', ...window() })).events).toEqual([]);
     emulator.auditTrail.setDelayMs(0);
     const listed = await gateway.listEvents({ region: 'fr-par', resourceType: 'instance_server', ...window() });
-    expect(listed.events.map((e) => e.methodName)).toEqual(['DeleteServer', 'CreateServer', 'ServerAction']);
+    expect(listed.events.map((e) => e.methodName)).toEqual(['ServerAction', 'CreateServer', 'ServerAction']);
+  });
+});
+
+describe("what the emulator's control API leaves in Audit Trail (API calls only), read through the SDK", () => {
+  const window = () => ({ recordedAfter: new Date(Date.now() - 180_000), recordedBefore: new Date(Date.now() + 1_000) });
+  const listed = async () =>
+    (await createAuditTrailGateway(settings()).listEvents({ region: 'fr-par', resourceType: 'instance_server', ...window() })).events.map(
+      (e) => [e.methodName, e.requestBody?.action ?? null, e.resources[0]?.id],
+    );
+  const server = (id: string, state: string) => ({
+    id,
+    name: `control-plane-${id.slice(0, 4)}`,
+    zone: 'fr-par-1',
+    state,
+    tags: NEW_CP.tags,
+    publicIps: [],
+  });
+
+  it("kOps' replacement: ServerAction terminate on the old server (not DeleteServer), then CreateServer with the tags and poweron", async () => {
+    emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
+    expect(await listed()).toEqual([
+      ['ServerAction', 'terminate', DEMO_CP0_ID],
+      ['CreateServer', null, NEW_CP.id],
+      ['ServerAction', 'poweron', NEW_CP.id],
+    ]);
+    const [, created] = (
+      await createAuditTrailGateway(settings()).listEvents({ region: 'fr-par', resourceType: 'instance_server', ...window() })
+    ).events;
+    expect(created?.requestBody?.tags).toEqual(NEW_CP.tags);
+  });
+
+  it('a stop or a crash on the platform side (a state changed by upsert) records nothing; a ServerAction through the API does', async () => {
+    const id = '5e1f0000-0000-4000-8000-000000000001';
+    emulator.upsertServer(server(id, 'running'));
+    emulator.auditTrail.clear();
+    emulator.upsertServer(server(id, 'stopped'));
+    emulator.upsertServer(server(id, 'running'));
+    expect(await listed()).toEqual([]);
+    emulator.serverAction(id, 'poweroff');
+    emulator.serverAction(id, 'reboot');
+    expect(emulator.state.servers.get(id)?.state).toBe('stopped');
+    expect(await listed()).toEqual([
+      ['ServerAction', 'poweroff', id],
+      ['ServerAction', 'reboot', id],
+    ]);
+  });
+
+  it('a removal: ServerAction terminate for a running server, DeleteServer for a stopped one (the CLI recording: poweroff, then DeleteServer)', async () => {
+    const [running, stopped] = ['5e1f0000-0000-4000-8000-000000000002', '5e1f0000-0000-4000-8000-000000000003'];
+    emulator.upsertServer(server(running, 'running'));
+    emulator.upsertServer(server(stopped, 'stopped'));
+    emulator.auditTrail.clear();
+    emulator.removeServer(running);
+    emulator.removeServer(stopped);
+    expect(await listed()).toEqual([
+      ['ServerAction', 'terminate', running],
+      ['DeleteServer', null, stopped],
+    ]);
+  });
+
+  it('over HTTP: POST /_emulator/servers/{id}/action performs and records it; an unknown action is a 400, an unknown server a 404', async () => {
+    const act = (id: string, body: unknown) =>
+      fetch(`${emulator.url}/_emulator/servers/${id}/action`, { method: 'POST', body: JSON.stringify(body) });
+    expect((await act(DEMO_CP0_ID, { action: 'terminate' })).status).toBe(200);
+    expect(emulator.state.servers.has(DEMO_CP0_ID)).toBe(false);
+    expect(await listed()).toEqual([['ServerAction', 'terminate', DEMO_CP0_ID]]);
+    const unknownServer = await act(NEW_CP.id, { action: 'explode' });
+    expect([unknownServer.status, ((await unknownServer.json()) as { message: string }).message]).toEqual([404, `no server ${NEW_CP.id}`]);
+    emulator.upsertServer(NEW_CP);
+    const bad = await act(NEW_CP.id, { action: 'explode' });
+    expect([bad.status, ((await bad.json()) as { message: string }).message]).toEqual([
+      400,
+      'action must be one of poweron, poweroff, stop_in_place, reboot, terminate',
+    ]);
   });
 });

@@ -3,6 +3,7 @@
  * cassette) and every switch for the assumed ones, both ways.
  */
 import { createClient, Errors } from '@scaleway/sdk-client';
+import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import { readFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ const ms = (value: number) => value as unknown as string;
 let emulator: EmulatorHandle;
 let lbApi: Lbv1.ZonedAPI;
 let ipamApi: Ipamv1.API;
+let instanceApi: Instancev1.API;
 
 /** The demo world plus one settled backend on the demo LB. */
 function seedWithBackend(pool = ['51.15.100.11', '51.15.100.12']): EmulatorSeed {
@@ -101,6 +103,7 @@ beforeAll(async () => {
   const client = createClient({ ...profile, apiURL: emulator.url });
   lbApi = new Lbv1.ZonedAPI(client);
   ipamApi = new Ipamv1.API(client);
+  instanceApi = new Instancev1.API(client);
 });
 afterAll(async () => {
   await emulator.stop();
@@ -344,6 +347,27 @@ describe('switches for what no recording shows (both settings each)', () => {
     expect((await setPool(['51.15.100.11', '10.0.0.12'])).pool).toEqual(['51.15.100.11', '10.0.0.12']); // public and IPAM-private
     emulator.setBehaviours({ multiCloudLbTypes: ['lb-s'] });
     expect((await setPool(['203.0.113.7'])).pool).toEqual(['203.0.113.7']);
+  });
+
+  it('serverTagsFilter: all = every tag exactly, any = one of them, prefix = every filter tag begins a server tag', async () => {
+    const cluster = 'noprefix=kops.k8s.io/cluster=demo.k8s.local';
+    const role = 'noprefix=kops.k8s.io/role=ControlPlane';
+    emulator.upsertServer({ name: 'namesake-cp', zone: 'fr-par-1', tags: [`${cluster}2`, role], publicIps: ['51.15.102.10'] });
+    emulator.upsertServer({ name: 'other-zone-cp', zone: 'nl-ams-1', tags: [cluster, role], publicIps: ['51.158.1.1'] });
+    const names = async (tags: string[]) => (await instanceApi.listServers({ zone: 'fr-par-1', tags }).all()).map((s) => s.name).sort();
+    const controlPlanes = ['control-plane-fr-par-1-0', 'control-plane-fr-par-1-1', 'control-plane-fr-par-1-2'];
+    const workers = ['nodes-fr-par-1-0', 'nodes-fr-par-1-1'];
+    expect(await names([cluster, role])).toEqual(controlPlanes);
+    const set = await fetch(`${emulator.url}/_emulator/behaviours`, { method: 'PUT', body: JSON.stringify({ serverTagsFilter: 'any' }) });
+    expect(set.status).toBe(200);
+    expect(await names([cluster, role])).toEqual([...controlPlanes, 'namesake-cp', ...workers].sort());
+    emulator.setBehaviours({ serverTagsFilter: 'prefix' });
+    expect(await names([cluster, role])).toEqual([...controlPlanes, 'namesake-cp'].sort());
+    // No setting crosses zones: the zone is the path, not a filter.
+    for (const setting of BEHAVIOUR_CHOICES.serverTagsFilter) {
+      emulator.setBehaviours({ serverTagsFilter: setting });
+      expect(await names([cluster, role])).not.toContain('other-zone-cp');
+    }
   });
 
   it('are read and set over the control API, which refuses unknown names and values', async () => {

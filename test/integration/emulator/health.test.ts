@@ -1,6 +1,7 @@
 /**
- * The emulator's ListBackendStats (assumed: no recording) driven by the real SDK: the SDK's shape, health that
- * follows the servers with the two timing switches, statuses forced per address over the control API, and the
+ * The emulator's ListBackendStats driven by the real SDK (the items as recorded, cli-lb-test-get-stats-simple;
+ * replayed in fixtures.test.ts): health that follows the servers with the two timing switches, one item per
+ * reporting LB instance (switch lbInstanceReports), statuses forced per address over the control API, and the
  * pool history's health record. Timing is 0 ("now") or an hour ("not yet"): nothing races a clock.
  */
 import { createAdvancedClient, withHTTPClient, withProfile, withUserAgent } from '@scaleway/sdk-client';
@@ -31,7 +32,7 @@ beforeAll(async () => {
 afterAll(() => emulator.stop());
 
 beforeEach(() => {
-  emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
+  emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0, lbInstanceReports: 'one' });
   // A seeded pool has been checked for long: its running servers pass whatever the delays.
   const seed = demoSeed();
   const lb = seed.lbs?.[0];
@@ -126,6 +127,53 @@ describe('ListBackendStats through the SDK', () => {
     expect(
       (await fetch(`${emulator.url}/_emulator/behaviours`, { method: 'PUT', body: JSON.stringify({ healthPassAfterMs: 'soon' }) })).status,
     ).toBe(400);
+  });
+});
+
+describe('LB instances that report (switch lbInstanceReports)', () => {
+  /** Each address's statuses, one per instance, in GetLb's order of the instances. */
+  async function byInstance(): Promise<Record<string, string[]>> {
+    const lb = await lbApi.getLb({ lbId: DEMO_LB_ID });
+    const stats = await lbApi.listBackendStats({ lbId: DEMO_LB_ID, backendId }).all();
+    const order = lb.instances.map((instance) => instance.id);
+    expect(new Set(stats.map((s) => s.instanceId))).toEqual(new Set(order)); // every listed instance reports
+    const sorted = [...stats].sort((a, b) => order.indexOf(a.instanceId) - order.indexOf(b.instanceId));
+    const out: Record<string, string[]> = {};
+    for (const s of sorted) out[s.ip] = [...(out[s.ip] ?? []), s.lastHealthCheckStatus];
+    return out;
+  }
+
+  it('one (as recorded): one item per address; two: one per address per instance, GetLb lists both', async () => {
+    expect(await byInstance()).toEqual(Object.fromEntries(DEMO_CONTROL_PLANE_IPS.map((ip) => [ip, ['passed']])));
+    emulator.setBehaviours({ lbInstanceReports: 'two' });
+    expect((await lbApi.getLb({ lbId: DEMO_LB_ID })).instances).toHaveLength(2);
+    emulator.removeServer(DEMO_CP0_ID);
+    expect(await byInstance()).toMatchObject({ [CP0_IP]: ['failed', 'failed'], [CP1_IP]: ['passed', 'passed'] });
+    expect(await lbApi.listBackendStats({ lbId: DEMO_LB_ID, backendId, pageSize: 2 })).toMatchObject({ totalCount: 6 });
+  });
+
+  it('two_disagreeing: the second instance is one change behind (a new member passed/unknown, a gone one failed/passed)', async () => {
+    emulator.setBehaviours({ lbInstanceReports: 'two_disagreeing' });
+    emulator.removeServer(DEMO_CP0_ID);
+    emulator.upsertServer({ name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.31'], tags: TAGS });
+    await lbApi.setBackendServers({ backendId, serverIp: [...DEMO_CONTROL_PLANE_IPS, '51.15.100.31'] });
+    expect(await byInstance()).toEqual({
+      [CP0_IP]: ['failed', 'passed'],
+      [CP1_IP]: ['passed', 'passed'], // unchanged since the seed: both agree
+      '51.15.100.13': ['passed', 'passed'],
+      '51.15.100.31': ['passed', 'unknown'],
+    });
+    // The pool history records what the instances say together.
+    emulator.resetHistory();
+    await lbApi.setBackendServers({ backendId, serverIp: [CP1_IP, '51.15.100.13', '51.15.100.31'] });
+    expect(emulator.history()[0]?.health).toMatchObject({
+      [CP0_IP]: 'failed/passed',
+      '51.15.100.31': 'passed/unknown',
+      [CP1_IP]: 'passed',
+    });
+    // Once they agree again, the second reports what the first does.
+    emulator.setBehaviours({ lbInstanceReports: 'two' });
+    expect(await byInstance()).toMatchObject({ '51.15.100.31': ['passed', 'passed'] });
   });
 });
 

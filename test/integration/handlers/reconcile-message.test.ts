@@ -13,6 +13,7 @@ import { handleReconcileMessage } from '../../../shared/handlers/reconcile-messa
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import type { Deadline } from '../../../shared/platform/deadline';
 import { createLogger } from '../../../shared/platform/log';
+import { lineProblems } from '../../../shared/platform/log-schema';
 import type { World } from '../../support/world';
 import { DEMO_CLUSTER, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, demoTarget, startWorld } from '../../support/world';
 
@@ -127,7 +128,7 @@ describe('carrying out the disposition', () => {
     const body = event({ dryRun: true, notBefore: new Date(T0 + 3_000).toISOString() });
     const answer = JSON.parse((await handleReconcileMessage(body, deps(clock, {}).deps)).body) as { outcome: string };
     expect(clock.slept[0]).toBe(3_000);
-    expect(answer.outcome).toBe('noop'); // a dry run: planned, nothing written
+    expect(answer.outcome).toBe('dry_run'); // a dry run: planned, nothing written
     expect(world.emulator.calls().length).toBeGreaterThan(0);
     expect(world.writes()).toEqual([]);
     expect(await messageCounts()).toEqual({ visible: 0, delayed: 0 });
@@ -213,6 +214,9 @@ describe('carrying out the disposition', () => {
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body)).toMatchObject({ outcome: 'handoff_failed', error: { code: 'queue_unavailable' } });
     const failure = lines.find((l) => l.level === 'ERROR');
+    // The message's final line: what Cockpit's hand-off alert counts.
+    expect(failure).toMatchObject({ log_type: 'reconcile_answer', outcome: 'handoff_failed', code: 'queue_unavailable' });
+    expect(lines.flatMap((l) => lineProblems(JSON.stringify(l)))).toEqual([]);
     expect(failure?.error).toMatchObject({
       name: 'QueueHandOffError',
       code: 'queue_unavailable',

@@ -5,6 +5,7 @@ import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { handleSweepRequest, type SweepReport } from '../../../shared/handlers/sweep-request';
 import { createLogger } from '../../../shared/platform/log';
+import { lineProblems } from '../../../shared/platform/log-schema';
 import type { LbSyncEvent } from '../../../shared/schemas/event';
 import { parseTargets } from '../../../shared/schemas/target';
 
@@ -138,5 +139,58 @@ describe('sweep spread over its interval', () => {
     const answer = await handleSweepRequest('{"spreadSeconds":901}', { targets, queue: () => queue, reconcileQueueUrl: 'unused', logger });
     expect(answer.statusCode).toBe(400);
     expect(JSON.parse(answer.body)).toMatchObject({ errors: [{ path: 'args.spreadSeconds' }] });
+  });
+});
+
+describe('the heartbeat: one line per run (shared/platform/log-schema.ts)', () => {
+  const capturing = () => {
+    const lines: string[] = [];
+    return { lines, logger: createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(line) } }) };
+  };
+  const heartbeats = (lines: string[]) =>
+    lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.log_type === 'sweep_heartbeat');
+
+  it('ok: the counts and the window the events are due in', async () => {
+    const url = await queue.createQueue(`spread-${process.pid}-${++queues}`, {});
+    const { lines, logger: log } = capturing();
+    const start = Date.UTC(2026, 10, 29, 10, 0, 0);
+    await handleSweepRequest('{"spreadSeconds":3}', {
+      targets: targets.slice(0, 12),
+      queue: () => queue,
+      reconcileQueueUrl: url,
+      logger: log,
+      delayMode: 'native',
+      now: () => new Date(start),
+    });
+    expect(heartbeats(lines)).toEqual([
+      expect.objectContaining({
+        level: 'INFO',
+        status: 'ok',
+        targets_selected: 12,
+        targets_enqueued: 12,
+        targets_failed: 0,
+        batches: 2,
+        sending: 'delayed',
+        window_from: '2026-11-29T10:00:00.000Z',
+        window_to: '2026-11-29T10:00:03.000Z',
+        dry_run: false,
+      }),
+    ]);
+    expect(lines.flatMap(lineProblems)).toEqual([]);
+  });
+
+  it('failed: the queue cannot be reached, status failed with queue_unavailable', async () => {
+    const { lines, logger: log } = capturing();
+    const answer = await handleSweepRequest('{"dryRun":true}', {
+      targets: targets.slice(0, 3),
+      queue: () => queue,
+      reconcileQueueUrl: `${local.endpoint}/000000000000/no-such-queue`,
+      logger: log,
+    });
+    expect(answer.statusCode).toBeGreaterThanOrEqual(500);
+    expect(heartbeats(lines)).toEqual([
+      expect.objectContaining({ level: 'ERROR', status: 'failed', code: 'queue_unavailable', targets_enqueued: 0, dry_run: true }),
+    ]);
+    expect(lines.flatMap(lineProblems)).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ import { createEventQueue, type EventQueue } from '../../../shared/adapters/queu
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { handleWatchRequest, type WatchDeps, type WatchReport } from '../../../shared/handlers/watch-request';
 import { createLogger } from '../../../shared/platform/log';
+import { lineProblems } from '../../../shared/platform/log-schema';
 import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/platform/user-agent';
 import { parseTargets } from '../../../shared/schemas/target';
 import { DEMO_CLUSTER, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
@@ -106,6 +107,12 @@ beforeEach(async () => {
 describe('watch handler (emulator + real queue)', () => {
   it('a replacement: 200 with the counts and one audit event for the target on the queue', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
+    // What kOps' rolling update leaves in Audit Trail: the old server terminated, the new one created and powered on.
+    expect(emulator.auditTrail.events().map((e) => [e.method_name, (e.request_body as { action?: string }).action])).toEqual([
+      ['ServerAction', 'terminate'],
+      ['CreateServer', undefined],
+      ['ServerAction', 'poweron'],
+    ]);
     const answer = await watch();
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ events: 3, relevant: 3, enqueued: 1, targets: [DEMO_CLUSTER] });
@@ -122,10 +129,34 @@ describe('watch handler (emulator + real queue)', () => {
 
   it('at most one event per target per run, however many events concern it', async () => {
     emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
-    emulator.upsertServer({ ...NEW_CP, state: 'stopped' });
-    emulator.upsertServer({ ...NEW_CP, state: 'running' });
+    emulator.serverAction(NEW_CP.id, 'poweroff');
+    emulator.serverAction(NEW_CP.id, 'poweron');
     const answer = await watch();
     expect(answer.body).toMatchObject({ events: 5, relevant: 5, enqueued: 1 });
+    expect((await drain()).map((e) => e.target)).toEqual([DEMO_CLUSTER]);
+  });
+
+  it('a control plane that stops or crashes on the platform side is no API call: nothing to read, nothing enqueued (the sweep is that net)', async () => {
+    const cp0 = emulator.state.servers.get(DEMO_CP0_ID);
+    if (!cp0) throw new Error('the demo seed has no control plane 0');
+    const inState = (state: string) => ({
+      id: cp0.id,
+      name: cp0.name,
+      zone: cp0.zone,
+      tags: cp0.tags,
+      publicIps: cp0.publicIps.map((ip) => ip.address),
+      state,
+    });
+    emulator.upsertServer(inState('stopped'));
+    expect(emulator.state.servers.get(DEMO_CP0_ID)?.state).toBe('stopped');
+    expect(emulator.auditTrail.events()).toEqual([]);
+    expect((await watch()).body).toMatchObject({ events: 0, relevant: 0, enqueued: 0 });
+    expect(await drain()).toEqual([]);
+    // The same stop made through the API (an operator's poweroff) is in the trail and concerns the target.
+    emulator.upsertServer(inState('running'));
+    emulator.serverAction(DEMO_CP0_ID, 'poweroff');
+    expect(emulator.state.servers.get(DEMO_CP0_ID)?.state).toBe('stopped');
+    expect((await watch()).body).toMatchObject({ events: 1, relevant: 1, enqueued: 1, targets: [DEMO_CLUSTER] });
     expect((await drain()).map((e) => e.target)).toEqual([DEMO_CLUSTER]);
   });
 
@@ -278,5 +309,51 @@ describe('watch handler (emulator + real queue)', () => {
     const answer = await watch('{}', { reconcileQueueUrl: queueUrl.replace(/[^/]+$/, 'no-such-queue') });
     expect(answer.status).toBe(503);
     expect(answer.body).toMatchObject({ error: 'queue_unavailable', enqueued: 0, events: 3, relevant: 3 });
+  });
+});
+
+describe('the heartbeat: one line per run (shared/platform/log-schema.ts)', () => {
+  const run = async (body = '{}', overrides: Partial<WatchDeps> = {}) => {
+    const lines: string[] = [];
+    const logger = createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(line) } });
+    await handleWatchRequest(body, watchDeps({ logger, now: () => new Date(Date.UTC(2026, 10, 29, 10, 0, 0)), ...overrides }));
+    expect(lines.flatMap(lineProblems)).toEqual([]);
+    return lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.log_type === 'watch_heartbeat');
+  };
+  const window = { window_from: '2026-11-29T09:57:00.000Z', window_to: '2026-11-29T10:00:00.000Z' };
+
+  it('ok: events read, targets enqueued and the window read', async () => {
+    emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
+    const beats = await run('{}', { now: () => new Date(Date.now() + 1_000) });
+    expect(beats).toEqual([
+      expect.objectContaining({ level: 'INFO', status: 'ok', events_read: 3, events_relevant: 3, targets_enqueued: 1, list_calls: 2 }),
+    ]);
+  });
+
+  it('a run with no target to watch still beats', async () => {
+    expect(await run('{"targets":["nowhere.k8s.local"]}')).toEqual([
+      expect.objectContaining({ status: 'ok', events_read: 0, targets_enqueued: 0, ...window }),
+    ]);
+  });
+
+  it('failed: Audit Trail refused, status failed with its code', async () => {
+    emulator.addFault({
+      operation: 'ListEvents',
+      status: 403,
+      body: { type: 'permissions_denied', message: 'insufficient permissions' },
+      count: -1,
+    });
+    expect(await run()).toEqual([
+      expect.objectContaining({ level: 'ERROR', status: 'failed', code: 'permissions_denied', targets_enqueued: 0, ...window }),
+    ]);
+  });
+
+  it('failed: the queue cannot be reached, status failed with queue_unavailable', async () => {
+    emulator.replaceServer(DEMO_CP0_ID, NEW_CP);
+    const beats = await run('{}', {
+      now: () => new Date(Date.now() + 1_000),
+      reconcileQueueUrl: queueUrl.replace(/[^/]+$/, 'no-such-queue'),
+    });
+    expect(beats).toEqual([expect.objectContaining({ status: 'failed', code: 'queue_unavailable', events_read: 3, targets_enqueued: 0 })]);
   });
 });

@@ -10,7 +10,7 @@ import { kopsServerIp } from '../../../shared/core/kops-rule';
 import { discoverPool } from '../../../shared/reconcile/discover';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import type { World } from '../../support/world';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed, demoTarget, startWorld } from '../../support/world';
+import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed, demoTarget, FAKE_SECRET_KEY, startWorld } from '../../support/world';
 
 let world: World;
 
@@ -133,5 +133,124 @@ describe('kops ipSource vs kOps GetServerIP', () => {
     expect(result.warnings).toContain(
       "server control-plane-fr-par-1-0 has 2 routed public IPv4 addresses (51.15.100.11, 51.15.100.111); using 51.15.100.11, the lowest. kOps' GetServerIP takes the most recently created one, so `kops update cluster` may write another",
     );
+  });
+});
+
+// What the API answers is checked on our side (shared/core/discovery-check.ts). Each answer below is the emulator's
+// own, in its real wire shape, with one thing the request did not ask for added (a fault answering 200 with it):
+// the real SDK reads it, and nothing it adds may reach a pool.
+describe('answers checked on our side', () => {
+  const OTHER_PROJECT = '7c499ed1-0331-4425-83aa-29b5824753e4';
+
+  /** The emulator's own answer to a GET, as the API would send it. */
+  async function answerTo(path: string): Promise<Record<string, unknown>> {
+    const response = await fetch(`${world.emulator.url}${path}`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
+    expect(response.status).toBe(200);
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  /** The answer to the demo target's ListServers, with these copies of a demo control plane, changed, added. */
+  async function serversAnswerWith(...changes: Record<string, unknown>[]) {
+    const query = new URLSearchParams({ tags: TAGS.join(',') });
+    const { servers } = (await answerTo(`/instance/v1/zones/fr-par-1/servers?${query}`)) as { servers: Record<string, unknown>[] };
+    const template = servers.find((s) => s.id === DEMO_CP0_ID) as Record<string, unknown>;
+    const added = changes.map((change, i) => ({ ...template, id: `00000000-0000-4000-8000-00000000f00${i}`, ...change }));
+    const all = [...servers, ...added];
+    return { status: 200, body: { servers: all }, headers: { 'X-Total-Count': String(all.length) } };
+  }
+
+  /** A routed public IPv4 as the Instance API describes it (its IPAM id set: every ipSource takes it). */
+  const publicIp = (address: string) => {
+    const id = `00000000-0000-4000-8000-${address
+      .split('.')
+      .map((o) => o.padStart(3, '0'))
+      .join('')}`;
+    return [{ id, address, family: 'inet', provisioning_mode: 'dhcp', ipam_id: id }];
+  };
+
+  it('a server of another zone, of another project, or without every tag: left out and named, once', async () => {
+    world.emulator.loadSeed(demoSeed());
+    world.emulator.addFault({
+      operation: 'ListServers',
+      ...(await serversAnswerWith(
+        { name: 'far-cp', zone: 'nl-ams-1', public_ips: publicIp('51.158.1.1') },
+        { name: 'foreign-cp', project: OTHER_PROJECT, public_ips: publicIp('51.15.200.1') },
+        { name: 'worker', tags: [TAGS[0]], public_ips: publicIp('51.15.200.2') },
+      )),
+    });
+    world.emulator.resetHistory();
+    const gateway = world.gateway(5_000, { projectId: demoSeed().projectId as string });
+    const result = await reconcileTarget(demoTarget(), {}, { gateway, waitBudgetMs: 5_000 });
+    expect(result.status).toBe('applied');
+    expect(world.emulator.history().flatMap((w) => w.pool)).toEqual(DEMO_CONTROL_PLANE_IPS);
+    const reported = result.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '));
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toContain('server far-cp (00000000-0000-4000-8000-00000000f000): is in zone nl-ams-1, not fr-par-1');
+    expect(reported[0]).toContain(`server foreign-cp (00000000-0000-4000-8000-00000000f001): is in project ${OTHER_PROJECT}, not`);
+    expect(reported[0]).toContain(
+      'server worker (00000000-0000-4000-8000-00000000f002): does not carry noprefix=kops.k8s.io/role=ControlPlane',
+    );
+  });
+
+  it('the project is checked only when one is known (SCW_DEFAULT_PROJECT_ID): without it, a server of any project counts', async () => {
+    world.emulator.loadSeed(demoSeed());
+    const answer = await serversAnswerWith({ name: 'foreign-cp', project: OTHER_PROJECT, public_ips: publicIp('51.15.200.1') });
+    world.emulator.addFault({ operation: 'ListServers', ...answer });
+    const pool = await discoverPool(world.gateway(), demoTarget({ servers: { tags: TAGS, ipSource: 'public' } }));
+    expect(pool.ips).toEqual([...DEMO_CONTROL_PLANE_IPS, '51.15.200.1']);
+    expect(pool.refused).toEqual([]);
+  });
+
+  it('ipam-private: an IPAM address of a resource nobody asked about, or IPv6, is left out and named', async () => {
+    world.emulator.loadSeed(demoSeed());
+    const { ips } = (await answerTo('/ipam/v1/regions/fr-par/ips?resource_type=instance_private_nic&is_ipv6=false')) as {
+      ips: Record<string, unknown>[];
+    };
+    const ours = ips.filter((ip) => String(ip.address).startsWith('10.0.0.1'));
+    const template = ours[0] as Record<string, unknown> & { resource: Record<string, unknown> };
+    const strangers = [
+      {
+        ...template,
+        id: '00000000-0000-4000-8000-00000000e001',
+        address: '10.1.101.10/22',
+        resource: { ...template.resource, id: '00000000-0000-4000-8000-00000000e0ff' },
+      },
+      { ...template, id: '00000000-0000-4000-8000-00000000e002', address: 'fd00:0:0:1::5/64', is_ipv6: true },
+    ];
+    world.emulator.addFault({ operation: 'ListIPs', status: 200, body: { total_count: ours.length + 2, ips: [...ours, ...strangers] } });
+    const result = await reconcileTarget(
+      demoTarget({ servers: { tags: TAGS, ipSource: 'ipam-private' } }),
+      { dryRun: true },
+      {
+        gateway: world.gateway(),
+        waitBudgetMs: 0,
+      },
+    );
+    expect(result.pool?.ips).toEqual(['10.0.0.11', '10.0.0.12', '10.0.0.13']);
+    const reported = result.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '));
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toContain(
+      'IPAM address 10.1.101.10/22: belongs to instance_private_nic 00000000-0000-4000-8000-00000000e0ff, which was not asked about',
+    );
+    expect(reported[0]).toContain('IPAM address fd00:0:0:1::5/64: is IPv6, and IPv4 was asked for');
+  });
+
+  it('a server address that is not unicast IPv4 never reaches a pool: left out and named under unusable_address', async () => {
+    world.emulator.loadSeed(demoSeed());
+    world.emulator.upsertServer({ name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', tags: TAGS, publicIps: ['127.0.0.1'] });
+    world.emulator.upsertServer({
+      name: 'control-plane-fr-par-1-4',
+      zone: 'fr-par-1',
+      tags: TAGS,
+      publicIps: ['224.0.0.9', '51.15.100.14'],
+    });
+    world.emulator.resetHistory();
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 5_000 });
+    expect(result.status).toBe('applied');
+    expect(world.emulator.history().flatMap((w) => w.pool)).toEqual([...DEMO_CONTROL_PLANE_IPS, '51.15.100.14']);
+    const reported = result.warnings.filter((w) => w.startsWith('[unusable_address] left out of the pool: '));
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toContain('127.0.0.1 of server control-plane-fr-par-1-3 is a loopback address, never a server to send traffic to');
+    expect(reported[0]).toContain('224.0.0.9 of server control-plane-fr-par-1-4 is a multicast address, never a server to send traffic to');
   });
 });

@@ -5,14 +5,26 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ObservedLb } from '../../../shared/core/model';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 import { assertWritable, findLb, observeBackends } from '../../../shared/reconcile/observe';
+import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import type { World } from '../../support/world';
-import { DEMO_LB_ID, demoBackend, demoSeed, demoSeedWith, demoTarget, startWorld } from '../../support/world';
+import {
+  DEMO_CLUSTER,
+  DEMO_CP0_ID,
+  DEMO_LB_ID,
+  demoBackend,
+  demoSeed,
+  demoSeedWith,
+  demoTarget,
+  FAKE_SECRET_KEY,
+  startWorld,
+} from '../../support/world';
 
 let world: World;
 const operations = () => world.emulator.calls().map((c) => c.operation);
 const OLD = '00000000-0000-4000-8000-000000000001';
 const NEW = '00000000-0000-4000-8000-000000000002';
 const OTHER_LB = '00000000-0000-4000-8000-0000000000b2';
+const TAGS = [`noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`, 'noprefix=kops.k8s.io/role=ControlPlane'];
 
 async function thrown(promise: Promise<unknown>): Promise<LbSyncError> {
   const error = await promise.then(
@@ -155,5 +167,49 @@ describe('assertWritable', () => {
 
   it('ready: writable', () => {
     expect(() => assertWritable(lb('ready'))).not.toThrow();
+  });
+});
+
+describe('a ListBackends answer is checked on our side', () => {
+  const STAGING_BACKEND = '00000000-0000-4000-8000-0000000000c1';
+
+  it("a backend the answer says is another LB's, though it carries the managed name and is older, is never picked nor written", async () => {
+    world.emulator.loadSeed(
+      demoSeedWith({
+        backends: [demoBackend(undefined, { id: NEW, created_at: '2026-01-02T00:00:00Z' })],
+        moreLbs: [
+          {
+            id: OTHER_LB,
+            name: 'api.staging.k8s.local',
+            zone: 'fr-par-1',
+            backends: [demoBackend(['51.15.101.10'], { id: STAGING_BACKEND, created_at: '2026-01-01T00:00:00Z' })],
+          },
+        ],
+      }),
+    );
+    // The demo LB's own answer, in its real wire shape, with the staging LB's backend added to it.
+    const listing = async (lbId: string) => {
+      const response = await fetch(`${world.emulator.url}/lb/v1/zones/fr-par-1/lbs/${lbId}/backends`, {
+        headers: { 'X-Auth-Token': FAKE_SECRET_KEY },
+      });
+      return ((await response.json()) as { backends: unknown[] }).backends;
+    };
+    const backends = [...(await listing(DEMO_LB_ID)), ...(await listing(OTHER_LB))];
+    world.emulator.addFault({ operation: 'ListBackends', pathIncludes: DEMO_LB_ID, status: 200, body: { backends, total_count: 2 } });
+    world.emulator.replaceServer(DEMO_CP0_ID, {
+      name: 'control-plane-fr-par-1-0b',
+      zone: 'fr-par-1',
+      publicIps: ['51.15.100.31'],
+      tags: TAGS,
+    });
+    world.emulator.resetHistory();
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 5_000, duplicateGraceMs: 0 });
+    expect(result.status).toBe('applied');
+    expect(world.emulator.history().map((w) => [w.operation, w.backendId, w.pool])).toEqual([
+      ['SetBackendServers', NEW, ['51.15.100.12', '51.15.100.13', '51.15.100.31']],
+    ]);
+    expect(result.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '))).toEqual([
+      `[discovery_filter_mismatch] the API answered 1 item(s) its request did not ask for, left out of every pool and backend: backend lb-backend-https (${STAGING_BACKEND}): belongs to load-balancer ${OTHER_LB}, not ${DEMO_LB_ID}`,
+    ]);
   });
 });

@@ -39,6 +39,7 @@ import {
   demoSeed,
   FAKE_ACCESS_KEY,
   FAKE_SECRET_KEY,
+  neighbourServers,
 } from '../../support/world';
 
 const BACKEND = 'lb-backend-https';
@@ -46,6 +47,12 @@ const OLD = '00000000-0000-4000-8000-0000000000a1';
 const NEW = '00000000-0000-4000-8000-0000000000a2';
 const REPLACEMENT_IP = '51.15.100.31';
 const CONTROL_PLANE_TAGS = ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'];
+/** The private NICs of the demo control planes (emulator/seeds/demo.json). */
+const DEMO_CONTROL_PLANE_NIC_IDS = [
+  '17fc695a-07a0-4a6e-8822-e8f36c031199',
+  'b74d0fb1-32e7-4629-8fad-c1a606cb0fb3',
+  '47378190-96da-4dac-b2ff-5d2a386ecbe0',
+];
 /** Every address a pool may ever hold in these scenarios: the control planes, before and after a replacement. */
 const ALLOWED = new Set([...DEMO_CONTROL_PLANE_IPS, REPLACEMENT_IP, '10.0.0.11', '10.0.0.12', '10.0.0.13']);
 
@@ -111,6 +118,32 @@ const demoTarget = (patch: Record<string, unknown> = {}): Target => {
 };
 
 // ---- the scenarios ----
+
+/** The seed with the demo cluster's neighbours in its zone (test/support/world.ts). */
+const withNeighbours = (seed: EmulatorSeed): EmulatorSeed => ({ ...seed, servers: [...(seed.servers ?? []), ...neighbourServers()] });
+const withoutBackends = (seed: EmulatorSeed): EmulatorSeed => ({ ...seed, lbs: seed.lbs?.map((lb) => ({ ...lb, backends: [] })) });
+
+/** The servers a ListServers for the demo control-plane tags returns that are not the demo's, under each filter. */
+const FOREIGN_SERVERS: Record<string, string[]> = {
+  all: [],
+  any: [
+    'nodes-fr-par-1-0',
+    'nodes-fr-par-1-1',
+    ...[0, 1, 2].flatMap((i) => [`control-plane-${i}.staging.k8s.local`, `control-plane-${i}.demo.k8s.local2`]),
+  ],
+  prefix: [0, 1, 2].map((i) => `control-plane-${i}.demo.k8s.local2`),
+};
+
+/** Every reconcile names every foreign server the API returned in one discovery_filter_mismatch warning; none under `all`. */
+const mismatchReported = (run: Run, _emulator: EmulatorHandle, setting: unknown) => {
+  const foreign = FOREIGN_SERVERS[String(setting)] ?? [];
+  for (const answer of run.answers) {
+    const reported = (answer.warnings ?? []).filter((w) => w.startsWith('[discovery_filter_mismatch] '));
+    expect(reported).toHaveLength(foreign.length === 0 ? 0 : 1);
+    for (const name of foreign) expect(reported[0], name).toContain(`server ${name} (`);
+    expect(reported.join('')).not.toMatch(/server control-plane-fr-par-1-/);
+  }
+};
 
 const lbTurns = (status: 'pending' | 'locked' | 'stopped' | 'error') => (emulator: EmulatorHandle) => {
   replaceControlPlane(emulator);
@@ -270,11 +303,73 @@ const scenarios: Scenario[] = [
     expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
   },
   {
+    name: "a zone shared with other clusters: a control plane replaced, only this cluster's control planes are written",
+    switch: 'serverTagsFilter',
+    seed: () => withNeighbours(convergedSeed()),
+    arrange: replaceControlPlane,
+    expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
+    check: mismatchReported,
+  },
+  {
+    name: "a zone shared with other clusters: the backend is created with this cluster's control planes only",
+    switch: 'serverTagsFilter',
+    seed: () => withoutBackends(withNeighbours(demoSeed())),
+    arrange: () => undefined,
+    expect: () => ({ final: 'applied', pool: DEMO_CONTROL_PLANE_IPS }),
+    check: (run, emulator, setting) => {
+      mismatchReported(run, emulator, setting);
+      expect(emulator.history().map((w) => w.operation)).toEqual(['CreateBackend']);
+    },
+  },
+  {
+    name: "a zone shared with other clusters, ipam-private: only the NICs of this cluster's control planes are asked of IPAM",
+    switch: 'serverTagsFilter',
+    target: demoTarget({ servers: { tags: CONTROL_PLANE_TAGS, ipSource: 'ipam-private' } }),
+    seed: () => withNeighbours(convergedSeed()),
+    arrange: () => undefined,
+    expect: () => ({ final: 'applied', pool: ['10.0.0.11', '10.0.0.12', '10.0.0.13'] }),
+    check: (run, emulator, setting) => {
+      mismatchReported(run, emulator, setting);
+      const asked = emulator
+        .calls()
+        .filter((c) => c.operation === 'ListIPs')
+        .map((c) => new URLSearchParams(c.query).getAll('resource_ids').flatMap((ids) => ids.split(',')));
+      expect(asked.length).toBeGreaterThan(0);
+      for (const ids of asked) expect(ids.sort()).toEqual([...DEMO_CONTROL_PLANE_NIC_IDS].sort());
+    },
+  },
+  {
     name: 'ipam-private addresses',
     switch: 'strictBackendIps',
     target: demoTarget({ servers: { tags: CONTROL_PLANE_TAGS, ipSource: 'ipam-private' } }),
     arrange: () => undefined,
     expect: () => ({ final: 'applied', pool: ['10.0.0.11', '10.0.0.12', '10.0.0.13'] }),
+  },
+  {
+    name: 'a kOps replacement, seen by one LB instance or two (that agree, or not until the first answer)',
+    switch: 'lbInstanceReports',
+    arrange: replaceControlPlane,
+    // The instances come to agree after the first answer.
+    afterAnswer: (emulator, _answer, index) => {
+      if (index === 0 && emulator.behaviours().lbInstanceReports === 'two_disagreeing')
+        emulator.setBehaviours({ lbInstanceReports: 'two' });
+    },
+    expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
+    check: (run, emulator, setting) => {
+      const pools = emulator
+        .history()
+        .filter((w) => w.backendName === BACKEND)
+        .map((w) => [...w.pool].sort());
+      if (setting !== 'two_disagreeing') {
+        // The old member fails on every instance: it leaves with the write that adds the new one.
+        expect(pools).toEqual([[...REPLACED_POOL].sort()]);
+        return;
+      }
+      // The old member failed/passed (may serve), the new one passed/unknown (not ready): the new one is added
+      // first and the old one stays until the instances agree.
+      expect(run.answers[0]).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'removal_deferred' } });
+      expect(pools).toEqual([[...DEMO_CONTROL_PLANE_IPS, REPLACEMENT_IP].sort(), [...REPLACED_POOL].sort()]);
+    },
   },
 ];
 

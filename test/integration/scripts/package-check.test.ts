@@ -1,14 +1,35 @@
 // `npm run package` (scripts/package-check.mjs): serverless.yml through the real osls and
 // serverless-scaleway-functions, offline. The committed file packages exactly the bundles, passes the plugin's
 // own validation in a dry-run deploy, and creates what it says; each way of breaking the deployment is caught.
+// The archive it builds, unpacked into an empty folder, is loaded as the platform may load it: each handler under
+// require() and under import(), on Node 20 and on Node 22 where a node22 binary is found.
 // dist/ is built by the global setup (test/support/build-bundles.ts).
 import { execFile } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import {
+  findNode22,
+  type HandlerLoad,
+  loadHandler,
+  type NodeBinary,
+  type PlatformRequest,
+  unzipInto,
+} from '../../support/unpacked-handlers';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const committed = readFileSync(join(root, 'serverless.yml'), 'utf8');
@@ -152,6 +173,131 @@ describe('npm run package on the committed serverless.yml, in the repository', (
     expect(byName.inject?.secrets).toEqual(['INJECT_TOKEN', 'SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
     expect(byName.sweep?.secrets).toEqual(['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
   });
+});
+
+/** The minimal environment each function needs to answer a request that is refused before any I/O. */
+const INJECT_TOKEN = 'inject-token-0123456789abcdef';
+const QUEUES = {
+  SQS_ACCESS_KEY_ID: 'SCWQUEUESKEY00000000',
+  SQS_SECRET_ACCESS_KEY: 'queues-secret-0123456789abcdef',
+  RECONCILE_QUEUE_URL: 'https://sqs.mnq.fr-par.scaleway.com/project-00000000-0000-4000-8000-000000000000/lbsync-reconcile',
+  DEAD_LETTER_QUEUE_URL: 'https://sqs.mnq.fr-par.scaleway.com/project-00000000-0000-4000-8000-000000000000/lbsync-dead-letter',
+};
+const TARGETS = { LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1' } }]) };
+const API_KEY = {
+  LBSYNC_SCW_ACCESS_KEY: 'SCWXXXXXXXXXXXXXXXXX',
+  LBSYNC_SCW_SECRET_KEY: '11111111-2222-4333-8444-555555555555',
+  LBSYNC_SCW_DEFAULT_ORGANIZATION_ID: '66666666-7777-4888-8999-000000000000',
+};
+const platformPost = (body: string, headers: Record<string, string> = {}): PlatformRequest => ({
+  httpMethod: 'POST',
+  path: '/',
+  headers: { 'content-type': 'application/json', ...headers },
+  body,
+  isBase64Encoded: false,
+});
+
+/** A 400 naming the bad field, answered before any connection is tried. */
+const refusedBeforeIo =
+  (error: string, path: string) =>
+  ({ answer, connections }: HandlerLoad) => {
+    expect(answer?.status).toBe(400);
+    expect(answer?.body).toMatchObject({ error, errors: [expect.objectContaining({ path })] });
+    expect(connections).toEqual([]);
+  };
+
+/** Per function: a request, the environment, and the documented answer it gets before touching the network. */
+const INVOCATIONS: Record<string, { request: PlatformRequest; env: Record<string, string>; expect: (load: HandlerLoad) => void }> = {
+  reconcile: {
+    // Not JSON: dead-lettered as invalid_event. The network is blocked, so the dead letter cannot be sent: the
+    // documented answer is then 500 (the platform redelivers), naming the dead-letter queue it could not reach.
+    request: platformPost('{"version":1,'),
+    env: { ...TARGETS, ...QUEUES },
+    expect: ({ answer, connections }) => {
+      expect(answer?.status).toBe(500);
+      expect(answer?.body).toMatchObject({ outcome: 'handoff_failed', error: { code: 'queue_unavailable' } });
+      expect(JSON.stringify(answer?.body.error)).toContain('lbsync-dead-letter');
+      expect(connections.length).toBeGreaterThan(0);
+      for (const to of connections) expect(to).toBe('sqs.mnq.fr-par.scaleway.com:443');
+    },
+  },
+  inject: {
+    request: platformPost('{"target":42}', { authorization: `Bearer ${INJECT_TOKEN}` }),
+    env: { ...TARGETS, ...QUEUES, INJECT_TOKEN },
+    expect: refusedBeforeIo('invalid_event', 'event.target'),
+  },
+  sweep: {
+    request: platformPost('{"targets":"prod.k8s.local"}'),
+    env: { ...TARGETS, ...QUEUES },
+    expect: refusedBeforeIo('invalid_args', 'args.targets'),
+  },
+  watch: {
+    request: platformPost('{"dryRun":"yes"}'),
+    env: { ...TARGETS, ...QUEUES, ...API_KEY },
+    expect: refusedBeforeIo('invalid_args', 'args.dryRun'),
+  },
+};
+
+describe('the archive npm run package built, unpacked into an empty folder (no repository, no node_modules)', () => {
+  const config = parse(committed) as Config;
+  const names = Object.keys(config.functions);
+  const node22 = findNode22();
+  const nodes: { label: string; binary?: NodeBinary }[] = [
+    { label: `Node ${process.version} (this node)`, binary: { path: process.execPath, version: process.version } },
+    {
+      label: node22 ? `Node ${node22.version} (${node22.path})` : 'Node 22: skipped, no node22 binary found (PATH, LBSYNC_NODE22)',
+      ...(node22 && { binary: node22 }),
+    },
+  ];
+  let folder: string;
+  let nodeOptions: string[];
+  let cacheV8: Record<string, string>;
+
+  beforeAll(async () => {
+    // The archive the first describe's `npm run package` wrote: packaged once for both.
+    folder = mkdtempSync(join(tmpdir(), 'lbsync-unpacked-'));
+    copies.push(folder);
+    const files = await unzipInto(join(root, '.serverless', `${config.service}.zip`), folder);
+    expect(files).toEqual(expect.arrayContaining(names.map((name) => `dist/${name}/handler.js`)));
+    expect(readdirSync(folder)).toEqual(['dist']);
+    nodeOptions = ((await load('../../../scripts/function-sizing.mjs')) as { FUNCTION_NODE_OPTIONS: string }).FUNCTION_NODE_OPTIONS.split(
+      ' ',
+    );
+    cacheV8 = Object.fromEntries(
+      names.map((name) => [name, (JSON.parse(readFileSync(join(folder, 'dist', name, 'bundle.cache.json'), 'utf8')) as { v8: string }).v8]),
+    );
+  });
+
+  for (const { label, binary } of nodes) {
+    describe.skipIf(!binary)(label, () => {
+      for (const name of names) {
+        it.each(['require', 'import'] as const)(
+          `${name}: handle is a named export under %s(), and answers as documented without the network`,
+          async (how) => {
+            const invocation = INVOCATIONS[name];
+            if (!invocation) throw new Error(`no request for the function ${name}: add one to INVOCATIONS`);
+            const loaded = await loadHandler({
+              node: (binary as NodeBinary).path,
+              nodeOptions,
+              folder,
+              handler: join(folder, 'dist', name, 'handler.js'),
+              how,
+              request: invocation.request,
+              env: invocation.env,
+            });
+            expect(loaded.handle).toBe('function');
+            expect(loaded.exports).toEqual(expect.arrayContaining(['handle', 'codeCache']));
+            expect(loaded.outside).toEqual([]);
+            // The code cache is kept under either loader: used by the V8 that made it, not even read by another.
+            const sameV8 = loaded.v8.split('-')[0] === cacheV8[name]?.split('-')[0];
+            expect(loaded.codeCache).toBe(sameV8 ? 'accepted' : 'other-v8');
+            invocation.expect(loaded);
+          },
+          RUN_TIMEOUT,
+        );
+      }
+    });
+  }
 });
 
 describe('npm run package catches', () => {

@@ -73,6 +73,8 @@ describe('checkEvidence', () => {
     ['noop with the three reads', [answer('e', 'noop', 100, 200)], reads('e', 120), 1, 0],
     ['noop without ListServers', [answer('e', 'noop', 100, 200)], reads('e', 120).filter((c) => c.operation !== 'ListServers'), 0, 1],
     ['noop without any call (a lie)', [answer('e', 'noop', 100, 200)], [], 0, 1],
+    ['a dry run with the three reads', [answer('e', 'dry_run', 100, 200)], reads('e', 120), 1, 0],
+    ['a dry run without any call (a lie)', [answer('e', 'dry_run', 100, 200)], [], 0, 1],
     [
       'two deliveries of one event, overlapping: each needs its own reads',
       [answer('e', 'noop', 100, 300), answer('e', 'noop', 150, 250)],

@@ -103,7 +103,21 @@ const rows: Row[] = [
     [server('CreateServer')],
     ['a.k8s.local', 'b.k8s.local'],
   ],
-  ['a server deleted: its tags are unknown -> every target of the zone', [server('DeleteServer')], ['a.k8s.local', 'b.k8s.local']],
+  [
+    'kOps deletes a server with ServerAction terminate: its tags are unknown -> every target of the zone',
+    [server('ServerAction', { body: { action: 'terminate' } })],
+    ['a.k8s.local', 'b.k8s.local'],
+  ],
+  [
+    'a server created then terminated in the window: tags known -> that target',
+    [server('CreateServer', { body: { tags: tagsOf('a.k8s.local') } }), server('ServerAction', { body: { action: 'terminate' } })],
+    ['a.k8s.local'],
+  ],
+  [
+    'a stopped server deleted (DeleteServer): its tags are unknown -> every target of the zone',
+    [server('DeleteServer')],
+    ['a.k8s.local', 'b.k8s.local'],
+  ],
   [
     'a server created then deleted in the window: tags known -> that target',
     [server('CreateServer', { body: { tags: tagsOf('a.k8s.local') } }), server('DeleteServer')],
@@ -255,6 +269,23 @@ describe('relevantTargets: which targets an Audit Trail event concerns', () => {
       ['b.k8s.local', 2],
     ]);
     expect(relevance.matches[0]?.lastRecordedAt).toBe(events[3]?.recordedAt);
+  });
+
+  it("kOps' rolling update as Audit Trail records it (terminate, create, poweron): each event names its targets, the terminate says why", () => {
+    const events = [
+      server('ServerAction', { id: 'old', name: 'control-plane-fr-par-1-0', body: { action: 'terminate' } }),
+      server('CreateServer', { id: 'new', body: { tags: tagsOf('b.k8s.local') } }),
+      server('ServerAction', { id: 'new', body: { action: 'poweron' } }),
+    ];
+    const relevance = relevantTargets(events, targets, options);
+    expect(relevance.relevant).toBe(3);
+    expect(relevance.matches.map((m) => [m.target, m.reasons.length])).toEqual([
+      ['a.k8s.local', 1],
+      ['b.k8s.local', 3],
+    ]);
+    expect(relevance.matches[0]?.reasons).toEqual([
+      'ServerAction control-plane-fr-par-1-0 (fr-par-1): terminated, server tags unknown, every target of the zone',
+    ]);
   });
 
   it('reads events in time order whatever order they come in', () => {

@@ -108,7 +108,6 @@ describe('decideDisposition after the reconcile', () => {
     // [what, result, attempt, firstAttemptAt, disposition]
     ['applied', { status: 'applied' }, 0, undefined, { kind: 'done', outcome: 'applied' }],
     ['noop', { status: 'noop' }, 0, undefined, { kind: 'done', outcome: 'noop' }],
-    ['a dry run (planned)', { status: 'planned' }, 0, undefined, { kind: 'done', outcome: 'noop' }],
     ['permanent: dead-lettered at once', failed('permissions_denied'), 0, undefined, { kind: 'dead_letter', reason: 'permanent_error' }],
     [
       'transient, first attempted a horizon ago: retries exhausted',
@@ -149,6 +148,14 @@ describe('decideDisposition after the reconcile', () => {
     ],
   ] as const)('%s', (_name, result, attempt, firstAttemptAt, expected) => {
     expect(afterReconcile(result, attempt, hold, 0.5, firstAttemptAt)).toMatchObject(expected);
+  });
+
+  it.each([
+    ['a dry run with writes planned', { status: 'planned' }],
+    ['a dry run with nothing to write', { status: 'noop' }],
+  ] as const)('%s: dry_run, never noop (it wrote nothing, whatever it would have)', (_name, result) => {
+    const decided = decideDisposition({ stage: 'reconciled', event: { ...event, dryRun: true }, result, now }, hold);
+    expect(decided).toEqual({ kind: 'done', outcome: 'dry_run' });
   });
 
   it.each([

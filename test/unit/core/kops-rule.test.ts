@@ -6,6 +6,7 @@ import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toIpamIpView, toObservedServer } from '../../../shared/adapters/scaleway';
 import { selectServerIps } from '../../../shared/core/desired';
+import { unusablePoolAddress } from '../../../shared/schemas/backend-address';
 import { kopsCountsServer, kopsRole, kopsServerIp, type IpamIpView } from '../../../shared/core/kops-rule';
 import type { ObservedServer } from '../../../shared/core/model';
 import { parseTargets } from '../../../shared/schemas/target';
@@ -64,12 +65,12 @@ describe("kOps' GetServerIP over the recorded IPAM answers", () => {
   it('replayed per recorded server, kOps finds no address, and neither does the kops ipSource; ipam-private does', () => {
     for (const server of recordedServers) {
       expect(kopsServerIp(server.id, server.zone, recordedIps)).toBeUndefined(); // kOps: "could not find IP for server"
-      expect(selectServerIps([server], 'kops').ips).toEqual([]);
+      expect(selectServerIps([server], 'kops', new Map(), unusablePoolAddress).ips).toEqual([]);
       if (server.privateNicIds.length > 0) {
         const byNic = new Map(
           server.privateNicIds.map((nic) => [nic, recordedIps.filter((ip) => ip.resourceId === nic).map((ip) => ip.address)]),
         );
-        expect(selectServerIps([server], 'ipam-private', byNic).ips.length).toBe(1);
+        expect(selectServerIps([server], 'ipam-private', byNic, unusablePoolAddress).ips.length).toBe(1);
       }
     }
   });
@@ -133,7 +134,7 @@ describe('a routed IPv4 is a zonal IPAM IP: the one address kOps and the kops ip
     });
     const kops = kopsServerIp(serverId, 'fr-par-1', [...recordedIps, asIpam]);
     expect(kops).toBe(ip.address);
-    expect(selectServerIps([toObservedServer(attached)], 'kops').ips).toEqual([kops]);
+    expect(selectServerIps([toObservedServer(attached)], 'kops', new Map(), unusablePoolAddress).ips).toEqual([kops]);
   });
 
   it('several zonal IPv4 on one server: kOps takes the newest (created_at desc, the Go SDK default order)', () => {

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOG, LbSyncError, serializeError, validationError } from '../../../shared/errors/lbsync-error';
+import { ERROR_CATALOG, LbSyncError, serializeError, validationError, WARNING_CATALOG } from '../../../shared/errors/lbsync-error';
 
 describe('the error catalog', () => {
   it('every code has a one-line hint', () => {
-    for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
+    for (const [code, entry] of Object.entries({ ...ERROR_CATALOG, ...WARNING_CATALOG })) {
       expect(entry.hint, code).toMatch(/^[^\n]{20,}$/);
     }
+  });
+
+  it('no code is both an error and a warning', () => {
+    expect(Object.keys(WARNING_CATALOG).filter((code) => code in ERROR_CATALOG)).toEqual([]);
   });
 });
 

@@ -1,0 +1,97 @@
+// What `lbsync status` reads, never writes: per target the dry-run reconcile `lbsync plan` runs, then the LB's
+// health check of every existing backend's members (ListBackendStats, one call per backend, shared with the
+// plan's own read when a removal is planned); and the depth of both queues (GetQueueAttributes, one call each).
+import type { EventQueue } from '../shared/adapters/queue';
+import type { ApiCallCount, ScalewayGateway } from '../shared/adapters/scaleway';
+import type { ObservedMemberHealth } from '../shared/core/model';
+import type { MemberHealthView } from '../shared/core/rollout';
+import { memberHealth } from '../shared/core/rollout';
+import type { LbSyncError } from '../shared/errors/lbsync-error';
+import type { ReconcileResult, ReconcileSettings } from '../shared/reconcile/reconcile-target';
+import { reconcileTarget } from '../shared/reconcile/reconcile-target';
+import { readBackendHealth } from '../shared/reconcile/stage-removals';
+import type { QueueEnv } from '../shared/platform/config';
+import { newEventId } from '../shared/schemas/event';
+import type { Target } from '../shared/schemas/target';
+import type { DescribedError } from './output';
+import { describeError } from './output';
+
+export interface TargetStatusRead {
+  target: Target;
+  /** The dry-run reconcile: the LB, the backends and the servers as read, and what a reconcile would do. */
+  result: ReconcileResult;
+  /** By backend name: the LB's health of each member, for every backend that exists and whose stats were read. */
+  health: Map<string, Map<string, MemberHealthView>>;
+  /** Why the health could not be read (the backends were read, their health was not). */
+  healthError?: LbSyncError;
+  /** Every Scaleway API call this target's status cost. */
+  apiCalls: ApiCallCount;
+}
+
+/** One ListBackendStats per backend, however often the plan and the status ask for it. */
+function healthReadOnce(gateway: ScalewayGateway): ScalewayGateway {
+  const read = new Map<string, Promise<ObservedMemberHealth[]>>();
+  return {
+    ...gateway,
+    listBackendHealth(zone, lbId, backendId) {
+      const key = `${zone}/${lbId}/${backendId}`;
+      const answer = read.get(key) ?? gateway.listBackendHealth(zone, lbId, backendId);
+      read.set(key, answer);
+      return answer;
+    },
+  };
+}
+
+export async function readTargetStatus(target: Target, gateway: ScalewayGateway, settings: ReconcileSettings): Promise<TargetStatusRead> {
+  const reads = healthReadOnce(gateway);
+  const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: reads, ...settings });
+  const health = new Map<string, Map<string, MemberHealthView>>();
+  let healthError: LbSyncError | undefined;
+  const { lb } = result;
+  if (lb) {
+    for (const [name, backend] of Object.entries(result.observedBackends ?? {})) {
+      if (!backend) continue;
+      try {
+        health.set(name, memberHealth(await readBackendHealth(reads, target, lb, backend.id)));
+      } catch (error) {
+        healthError = error as LbSyncError;
+        break;
+      }
+    }
+  }
+  return { target, result, health, ...(healthError && { healthError }), apiCalls: gateway.calls() };
+}
+
+/** A queue's messages as GetQueueAttributes counts them (approximate, as SQS says); null where it gave no count. */
+export interface QueueDepth {
+  /** ApproximateNumberOfMessages: waiting to be delivered. */
+  waiting: number | null;
+  /** ApproximateNumberOfMessagesNotVisible: delivered, not yet deleted (a reconcile running, or a dlq command reading). */
+  inFlight: number | null;
+}
+
+export type QueueDepths = { reconcile: QueueDepth; deadLetter: QueueDepth } | { error: DescribedError };
+
+const count = (value: string | undefined): number | null => {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : null;
+};
+
+async function depthOf(queue: EventQueue, url: string): Promise<QueueDepth> {
+  const attributes = await queue.attributes(url);
+  return { waiting: count(attributes.ApproximateNumberOfMessages), inFlight: count(attributes.ApproximateNumberOfMessagesNotVisible) };
+}
+
+export const QUEUE_HINT =
+  'check SQS_ENDPOINT, SQS_ACCESS_KEY_ID / SQS_SECRET_ACCESS_KEY and the queue URLs (`lbsync provision` prints them), or leave the queues out with --no-queue';
+
+/** Both queues' depths; a failure (variables missing, a queue that does not answer) is told in the snapshot. */
+export async function readQueueDepths(access: () => QueueEnv & { queue: EventQueue }): Promise<QueueDepths> {
+  try {
+    const { queue, reconcileQueueUrl, deadLetterQueueUrl } = access();
+    const [reconcile, deadLetter] = await Promise.all([depthOf(queue, reconcileQueueUrl), depthOf(queue, deadLetterQueueUrl)]);
+    return { reconcile, deadLetter };
+  } catch (error) {
+    return { error: { ...describeError(error), hint: QUEUE_HINT } };
+  }
+}

@@ -1,0 +1,74 @@
+// Records what goes over an HTTP transport (`lbsync doctor --record`): each request and its answer, as sent
+// and received, scrubbed of every secret before it is kept. A transport decorator: the SDK's requests pass
+// through unchanged. A request that got no answer (refused, timed out) is not kept.
+import { SECRET_FIELDS, type Scrubber } from '../platform/scrub';
+import type { HttpTransport } from './http-transport';
+
+export interface RecordedExchange {
+  method: string;
+  url: string;
+  /** In the order sent; the credential headers (X-Auth-Token...) are left out. */
+  requestHeaders: [string, string][];
+  requestBody: string;
+  status: number;
+  statusText: string;
+  responseHeaders: [string, string][];
+  responseBody: string;
+  durationMs: number;
+}
+
+export interface ExchangeRecorder {
+  record(exchange: RecordedExchange): void;
+}
+
+/** A recorder that keeps every exchange in memory, in the order the answers came. */
+export function collectExchanges(): ExchangeRecorder & { exchanges(): RecordedExchange[] } {
+  const kept: RecordedExchange[] = [];
+  return {
+    record: (exchange) => void kept.push(exchange),
+    exchanges: () => [...kept],
+  };
+}
+
+const CREDENTIAL_HEADERS = new Set<string>([
+  ...SECRET_FIELDS.map((name) => name.toLowerCase()),
+  'cookie',
+  'set-cookie',
+  'proxy-authorization',
+]);
+
+/** X-Auth-Token, Authorization, cookies...: never recorded, whatever they hold. */
+export const isCredentialHeader = (name: string) => CREDENTIAL_HEADERS.has(name.toLowerCase());
+
+function keptHeaders(headers: { forEach(callback: (value: string, key: string) => void): void }, scrub: Scrubber): [string, string][] {
+  const kept: [string, string][] = [];
+  headers.forEach((value, key) => {
+    if (!isCredentialHeader(key)) kept.push([key, scrub.text(value)]);
+  });
+  return kept;
+}
+
+/** `transport`, with every exchange it completes handed to `recorder`, scrubbed by `scrub`. */
+export function recordingTransport(transport: HttpTransport, recorder: ExchangeRecorder, scrub: Scrubber): HttpTransport {
+  return async (request, options) => {
+    // The body can be read once: read here, handed on as text.
+    const body = request.method === 'GET' || request.method === 'HEAD' ? '' : await request.text();
+    const started = performance.now();
+    const response = await transport(
+      { url: request.url, method: request.method, headers: request.headers, text: async () => body },
+      options,
+    );
+    recorder.record({
+      method: request.method.toUpperCase(),
+      url: scrub.text(request.url),
+      requestHeaders: keptHeaders(request.headers, scrub),
+      requestBody: scrub.text(body),
+      status: response.status,
+      statusText: response.statusText,
+      responseHeaders: keptHeaders(response.headers, scrub),
+      responseBody: scrub.text(response.body?.toString('utf8') ?? ''),
+      durationMs: performance.now() - started,
+    });
+    return response;
+  };
+}

@@ -1,0 +1,64 @@
+// The figures the reconcile function's final line carries about the pool (shared/platform/log-schema.ts): its
+// members after the answer, how many pass the LB's health checks, and what was added, removed or held back.
+import type { Action } from './model';
+import type { BackendRollout } from './rollout';
+
+export interface AnswerFiguresInput {
+  /** The target's backends as read, by name (null: missing). */
+  observedBackends?: Readonly<Record<string, { pool: readonly string[] } | null>>;
+  /** The writes made (or, in a dry run, the writes it would make). */
+  writes: readonly Action[];
+  rollouts?: readonly BackendRollout[];
+  /** A dry run leaves the pool as it was read. */
+  dryRun: boolean;
+}
+
+export interface AnswerFigures {
+  /** Distinct members of the target's backends after the answer; undefined when the backends were not read. */
+  poolSize?: number;
+  /** Of those, the ones every health read of this reconcile saw passing; undefined when it read none. */
+  poolPassing?: number;
+  added: number;
+  removed: number;
+  deferred: number;
+}
+
+/** Each backend's pool once the writes are made: a create or pool write replaces it. */
+function poolsAfter(input: AnswerFiguresInput): Map<string, readonly string[]> {
+  const pools = new Map<string, readonly string[]>();
+  for (const [name, backend] of Object.entries(input.observedBackends ?? {})) if (backend) pools.set(name, backend.pool);
+  if (input.dryRun) return pools;
+  for (const action of input.writes) {
+    if (action.kind === 'CreateBackend' || action.kind === 'SetBackendServers') pools.set(action.backend, action.pool);
+  }
+  return pools;
+}
+
+/** Per address, whether every health read of it says passing (only the addresses some read reports). */
+function passingByIp(rollouts: readonly BackendRollout[]): Map<string, boolean> {
+  const passing = new Map<string, boolean>();
+  for (const { health } of rollouts) {
+    for (const [ip, view] of Object.entries(health)) passing.set(ip, (passing.get(ip) ?? true) && view.condition === 'passing');
+  }
+  return passing;
+}
+
+export function answerFigures(input: AnswerFiguresInput): AnswerFigures {
+  const added = new Set<string>();
+  const removed = new Set<string>();
+  for (const action of input.writes) {
+    if (action.kind === 'CreateBackend') for (const ip of action.pool) added.add(ip);
+    if (action.kind === 'SetBackendServers') {
+      for (const ip of action.added) added.add(ip);
+      for (const ip of action.removed) removed.add(ip);
+    }
+  }
+  const deferred = new Set((input.rollouts ?? []).flatMap((r) => r.rollout.deferred.map((d) => d.ip)));
+  const figures: AnswerFigures = { added: added.size, removed: removed.size, deferred: deferred.size };
+  if (input.observedBackends === undefined) return figures;
+  const members = new Set([...poolsAfter(input).values()].flat());
+  figures.poolSize = members.size;
+  const passing = passingByIp(input.rollouts ?? []);
+  if (passing.size > 0) figures.poolPassing = [...members].filter((ip) => passing.get(ip) === true).length;
+  return figures;
+}

@@ -1,0 +1,105 @@
+/**
+ * What the APIs answered, checked on our side before it picks a pool or a backend. An answer is only as good as
+ * the filter the API applied, and no recording shows how ListServers' multi-tag filter behaves (docs/emulator.md,
+ * switch `serverTagsFilter`): were it looser than documented, every server of every cluster in the zone would be
+ * written into one API load balancer. So a server reaches a pool only when it carries every tag of the target
+ * exactly, in the target's zone (and project, when one is known); an IPAM address only when it belongs to a NIC
+ * that was asked about; a backend only when the answer says it is the LB's own. Whatever fails is left out and
+ * named, once per reconcile, under one warning code.
+ */
+import type { WarningCode } from '../errors/lbsync-error';
+import type { IpamIpView } from './kops-rule';
+import type { ObservedBackend, ObservedServer, RefusedAnswer } from './model';
+
+/** Where a target's servers are: its zone, its tags, and its project when one is known. */
+export interface ServerScope {
+  zone: string;
+  tags: readonly string[];
+  /** The targets' project (SCW_DEFAULT_PROJECT_ID, or the CLI profile's default project); undefined: any project. */
+  projectId?: string | undefined;
+}
+
+/** Why this server is not the target's, or nothing when it is. */
+function serverMismatch(server: ObservedServer, scope: ServerScope): string[] {
+  const missing = scope.tags.filter((tag) => !server.tags.includes(tag));
+  return [
+    ...(missing.length > 0 ? [`does not carry ${missing.join(', ')}`] : []),
+    ...(server.zone !== scope.zone ? [`is in zone ${server.zone}, not ${scope.zone}`] : []),
+    ...(scope.projectId !== undefined && server.projectId !== scope.projectId
+      ? [`is in project ${server.projectId}, not ${scope.projectId}`]
+      : []),
+  ];
+}
+
+/** The servers of a ListServers answer that are the target's; the others, with why. */
+export function admitServers(
+  servers: readonly ObservedServer[],
+  scope: ServerScope,
+): { admitted: ObservedServer[]; refused: RefusedAnswer[] } {
+  const admitted: ObservedServer[] = [];
+  const refused: RefusedAnswer[] = [];
+  for (const server of servers) {
+    const reasons = serverMismatch(server, scope);
+    if (reasons.length === 0) admitted.push(server);
+    else refused.push({ what: `server ${server.name} (${server.id})`, why: reasons.join(' and ') });
+  }
+  return { admitted, refused };
+}
+
+const PRIVATE_NIC = 'instance_private_nic';
+
+function ipMismatch(ip: IpamIpView, asked: ReadonlySet<string>): string[] {
+  const owner = ip.resourceId === undefined ? undefined : `${ip.resourceType ?? 'resource'} ${ip.resourceId}`;
+  return [
+    ...(owner === undefined ? ['belongs to no resource'] : []),
+    ...(owner !== undefined && !asked.has(ip.resourceId as string) ? [`belongs to ${owner}, which was not asked about`] : []),
+    ...(owner !== undefined && asked.has(ip.resourceId as string) && ip.resourceType !== PRIVATE_NIC
+      ? [`belongs to ${owner}, not to a private NIC`]
+      : []),
+    ...(ip.isIpv6 ? ['is IPv6, and IPv4 was asked for'] : []),
+  ];
+}
+
+/** IPAM's answer for these private NICs, by NIC: only IPv4 addresses of a NIC that was asked about; the rest, with why. */
+export function admitPrivateIps(
+  ips: readonly IpamIpView[],
+  nicIds: readonly string[],
+): { byNic: Map<string, string[]>; refused: RefusedAnswer[] } {
+  const asked = new Set(nicIds);
+  const byNic = new Map<string, string[]>();
+  const refused: RefusedAnswer[] = [];
+  for (const ip of ips) {
+    const reasons = ipMismatch(ip, asked);
+    if (reasons.length > 0) {
+      refused.push({ what: `IPAM address ${ip.address}`, why: reasons.join(' and ') });
+      continue;
+    }
+    const nic = ip.resourceId as string;
+    byNic.set(nic, [...(byNic.get(nic) ?? []), ip.address]);
+  }
+  return { byNic, refused };
+}
+
+/**
+ * The backends of a ListBackends answer that belong to this LB; the others, with why. Every recorded answer embeds
+ * the backend's LB; one that does not is taken as the LB's own, as its path asked.
+ */
+export function ownBackends(backends: readonly ObservedBackend[], lbId: string): { own: ObservedBackend[]; refused: RefusedAnswer[] } {
+  const own: ObservedBackend[] = [];
+  const refused: RefusedAnswer[] = [];
+  for (const backend of backends) {
+    if (backend.lbId === undefined || backend.lbId === lbId) own.push(backend);
+    else refused.push({ what: `backend ${backend.name} (${backend.id})`, why: `belongs to load-balancer ${backend.lbId}, not ${lbId}` });
+  }
+  return { own, refused };
+}
+
+/** The one warning of a reconcile for every answer left out (those left out for the same reason together), or undefined. */
+export function filterMismatchWarning(refused: readonly RefusedAnswer[]): string | undefined {
+  if (refused.length === 0) return undefined;
+  const byReason = new Map<string, string[]>();
+  for (const { what, why } of refused) byReason.set(why, [...(byReason.get(why) ?? []), what]);
+  const named = [...byReason].map(([why, whats]) => `${whats.join(', ')}: ${why}`).join('; ');
+  const code: WarningCode = 'discovery_filter_mismatch';
+  return `[${code}] the API answered ${refused.length} item(s) its request did not ask for, left out of every pool and backend: ${named}`;
+}

@@ -1,0 +1,152 @@
+// The log lines other tools read, as one table: which lines, which keys, their types. The functions build these
+// lines typed by it; Cockpit's dashboard and alert rules (cockpit/queries.ts) may filter only on its keys; and the
+// lines a real local run prints are checked against it (test/cli/log-schema.test.ts). So docs, dashboard and alerts
+// cannot drift from what the functions print. Every key is snake_case.
+import * as z from 'zod';
+import { DEAD_LETTER_REASONS } from '../core/disposition';
+import { EVENT_SOURCES } from '../schemas/primitives';
+
+/** The key that names a line of this table; a line without it is free text for people (with the common keys). */
+export const LOG_TYPE_KEY = 'log_type';
+
+/** How a reconcile ended, as its answer and its final line say (DESIGN's outcomes, plus the 500 of a failed hand-off). */
+export const ANSWER_OUTCOMES = ['applied', 'noop', 'dry_run', 'retry_scheduled', 'dead_lettered', 'handoff_failed'] as const;
+export type AnswerOutcome = (typeof ANSWER_OUTCOMES)[number];
+
+const count = z.number().int().min(0);
+const isoTime = z.iso.datetime({ offset: true });
+
+/** The error a line carries, as shared/platform/log.ts' formatError writes it (our own fields after, snake_case). */
+const loggedError = z.looseObject({ name: z.string(), message: z.string(), location: z.string() });
+
+/** Keys any line may carry: Powertools' (level, message, timestamp, service, the function's) and the event's. */
+export const commonKeys = {
+  level: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'FATAL']),
+  message: z.string(),
+  timestamp: isoTime,
+  service: z.string(),
+  cold_start: z.boolean().optional(),
+  function_name: z.string().optional(),
+  function_memory_size: z.number().optional(),
+  function_request_id: z.string().optional(),
+  event_id: z.string().optional(),
+  target: z.string().optional(),
+  attempt: count.optional(),
+};
+
+/**
+ * The reconcile function's final line for one message: what it answered, and the figures a dashboard needs. The
+ * pool is the target's members after the answer (all its backends together; a dry run leaves it as read);
+ * pool_passing only when this reconcile read the LB's health checks (before a removal: a no-op reads none).
+ */
+export const reconcileAnswerLine = z.strictObject({
+  ...commonKeys,
+  log_type: z.literal('reconcile_answer'),
+  outcome: z.enum(ANSWER_OUTCOMES),
+  /** What produced the event. */
+  source: z.enum(EVENT_SOURCES).optional(),
+  /** The error code (retry_scheduled, dead_lettered, handoff_failed); README's troubleshooting has one entry each. */
+  code: z.string().optional(),
+  /** Why it was dead-lettered. */
+  reason: z.enum(DEAD_LETTER_REASONS).optional(),
+  record_id: z.string().optional(),
+  retry_in_ms: count.optional(),
+  next_attempt: count.optional(),
+  pool_size: count.optional(),
+  pool_passing: count.optional(),
+  members_added: count,
+  members_removed: count,
+  members_deferred: count,
+  /** The writes made, one line each; in a dry run, the writes it would make. */
+  writes: z.array(z.string()),
+  /** From the originating event's occurredAt (kept through retries) to an applied or noop answer. */
+  convergence_ms: count.optional(),
+  api_reads: count.optional(),
+  api_writes: count.optional(),
+  error: loggedError.optional(),
+});
+
+const heartbeat = {
+  ...commonKeys,
+  /** ok: the run did its job; failed: it could not (`code` says why); the next run makes up for it. */
+  status: z.enum(['ok', 'failed']),
+  code: z.string().optional(),
+  targets_enqueued: count,
+  /** The run's window: what the watcher read; the interval the sweep's events are due in. */
+  window_from: isoTime,
+  window_to: isoTime,
+  dry_run: z.boolean(),
+  error: loggedError.optional(),
+};
+
+const refused = z.array(z.strictObject({ target: z.string(), code: z.string(), message: z.string() }));
+
+/** One per sweep run, at its end (in hold mode, once its last batch is sent). */
+export const sweepHeartbeatLine = z.strictObject({
+  ...heartbeat,
+  log_type: z.literal('sweep_heartbeat'),
+  targets_selected: count,
+  targets_failed: count,
+  failed: refused,
+  unknown_targets: z.array(z.string()),
+  batches: count,
+  sending: z.enum(['all-at-once', 'delayed', 'paced']),
+  spread_ms: count,
+});
+
+/** One per watch run. */
+export const watchHeartbeatLine = z.strictObject({
+  ...heartbeat,
+  log_type: z.literal('watch_heartbeat'),
+  events_read: count,
+  events_relevant: count,
+  ignored: z.record(z.string(), count),
+  list_calls: count,
+  truncated_regions: z.array(z.string()),
+  failed: refused.optional(),
+});
+
+/** A function that could not run at all (an invalid configuration, mostly): it answered 500. */
+export const functionFailedLine = z.strictObject({
+  ...commonKeys,
+  log_type: z.literal('function_failed'),
+  code: z.string(),
+  error: loggedError.optional(),
+});
+
+export const LOG_LINES = {
+  reconcile_answer: reconcileAnswerLine,
+  sweep_heartbeat: sweepHeartbeatLine,
+  watch_heartbeat: watchHeartbeatLine,
+  function_failed: functionFailedLine,
+} as const;
+export type LogType = keyof typeof LOG_LINES;
+export const LOG_TYPES = Object.keys(LOG_LINES) as LogType[];
+
+/** Any line: the common keys typed, anything else free, and log_type (when present) one of the table's. */
+export const anyLine = z.looseObject({ ...commonKeys, log_type: z.enum(LOG_TYPES as [LogType, ...LogType[]]).optional() });
+
+type Common = keyof typeof commonKeys;
+/** What a handler passes to the logger for a line of this type: the line less what the logger adds; an Error as it is. */
+export type LineFields<T extends LogType> = Omit<z.input<(typeof LOG_LINES)[T]>, Common | 'error'> & { error?: unknown };
+
+/** Every key a line of the table may carry (the fields a query may read after `| json`). */
+export function loggedKeys(): Set<string> {
+  return new Set([...Object.keys(commonKeys), ...Object.values(LOG_LINES).flatMap((line) => Object.keys(line.shape))]);
+}
+
+/** Checks one printed line (a JSON text) against the table: the field errors, or [] when it fits. */
+export function lineProblems(text: string): string[] {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(text);
+  } catch {
+    return [`not JSON: ${text.slice(0, 120)}`];
+  }
+  const base = anyLine.safeParse(entry);
+  if (!base.success) return base.error.issues.map((i) => `${i.path.join('.') || '(line)'}: ${i.message}`);
+  const typed = base.data.log_type;
+  if (typed === undefined) return [];
+  const strict = LOG_LINES[typed].safeParse(entry);
+  return strict.success ? [] : strict.error.issues.map((i) => `${typed}: ${i.path.join('.') || '(line)'}: ${i.message}`);
+}

@@ -1,0 +1,142 @@
+// The reconcile function's final line (shared/platform/log-schema.ts' reconcile_answer), one per delivery, on the
+// real path (local queue, reconcile handler, real SDK -> emulator), judged against the emulator's pool history:
+// outcome and code, the pool after the answer and its passing members, members added / removed / deferred, the
+// writes, and convergence_ms from the originating event's occurredAt through the retries. Dry runs say dry_run.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startEmulator, type EmulatorHandle } from '../../../emulator';
+import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
+import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
+import { lineProblems } from '../../../shared/platform/log-schema';
+import { sendEvent } from '../../support/deliveries';
+import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoBackend, demoSeedWith, demoTarget } from '../../support/world';
+
+const HOUR = 3_600_000;
+const NEW_0 = '51.15.100.31';
+const [CP0_IP] = DEMO_CONTROL_PLANE_IPS as [string];
+const TAGS = ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'];
+
+let emulator: EmulatorHandle;
+let local: LocalQueue;
+let events: EventQueue;
+let lines: Record<string, unknown>[];
+let problems: string[];
+
+beforeAll(async () => {
+  emulator = await startEmulator({ instancePendingMs: 20 });
+  local = await startLocalQueue();
+  events = createEventQueue(local.settings);
+});
+afterAll(async () => {
+  await emulator.stop();
+  await local.stop();
+});
+beforeEach(() => {
+  emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
+  emulator.loadSeed(demoSeedWith({ backends: [demoBackend()] })); // in sync, three control planes passing
+  emulator.clearForcedHealth();
+  emulator.resetHistory();
+  lines = [];
+  problems = [];
+});
+
+const capture = (line: string) => {
+  problems.push(...lineProblems(line));
+  lines.push(JSON.parse(line) as Record<string, unknown>);
+};
+const answerLines = () => lines.filter((l) => l.log_type === 'reconcile_answer');
+const send = (event: Record<string, unknown> = {}, env: Record<string, string> = {}) =>
+  sendEvent(events, emulator, demoTarget(), env, { event, onLogLine: capture });
+const replaceCp0 = () => emulator.replaceServer(DEMO_CP0_ID, { name: 'cp-0b', zone: 'fr-par-1', publicIps: [NEW_0], tags: TAGS });
+
+describe('the final line of each delivery', () => {
+  it('a make-before-break rollout: the hold with its deferred member, then the removal; convergence from the first occurredAt', async () => {
+    emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR }); // the new member does not pass yet
+    replaceCp0();
+    const tenMinutesAgo = Date.now() - 600_000;
+    const run = await send({ occurredAt: new Date(tenMinutesAgo).toISOString() });
+
+    expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'removal_deferred' } });
+    expect(answerLines()).toHaveLength(1);
+    expect(answerLines()[0]).toMatchObject({
+      level: 'INFO',
+      outcome: 'retry_scheduled',
+      code: 'removal_deferred',
+      source: 'manual',
+      attempt: 0,
+      next_attempt: 1,
+      members_added: 1,
+      members_removed: 0,
+      members_deferred: 1,
+      pool_size: 4, // the new member is in, the old one stays
+      pool_passing: 3, // the LB's checks as read before the write: the new member not yet
+      writes: [`SetBackendServers lb-backend-https +[${NEW_0}] -[]`],
+    });
+    expect(answerLines()[0]).not.toHaveProperty('convergence_ms');
+    expect(emulator.history().map((w) => w.pool.length)).toEqual([4]);
+
+    emulator.setBehaviours({ healthPassAfterMs: 0 });
+    expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
+    const final = answerLines().at(-1);
+    expect(final).toMatchObject({
+      outcome: 'applied',
+      members_added: 0,
+      members_removed: 1,
+      members_deferred: 0,
+      pool_size: 3,
+      pool_passing: 3,
+      writes: [`SetBackendServers lb-backend-https +[] -[${CP0_IP}]`],
+    });
+    expect(final?.attempt).toBeGreaterThan(0);
+    // From the first event's occurredAt, carried through every retry: not from the retry's own time.
+    expect(final?.convergence_ms).toBeGreaterThanOrEqual(600_000);
+    expect(final?.convergence_ms).toBeLessThan(Date.now() - tenMinutesAgo + 1_000);
+    expect(emulator.history().at(-1)?.pool.sort()).toEqual([...DEMO_CONTROL_PLANE_IPS.slice(1), NEW_0].sort());
+    expect(answerLines()).toHaveLength(run.answers.length); // one final line per delivery
+    expect(problems).toEqual([]);
+  });
+
+  it('a no-op: convergence_ms, the pool as read, no passing count (no health read), no write', async () => {
+    const run = await send();
+    expect(await run.untilFinal()).toMatchObject({ outcome: 'noop' });
+    const [line] = answerLines();
+    expect(line).toMatchObject({ outcome: 'noop', pool_size: 3, members_added: 0, members_removed: 0, writes: [], api_writes: 0 });
+    expect(line).not.toHaveProperty('pool_passing');
+    expect(line?.convergence_ms).toEqual(expect.any(Number));
+    expect(problems).toEqual([]);
+  });
+
+  it.each([
+    ['with a write planned', true],
+    ['in sync', false],
+  ])('a dry run %s: answer and line say dry_run (never noop), with the writes it would make; nothing written', async (_name, replaced) => {
+    if (replaced) replaceCp0();
+    const run = await send({ dryRun: true });
+    const answer = await run.untilFinal();
+    const wouldWrite = replaced ? [`SetBackendServers lb-backend-https +[${NEW_0}] -[${CP0_IP}]`] : [];
+    expect(answer).toMatchObject({ outcome: 'dry_run', planned: wouldWrite, actions: [] });
+    expect(answerLines()).toEqual([
+      expect.objectContaining({ outcome: 'dry_run', writes: wouldWrite, pool_size: 3, members_added: replaced ? 1 : 0 }),
+    ]);
+    expect(answerLines()[0]).not.toHaveProperty('convergence_ms');
+    expect(emulator.history()).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('a dead letter: its reason and code, no pool figures (nothing was reconciled)', async () => {
+    const run = await sendEvent(events, emulator, demoTarget(), {}, { event: { target: 'nowhere.k8s.local' }, onLogLine: capture });
+    expect(await run.untilFinal()).toMatchObject({ outcome: 'dead_lettered', reason: 'unknown_target' });
+    expect(answerLines()).toEqual([
+      expect.objectContaining({
+        level: 'WARN',
+        outcome: 'dead_lettered',
+        reason: 'unknown_target',
+        code: 'unknown_target',
+        record_id: expect.stringMatching(/^dl-/),
+        members_added: 0,
+        writes: [],
+      }),
+    ]);
+    expect(answerLines()[0]).not.toHaveProperty('pool_size');
+    expect(problems).toEqual([]);
+  });
+});
