@@ -72,6 +72,20 @@ function isRefusedRange(address: string): boolean {
   );
 }
 
+/** Every field of an event (the schema's keys). */
+export const EVENT_FIELDS = [
+  'version',
+  'id',
+  'source',
+  'target',
+  'occurredAt',
+  'serverIps',
+  'dryRun',
+  'attempt',
+  'notBefore',
+  'firstAttemptAt',
+] as const;
+
 export const validEvent = fc.record(
   {
     version: fc.constant(1),

@@ -6,7 +6,7 @@ import type { LocalStack } from '../../local/stack';
 import { startLocalStack } from '../../local/stack';
 import { MAX_EVENT_BYTES, completeEvent, parseEvent } from '../../shared/schemas/event';
 import { DEMO_CLUSTER, demoSeed } from '../support/world';
-import { FUZZ, pollutingJson, validEvent, wrongValue } from './arbitraries';
+import { FUZZ, pollutingJson, validEvent, wrongValue, EVENT_FIELDS } from './arbitraries';
 
 let stack: LocalStack;
 let delivered = 0;
@@ -59,19 +59,6 @@ function acceptable(body: string): boolean {
     return false;
   }
 }
-
-const EVENT_FIELDS = [
-  'version',
-  'id',
-  'source',
-  'target',
-  'occurredAt',
-  'serverIps',
-  'dryRun',
-  'attempt',
-  'notBefore',
-  'firstAttemptAt',
-] as const;
 
 const malformedJsonBody = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 300 }),

@@ -14,7 +14,7 @@ import { systemFieldsBeyondHorizon } from '../../shared/core/retry-horizon';
 import { decodeEvent, MAX_EVENT_BYTES } from '../../shared/schemas/event';
 import type { World } from '../support/world';
 import { DEMO_CLUSTER, demoTarget, startWorld } from '../support/world';
-import { FUZZ, pollutingJson, prototypeIsClean, targetName, validEvent, wrongValue } from './arbitraries';
+import { FUZZ, pollutingJson, prototypeIsClean, targetName, validEvent, wrongValue, EVENT_FIELDS } from './arbitraries';
 
 let world: World;
 let localQueue: LocalQueue;
@@ -59,19 +59,6 @@ async function takeDeadLetters(): Promise<DeadLetterRecord[]> {
     }
   }
 }
-
-const EVENT_FIELDS = [
-  'version',
-  'id',
-  'source',
-  'target',
-  'occurredAt',
-  'serverIps',
-  'dryRun',
-  'attempt',
-  'notBefore',
-  'firstAttemptAt',
-] as const;
 
 /**
  * What a queue can deliver: SQS accepts #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD (and real SQS also
