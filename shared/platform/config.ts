@@ -233,7 +233,7 @@ function retryPolicy(v: z.output<typeof runtimeSchema>): RetryPolicy {
     throw validationError('invalid_config', 'environment', [
       {
         path: 'LBSYNC_RETRY_HORIZON_MS',
-        message: `${shape} takes up to ${needed} attempts, more than ${MAX_ATTEMPTS_LIMIT}`,
+        message: `${shape} may take more than ${MAX_ATTEMPTS_LIMIT} attempts (a retry storm; an event counts at most ${MAX_ATTEMPTS_LIMIT})`,
         fix: 'raise LBSYNC_RETRY_CAP_MS (or LBSYNC_RETRY_BASE_MS), or shorten LBSYNC_RETRY_HORIZON_MS',
       },
     ]);
