@@ -21,8 +21,6 @@ export interface AccountingInput {
   deadLetters: readonly DeadLetterRecord[];
   /** Events the sweeps said they enqueued. */
   sweepsEnqueued: number;
-  /** Production settings: a valid event may run out of retries (the lb_stuck fault is there to make it so). */
-  allowRetriesExhausted: boolean;
   /**
    * Events whose asserted addresses were confirmed by discovery at no point they could be: one of them stopped being a
    * control plane after the event was sent. Only these valid events may end untrusted_server_ips.
@@ -95,7 +93,7 @@ export function accountEvents(input: AccountingInput): Accounting {
       lostEvents.push(item.key);
       continue;
     }
-    const problem = judgeEnding(item, input.allowRetriesExhausted, input.assertionsOvertaken.has(item.key));
+    const problem = judgeEnding(item, input.assertionsOvertaken.has(item.key));
     if (problem) violations.push(`${item.key}: ${problem}`);
   }
   if (lostEvents.length > 0) violations.push(`${lostEvents.length} event(s) without a final outcome: ${lostEvents.slice(0, 5).join(', ')}`);
@@ -104,7 +102,7 @@ export function accountEvents(input: AccountingInput): Accounting {
 }
 
 /** Whether an event ended as its kind allows; undefined when it did. A redrive (the queue's own) is always allowed. */
-function judgeEnding(item: ProducedEvent, allowRetriesExhausted: boolean, overtaken: boolean): string | undefined {
+function judgeEnding(item: ProducedEvent, overtaken: boolean): string | undefined {
   if (item.terminal === 'redriven') return undefined;
   const dead = item.terminal === 'dead_lettered';
   switch (item.expect) {
@@ -120,7 +118,9 @@ function judgeEnding(item: ProducedEvent, allowRetriesExhausted: boolean, overta
         ? undefined
         : `asserted addresses outside the target, dead-lettered ${item.reason}`;
     case 'valid':
-      if (!dead || item.reason === 'permanent_error' || (allowRetriesExhausted && item.reason === 'retries_exhausted')) return undefined;
+      // retries_exhausted only once the LB was busy at each attempt for a whole retry horizon: evidence.ts judges it
+      // (an lb_stuck longer than the production profile's horizon makes it so).
+      if (!dead || item.reason === 'permanent_error' || item.reason === 'retries_exhausted') return undefined;
       // Its asserted address left before discovery could confirm it: the event is retried until it runs out, and
       // ends untrusted_server_ips, or retries_exhausted when a fault hit its last attempt.
       if (overtaken && (item.reason === 'untrusted_server_ips' || item.reason === 'retries_exhausted')) return undefined;

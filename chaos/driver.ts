@@ -12,7 +12,7 @@ import type { DeadLetterRecord } from '../shared/errors/dead-letter';
 import type { AnswerRecorder } from './answer-recorder';
 import { answerKey, isTerminalOutcome } from './answer-key';
 import { drainDeadLetters } from './dead-letter-queue';
-import { BACKEND, type Fleet } from './fleet';
+import { BACKEND, type Cluster, type Fleet } from './fleet';
 import type { FaultStep, Step } from './schedule';
 
 const DEAD_LETTER_QUEUE_NAME = 'lbsync-dead-letter';
@@ -57,6 +57,11 @@ export class ChaosDriver {
   private readonly finished = new Set<string>();
   /** Rate limits alternate between the gateway's real 429 (no reset time) and the JSON one with reset_seconds. */
   private rateLimits = 0;
+  /**
+   * When each LB was busy (pending or migrating), by LB id, as the driver set it: the evidence a retries_exhausted
+   * dead letter is judged by (evidence.ts). A later status ends the window before it.
+   */
+  readonly busyWindows = new Map<string, [number, number][]>();
   /** Until when an lb_stuck fault holds a cluster's LB (a shorter lb_busy must not end it early). */
   private readonly stuckUntil = new Map<number, number>();
   private readonly stack: LocalStack;
@@ -131,6 +136,16 @@ export class ChaosDriver {
     this.stack.emulator.addFault(spec);
   }
 
+  /** Sets an LB's status for a while (ready: at once, for good), keeping the busy windows in step. */
+  private setLbStatus(lbId: string, status: 'ready' | 'pending' | 'migrating', forMs?: number): void {
+    const now = Date.now();
+    this.stack.emulator.setLbStatus(lbId, status, forMs);
+    const windows = this.busyWindows.get(lbId) ?? [];
+    for (const w of windows) w[1] = Math.min(w[1], now);
+    if (status !== 'ready') windows.push([now, forMs === undefined ? Number.POSITIVE_INFINITY : now + forMs]);
+    this.busyWindows.set(lbId, windows);
+  }
+
   private async play(step: Step): Promise<void> {
     switch (step.kind) {
       case 'inject':
@@ -183,6 +198,25 @@ export class ChaosDriver {
         }
         return;
       }
+      case 'surge': {
+        const cluster = this.fleet.clusters[step.cluster];
+        if (!cluster) return;
+        await this.untilSettled(cluster, step.sync);
+        const replaced = step.slots.map((slot) => cluster.controlPlane[slot]?.ip ?? '');
+        const { upserts, fresh } = this.fleet.surge(cluster, step.slots, Date.now());
+        for (const server of upserts) this.stack.emulator.upsertServer(server);
+        this.assertions.set(step.inject, { cluster: step.cluster, ips: fresh, at: Date.now() });
+        return this.untilOneLeft(cluster, step.inject, replaced, { source: 'instance-replacement', serverIps: fresh });
+      }
+      case 'drain': {
+        const cluster = this.fleet.clusters[step.cluster];
+        if (!cluster) return;
+        await this.untilSettled(cluster, step.sync);
+        for (const server of this.fleet.drain(cluster, Date.now())) this.stack.emulator.upsertServer(server);
+        await this.untilDrained(cluster, step.inject);
+        for (const server of this.fleet.restoreAll(cluster)) this.stack.emulator.upsertServer(server);
+        return this.inject(step.restore, step.cluster);
+      }
       case 'server_change': {
         const cluster = this.fleet.clusters[step.cluster];
         if (!cluster) return;
@@ -201,6 +235,85 @@ export class ChaosDriver {
       case 'settle':
         return; // played by run.ts after the drain
     }
+  }
+
+  /** The pool of the cluster's backend, sorted, when it has exactly one. */
+  private poolOf(cluster: Cluster): string[] | undefined {
+    const backends = [...this.stack.emulator.state.backends.values()].filter((b) => b.lbId === cluster.lbId && b.settings.name === BACKEND);
+    return backends.length === 1 ? [...(backends[0]?.pool ?? [])].sort() : undefined;
+  }
+
+  /** Every member of the cluster's pool passes the LB's check now (forced statuses included). */
+  private allPassing(cluster: Cluster): boolean {
+    const backend = this.stack.emulator.backendHealth().backends.find((b) => b.lbId === cluster.lbId && b.name === BACKEND);
+    return backend?.members.every((m) => m.status === 'passed') === true;
+  }
+
+  /**
+   * Sends event `id` for the cluster, then waits (at most 20 s) until `done`; whenever the event sent last has its
+   * final answer and `stuck` says the world has not got there, sends another (`<id>.n<k>`): an event can end
+   * without getting there (a fault's permanent error, a world that moved after it).
+   */
+  private async nudgeUntil(
+    cluster: Cluster,
+    id: string,
+    done: () => boolean,
+    stuck: () => boolean = () => true,
+    first: Record<string, unknown> = {},
+  ): Promise<void> {
+    let last = id;
+    await this.inject(last, cluster.index, first);
+    const deadline = Date.now() + 20_000;
+    for (let n = 1; !done() && Date.now() < deadline; ) {
+      if (this.finished.has(last) && stuck()) {
+        last = `${id}.n${n++}`;
+        await this.inject(last, cluster.index);
+      }
+      await sleep(20);
+    }
+  }
+
+  /**
+   * Every control plane of the cluster restored, then until the pool is them, each passing its check, as an operator
+   * readies a cluster before a rolling update: the steps that build a rollout's hard case need every member in and
+   * serving.
+   */
+  private untilSettled(cluster: Cluster, id: string): Promise<void> {
+    for (const server of this.fleet.restoreAll(cluster)) this.stack.emulator.upsertServer(server);
+    const inSync = () => JSON.stringify(this.poolOf(cluster)) === JSON.stringify(this.fleet.desiredPool(cluster));
+    return this.nudgeUntil(
+      cluster,
+      id,
+      () => inSync() && this.allPassing(cluster),
+      () => !inSync(),
+    );
+  }
+
+  /**
+   * Until the drained cluster's pool holds at most one member and a reconcile of the target that began after that
+   * has answered (it met the last passing member, and kept it or not): the emulator's state and the deliveries
+   * tell, not the function's word.
+   */
+  private untilDrained(cluster: Cluster, id: string): Promise<void> {
+    let drainedAt: number | undefined;
+    const metLast = () => {
+      if (drainedAt === undefined && (this.poolOf(cluster)?.length ?? 2) <= 1) drainedAt = Date.now();
+      const since = drainedAt;
+      return (
+        since !== undefined &&
+        this.recorder.answers.some((a) => a.status === 200 && a.answer?.target === cluster.name && a.startedAt > since)
+      );
+    };
+    return this.nudgeUntil(cluster, id, metLast);
+  }
+
+  /**
+   * Sends the surge's event (`first`: the boot hook's), then waits until at most one of the two replaced members is
+   * left in the pool, as kOps waits for a member to leave before it goes on.
+   */
+  private untilOneLeft(cluster: Cluster, id: string, replaced: readonly string[], extra: Record<string, unknown>): Promise<void> {
+    const left = () => (this.poolOf(cluster) ?? []).filter((ip) => replaced.includes(ip)).length <= 1;
+    return this.nudgeUntil(cluster, id, left, () => !left(), extra);
   }
 
   /** An address outside the target: another cluster's control plane, this cluster's worker, or someone else's. */
@@ -238,7 +351,7 @@ export class ChaosDriver {
     this.stuckUntil.clear();
     this.stack.emulator.clearFaults();
     this.stack.emulator.clearForcedHealth();
-    for (const c of this.fleet.clusters) this.stack.emulator.setLbStatus(c.lbId, 'ready');
+    for (const c of this.fleet.clusters) this.setLbStatus(c.lbId, 'ready');
     for (const [index, id] of ids.entries()) {
       this.expectEvent(id, 'valid');
       await this.send(this.event(id, index));
@@ -253,8 +366,7 @@ export class ChaosDriver {
       }
       case 'lb_busy': {
         const cluster = this.fleet.clusters[f.cluster];
-        if (cluster && Date.now() >= (this.stuckUntil.get(f.cluster) ?? 0))
-          this.stack.emulator.setLbStatus(cluster.lbId, f.status, f.forMs);
+        if (cluster && Date.now() >= (this.stuckUntil.get(f.cluster) ?? 0)) this.setLbStatus(cluster.lbId, f.status, f.forMs);
         return;
       }
       case 'rate_limited':
@@ -298,7 +410,7 @@ export class ChaosDriver {
       case 'lb_stuck': {
         const cluster = this.fleet.clusters[f.cluster];
         if (!cluster) return;
-        this.stack.emulator.setLbStatus(cluster.lbId, 'migrating', f.forMs);
+        this.setLbStatus(cluster.lbId, 'migrating', f.forMs);
         this.stuckUntil.set(f.cluster, Date.now() + f.forMs);
         this.expectEvent(f.id, 'valid');
         return this.send(this.event(f.id, f.cluster));

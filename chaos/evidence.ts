@@ -6,7 +6,10 @@
  *   DeleteBackend of a duplicate answered 404, which the reconciler counts as done (another reconcile removed it);
  * - `noop`: the reads that prove the pool was in sync, made for that event during that delivery: the LB
  *   (ListLbs or GetLb), its backends (ListBackends) and the servers (ListServers), each answered 2xx;
- * - `dead_lettered`: its record (by recordId) in the dead-letter queue.
+ * - `dead_lettered`: its record (by recordId) in the dead-letter queue; for `retries_exhausted` (of an event the
+ *   caller says must show it), also that the LB was busy at each attempt: every delivery that failed it (answered
+ *   retry_scheduled with an error, or this dead letter) read the event's LB (ListLbs or GetLb) while the driver had
+ *   it pending or migrating, or met a 409 from the API; and that the retry horizon had passed since its first attempt.
  * Each call or record backs one answer only. An answer without its evidence is an unbacked answer: a build that
  * answered `noop` without looking, or `applied` without writing, shows up here and not as "lost=0".
  */
@@ -21,6 +24,18 @@ export interface EvidenceInput {
   deadLetters: readonly DeadLetterRecord[];
   /** When the driver had the dead-letter queue deleted: a dead letter sent then went with it (the function did its part). */
   deletionWindows: readonly [number, number][];
+  /** retries_exhausted is judged only for the events this says must show it (valid events); none without it. */
+  exhausted?: ExhaustedEvidence;
+}
+
+/** What a retries_exhausted dead letter is judged by. */
+export interface ExhaustedEvidence {
+  mustShow: (eventId: string) => boolean;
+  /** When each LB was busy, by LB id (the driver's record). */
+  busyWindows: ReadonlyMap<string, readonly (readonly [number, number])[]>;
+  lbOfTarget: (target: string) => string | undefined;
+  /** LBSYNC_RETRY_HORIZON_MS of the run. */
+  horizonMs: number;
 }
 
 export interface EvidenceReport {
@@ -42,6 +57,7 @@ export function eventOfCall(call: Pick<CallRecord, 'userAgent'>): string | undef
   return EVENT_TAG.exec(call.userAgent ?? '')?.[1];
 }
 
+const LB_READS = new Set(['ListLbs', 'GetLb']);
 const ok = (call: CallRecord) => call.status >= 200 && call.status < 300;
 /** A write the API took, or a duplicate's deletion that found it gone already (done, for the reconciler). */
 const wrote = (call: CallRecord) => call.write && (ok(call) || (call.operation === 'DeleteBackend' && call.status === 404));
@@ -92,7 +108,13 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
     } else if (outcome === 'dead_lettered') {
       const recordId = a.answer?.recordId;
       const left = recordId ? (records.get(recordId) ?? 0) : 0;
-      if (recordId && left > 0) {
+      const exhausted =
+        a.answer?.reason === 'retries_exhausted' && id && input.exhausted?.mustShow(id)
+          ? notBusyThroughout(a, id, input.answers, callsByEvent.get(id) ?? [], input.exhausted)
+          : undefined;
+      if (exhausted) {
+        unbacked(a, `(retries_exhausted) though ${exhausted}`);
+      } else if (recordId && left > 0) {
         records.set(recordId, left - 1);
         report.backed += 1;
       } else if (input.deletionWindows.some(([from, to]) => a.at >= from && a.at <= to)) {
@@ -103,4 +125,39 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
     }
   }
   return report;
+}
+
+/**
+ * Why a retries_exhausted dead letter is not backed by its attempts, or undefined when it is: each attempt of the
+ * event (a delivery answered retry_scheduled with an error, and the dead letter itself) read the LB while it was
+ * busy or met the API's 409, and the dead letter came a whole retry horizon after the first attempt began.
+ */
+function notBusyThroughout(
+  dead: RecordedAnswer,
+  id: string,
+  answers: readonly RecordedAnswer[],
+  calls: readonly CallRecord[],
+  evidence: ExhaustedEvidence,
+): string | undefined {
+  const lbId = evidence.lbOfTarget(dead.answer?.target ?? '');
+  const windows = (lbId && evidence.busyWindows.get(lbId)) || [];
+  const busyAt = (at: number) => windows.some(([from, to]) => at >= from - SLACK_MS && at <= to + SLACK_MS);
+  const attempts = answers
+    .filter(
+      (a) =>
+        a.status === 200 &&
+        a.answer?.eventId === id &&
+        a.at <= dead.at &&
+        ((a.answer.outcome === 'retry_scheduled' && a.answer.error) || a === dead),
+    )
+    .sort((x, y) => x.startedAt - y.startedAt);
+  for (const attempt of attempts) {
+    const during = calls.filter((c) => c.at >= attempt.startedAt - SLACK_MS && c.at <= attempt.at + SLACK_MS);
+    const shown = during.some((c) => (LB_READS.has(c.operation) && busyAt(c.at)) || c.status === 409);
+    if (!shown)
+      return `the LB was not busy at its attempt ${attempt.answer?.attempt ?? '?'} (+${attempt.startedAt - (attempts[0]?.startedAt ?? 0)} ms: ${attempt.answer?.error?.code ?? attempt.answer?.reason ?? '?'}; calls ${during.map((c) => `${c.operation}:${c.status}`).join(' ') || 'none'})`;
+  }
+  const spanMs = dead.at - (attempts[0]?.startedAt ?? dead.at);
+  if (spanMs < evidence.horizonMs) return `it came ${spanMs} ms after its first attempt, before the ${evidence.horizonMs} ms retry horizon`;
+  return undefined;
 }

@@ -5,10 +5,17 @@
  */
 import type { EmulatorSeed, SeedBackend, SeedServer } from '../emulator';
 import type { TargetInput } from '../shared/schemas/target';
+import { expandKops, kopsTargetSchema } from '../shared/schemas/target';
 import type { Prng } from './prng';
 
 export const ZONE = 'fr-par-1';
 export const BACKEND = 'lb-backend-https';
+/**
+ * The cluster whose target is kOps' own plus allowEmptyPool and trustPartialDiscovery: the one configuration in which
+ * the pool may shrink to nothing, so the only one where "the last passing member is never removed" is not already
+ * implied by "only once every desired member passes". The drain steps play on it.
+ */
+export const DRAINABLE = 0;
 
 /**
  * How a control-plane server stands. ok: running, tagged, addressed (desired in the pool); stopped / stopping:
@@ -37,6 +44,8 @@ export interface Cluster {
   generation: number;
   /** When each address last stopped being desired (replaced, stopped, untagged, unaddressed). */
   leftAt: Map<string, number>;
+  /** Control planes a surge replaced: running, their role tag gone, out of the slots for good. */
+  retired: SeedServer[];
 }
 
 export const clusterName = (i: number): string => `c${i}.k8s.local`;
@@ -72,6 +81,7 @@ export class Fleet {
         controlPlaneSince: new Map(controlPlane.map((s) => [s.ip, 0])),
         generation: 0,
         leftAt: new Map(),
+        retired: [],
       });
     }
   }
@@ -85,7 +95,16 @@ export class Fleet {
   }
 
   targets(): TargetInput[] {
-    return this.clusters.map((c) => ({ kops: { cluster: c.name, zone: ZONE } }));
+    return this.clusters.map((c): TargetInput => {
+      const kops = { kops: { cluster: c.name, zone: ZONE } } as const;
+      if (c.index !== DRAINABLE) return kops;
+      return { ...expandKops(kopsTargetSchema.parse(kops)), allowEmptyPool: true, trustPartialDiscovery: true } as TargetInput;
+    });
+  }
+
+  /** Whether the cluster's target lets its pool be emptied (once no member passes). */
+  allowsEmptyPool(c: Cluster): boolean {
+    return c.index === DRAINABLE;
   }
 
   byLbId(lbId: string): Cluster | undefined {
@@ -169,6 +188,48 @@ export class Fleet {
     server.condition = change === 'restore' ? 'ok' : change;
     upserts.push(this.controlPlaneSeed(c, server, slot));
     return upserts;
+  }
+
+  /**
+   * A surge replacement of two control planes: two new servers take the slots, and the two they replace lose their
+   * role tag while still running and passing: until one of them leaves, the pool holds five, two of them passing
+   * and leaving. Returns the servers to upsert.
+   */
+  surge(c: Cluster, slots: readonly [number, number], at: number): { upserts: SeedServer[]; fresh: string[] } {
+    const upserts: SeedServer[] = [];
+    const fresh: string[] = [];
+    for (const slot of slots) {
+      const old = c.controlPlane[slot];
+      if (!old) throw new Error(`no control-plane slot ${slot}`);
+      if (old.condition === 'ok') c.leftAt.set(old.ip, at);
+      const retired = this.controlPlaneSeed(c, { ...old, condition: 'untagged' }, slot);
+      c.retired.push(retired);
+      upserts.push(retired);
+      c.generation += 1;
+      const next: ClusterServer = { id: this.prng.uuid(), ip: this.newControlPlaneIp(c.index), condition: 'ok' };
+      c.controlPlane[slot] = next;
+      c.controlPlaneSince.set(next.ip, at);
+      upserts.push(this.controlPlaneSeed(c, next, slot));
+      fresh.push(next.ip);
+    }
+    return { upserts, fresh };
+  }
+
+  /** Every control plane of the cluster loses its role tag (running, still passing): nothing is desired any more. */
+  drain(c: Cluster, at: number): SeedServer[] {
+    return c.controlPlane.map((s, n) => {
+      if (s.condition === 'ok') c.leftAt.set(s.ip, at);
+      s.condition = 'untagged';
+      return this.controlPlaneSeed(c, s, n);
+    });
+  }
+
+  /** Every control plane of the cluster is itself again: running, tagged, addressed (after a drain, before a rollout). */
+  restoreAll(c: Cluster): SeedServer[] {
+    return c.controlPlane.map((s, n) => {
+      s.condition = 'ok';
+      return this.controlPlaneSeed(c, s, n);
+    });
   }
 
   /** The addresses the pool should hold: the ok servers'. */

@@ -8,7 +8,7 @@
  *   *that* LB's cluster. "Desired at write time" is taken as "had been desired by then": a reconcile reads
  *   the servers, then writes; a replacement landing between the two makes its write one step stale, which
  *   the next event corrects. A worker IP, another cluster's IP, an IP of a server not yet created, or an
- *   empty pool is a bad write;
+ *   empty pool (unless the target allows one and no member passed) is a bad write;
  * - no unsafe shrink: no pool write removed more serving members than maxUnavailable, or left none passing
  *   (judged by the write's own record of the LB's health checks and the servers' states, see judgeShrink);
  * - no retry storm: API calls <= API_CALLS_PER_EVENT x events, deliveries <= DELIVERIES_PER_EVENT x events;
@@ -65,11 +65,20 @@ export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { conv
 }
 
 /** Why a pool write was bad, or undefined when it was fine (see the rule at the top of this file). */
-export function judgePoolWrite(fleet: Fleet, write: { lbId: string; backendName: string; pool: string[]; at: number }): string | undefined {
+export function judgePoolWrite(
+  fleet: Fleet,
+  write: Pick<PoolWrite, 'lbId' | 'backendName' | 'pool' | 'at'> & Partial<Pick<PoolWrite, 'poolBefore' | 'health'>>,
+): string | undefined {
   const cluster = fleet.byLbId(write.lbId);
   if (!cluster) return 'written to an LB outside the fleet';
   if (write.backendName !== BACKEND) return `written to an unexpected backend ${write.backendName}`;
-  if (write.pool.length === 0) return 'emptied the pool';
+  if (write.pool.length === 0) {
+    // A target that allows an empty pool may write one once no member passes (the last passing member stays).
+    const passing = (write.poolBefore ?? []).filter((ip) => write.health?.[ip] === 'passed');
+    if (!fleet.allowsEmptyPool(cluster)) return 'emptied the pool';
+    if (passing.length > 0) return `emptied the pool while ${passing.join(', ')} passed`;
+    return undefined;
+  }
   for (const ip of write.pool) {
     const since = cluster.controlPlaneSince.get(ip);
     if (since === undefined) return `${ip} was never a control-plane IP of ${cluster.name}`;

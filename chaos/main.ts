@@ -13,10 +13,14 @@ Options:
   --seed S        replay a run (default: a random seed, printed first)
   --events N      events to produce, 1..1000000 (default 300)
   --targets T     kOps clusters, 1..250 (default 8)
-  --production    the deployed queue and retry settings (maxReceiveCount ${PROFILES.production.maxReceiveCount}, LBSYNC_MAX_ATTEMPTS ${PROFILES.production.maxAttempts}):
-                  the schedule's stuck LB and crashing function then end in retries_exhausted and
-                  queue_redrive dead letters (default: ci, maxReceiveCount ${PROFILES.ci.maxReceiveCount}, LBSYNC_MAX_ATTEMPTS ${PROFILES.ci.maxAttempts})
+  --production    the deployed maxReceiveCount (${PROFILES.production.maxReceiveCount}) and a retry horizon (LBSYNC_RETRY_HORIZON_MS ${PROFILES.production.retryHorizonMs})
+                  shorter than the schedule's stuck LB: it and the crashing function then end in
+                  retries_exhausted and queue_redrive dead letters (default: ci, maxReceiveCount ${PROFILES.ci.maxReceiveCount},
+                  LBSYNC_RETRY_HORIZON_MS ${PROFILES.ci.retryHorizonMs}, longer than any busy period of the schedule)
   --quiet         no progress lines
+                  A run with a violation (or that fails) writes its dump, a JSON file of the emulator's
+                  call log, pool history and state, the answers and dead letters, and prints its path;
+                  CHAOS_DUMP=path writes it there, and for a run that passes too
   --help          this text
 
 The summary line:
@@ -31,7 +35,8 @@ The summary line:
                     judged against the pool as it stood when the write was sent (a write the API commits
                     after its client gave up is judged as sent)
   unbacked_answers  final answers without their evidence: applied without a write made for that event,
-                    noop without the reads that prove it, dead_lettered without its record in the queue
+                    noop without the reads that prove it, dead_lettered without its record in the queue,
+                    retries_exhausted of a valid event without the LB busy at each attempt for a whole horizon
   api_calls         calls the emulator answered (bounded by ${API_CALLS_PER_EVENT} per event; deliveries by ${DELIVERIES_PER_EVENT})
 `;
 
@@ -101,6 +106,7 @@ try {
     `api calls: ${report.apiCalls} (bound ${report.apiCallBound} = ${API_CALLS_PER_EVENT}/event); deliveries: ${report.deliveries} (bound ${report.deliveryBound} = ${DELIVERIES_PER_EVENT}/event); queue empty: ${report.queueEmpty}`,
   );
   for (const v of report.violations) console.log(`VIOLATION: ${v}`);
+  if (report.dumpPath) console.log(`dump: ${report.dumpPath} (call log, pool history, answers, dead letters)`);
   console.log(summaryLine(report));
   process.exit(report.ok ? 0 : 1);
 } catch (error) {

@@ -9,6 +9,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Handle } from '../shared/platform/function-shell';
 import type { LocalStack } from '../local/stack';
+import type { DeadLetterRecord } from '../shared/errors/dead-letter';
 import { startLocalStack } from '../local/stack';
 import { serveFunction, type ServedFunction } from '../local/serve-functions';
 import { startTriggerBridge } from '../local/trigger-bridge';
@@ -16,6 +17,7 @@ import { accountEvents } from './accounting';
 import type { AnswerRecorder } from './answer-recorder';
 import { startAnswerRecorder } from './answer-recorder';
 import { drainDeadLetters } from './dead-letter-queue';
+import { writeDump } from './dump';
 import { ChaosDriver } from './driver';
 import { checkEvidence, eventOfCall } from './evidence';
 import { Fleet, ZONE } from './fleet';
@@ -30,14 +32,16 @@ export { ZONE };
 export const REQUEST_TIMEOUT_MS = 500;
 
 /**
- * The queue and retry settings a run uses. ci: room to recover from every fault (10 receives, 16 attempts), so
- * any dead letter of a valid event but a permanent error is a violation. production: the deployed defaults
- * (maxReceiveCount 4, LBSYNC_MAX_ATTEMPTS 8), under which the schedule's lb_stuck and crash faults really end in
- * retries_exhausted and queue_redrive.
+ * The queue and retry settings a run uses (the retry delays are a chaos run's: base 50 ms, cap 1 s). ci: room to
+ * recover from every fault (10 receives, a 20 s retry horizon, longer than any busy period the schedule makes),
+ * so no valid event is dead-lettered but for a permanent error. production: the deployed maxReceiveCount (4), and
+ * a horizon (5 s) shorter than the schedule's stuck LB (7-8 s), so lb_stuck and crash faults really end in
+ * retries_exhausted and queue_redrive. Either way, a retries_exhausted dead letter of a valid event is judged by
+ * evidence (evidence.ts): the LB busy at each of its attempts, for a whole horizon.
  */
 export const PROFILES = {
-  ci: { maxReceiveCount: 10, maxAttempts: 16 },
-  production: { maxReceiveCount: 4, maxAttempts: 8 },
+  ci: { maxReceiveCount: 10, retryHorizonMs: 20_000 },
+  production: { maxReceiveCount: 4, retryHorizonMs: 5_000 },
 } as const;
 export type Profile = keyof typeof PROFILES;
 
@@ -108,6 +112,8 @@ export interface ChaosReport {
   violations: string[];
   durationMs: number;
   ok: boolean;
+  /** Where the run's dump was written: always when it failed, and when CHAOS_DUMP asked for one. */
+  dumpPath?: string;
 }
 
 export function summaryLine(r: ChaosReport): string {
@@ -139,7 +145,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       LOG_LEVEL: 'silent',
       LBSYNC_RETRY_BASE_MS: '50',
       LBSYNC_RETRY_CAP_MS: '1000',
-      LBSYNC_MAX_ATTEMPTS: String(settings.maxAttempts),
+      LBSYNC_RETRY_HORIZON_MS: String(settings.retryHorizonMs),
       LBSYNC_MAX_HOLD_MS: '1500',
       LBSYNC_WAIT_BUDGET_MS: '1000',
       LBSYNC_REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS),
@@ -167,6 +173,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   });
 
   const driver = new ChaosDriver({ stack, recorder, sqs, fleet, maxOutstanding: options.maxOutstanding ?? 30 });
+  const dumpOf = () => ({ seed: options.seed, stack, answers: recorder.answers, fleet, steps: schedule.steps });
   try {
     await driver.playSchedule(schedule.steps, log);
     log('chaos: schedule played; draining');
@@ -179,7 +186,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await bridge.waitIdle({ quietMs: 1_000, timeoutMs: idleTimeoutMs });
     }
 
-    const report = await collectReport({
+    const { report, deadLetters } = await collectReport({
       options,
       profile,
       scheduleHash: schedule.hash,
@@ -190,23 +197,17 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       driver,
       fleet,
     });
-    if (process.env.CHAOS_DUMP) {
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(
-        process.env.CHAOS_DUMP,
-        JSON.stringify(
-          {
-            calls: stack.emulator.calls(),
-            history: stack.emulator.history(),
-            answers: recorder.answers,
-            lbs: fleet.clusters.map((c) => ({ name: c.name, lbId: c.lbId })),
-          },
-          null,
-          1,
-        ),
-      );
-    }
+    if (!report.ok || process.env.CHAOS_DUMP) report.dumpPath = writeDump({ ...dumpOf(), deadLetters, violations: report.violations });
     return report;
+  } catch (error) {
+    // A run that did not finish (a drain that never went idle) is a failure too: its dump is written all the same.
+    let path: string;
+    try {
+      path = writeDump({ ...dumpOf(), violations: driver.violations, failure: (error as Error)?.stack ?? String(error) });
+    } catch {
+      throw error;
+    }
+    throw new Error(`${(error as Error)?.message ?? String(error)} (dump: ${path})`, { cause: error });
   } finally {
     sqs.destroy();
     await bridge.stop();
@@ -239,24 +240,36 @@ async function collectReport({
   recorder,
   driver,
   fleet,
-}: FinishedRun): Promise<ChaosReport> {
+}: FinishedRun): Promise<{ report: ChaosReport; deadLetters: DeadLetterRecord[] }> {
   // Convergence first: nothing has run since the schedule's last events were answered.
   const convergence = checkConvergence(fleet, stack.emulator.dumpState() as unknown as EmulatorStateDump);
   const deadLetters = [...driver.savedDeadLetters, ...(await drainDeadLetters(stack))];
+  const assertionsOvertaken = new Set(
+    [...driver.assertions]
+      .filter(([, a]) => a.ips.some((ip) => (fleet.clusters[a.cluster]?.leftAt.get(ip) ?? 0) >= a.at))
+      .map(([id]) => id),
+  );
   const accounting = accountEvents({
     expected: driver.expected,
     answers: recorder.answers,
     deadLetters,
     sweepsEnqueued: driver.sweepsEnqueued,
-    allowRetriesExhausted: profile === 'production',
-    assertionsOvertaken: new Set(
-      [...driver.assertions]
-        .filter(([, a]) => a.ips.some((ip) => (fleet.clusters[a.cluster]?.leftAt.get(ip) ?? 0) >= a.at))
-        .map(([id]) => id),
-    ),
+    assertionsOvertaken,
   });
   const calls = stack.emulator.calls();
-  const evidence = checkEvidence({ answers: recorder.answers, calls, deadLetters, deletionWindows: driver.deletionWindows });
+  const evidence = checkEvidence({
+    answers: recorder.answers,
+    calls,
+    deadLetters,
+    deletionWindows: driver.deletionWindows,
+    exhausted: {
+      // Valid events: a hostile one, or one whose asserted address left, runs out of retries for another reason.
+      mustShow: (id) => (driver.expected.get(id) ?? 'valid') === 'valid' && !assertionsOvertaken.has(id),
+      busyWindows: driver.busyWindows,
+      lbOfTarget: (target) => fleet.clusters.find((c) => c.name === target)?.lbId,
+      horizonMs: PROFILES[profile].retryHorizonMs,
+    },
+  });
   const queue = checkQueueEmpty(await stack.events.attributes(stack.reconcileQueueUrl));
   const history = stack.emulator.history();
   const poolWrites = checkPoolWrites(fleet, history);
@@ -283,7 +296,7 @@ async function collectReport({
     ...(leaked.length > 0 ? [`refused by inject, yet delivered or used: ${leaked.slice(0, 3).join(', ')}`] : []),
   ];
 
-  return {
+  const report: ChaosReport = {
     seed: options.seed,
     scheduleHash,
     steps,
@@ -319,4 +332,5 @@ async function collectReport({
     durationMs: Date.now() - started,
     ok: violations.length === 0,
   };
+  return { report, deadLetters };
 }

@@ -3,8 +3,8 @@
  * gives the same schedule whatever the timings of the run that plays it.
  */
 import { createHash } from 'node:crypto';
-import type { ServerChange } from './fleet';
-import type { Prng } from './prng';
+import { DRAINABLE, type ServerChange } from './fleet';
+import { createPrng, type Prng } from './prng';
 
 export const READ_OPERATIONS = ['ListLbs', 'ListBackends', 'ListServers', 'GetLb'] as const;
 export const WRITE_OPERATIONS = ['SetBackendServers', 'CreateBackend'] as const;
@@ -28,8 +28,8 @@ export type FaultStep =
   /** The LB's health check reports a control plane (by slot) failing or unknown for a while, whatever the server does. */
   | { type: 'health_failure'; cluster: number; slot: number; status: 'failed' | 'unknown'; forMs: number }
   /**
-   * The LB stays migrating longer than a production retry budget (LBSYNC_MAX_ATTEMPTS 8): the event sent with it
-   * is dead-lettered retries_exhausted under production settings, and recovers under the CI ones. Placed.
+   * The LB stays migrating longer than the production profile's retry horizon (5 s): the event sent with it is
+   * dead-lettered retries_exhausted under production settings, and recovers under the CI ones (20 s). Placed.
    */
   | { type: 'lb_stuck'; cluster: number; forMs: number; id: string }
   /**
@@ -52,6 +52,20 @@ export type Step = { gapMs: number } & (
   | { kind: 'replace'; cluster: number; slot: number; inject?: string }
   /** Two control planes deleted at once and replaced. */
   | { kind: 'replace_two'; cluster: number; slots: [number, number]; inject?: string }
+  /**
+   * Two control planes replaced surge-style: two new servers join while the two they replace lose their role tag,
+   * still running and passing (a pool of five). Once the new ones pass, two passing members are leaving while every
+   * desired member passes: maxUnavailable alone keeps them from leaving in one write. Placed; like a drain, played
+   * on a cluster in sync (the `sync` event, then a wait until its pool is its control planes).
+   */
+  | { kind: 'surge'; cluster: number; slots: [number, number]; sync: string; inject: string }
+  /**
+   * Every control plane of the cluster whose target allows an empty pool (fleet.ts, DRAINABLE) loses its role tag,
+   * all still passing: the pool shrinks one member per write down to the last passing one, which never leaves. The
+   * driver waits until the pool holds one member and a reconcile of the target has met it, then gives the tags
+   * back (`restore`: the event sent then). Placed.
+   */
+  | { kind: 'drain'; cluster: number; sync: string; inject: string; restore: string }
   /** A control plane stops, is stopping, loses its role tag or its address, or comes back. */
   | { kind: 'server_change'; cluster: number; slot: number; change: ServerChange; inject?: string }
   /** An inject caller asserting addresses outside the target: accepted (202), never written, dead-lettered untrusted_server_ips. */
@@ -123,6 +137,8 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
   // the redeliveries they cause (a visibility timeout apart) overlap the rest of the run.
   const placedEvery = Math.max(100, Math.floor(options.events / 4));
   let nextPlaced = Math.min(placedEvery, Math.floor(options.events / 6));
+  // The make-before-break steps placed with them draw from their own stream: the rest of the schedule stays as it was.
+  const rollout = createPrng((options.seed ^ 0x6d62) >>> 0);
   const invalidBody = (tag: string) =>
     prng.pick([
       `{"version":1,"id":"${tag}", oops`,
@@ -135,6 +151,18 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
   const events = Math.max(1, options.events - options.targets); // the settle step's events come last
   while (planned < events) {
     if (options.events >= 20 && planned >= nextPlaced) {
+      const first = rollout.int(0, 2);
+      const surgeCluster = options.targets > 1 ? (DRAINABLE + rollout.int(1, options.targets - 1)) % options.targets : DRAINABLE;
+      steps.push({ gapMs: rollout.int(0, 8), kind: 'drain', cluster: DRAINABLE, sync: id(), inject: id(), restore: id() });
+      steps.push({
+        gapMs: rollout.int(0, 8),
+        kind: 'surge',
+        cluster: surgeCluster,
+        slots: [first, (first + rollout.int(1, 2)) % 3],
+        sync: id(),
+        inject: id(),
+      });
+      planned += 5;
       steps.push({ gapMs: gap(), kind: 'fault', fault: { type: 'lb_stuck', cluster: cluster(), forMs: prng.int(7_000, 8_000), id: id() } });
       steps.push({ gapMs: gap(), kind: 'fault', fault: { type: 'crash', cluster: cluster(), id: id(), times: 4 } });
       planned += 2;

@@ -24,7 +24,7 @@ export interface DeadLetterEntry {
   errorCode?: string;
   message?: string;
   deadLetteredAt?: string;
-  /** What a redrive would send (attempt 0, no notBefore), when the entry holds a valid event. */
+  /** What a redrive would send (attempt 0, no notBefore, no firstAttemptAt), when the entry holds a valid event. */
   redriveEvent?: LbSyncEvent;
   /** Why it cannot be redriven. */
   notRedrivable?: string;
@@ -36,7 +36,8 @@ export interface DeadLetterEntry {
 
 function redrivable(event: unknown): { event?: LbSyncEvent; why?: string } {
   if (typeof event !== 'object' || event === null) return { why: 'the record holds no event' };
-  const { notBefore: _notBefore, ...rest } = event as Record<string, unknown>;
+  // A redrive starts over: a full retry horizon from its own first attempt.
+  const { notBefore: _notBefore, firstAttemptAt: _firstAttemptAt, ...rest } = event as Record<string, unknown>;
   try {
     return { event: parseEvent({ ...rest, attempt: 0 }) };
   } catch (error) {

@@ -53,11 +53,12 @@ const outcome = (status: number, body: string) => (status === 200 ? (JSON.parse(
 const cluster = (fleet: Fleet, i: number) => fleet.clusters[i] as Cluster;
 /** A reconcile that meets an LB in a transient state retries at once instead of waiting inside the invocation. */
 const NO_TRANSIENT_WAIT = { LBSYNC_TRANSIENT_WAIT_MS: '0' };
-const MAX_ATTEMPTS = 8;
+/** A retry whose first attempt lies a day back: past any retry horizon, so a transient failure dead-letters it. */
+const PAST_THE_HORIZON = { attempt: 7, firstAttemptAt: new Date(Date.now() - 86_400_000).toISOString() };
 
-function reconcileEvent(target: string, attempt = 0): ScenarioRequest {
+function reconcileEvent(target: string, retry: { attempt: number; firstAttemptAt?: string } = { attempt: 0 }): ScenarioRequest {
   const event = JSON.parse(reconcileMessage(target)) as Record<string, unknown>;
-  return { headers: json, body: JSON.stringify({ ...event, attempt }) };
+  return { headers: json, body: JSON.stringify({ ...event, ...retry }) };
 }
 
 /**
@@ -148,9 +149,9 @@ export const SCENARIOS: Scenario[] = [
     fromQueue: true,
     targets: 4,
     env: NO_TRANSIENT_WAIT,
-    // The last attempt meets the LB still busy: retries exhausted, the event goes to the dead-letter queue.
+    // The last attempt (its retry horizon past) meets the LB still busy: the event goes to the dead-letter queue.
     setup: (world, fleet) => world.emulator.setLbStatus(cluster(fleet, BUSY).lbId, 'migrating'),
-    request: () => reconcileEvent(clusterName(BUSY), MAX_ATTEMPTS - 1),
+    request: () => reconcileEvent(clusterName(BUSY), PAST_THE_HORIZON),
     expect: (status, body) => outcome(status, body) === 'dead_lettered',
   },
   {

@@ -162,7 +162,9 @@ interface RedriveOptions {
 
 function redriveCommand(cli: Cli): Command {
   return new Command('redrive')
-    .description('put dead-lettered events back on RECONCILE_QUEUE_URL (attempt 0, no notBefore), then delete the dead letters')
+    .description(
+      'put dead-lettered events back on RECONCILE_QUEUE_URL (attempt 0, no notBefore nor firstAttemptAt), then delete the dead letters',
+    )
     .option('--id <id>', `${ID_HELP} (repeatable, or comma-separated)`, collect)
     .option('--all', 'every dead letter that holds a valid event')
     .option('--limit <n>', 'read at most n messages', '1000')

@@ -34,8 +34,8 @@ function buildEvent(options: InjectOptions): LbSyncEvent {
   );
 }
 
-function callerFields(event: LbSyncEvent): Omit<LbSyncEvent, 'attempt' | 'notBefore'> {
-  const { attempt: _attempt, notBefore: _notBefore, ...rest } = event;
+function callerFields(event: LbSyncEvent): Omit<LbSyncEvent, 'attempt' | 'notBefore' | 'firstAttemptAt'> {
+  const { attempt: _attempt, notBefore: _notBefore, firstAttemptAt: _firstAttemptAt, ...rest } = event;
   return rest;
 }
 
@@ -61,7 +61,7 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
         Authorization: `Bearer ${credentials.token}`,
         ...(credentials.functionToken && { 'X-Auth-Token': credentials.functionToken }),
       },
-      // Only what a caller may say: attempt (and notBefore) are the system's, and inject refuses them.
+      // Only what a caller may say: attempt (and notBefore, firstAttemptAt) are the system's, and inject refuses them.
       body: JSON.stringify(callerFields(event)),
       signal: AbortSignal.timeout(15_000),
     });

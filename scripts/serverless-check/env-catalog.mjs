@@ -47,6 +47,7 @@ export const ENV_CATALOG = {
   LBSYNC_SCW_API_URL: { in: ['reconcile', 'watch'] },
   LBSYNC_RETRY_BASE_MS: { in: ALL },
   LBSYNC_RETRY_CAP_MS: { in: ALL },
+  LBSYNC_RETRY_HORIZON_MS: { in: ALL },
   LBSYNC_MAX_ATTEMPTS: { in: ALL },
   LBSYNC_MAX_HOLD_MS: { in: ALL },
   LBSYNC_WAIT_BUDGET_MS: { in: ALL },

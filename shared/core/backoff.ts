@@ -3,13 +3,28 @@ export interface BackoffPolicy {
   capMs: number;
 }
 
+/** The n-th retry's ceiling: base * 2^n, at most the cap. */
+export function backoffCeilingMs(attempt: number, policy: BackoffPolicy): number {
+  return Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(Math.max(attempt, 0), 30));
+}
+
+/** The least the n-th delay can be, whatever the draw: half its ceiling (see backoffDelayMs). */
+export function leastBackoffMs(attempt: number, policy: BackoffPolicy): number {
+  return Math.ceil(backoffCeilingMs(attempt, policy) / 2);
+}
+
 /**
- * Exponential backoff with full jitter: a uniform draw in [0, min(cap, base * 2^attempt)], added to a floor
- * (a 429's wait: see retryFloorMs in disposition.ts). Adding rather than taking the larger of the two keeps
- * callers that were refused together from all coming back on the floor at once.
+ * Exponential backoff with equal jitter: half of min(cap, base * 2^attempt) for sure, the other half drawn
+ * uniformly, added to a floor (a 429's wait: see retryFloorMs in disposition.ts). The sure half makes the retries
+ * spread over the retry horizon whatever the draws (a run of tiny draws cannot spend the attempts in seconds); the
+ * drawn half keeps callers refused together from coming back together, and adding it to the floor rather than taking
+ * the larger of the two keeps them from all coming back on the floor at once.
  */
 export function backoffDelayMs(attempt: number, policy: BackoffPolicy, floorMs = 0, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.capMs, policy.baseMs * 2 ** Math.min(attempt, 30));
-  const draw = Math.floor(random() * ceiling);
-  return Math.max(0, floorMs) + draw;
+  const ceiling = backoffCeilingMs(attempt, policy);
+  const sure = leastBackoffMs(attempt, policy);
+  // A draw outside [0, 1) would leave the bounds the retry horizon is sized on.
+  const drawn = random();
+  const draw = Number.isFinite(drawn) ? Math.min(Math.max(drawn, 0), 1 - Number.EPSILON) : 0;
+  return Math.max(0, floorMs) + sure + Math.floor(draw * (ceiling - sure));
 }

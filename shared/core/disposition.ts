@@ -5,13 +5,16 @@
 // - An early event (notBefore ahead) is held in this invocation while the wait fits under LBSYNC_MAX_HOLD_MS and
 //   the invocation's deadline; a longer wait holds what fits, then sends the message back unchanged (Scaleway
 //   Queues have no DelaySeconds, so a message cannot wait on the queue itself).
-// - A failed reconcile is retried with backoff (a copy with attempt + 1 and notBefore at the retry time; in
-//   native mode DelaySeconds too), dead-lettered when it is permanent or the attempts run out.
+// - A failed reconcile is retried with backoff (a copy with attempt + 1, firstAttemptAt and notBefore at the retry
+//   time; in native mode DelaySeconds too) until LBSYNC_RETRY_HORIZON_MS have passed since its first attempt
+//   (retry-horizon.ts); dead-lettered when it is permanent, or when it still fails at the horizon.
 import { LbSyncError } from '../errors/lbsync-error';
 import type { LbSyncEvent } from '../schemas/event';
-import { backoffDelayMs } from './backoff';
-import { MAX_SERVER_HINT_MS, notBeforeBeyondHorizon } from './retry-horizon';
+import type { RetryPolicy } from './retry-horizon';
+import { elapsedSinceFirstAttempt, MAX_SERVER_HINT_MS, retryDelayMs, systemFieldsBeyondHorizon } from './retry-horizon';
 import { delaySecondsUntil } from './sweep-schedule';
+
+export type { RetryPolicy } from './retry-horizon';
 
 export const DEAD_LETTER_REASONS = [
   'invalid_event',
@@ -56,12 +59,6 @@ export interface DeadLetter {
 
 export type Disposition = Hold | Requeue | Done | DeadLetter;
 
-export interface RetryPolicy {
-  baseMs: number;
-  capMs: number;
-  maxAttempts: number;
-}
-
 export interface DispositionPolicy {
   retry: RetryPolicy;
   /** hold (Scaleway: no DelaySeconds) or native (a queue that has DelaySeconds). */
@@ -97,6 +94,8 @@ export interface Reconciled {
   event: LbSyncEvent;
   result: ReconcileVerdict;
   now: Date;
+  /** When this attempt began: the first attempt's time, for an event that carries no firstAttemptAt yet (default: now). */
+  startedAt?: Date;
 }
 
 export type DispositionInput = Undecodable | Received | Reconciled;
@@ -130,7 +129,7 @@ export function decideDisposition(input: DispositionInput, policy: DispositionPo
 }
 
 function onReceipt({ event, targetKnown, now, remainingMs }: Received, policy: DispositionPolicy): Hold | Requeue | DeadLetter {
-  const tooFar = notBeforeBeyondHorizon(event.notBefore, now, policy.retry.capMs);
+  const tooFar = systemFieldsBeyondHorizon(event, now, policy.retry);
   if (tooFar) return { kind: 'dead_letter', reason: 'invalid_event', error: tooFar };
   if (!targetKnown) {
     return {
@@ -146,25 +145,31 @@ function onReceipt({ event, targetKnown, now, remainingMs }: Received, policy: D
   return { kind: 'requeue', holdMs, delayMs: waitMs - holdMs };
 }
 
-function afterReconcile({ event, result, now }: Reconciled, policy: DispositionPolicy, random: () => number): Done | Requeue | DeadLetter {
+function afterReconcile(
+  { event, result, now, startedAt = now }: Reconciled,
+  policy: DispositionPolicy,
+  random: () => number,
+): Done | Requeue | DeadLetter {
   const { error } = result;
   if (!error) return { kind: 'done', outcome: event.dryRun ? 'dry_run' : result.status === 'applied' ? 'applied' : 'noop' };
   if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
   // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
   const attempt = event.attempt + 1;
-  if (attempt >= policy.retry.maxAttempts) {
+  const elapsedMs = elapsedSinceFirstAttempt(event.firstAttemptAt, startedAt, now);
+  if (elapsedMs >= policy.retry.horizonMs || attempt >= policy.retry.maxAttempts) {
     // An address the event asserted that discovery never confirmed gets its own reason: a human should look.
     return { kind: 'dead_letter', reason: error.code === 'untrusted_server_ips' ? 'untrusted_server_ips' : 'retries_exhausted', error };
   }
-  // Never past the retry horizon (the draw stops at the cap, above a floor honoured up to 15 min): the reconcile refuses later notBefores.
-  const delayMs = backoffDelayMs(event.attempt, policy.retry, Math.min(retryFloorMs(error), MAX_SERVER_HINT_MS), random);
+  // No later than the horizon's end, but after a server's reset hint (honoured up to 15 min): the receipt accepts it.
+  const delayMs = retryDelayMs(event.attempt, policy.retry, elapsedMs, Math.min(retryFloorMs(error), MAX_SERVER_HINT_MS), random);
   const dueAt = now.getTime() + delayMs;
+  const firstAttemptAt = event.firstAttemptAt ?? startedAt.toISOString();
   return {
     kind: 'requeue',
     holdMs: 0,
     delayMs,
     ...(policy.delayMode === 'native' && { delaySeconds: delaySecondsUntil(dueAt, now.getTime()) }),
-    next: { ...event, attempt, notBefore: new Date(dueAt).toISOString() },
+    next: { ...event, attempt, firstAttemptAt, notBefore: new Date(dueAt).toISOString() },
     error,
   };
 }

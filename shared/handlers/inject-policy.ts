@@ -1,6 +1,7 @@
 // What a caller of inject may say, beyond what the event schema allows: the fields only the system
-// sets (attempt, notBefore: a caller could otherwise park an event in 2099 or skip its retries) and the
-// sources only the system uses (sweep, audit: they tell operators which part of the system acted).
+// sets (attempt, notBefore, firstAttemptAt: a caller could otherwise park an event in 2099, skip its retries or
+// stretch its retry horizon) and the sources only the system uses (sweep, audit: they tell operators which part
+// of the system acted).
 import type { FieldError } from '../schemas/field-errors';
 
 export const INJECTABLE_SOURCES = ['manual', 'instance-replacement'] as const;
@@ -8,6 +9,7 @@ export const INJECTABLE_SOURCES = ['manual', 'instance-replacement'] as const;
 const SYSTEM_FIELDS: Record<string, string> = {
   attempt: 'is set by the system when it re-enqueues an event, never by a caller',
   notBefore: 'is set by the system when it schedules a retry, never by a caller',
+  firstAttemptAt: 'is set by the system when it first schedules a retry, never by a caller',
 };
 
 export interface InjectPolicyCheck {

@@ -199,6 +199,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }
 
     // An unknown target was dead-lettered above: the target is known here.
+    const startedAt = now();
     result = await reconcileTarget(target as Target, event, {
       gateway: deps.gateway(deadline, event.id),
       deadline,
@@ -208,7 +209,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       onPlanned: (actions, pool, rollouts) => logPlan(log, actions, pool.ips, rollouts),
     });
     logResult(log, result);
-    return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now() }, policy, deps.random), event);
+    return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random), event);
   } catch (error) {
     // Only a failed hand-off lands here: answer 5xx so the platform redelivers and nothing is lost.
     log.error(

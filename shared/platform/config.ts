@@ -5,6 +5,8 @@ import type { ScalewaySettings } from '../adapters/scaleway';
 import { type LbSyncError, validationError } from '../errors/lbsync-error';
 import type { FieldError } from '../schemas/field-errors';
 import { toFieldErrors } from '../schemas/field-errors';
+import type { RetryPolicy } from '../core/retry-horizon';
+import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
 import type { Target } from '../schemas/target';
 import { parseTargets } from '../schemas/target';
 import RUNTIME_DEFAULTS from './runtime-defaults.json';
@@ -142,7 +144,9 @@ const D = RUNTIME_DEFAULTS;
 const runtimeSchema = z.object({
   LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(D.LBSYNC_RETRY_BASE_MS),
   LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(D.LBSYNC_RETRY_CAP_MS),
-  LBSYNC_MAX_ATTEMPTS: intFromEnv(1, 100).default(D.LBSYNC_MAX_ATTEMPTS),
+  LBSYNC_RETRY_HORIZON_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_RETRY_HORIZON_MS),
+  // Unset: sized from the horizon (retry-horizon.ts); set, it must not cut the horizon short (checked below).
+  LBSYNC_MAX_ATTEMPTS: intFromEnv(1, MAX_ATTEMPTS_LIMIT).optional(),
   LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(D.LBSYNC_MAX_HOLD_MS),
   LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(D.LBSYNC_WAIT_BUDGET_MS),
   LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(D.LBSYNC_TRANSIENT_WAIT_MS),
@@ -165,7 +169,8 @@ export function runtimeDefaults(): z.output<typeof runtimeSchema> {
 }
 
 export interface RuntimeConfig {
-  retry: { baseMs: number; capMs: number; maxAttempts: number };
+  /** Backoff base and cap, the retry horizon, and the safety cap on attempts (sized from the horizon). */
+  retry: RetryPolicy;
   delayMode: 'hold' | 'native';
   /** Longest an early message is held inside one invocation before it is re-enqueued instead. */
   maxHoldMs: number;
@@ -203,7 +208,7 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     ]);
   }
   return {
-    retry: { baseMs: v.LBSYNC_RETRY_BASE_MS, capMs: v.LBSYNC_RETRY_CAP_MS, maxAttempts: v.LBSYNC_MAX_ATTEMPTS },
+    retry: retryPolicy(v),
     delayMode: v.QUEUE_DELAY_MODE,
     maxHoldMs: v.LBSYNC_MAX_HOLD_MS,
     waitBudgetMs: v.LBSYNC_WAIT_BUDGET_MS,
@@ -217,6 +222,34 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     logLevel: v.LOG_LEVEL,
     logFormat: v.LOG_FORMAT,
   };
+}
+
+/** The retry settings, checked together: the horizon must be reachable, and a set LBSYNC_MAX_ATTEMPTS must not cut it short. */
+function retryPolicy(v: z.output<typeof runtimeSchema>): RetryPolicy {
+  const horizon = { baseMs: v.LBSYNC_RETRY_BASE_MS, capMs: v.LBSYNC_RETRY_CAP_MS, horizonMs: v.LBSYNC_RETRY_HORIZON_MS };
+  const needed = defaultMaxAttempts(horizon);
+  const shape = `LBSYNC_RETRY_HORIZON_MS ${horizon.horizonMs} ms with LBSYNC_RETRY_BASE_MS ${horizon.baseMs} and LBSYNC_RETRY_CAP_MS ${horizon.capMs}`;
+  if (needed > MAX_ATTEMPTS_LIMIT) {
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_RETRY_HORIZON_MS',
+        message: `${shape} may take more than ${MAX_ATTEMPTS_LIMIT} attempts (a retry storm; an event counts at most ${MAX_ATTEMPTS_LIMIT})`,
+        fix: 'raise LBSYNC_RETRY_CAP_MS (or LBSYNC_RETRY_BASE_MS), or shorten LBSYNC_RETRY_HORIZON_MS',
+      },
+    ]);
+  }
+  const set = v.LBSYNC_MAX_ATTEMPTS;
+  if (set !== undefined && set < needed) {
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_MAX_ATTEMPTS',
+        message: `is ${set}, fewer than the ${needed} attempts ${shape} may take: valid events would be dead-lettered before the horizon`,
+        received: String(set),
+        fix: `leave it unset (sized from the horizon: ${needed}) or set at least ${needed}; to give up sooner, shorten LBSYNC_RETRY_HORIZON_MS`,
+      },
+    ]);
+  }
+  return { ...horizon, maxAttempts: set ?? needed };
 }
 
 export interface InjectSettings {

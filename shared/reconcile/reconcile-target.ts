@@ -123,12 +123,19 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
 
   try {
     // The LB lookup and server discovery are independent: run them side by side.
-    const poolPromise = discoverPool(gateway, target);
+    let poolPromise = discoverPool(gateway, target);
     poolPromise.catch(() => undefined);
-    let lb = await findLb(gateway, target);
+    const found = await findLb(gateway, target);
+    let lb = found;
     if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
     if (!dryRun) assertWritable(lb);
+    if (lb !== found) {
+      // We waited for a busy LB (up to LBSYNC_TRANSIENT_WAIT_MS): servers read before the wait may have stopped or
+      // started since, and a member whose server was stopped then leaves freely. Read them again, as of the write.
+      poolPromise = discoverPool(gateway, target);
+      poolPromise.catch(() => undefined);
+    }
     // Recorded as each read answers, so a reconcile stopped by a later read still tells what it read.
     const observed = await observeBackends(gateway, target, lb);
     result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));

@@ -27,6 +27,9 @@ export const eventSchema = z
     dryRun: z.boolean().optional().describe('plan only, write nothing'),
     attempt: z.number().int().min(0).max(1000).default(0).describe('set by the system on re-enqueue'),
     notBefore: isoDateTimeSchema.optional().describe('set by the system on re-enqueue: not processed before'),
+    firstAttemptAt: isoDateTimeSchema
+      .optional()
+      .describe('set by the system when it first schedules a retry, then carried unchanged: retries stop LBSYNC_RETRY_HORIZON_MS after it'),
   })
   .strict();
 

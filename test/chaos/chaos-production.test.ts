@@ -6,7 +6,7 @@ import { runChaos, summaryLine } from '../../chaos/run';
 const SEED = 20261129;
 
 describe('chaos (CI size, production settings)', () => {
-  it('production settings (maxReceiveCount 4, LBSYNC_MAX_ATTEMPTS 8): retries really run out and the queue really redrives, every answer still backed', async () => {
+  it('production settings (maxReceiveCount 4, a 5 s retry horizon): retries really run out (the LB busy at each attempt) and the queue really redrives, every answer still backed', async () => {
     const report = await runChaos({ seed: SEED, events: 60, targets: 4, idleTimeoutMs: 30_000, profile: 'production' });
     const line = summaryLine(report);
     expect(report.violations, line).toEqual([]);

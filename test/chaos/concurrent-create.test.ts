@@ -16,7 +16,13 @@ beforeAll(async () => {
     functionsFrom: 'source',
     instancePendingMs: 50,
     visibilityTimeoutSeconds: 10,
-    env: { LOG_LEVEL: 'silent', LBSYNC_RETRY_BASE_MS: '50', LBSYNC_RETRY_CAP_MS: '500', LBSYNC_WAIT_BUDGET_MS: '2000' },
+    env: {
+      LOG_LEVEL: 'silent',
+      LBSYNC_RETRY_BASE_MS: '50',
+      LBSYNC_RETRY_CAP_MS: '500',
+      LBSYNC_RETRY_HORIZON_MS: '20000',
+      LBSYNC_WAIT_BUDGET_MS: '2000',
+    },
     onDelivery: (d) => deliveries.push(d),
   });
 });

@@ -25,7 +25,13 @@ function pool(): string[] | undefined {
 beforeAll(async () => {
   stack = await startDemoStack({
     instancePendingMs: 50,
-    env: { LBSYNC_WAIT_BUDGET_MS: '3000', LBSYNC_RETRY_BASE_MS: '100', LBSYNC_RETRY_CAP_MS: '200', LBSYNC_MAX_HOLD_MS: '500' },
+    env: {
+      LBSYNC_WAIT_BUDGET_MS: '3000',
+      LBSYNC_RETRY_BASE_MS: '100',
+      LBSYNC_RETRY_CAP_MS: '200',
+      LBSYNC_RETRY_HORIZON_MS: '30000',
+      LBSYNC_MAX_HOLD_MS: '500',
+    },
     onDelivery: (d) => {
       let event: { id?: string; source?: string } | undefined;
       try {

@@ -20,6 +20,8 @@ const NEW_CP = {
   tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
 };
 const NEW_POOL = ['51.15.100.12', '51.15.100.13', '51.15.100.51'];
+/** Transient failures are retried this long after the first attempt (a few attempts with base 100 ms, cap 800 ms). */
+const RETRY_HORIZON_MS = 2_000;
 
 function convergedSeed(): EmulatorSeed {
   const seed = demoSeed();
@@ -76,7 +78,7 @@ beforeAll(async () => {
       LOG_LEVEL: 'silent',
       LBSYNC_RETRY_BASE_MS: '100',
       LBSYNC_RETRY_CAP_MS: '800',
-      LBSYNC_MAX_ATTEMPTS: '4',
+      LBSYNC_RETRY_HORIZON_MS: String(RETRY_HORIZON_MS),
       LBSYNC_MAX_HOLD_MS: '2000',
       LBSYNC_WAIT_BUDGET_MS: '2000',
       LBSYNC_TRANSIENT_WAIT_MS: '0', // every transient LB state goes through the queue's retry path here
@@ -214,11 +216,14 @@ describe('events in, backends converged, nothing lost', () => {
     expect(writes().map((c) => c.operation)).toEqual(['SetBackendServers']);
   });
 
-  it('retries exhausted: dead-lettered with the last error after the configured attempts', async () => {
+  it('retries exhausted: dead-lettered with the last error once the retry horizon has passed since the first attempt', async () => {
     stack.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
     await stack.inject({ source: 'manual', target: DEMO_CLUSTER });
-    const [record] = await deadLetters();
-    expect(record).toMatchObject({ reason: 'retries_exhausted', attempts: 4, error: { code: 'lb_transient_state' } });
+    const [record] = (await deadLetters()) as (DeadLetterRecord & { event: { firstAttemptAt: string } })[];
+    expect(record).toMatchObject({ reason: 'retries_exhausted', error: { code: 'lb_transient_state' } });
+    if (!record) throw new Error('no dead letter');
+    expect(record.attempts).toBeGreaterThanOrEqual(3);
+    expect(Date.parse(record.deadLetteredAt) - Date.parse(record.event.firstAttemptAt)).toBeGreaterThanOrEqual(RETRY_HORIZON_MS);
     expect(writes()).toEqual([]);
     stack.emulator.setLbStatus(DEMO_LB_ID, 'ready');
   });

@@ -72,6 +72,20 @@ function isRefusedRange(address: string): boolean {
   );
 }
 
+/** Every field of an event (the schema's keys). */
+export const EVENT_FIELDS = [
+  'version',
+  'id',
+  'source',
+  'target',
+  'occurredAt',
+  'serverIps',
+  'dryRun',
+  'attempt',
+  'notBefore',
+  'firstAttemptAt',
+] as const;
+
 export const validEvent = fc.record(
   {
     version: fc.constant(1),
@@ -83,6 +97,7 @@ export const validEvent = fc.record(
     dryRun: fc.boolean(),
     attempt: fc.integer({ min: 0, max: 1000 }),
     notBefore: isoDate,
+    firstAttemptAt: isoDate,
   },
   { requiredKeys: ['version', 'id', 'source', 'target', 'occurredAt'] },
 );

@@ -6,7 +6,7 @@ import type { LocalStack } from '../../local/stack';
 import { startLocalStack } from '../../local/stack';
 import { MAX_EVENT_BYTES, completeEvent, parseEvent } from '../../shared/schemas/event';
 import { DEMO_CLUSTER, demoSeed } from '../support/world';
-import { FUZZ, pollutingJson, validEvent, wrongValue } from './arbitraries';
+import { FUZZ, pollutingJson, validEvent, wrongValue, EVENT_FIELDS } from './arbitraries';
 
 let stack: LocalStack;
 let delivered = 0;
@@ -42,7 +42,13 @@ function acceptable(body: string): boolean {
     if (value && typeof value === 'object' && !Array.isArray(value)) {
       const own = (key: string) => Object.hasOwn(value, key);
       const source = (value as { source?: unknown }).source;
-      if (own('attempt') || own('notBefore') || (own('source') && source !== 'manual' && source !== 'instance-replacement')) return false;
+      if (
+        own('attempt') ||
+        own('notBefore') ||
+        own('firstAttemptAt') ||
+        (own('source') && source !== 'manual' && source !== 'instance-replacement')
+      )
+        return false;
     }
     const withSource =
       value && typeof value === 'object' && !Array.isArray(value) && !Object.hasOwn(value, 'source')
@@ -53,8 +59,6 @@ function acceptable(body: string): boolean {
     return false;
   }
 }
-
-const EVENT_FIELDS = ['version', 'id', 'source', 'target', 'occurredAt', 'serverIps', 'dryRun', 'attempt', 'notBefore'] as const;
 
 const malformedJsonBody = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 300 }),

@@ -10,11 +10,11 @@ import { handleReconcileMessage } from '../../shared/handlers/reconcile-message'
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { createLogger } from '../../shared/platform/log';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
-import { CLOCK_SKEW_MS, retryHorizonMs } from '../../shared/core/retry-horizon';
+import { systemFieldsBeyondHorizon } from '../../shared/core/retry-horizon';
 import { decodeEvent, MAX_EVENT_BYTES } from '../../shared/schemas/event';
 import type { World } from '../support/world';
 import { DEMO_CLUSTER, demoTarget, startWorld } from '../support/world';
-import { FUZZ, pollutingJson, prototypeIsClean, targetName, validEvent, wrongValue } from './arbitraries';
+import { FUZZ, pollutingJson, prototypeIsClean, targetName, validEvent, wrongValue, EVENT_FIELDS } from './arbitraries';
 
 let world: World;
 let localQueue: LocalQueue;
@@ -60,8 +60,6 @@ async function takeDeadLetters(): Promise<DeadLetterRecord[]> {
   }
 }
 
-const EVENT_FIELDS = ['version', 'id', 'source', 'target', 'occurredAt', 'serverIps', 'dryRun', 'attempt', 'notBefore'] as const;
-
 /**
  * What a queue can deliver: SQS accepts #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD (and real SQS also
  * #x10000-#x10FFFF, which the local queue refuses), so the function never receives anything else.
@@ -94,15 +92,16 @@ describe('reconcile: malformed bodies and unknown targets', () => {
     await fc.assert(
       fc.asyncProperty(malformedBody, async (body) => {
         let target: string | undefined;
-        let notBefore: string | undefined;
+        let decoded: ReturnType<typeof decodeEvent> | undefined;
         try {
-          ({ target, notBefore } = decodeEvent(body));
+          decoded = decodeEvent(body);
+          target = decoded.target;
         } catch {
           target = undefined;
         }
-        // An event scheduled further out than any retry (the cap) is not one of ours: invalid before anything else.
-        const tooFar =
-          notBefore !== undefined && Date.parse(notBefore) > Date.now() + retryHorizonMs(deps().runtime.retry.capMs) + CLOCK_SKEW_MS;
+        // An event scheduled further out than any retry, or first attempted in the future, is not one of ours:
+        // invalid before anything else.
+        const tooFar = decoded !== undefined && systemFieldsBeyondHorizon(decoded, new Date(), deps().runtime.retry) !== undefined;
         fc.pre(target !== DEMO_CLUSTER || tooFar); // a valid event for the configured target is not malformed
         const expected = target === undefined || tooFar ? 'invalid_event' : 'unknown_target';
         world.emulator.resetCalls();

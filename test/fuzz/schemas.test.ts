@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
-import { decodeEvent, MAX_EVENT_BYTES, parseEvent } from '../../shared/schemas/event';
+import { decodeEvent, eventSchema, MAX_EVENT_BYTES, parseEvent } from '../../shared/schemas/event';
 import { parseTargets } from '../../shared/schemas/target';
 import {
   FUZZ,
@@ -17,6 +17,7 @@ import {
   validKopsTarget,
   wrongValue,
   zoneShapedButUnknown,
+  EVENT_FIELDS,
 } from './arbitraries';
 
 type Outcome = { ok: true; value: unknown } | { ok: false };
@@ -43,9 +44,11 @@ function refusedProperly(code: 'invalid_event' | 'invalid_config', fn: () => unk
   }
 }
 
-const EVENT_FIELDS = ['version', 'id', 'source', 'target', 'occurredAt', 'serverIps', 'dryRun', 'attempt', 'notBefore'] as const;
-
 describe('events', () => {
+  it('the fields the fuzzers spoil are every field of the event schema', () => {
+    expect([...EVENT_FIELDS].sort()).toEqual(Object.keys(eventSchema.shape).sort());
+  });
+
   it('every valid event parses, decodes from JSON, and round-trips', () => {
     fc.assert(
       fc.property(validEvent, (event) => {

@@ -10,7 +10,8 @@ import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID } from '../support/wor
 
 let stack: LocalStack;
 const deliveries: Delivery[] = [];
-const MAX_ATTEMPTS = 3;
+/** Retries stop this long after the first attempt (LBSYNC_RETRY_HORIZON_MS): a few attempts here. */
+const HORIZON_MS = 400;
 
 beforeAll(async () => {
   stack = await startDemoStack({
@@ -18,7 +19,7 @@ beforeAll(async () => {
     env: {
       LBSYNC_RETRY_BASE_MS: '50',
       LBSYNC_RETRY_CAP_MS: '200',
-      LBSYNC_MAX_ATTEMPTS: String(MAX_ATTEMPTS),
+      LBSYNC_RETRY_HORIZON_MS: String(HORIZON_MS),
       LBSYNC_WAIT_BUDGET_MS: '3000',
       LBSYNC_MAX_HOLD_MS: '1000',
     },
@@ -51,6 +52,12 @@ describe('inject refuses what only the system may say', () => {
   const refused: [string, Record<string, unknown>, string, RegExp][] = [
     ['an attempt', { attempt: 0 }, 'event.attempt', /set by the system/],
     ['a notBefore in 2099', { notBefore: '2099-01-01T00:00:00Z' }, 'event.notBefore', /set by the system/],
+    [
+      'a firstAttemptAt (it would stretch the retry horizon)',
+      { firstAttemptAt: '2099-01-01T00:00:00Z' },
+      'event.firstAttemptAt',
+      /set by the system/,
+    ],
     ['source sweep', { source: 'sweep' }, 'event.source', /not a source a caller may use/],
     ['source audit', { source: 'audit' }, 'event.source', /not a source a caller may use/],
     ['an unknown source', { source: 'cron' }, 'event.source', /not a source a caller may use/],
@@ -82,12 +89,14 @@ describe('inject refuses what only the system may say', () => {
       target: DEMO_CLUSTER,
       attempt: 3,
       notBefore: '2099-01-01T00:00:00Z',
+      firstAttemptAt: '2026-01-01T00:00:00Z',
       source: 'sweep',
       serverIps: ['127.0.0.1'],
     });
     expect(answer.status).toBe(400);
     expect(answer.body.errors?.map((e) => e.path).sort()).toEqual([
       'event.attempt',
+      'event.firstAttemptAt',
       'event.notBefore',
       'event.serverIps[0]',
       'event.source',
@@ -105,17 +114,21 @@ describe('serverIps outside the target never reach the pool', () => {
     const mine = deliveries
       .filter((d) => d.body.includes(eventId))
       .map((d) => JSON.parse(d.answer ?? '{}') as { outcome: string; attempt: number; reason?: string });
-    expect(mine.map((a) => a.outcome)).toEqual([...Array<string>(MAX_ATTEMPTS - 1).fill('retry_scheduled'), 'dead_lettered']);
-    expect(mine.map((a) => a.attempt)).toEqual([0, 1, 2]);
+    expect(mine.length).toBeGreaterThanOrEqual(2);
+    expect(mine.map((a) => a.outcome)).toEqual([...Array<string>(mine.length - 1).fill('retry_scheduled'), 'dead_lettered']);
+    expect(mine.map((a) => a.attempt)).toEqual(mine.map((_, i) => i));
     expect(mine.at(-1)?.reason).toBe('untrusted_server_ips');
     const records = await stack.drainDeadLetters();
     expect(records).toHaveLength(1);
     expect(records[0]).toMatchObject({
       reason: 'untrusted_server_ips',
       eventId,
-      attempt: MAX_ATTEMPTS - 1,
+      attempt: mine.length - 1,
       error: { code: 'untrusted_server_ips' },
     });
+    // Retried until the horizon had passed since its first attempt, not for a count.
+    const record = records[0] as DeadLetterRecord & { event: { firstAttemptAt: string } };
+    expect(Date.parse(record.deadLetteredAt) - Date.parse(record.event.firstAttemptAt)).toBeGreaterThanOrEqual(HORIZON_MS);
     expect(records[0]?.error.hint).toMatch(/never written/);
     // The evidence: no write ever held the address, and the pool is discovery's.
     expect(writtenPools().length).toBeGreaterThan(0);
@@ -144,6 +157,12 @@ describe('the reconcile refuses what the queue brings, at once and without an AP
     expect(records).toEqual([expect.objectContaining({ reason: 'invalid_event', eventId: 'evt-2099', attempt: 1 })] as DeadLetterRecord[]);
     expect(records[0]?.error.fieldErrors?.map((e) => e.path)).toEqual(['event.notBefore']);
     expect(deliveries.length - before).toBe(1); // one delivery, no re-enqueue
+  });
+
+  it('a firstAttemptAt in the future (it would stretch the retry horizon): dead-lettered invalid_event, no API call', async () => {
+    const records = await direct({ id: 'evt-later', firstAttemptAt: '2099-01-01T00:00:00Z', attempt: 1 });
+    expect(records).toEqual([expect.objectContaining({ reason: 'invalid_event', eventId: 'evt-later' })] as DeadLetterRecord[]);
+    expect(records[0]?.error.fieldErrors?.map((e) => e.path)).toEqual(['event.firstAttemptAt']);
   });
 
   it('a loopback or metadata address in serverIps: dead-lettered invalid_event naming the field', async () => {

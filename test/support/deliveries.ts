@@ -1,8 +1,8 @@
 /**
  * One event through the real path, one delivery at a time: the local SQS-protocol queue, the reconcile handler
  * (real SDK -> emulator), its re-enqueues and dead letters. Between deliveries the test moves the world
- * (a server passes its health check, a tag comes back...), so nothing races a clock: holds and polls are
- * recorded at their full length but last at most 20 ms.
+ * (a server passes its health check, a tag comes back...), so nothing races a clock: holds and polls last at most
+ * 20 ms, and the handler's clock counts them at their full length (the retry horizon is measured on it).
  */
 import { randomUUID } from 'node:crypto';
 import type { EmulatorHandle } from '../../emulator';
@@ -61,7 +61,8 @@ export async function sendEvent(
   const runtime = runtimeConfigFromEnv({
     LBSYNC_RETRY_BASE_MS: '50',
     LBSYNC_RETRY_CAP_MS: '400',
-    LBSYNC_MAX_ATTEMPTS: '8',
+    // Draws of 0.5: delays of 38, 75, 150, 300 ms..., about ten attempts before the horizon.
+    LBSYNC_RETRY_HORIZON_MS: '2000',
     LBSYNC_MAX_HOLD_MS: '60000',
     LBSYNC_WAIT_BUDGET_MS: '400',
     LBSYNC_TRANSIENT_WAIT_MS: '0',
@@ -69,6 +70,7 @@ export async function sendEvent(
     ...env,
   });
   const eventId = `evt-${suffix}`;
+  let skippedMs = 0;
   const deps = {
     targets: new Map([[target.name, target]]),
     gateway: () =>
@@ -87,7 +89,13 @@ export async function sendEvent(
     logger: options.onLogLine
       ? createLogger({ service: 'deliveries', level: 'info', destination: { write: options.onLogLine } })
       : createLogger({ service: 'deliveries', level: 'silent' }),
-    sleep: (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 20))),
+    now: () => new Date(Date.now() + skippedMs),
+    sleep: async (ms: number) => {
+      const real = Math.min(ms, 20);
+      await new Promise<void>((resolve) => setTimeout(resolve, real));
+      skippedMs += Math.max(0, ms - real);
+    },
+    random: () => 0.5,
   };
   await events.send(
     queues.reconcileQueueUrl,

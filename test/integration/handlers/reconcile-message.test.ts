@@ -57,6 +57,10 @@ function fakeClock() {
     },
     slept,
     total: () => slept.reduce((a, b) => a + b, 0),
+    /** Time passing outside the function: a retry waiting on the queue until due. */
+    advanceTo: (at: number) => {
+      t = Math.max(t, at);
+    },
   };
 }
 
@@ -151,10 +155,15 @@ describe('carrying out the disposition', () => {
       outcome: string;
       retryInMs: number;
     };
-    expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 300_000 }); // base * 2^0 * draw 0.5
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 450_000 }); // half of base * 2^0, + the other half * draw 0.5
     expect(await messageCounts()).toEqual({ visible: 1, delayed: 0 });
     const [next] = await queued();
-    expect(JSON.parse(next as string)).toMatchObject({ id: 'evt-deadline', attempt: 1, notBefore: new Date(T0 + 300_000).toISOString() });
+    expect(JSON.parse(next as string)).toMatchObject({
+      id: 'evt-deadline',
+      attempt: 1,
+      firstAttemptAt: new Date(T0).toISOString(),
+      notBefore: new Date(T0 + 450_000).toISOString(),
+    });
   });
 
   it('native mode: the same retry, held by the queue itself (DelaySeconds)', async () => {
@@ -170,7 +179,7 @@ describe('carrying out the disposition', () => {
       outcome: string;
       retryInMs: number;
     };
-    expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 300_000 });
+    expect(answer).toMatchObject({ outcome: 'retry_scheduled', retryInMs: 450_000 });
     expect(await messageCounts()).toEqual({ visible: 0, delayed: 1 });
   });
 
@@ -309,4 +318,64 @@ describe('the invocation deadline', () => {
     const answer = JSON.parse((await handleReconcileMessage(event(), d)).body) as { outcome: string };
     expect(answer.outcome).toBe('applied');
   });
+});
+
+describe('retried by time, not by count: an LB merely busy never dead-letters a valid event', () => {
+  /**
+   * Delivers the event, then each retry the handler sends back once it is due (the clock moves to its notBefore), until
+   * a final answer, with the deployed retry settings. The LB is migrating until the clock passes busyMs.
+   */
+  async function whileBusy(busyMs: number, random: () => number) {
+    await world.stop();
+    world = await startWorld({ instancePendingMs: 0 });
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
+    const clock = fakeClock();
+    const { deps: d } = deps(clock, { LBSYNC_TRANSIENT_WAIT_MS: '0' });
+    const answers: { outcome: string; attempt: number; reason?: string; at: number }[] = [];
+    const sent: { attempt: number; firstAttemptAt?: string; notBefore?: string }[] = [];
+    let body = event();
+    for (let delivery = 0; delivery < 100; delivery += 1) {
+      if (clock.now().getTime() - T0 >= busyMs) world.emulator.setLbStatus(DEMO_LB_ID, 'ready');
+      const answer = JSON.parse((await handleReconcileMessage(body, { ...d, random })).body) as { outcome: string; attempt: number };
+      answers.push({ ...answer, at: clock.now().getTime() - T0 });
+      if (answer.outcome !== 'retry_scheduled') return { answers, sent, runtime: d.runtime };
+      const [next] = await queued();
+      body = next as string;
+      const retry = JSON.parse(body) as (typeof sent)[number];
+      sent.push(retry);
+      clock.advanceTo(Date.parse(retry.notBefore as string));
+    }
+    throw new Error('no final answer after 100 deliveries');
+  }
+
+  for (const [draws, random] of [
+    ['always 0', () => 0],
+    ['always ~1', () => 0.999_999],
+  ] as const) {
+    it(`an LB busy 100 s (draws ${draws}): retried until it is free, then applied; firstAttemptAt stamped once, carried unchanged`, async () => {
+      const { answers, sent } = await whileBusy(100_000, random);
+      expect(answers.at(-1)).toMatchObject({ outcome: 'applied' });
+      expect(answers.at(-1)?.at).toBeGreaterThanOrEqual(100_000);
+      expect(answers.slice(0, -1).every((a) => a.outcome === 'retry_scheduled')).toBe(true);
+      expect(sent.map((r) => r.attempt)).toEqual(sent.map((_, i) => i + 1));
+      expect(new Set(sent.map((r) => r.firstAttemptAt))).toEqual(new Set([new Date(T0).toISOString()]));
+      expect(await queue.receive(urls.deadLetterQueueUrl, { maxMessages: 10, waitSeconds: 0 })).toEqual([]);
+    });
+
+    it(`an LB busy 31 minutes (draws ${draws}): dead-lettered retries_exhausted by an attempt at the 30-minute horizon`, async () => {
+      const { answers, runtime } = await whileBusy(31 * 60_000, random);
+      const last = answers.at(-1);
+      expect(last).toMatchObject({ outcome: 'dead_lettered', reason: 'retries_exhausted' });
+      expect(last?.at).toBe(runtime.retry.horizonMs);
+      expect(answers.length).toBeLessThanOrEqual(runtime.retry.maxAttempts);
+      const letters = await queue.receive(urls.deadLetterQueueUrl, { maxMessages: 10, waitSeconds: 0 });
+      expect(letters.map((l) => JSON.parse(l.body) as { reason: string; event: { firstAttemptAt: string } })).toEqual([
+        expect.objectContaining({
+          reason: 'retries_exhausted',
+          event: expect.objectContaining({ firstAttemptAt: new Date(T0).toISOString() }),
+        }),
+      ]);
+      await queue.purge(urls.deadLetterQueueUrl);
+    });
+  }
 });

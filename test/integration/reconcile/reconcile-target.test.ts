@@ -155,6 +155,34 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect((write?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(250);
   });
 
+  // Found by the chaos run (seed 20261130): discovery read a control plane as stopped, the reconcile then waited for
+  // the busy LB, the server ran again and passed its check meanwhile, and the write removed it as "stopped" while
+  // its replacements were still unchecked: no passing member left. The servers are read again after such a wait.
+  it('a server that runs again while the reconcile waits for a busy LB is not removed as stopped: discovery is read again after the wait', async () => {
+    await converge();
+    const cp0 = { id: DEMO_CP0_ID, name: 'control-plane-fr-par-1-0', zone: 'fr-par-1', publicIps: [DEMO_CONTROL_PLANE_IPS[0] as string] };
+    const tags = demoTarget().servers.tags;
+    world.emulator.upsertServer({ ...cp0, state: 'stopped', tags });
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
+    world.emulator.addFault({ operation: 'GetLb', gate: 'lb-wait', count: 1 });
+    const running = reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, transientWaitMs: 10_000 });
+    const started = Date.now();
+    const listed = () => world.emulator.calls().some((c) => c.operation === 'ListServers' && c.status === 200);
+    while (!(listed() && (world.emulator.heldAtGates()['lb-wait'] ?? 0) === 1)) {
+      if (Date.now() - started > 10_000) throw new Error('the reconcile never read the servers and waited for the LB');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // While the reconcile waits: the server runs again (and passes its check), and the LB turns ready.
+    world.emulator.upsertServer({ ...cp0, state: 'running', tags });
+    world.emulator.setLbStatus(DEMO_LB_ID, 'ready');
+    world.emulator.releaseGate('lb-wait');
+    const result = await running;
+    expect(result.error).toBeUndefined();
+    expect(world.writes()).toEqual([]);
+    expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    expect(world.emulator.calls().filter((c) => c.operation === 'ListServers')).toHaveLength(2);
+  });
+
   it('LB transient for longer than transientWaitMs: a transient result, no write', async () => {
     world.emulator.setLbStatus(DEMO_LB_ID, 'migrating', 5_000);
     const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, transientWaitMs: 400 });

@@ -418,7 +418,8 @@ async function play(scenario: Scenario): Promise<Run> {
   const runtime = runtimeConfigFromEnv({
     LBSYNC_RETRY_BASE_MS: '50',
     LBSYNC_RETRY_CAP_MS: '400',
-    LBSYNC_MAX_ATTEMPTS: '6',
+    // Real time (the holds below last at most 20 ms): a dozen deliveries or so before the horizon.
+    LBSYNC_RETRY_HORIZON_MS: '1200',
     LBSYNC_MAX_HOLD_MS: '60000',
     LBSYNC_WAIT_BUDGET_MS: '400',
     LBSYNC_TRANSIENT_WAIT_MS: '0',
@@ -452,7 +453,7 @@ async function play(scenario: Scenario): Promise<Run> {
     JSON.stringify({ version: 1, id: eventId, source: 'manual', target: target.name, occurredAt: new Date().toISOString() }),
   );
   const answers: ReconcileAnswerBody[] = [];
-  for (let delivery = 0; delivery < 12; delivery += 1) {
+  for (let delivery = 0; delivery < 60; delivery += 1) {
     const [message] = await events.receive(queues.reconcileQueueUrl, { maxMessages: 1, waitSeconds: 0, visibilityTimeoutSeconds: 30 });
     if (!message) break;
     const response = await handleReconcileMessage(message.body, deps);

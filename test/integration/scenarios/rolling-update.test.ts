@@ -132,16 +132,16 @@ describe('2 of 3 healthy control planes lose their role tag (still running)', ()
     untag(CP2_ID, 'control-plane-fr-par-1-2', CP2_IP);
   });
 
-  it('discovery is suspect: not one write, retried until the retries run out, then dead-lettered with the reason', async () => {
-    const run = await sendEvent(events, emulator, demoTarget(), { LBSYNC_MAX_ATTEMPTS: '4' });
+  it('discovery is suspect: not one write, retried until the retry horizon passes, then dead-lettered with the reason', async () => {
+    const run = await sendEvent(events, emulator, demoTarget(), { LBSYNC_RETRY_HORIZON_MS: '200' });
     const final = await run.untilFinal();
     expect(final).toMatchObject({ outcome: 'dead_lettered', reason: 'retries_exhausted', error: { code: 'discovery_suspect' } });
     expect(final?.error?.message).toMatch(
       /^updating back-end server IPs for load-balancer api\.demo\.k8s\.local: backend lb-backend-https keeps 51\.15\.100\.12, 51\.15\.100\.13 for now: discovery found 1 of the 3 members still serving/,
     );
-    expect(run.answers.slice(0, -1).map((a) => [a.outcome, a.error?.code])).toEqual(
-      Array(3).fill(['retry_scheduled', 'discovery_suspect']),
-    );
+    const retries = run.answers.slice(0, -1);
+    expect(retries.length).toBeGreaterThanOrEqual(1);
+    expect(retries.map((a) => [a.outcome, a.error?.code])).toEqual(Array(retries.length).fill(['retry_scheduled', 'discovery_suspect']));
     expect(writes()).toEqual([]);
     expect((await run.deadLetters()).map((r) => [r.eventId, r.reason])).toEqual([[run.eventId, 'retries_exhausted']]);
   });

@@ -2,7 +2,7 @@
 // writes judged for unsafe shrinks (chaos/invariants.ts).
 import { describe, expect, it } from 'vitest';
 import type { RecordedAnswer } from '../../../chaos/answer-recorder';
-import { checkEvidence, eventOfCall } from '../../../chaos/evidence';
+import { checkEvidence, eventOfCall, type ExhaustedEvidence } from '../../../chaos/evidence';
 import { checkShrinks, judgeShrink } from '../../../chaos/invariants';
 import type { CallRecord } from '../../../emulator';
 import type { PoolWrite } from '../../../emulator';
@@ -100,6 +100,68 @@ describe('checkEvidence', () => {
     expect(judge([a, { ...a, startedAt: 300, at: 400 }], [], [record('dl-1')])).toMatchObject({ backed: 1, unbacked: 1 });
     expect(judge([a], [], [])).toMatchObject({ backed: 0, unbacked: 1 });
     expect(judge([a], [], [], [[150, 250]])).toMatchObject({ backed: 0, unbacked: 0, destroyedByDriver: 1 });
+  });
+
+  describe('retries_exhausted: the LB busy at each attempt, for a whole retry horizon', () => {
+    type Windows = ReadonlyMap<string, readonly (readonly [number, number])[]>;
+    const busy: Windows = new Map([['lb-1', [[0, 5_000]]]]);
+    const exhausted = (busyWindows: Windows = busy, horizonMs = 1_000): ExhaustedEvidence => ({
+      mustShow: (id: string): boolean => id === 'e',
+      busyWindows,
+      lbOfTarget: (target: string) => (target === 'c0.k8s.local' ? 'lb-1' : undefined),
+      horizonMs,
+    });
+    const attempt = (startedAt: number, n: number) =>
+      answer('e', 'retry_scheduled', startedAt, startedAt + 50, {
+        target: 'c0.k8s.local',
+        attempt: n,
+        error: { code: 'lb_transient_state' },
+      });
+    const dead = answer('e', 'dead_lettered', 1_200, 1_250, {
+      target: 'c0.k8s.local',
+      attempt: 2,
+      recordId: 'dl-1',
+      reason: 'retries_exhausted',
+    });
+    const lbRead = (at: number, operation = 'ListLbs', status = 200) => call('e', operation, at, status);
+    const run = (calls: CallRecord[], evidence = exhausted(), answers = [attempt(0, 0), attempt(600, 1), dead]) =>
+      checkEvidence({ answers, calls, deadLetters: [record('dl-1')], deletionWindows: [], exhausted: evidence });
+
+    it('each attempt read the LB while it was busy, and the horizon passed: backed', () => {
+      expect(run([lbRead(10), lbRead(610, 'GetLb'), lbRead(1_210)])).toMatchObject({ backed: 1, unbacked: 0 });
+      // A 409 from the API is the LB busy too.
+      expect(run([lbRead(10), call('e', 'SetBackendServers', 620, 409), lbRead(1_210)])).toMatchObject({ backed: 1, unbacked: 0 });
+    });
+
+    it('an attempt that met a ready LB: unbacked, naming the attempt', () => {
+      const report = run(
+        [lbRead(10), lbRead(610), lbRead(1_210)],
+        exhausted(
+          new Map([
+            [
+              'lb-1',
+              [
+                [0, 500],
+                [1_000, 2_000],
+              ],
+            ],
+          ]),
+        ),
+      );
+      expect(report).toMatchObject({ backed: 0, unbacked: 1 });
+      expect(report.unbackedSamples[0]).toMatch(
+        /\(retries_exhausted\) though the LB was not busy at its attempt 1 \(\+600 ms: lb_transient_state/,
+      );
+    });
+
+    it('dead-lettered before the horizon had passed since the first attempt: unbacked', () => {
+      const report = run([lbRead(10), lbRead(610), lbRead(1_210)], exhausted(busy, 5_000));
+      expect(report.unbackedSamples[0]).toMatch(/came 1250 ms after its first attempt, before the 5000 ms retry horizon/);
+    });
+
+    it('an event that need not show it (a hostile one): its record suffices', () => {
+      expect(run([], { ...exhausted(), mustShow: () => false })).toMatchObject({ backed: 1, unbacked: 0 });
+    });
   });
 
   it('retry_scheduled and undelivered answers need no evidence', () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DispositionInput, DispositionPolicy } from '../../../shared/core/disposition';
 import { decideDisposition, RATE_LIMIT_FLOOR_MS, retryFloorMs } from '../../../shared/core/disposition';
-import { CLOCK_SKEW_MS, MAX_SERVER_HINT_MS, notBeforeBeyondHorizon, retryHorizonMs } from '../../../shared/core/retry-horizon';
+import { CLOCK_SKEW_MS, MAX_SERVER_HINT_MS, retryReachMs, systemFieldsBeyondHorizon } from '../../../shared/core/retry-horizon';
 import type { ErrorCode } from '../../../shared/errors/lbsync-error';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 import type { LbSyncEvent } from '../../../shared/schemas/event';
@@ -11,7 +11,11 @@ import type { LbSyncEvent } from '../../../shared/schemas/event';
 const event: LbSyncEvent = { version: 1, id: 'evt-1', source: 'manual', target: 'prod', occurredAt: '2026-11-29T10:00:00Z', attempt: 0 };
 const now = new Date('2026-11-29T10:00:10Z');
 const inMs = (ms: number) => new Date(now.getTime() + ms).toISOString();
-const hold: DispositionPolicy = { retry: { baseMs: 1000, capMs: 60_000, maxAttempts: 5 }, delayMode: 'hold', maxHoldMs: 20_000 };
+const hold: DispositionPolicy = {
+  retry: { baseMs: 1000, capMs: 60_000, horizonMs: 3_600_000, maxAttempts: 100 },
+  delayMode: 'hold',
+  maxHoldMs: 20_000,
+};
 const native: DispositionPolicy = { ...hold, delayMode: 'native' };
 const failed = (code: ErrorCode, retryAfterMs?: number) => ({
   status: 'failed' as const,
@@ -91,22 +95,59 @@ describe('decideDisposition after the reconcile', () => {
     attempt = 0,
     policy = hold,
     draw = 0.5,
-  ) => decideDisposition({ stage: 'reconciled', event: { ...event, attempt }, result, now }, policy, () => draw);
+    firstAttemptAt?: string,
+  ) =>
+    decideDisposition(
+      { stage: 'reconciled', event: { ...event, attempt, ...(firstAttemptAt && { firstAttemptAt }) }, result, now },
+      policy,
+      () => draw,
+    );
+  const horizonAgo = (extraMs = 0) => inMs(-hold.retry.horizonMs - extraMs);
 
   it.each([
-    // [what, result, attempt, disposition]
-    ['applied', { status: 'applied' }, 0, { kind: 'done', outcome: 'applied' }],
-    ['noop', { status: 'noop' }, 0, { kind: 'done', outcome: 'noop' }],
-    ['permanent: dead-lettered at once', failed('permissions_denied'), 0, { kind: 'dead_letter', reason: 'permanent_error' }],
-    ['transient on the last attempt: retries exhausted', failed('network_error'), 4, { kind: 'dead_letter', reason: 'retries_exhausted' }],
+    // [what, result, attempt, firstAttemptAt, disposition]
+    ['applied', { status: 'applied' }, 0, undefined, { kind: 'done', outcome: 'applied' }],
+    ['noop', { status: 'noop' }, 0, undefined, { kind: 'done', outcome: 'noop' }],
+    ['permanent: dead-lettered at once', failed('permissions_denied'), 0, undefined, { kind: 'dead_letter', reason: 'permanent_error' }],
     [
-      'asserted serverIps never confirmed, on the last attempt: its own reason',
+      'transient, first attempted a horizon ago: retries exhausted',
+      failed('network_error'),
+      7,
+      horizonAgo(),
+      { kind: 'dead_letter', reason: 'retries_exhausted' },
+    ],
+    [
+      'transient, beyond the horizon on its first attempt here',
+      failed('lb_transient_state'),
+      0,
+      horizonAgo(60_000),
+      { kind: 'dead_letter' },
+    ],
+    ['permanent beyond the horizon: still its own reason', failed('permissions_denied'), 3, horizonAgo(), { reason: 'permanent_error' }],
+    ['beyond the horizon but applied: done', { status: 'applied' }, 9, horizonAgo(), { kind: 'done', outcome: 'applied' }],
+    [
+      'transient at the safety cap (LBSYNC_MAX_ATTEMPTS), inside the horizon',
+      failed('network_error'),
+      99,
+      inMs(-1000),
+      { reason: 'retries_exhausted' },
+    ],
+    [
+      'asserted serverIps never confirmed, at the horizon: its own reason',
       failed('untrusted_server_ips'),
       4,
+      horizonAgo(),
       { kind: 'dead_letter', reason: 'untrusted_server_ips' },
     ],
-  ] as const)('%s', (_name, result, attempt, expected) => {
-    expect(afterReconcile(result, attempt)).toMatchObject(expected);
+    [
+      'transient one second inside the horizon: retried',
+      failed('network_error'),
+      12,
+      horizonAgo(-1000),
+      { kind: 'requeue', delayMs: 1000 },
+    ],
+  ] as const)('%s', (_name, result, attempt, firstAttemptAt, expected) => {
+    expect(afterReconcile(result, attempt, hold, 0.5, firstAttemptAt)).toMatchObject(expected);
   });
 
   it.each([
@@ -119,46 +160,76 @@ describe('decideDisposition after the reconcile', () => {
 
   it.each([
     // [what, error, attempt, draw, delayMs]
-    ['transient: backoff with full jitter (base * 2^attempt)', failed('api_transient_state'), 2, 0.5, 2000],
-    ['other transient errors have no floor', failed('network_error'), 0, 0, 0],
-    ["a 429's reset hint is a floor, the jittered draw above it", failed('rate_limited', 9000), 0, 0.1, 9100],
-    ['a 429 without a reset hint (the real gateway): the 1 s floor, the draw above it', failed('rate_limited'), 3, 0.25, 1000 + 2000],
-    ['a vanished backend is retried (the next attempt creates it)', failed('backend_not_found'), 0, 0, 0],
-    ['asserted serverIps not confirmed yet: retried', failed('untrusted_server_ips'), 3, 0.5, 4000],
-    ['a reset hint above the cap is honoured up to 15 minutes', failed('rate_limited', 3_600_000), 0, 0.9, MAX_SERVER_HINT_MS + 900],
+    ['transient: half of base * 2^attempt for sure, the other half drawn', failed('api_transient_state'), 2, 0.5, 2000 + 1000],
+    ['other transient errors have no floor', failed('network_error'), 0, 0, 500],
+    ["a 429's reset hint is a floor, the backoff above it", failed('rate_limited', 9000), 0, 0.1, 9000 + 500 + 50],
+    [
+      'a 429 without a reset hint (the real gateway): the 1 s floor, the backoff above it',
+      failed('rate_limited'),
+      3,
+      0.25,
+      1000 + 4000 + 1000,
+    ],
+    ['a vanished backend is retried (the next attempt creates it)', failed('backend_not_found'), 0, 0, 500],
+    ['asserted serverIps not confirmed yet: retried', failed('untrusted_server_ips'), 3, 0.5, 4000 + 2000],
+    ['a reset hint above the cap is honoured up to 15 minutes', failed('rate_limited', 3_600_000), 0, 0.9, MAX_SERVER_HINT_MS + 500 + 450],
   ] as const)('%s', (_name, result, attempt, draw, delayMs) => {
     const decided = afterReconcile(result, attempt, hold, draw);
     expect(decided).toEqual({
       kind: 'requeue',
       holdMs: 0,
       delayMs,
-      next: { ...event, attempt: attempt + 1, notBefore: inMs(delayMs) },
+      // The first retry stamps the first attempt's time (this one: it began `now`).
+      next: { ...event, attempt: attempt + 1, firstAttemptAt: now.toISOString(), notBefore: inMs(delayMs) },
       error: result.error,
     });
+  });
+
+  it('firstAttemptAt is the time the first attempt began, and every later retry carries it unchanged', () => {
+    const startedAt = new Date(now.getTime() - 4_000);
+    const first = decideDisposition({ stage: 'reconciled', event, result: failed('network_error'), now, startedAt }, hold, () => 0);
+    const stamped = (first as { next: LbSyncEvent }).next;
+    expect(stamped.firstAttemptAt).toBe(startedAt.toISOString());
+    const later = new Date(now.getTime() + 600_000);
+    const second = decideDisposition({ stage: 'reconciled', event: stamped, result: failed('network_error'), now: later }, hold, () => 0);
+    expect((second as { next: LbSyncEvent }).next).toMatchObject({ attempt: 2, firstAttemptAt: startedAt.toISOString() });
+  });
+
+  it("the last delay is clipped to the horizon's end: the last attempt falls at the horizon, not a cap later", () => {
+    const retry = afterReconcile(failed('lb_transient_state'), 20, hold, 0.999, horizonAgo(-7_000));
+    expect(retry).toMatchObject({ kind: 'requeue', delayMs: 7_000, next: { notBefore: inMs(7_000) } });
+    // ...but a rate limit's reset is waited out even past it: a sooner call would only be refused again.
+    expect(afterReconcile(failed('rate_limited', 30_000), 20, hold, 0, horizonAgo(-7_000))).toMatchObject({ delayMs: 30_000 });
   });
 
   it('native mode: the same retry, with DelaySeconds until due (rounded up, at most 900)', () => {
     expect(afterReconcile(failed('api_transient_state'), 2, native, 0.6)).toMatchObject({
       kind: 'requeue',
-      delayMs: 2400,
-      delaySeconds: 3,
+      delayMs: 3200,
+      delaySeconds: 4,
     });
     expect(afterReconcile(failed('rate_limited', 3_600_000), 0, native, 0)).toMatchObject({
-      delayMs: MAX_SERVER_HINT_MS,
+      delayMs: MAX_SERVER_HINT_MS + 500,
       delaySeconds: 900,
     });
-    expect(afterReconcile(failed('network_error'), 0, native, 0)).toMatchObject({ delayMs: 0, delaySeconds: 0 });
+    expect(afterReconcile(failed('network_error'), 0, native, 0)).toMatchObject({ delayMs: 500, delaySeconds: 1 });
     expect(afterReconcile(failed('api_transient_state'), 2, hold, 0.6)).not.toHaveProperty('delaySeconds');
   });
 
-  it('no retry is ever scheduled past the horizon the receipt accepts', () => {
-    const retry = afterReconcile(failed('rate_limited', 86_400_000), 29, { ...hold, retry: { ...hold.retry, maxAttempts: 100 } }, 0.999);
-    expect(retry.kind).toBe('requeue');
-    const next = (retry as { next: LbSyncEvent }).next;
-    expect(notBeforeBeyondHorizon(next.notBefore, now, hold.retry.capMs)).toBeUndefined();
-    expect(decideDisposition({ stage: 'received', event: next, targetKnown: true, now, remainingMs: 50_000 }, hold).kind).not.toBe(
-      'dead_letter',
-    );
+  it('no retry is ever scheduled past what the receipt accepts', () => {
+    for (const [policy, draw] of [
+      [hold, 0.999],
+      [{ ...hold, retry: { ...hold.retry, horizonMs: 60_000 } }, 0.999],
+      [{ ...hold, retry: { ...hold.retry, capMs: 43_200_000 } }, 0.999],
+    ] as const) {
+      const retry = afterReconcile(failed('rate_limited', 86_400_000), 29, policy, draw);
+      expect(retry.kind).toBe('requeue');
+      const next = (retry as { next: LbSyncEvent }).next;
+      expect(systemFieldsBeyondHorizon(next, now, policy.retry)).toBeUndefined();
+      expect(decideDisposition({ stage: 'received', event: next, targetKnown: true, now, remainingMs: 50_000 }, policy).kind).not.toBe(
+        'dead_letter',
+      );
+    }
   });
 });
 
@@ -170,12 +241,24 @@ describe('retryFloorMs and the retry horizon', () => {
     expect(retryFloorMs(new LbSyncError('api_transient_state', 'x'))).toBe(0);
   });
 
-  it('the horizon is the cap above a 15-minute hint, with a little clock skew tolerated', () => {
-    const horizon = retryHorizonMs(hold.retry.capMs);
-    expect(horizon).toBe(hold.retry.capMs + MAX_SERVER_HINT_MS);
-    expect(notBeforeBeyondHorizon(inMs(horizon + CLOCK_SKEW_MS), now, hold.retry.capMs)).toBeUndefined();
-    const beyond = notBeforeBeyondHorizon(inMs(horizon + CLOCK_SKEW_MS + 10_000), now, hold.retry.capMs);
+  it('a notBefore reaches at most the cap above a 15-minute hint, within the horizon; a little clock skew is tolerated', () => {
+    const reach = retryReachMs(hold.retry);
+    expect(reach).toBe(hold.retry.capMs + MAX_SERVER_HINT_MS);
+    expect(retryReachMs({ ...hold.retry, horizonMs: 60_000 })).toBe(MAX_SERVER_HINT_MS); // a short horizon: only a hint goes further
+    expect(systemFieldsBeyondHorizon({ notBefore: inMs(reach + CLOCK_SKEW_MS) }, now, hold.retry)).toBeUndefined();
+    const beyond = systemFieldsBeyondHorizon({ notBefore: inMs(reach + CLOCK_SKEW_MS + 10_000) }, now, hold.retry);
     expect(beyond?.fieldErrors?.[0]?.path).toBe('event.notBefore');
     expect(beyond?.code).toBe('invalid_event');
+  });
+
+  it('a firstAttemptAt in the future is not ours (it would stretch the horizon); one in the past, however old, is', () => {
+    expect(systemFieldsBeyondHorizon({ firstAttemptAt: inMs(CLOCK_SKEW_MS) }, now, hold.retry)).toBeUndefined();
+    expect(systemFieldsBeyondHorizon({ firstAttemptAt: '2001-01-01T00:00:00Z' }, now, hold.retry)).toBeUndefined();
+    const later = systemFieldsBeyondHorizon({ firstAttemptAt: inMs(CLOCK_SKEW_MS + 1_000) }, now, hold.retry);
+    expect(later?.fieldErrors?.[0]).toMatchObject({ path: 'event.firstAttemptAt', message: expect.stringMatching(/in the future/) });
+    expect(decideDisposition(received({ event: { ...event, firstAttemptAt: '2099-01-01T00:00:00Z' } }), hold)).toMatchObject({
+      kind: 'dead_letter',
+      reason: 'invalid_event',
+    });
   });
 });

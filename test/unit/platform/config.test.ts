@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { defaultMaxAttempts } from '../../../shared/core/retry-horizon';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 import {
   auditTrailSettingsFromEnv,
@@ -125,7 +126,17 @@ describe('the runtime settings', () => {
     expect(RUNTIME_DEFAULTS).toEqual(file);
     const config = runtimeConfigFromEnv({});
     expect(config).toMatchObject({
-      retry: { baseMs: file.LBSYNC_RETRY_BASE_MS, capMs: file.LBSYNC_RETRY_CAP_MS, maxAttempts: file.LBSYNC_MAX_ATTEMPTS },
+      retry: {
+        baseMs: file.LBSYNC_RETRY_BASE_MS,
+        capMs: file.LBSYNC_RETRY_CAP_MS,
+        horizonMs: file.LBSYNC_RETRY_HORIZON_MS,
+        // No default of its own: a safety cap sized from the horizon (test/unit/core/retry-horizon.test.ts).
+        maxAttempts: defaultMaxAttempts({
+          baseMs: file.LBSYNC_RETRY_BASE_MS as number,
+          capMs: file.LBSYNC_RETRY_CAP_MS as number,
+          horizonMs: file.LBSYNC_RETRY_HORIZON_MS as number,
+        }),
+      },
       maxHoldMs: file.LBSYNC_MAX_HOLD_MS,
       waitBudgetMs: file.LBSYNC_WAIT_BUDGET_MS,
       transientWaitMs: file.LBSYNC_TRANSIENT_WAIT_MS,
