@@ -5,7 +5,7 @@ import { join } from 'node:path';
 
 import { FUNCTION_NODE_OPTIONS } from '../function-sizing.mjs';
 
-/** DESIGN §4 "Functions": one bundle per function, dist/<name>/handler.js exporting handle. */
+/** One bundle per function, dist/<name>/handler.js exporting handle (docs/architecture.md, "The functions' answers"). */
 export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
 
 /**

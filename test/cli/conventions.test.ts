@@ -120,7 +120,7 @@ describe('lbsync conventions', () => {
       });
       expect(run?.stderr, args.join(' ')).not.toContain('"ok"'); // stderr carries notes for people only
     });
-    // doctor's contract (DESIGN §4) is an instance of the envelope: {ok, command, checks}.
+    // doctor's contract (docs/architecture.md, "The CLI's output") is an instance of the envelope: {ok, command, checks}.
     const doctor = await runBin(['doctor', '--no-queue', '-o', 'json'], {});
     expect(doctor.code).toBe(1);
     expect(parse(doctor.stdout)).toMatchObject({
