@@ -415,6 +415,9 @@ export class ChaosDriver {
         this.expectEvent(f.id, 'valid');
         return this.send(this.event(f.id, f.cluster));
       }
+      case 'tags_filter':
+        this.stack.emulator.setBehaviours({ serverTagsFilter: f.filter });
+        return;
       case 'crash':
         this.recorder.crash(f.id, f.times);
         this.expectEvent(f.id, 'valid');
