@@ -198,6 +198,12 @@ export function serializeError(error: LbSyncError): SerializedError {
   };
 }
 
+/** What a step threw, as an LbSyncError: ours as they are, anything else an unexpected failure (unknown_api_error). */
+export function asLbSyncError(error: unknown): LbSyncError {
+  if (error instanceof LbSyncError) return error;
+  return new LbSyncError('unknown_api_error', `unexpected failure: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+}
+
 export function validationError(code: 'invalid_config' | 'invalid_event', what: string, fieldErrors: FieldError[]): LbSyncError {
   const lines = fieldErrors.map((e) => `  - ${renderFieldError(e)}`).join('\n');
   return new LbSyncError(code, `${what} is invalid:\n${lines}`, { fieldErrors });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { wrapApiFailure } from '../adapters/api-failure';
+import { callGateway, tryGateway } from '../adapters/api-failure';
 import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
 import type { EventQueue } from '../adapters/queue';
 import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
@@ -74,18 +74,12 @@ async function readWindow(
   const maxPages = Math.max(1, Math.floor(maxPagesPerRun / queries.length));
   const listings = await Promise.all(
     queries.map(async (q): Promise<EventListing & { region: string }> => {
-      try {
-        const listing = await gateway.listEvents({
-          ...q,
-          recordedAfter: from,
-          recordedBefore: to,
-          maxPages,
-          ...(projectId && { projectId }),
-        });
-        return { ...listing, region: q.region };
-      } catch (error) {
-        throw wrapApiFailure(`listing Audit Trail ${q.resourceType} events in ${q.region}`, error, 'unknown_api_error');
-      }
+      const listing = await callGateway({
+        message: `listing Audit Trail ${q.resourceType} events in ${q.region}`,
+        notFound: 'unknown_api_error',
+        run: () => gateway.listEvents({ ...q, recordedAfter: from, recordedBefore: to, maxPages, ...(projectId && { projectId }) }),
+      });
+      return { ...listing, region: q.region };
     }),
   );
   const events: AuditEvent[] = listings.flatMap((l) => l.events);
@@ -134,15 +128,18 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     return { status: 200, report, matches: [], ignored: {} };
   }
 
-  let read: Awaited<ReturnType<typeof readWindow>>;
-  try {
-    read = await readWindow(deps.auditTrail(), regions, from, to, deps.projectId, deps.maxPagesPerRun ?? MAX_PAGES_PER_RUN);
-  } catch (error) {
-    const failure = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error');
+  const answer = await tryGateway({
+    message: 'listing Audit Trail events',
+    notFound: 'unknown_api_error',
+    run: () => readWindow(deps.auditTrail(), regions, from, to, deps.projectId, deps.maxPagesPerRun ?? MAX_PAGES_PER_RUN),
+  });
+  if ('error' in answer) {
+    const failure = answer.error;
     const hint = ['permissions_denied', 'authentication_denied'].includes(failure.code) ? PERMISSION_HINT : failure.hint;
     deps.logger.error(heartbeat(report, { dryRun, code: failure.code, error: failure }), `watch: ${failure.message}`);
     return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
   }
+  const read = answer.value;
   const relevance = relevantTargets(read.events, selected, { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) });
   const matches = withTruncatedRegions(relevance, selected, read.truncatedRegions, window.to);
   report.events = read.events.length;

@@ -8,7 +8,7 @@ import type { Action, ObservedBackend, ObservedLb } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
 import type { BackendRollout } from '../core/rollout';
 import { kopsMessage } from '../errors/kops-messages';
-import { LbSyncError } from '../errors/lbsync-error';
+import { asLbSyncError, LbSyncError } from '../errors/lbsync-error';
 import type { RuntimeConfig } from '../platform/config';
 import type { Deadline } from '../platform/deadline';
 import { NO_DEADLINE } from '../platform/deadline';
@@ -81,12 +81,6 @@ function severalAddressesWarning(s: SeveralAddresses): string {
     `server ${s.server} has ${s.candidates.length} routed public IPv4 addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest. ` +
     "kOps' GetServerIP takes the most recently created one, so `kops update cluster` may write another"
   );
-}
-
-/** What a reconcile step threw, as an LbSyncError: ours as they are, anything else an unexpected failure (unknown_api_error). */
-function asReconcileFailure(error: unknown): LbSyncError {
-  if (error instanceof LbSyncError) return error;
-  return new LbSyncError('unknown_api_error', `unexpected failure: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
 /**
@@ -187,6 +181,6 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     await waitUntilApplied(gateway, target.zone, lb, deadline.clip(options.waitBudgetMs), clock);
     return finish({ status: 'applied', ...held });
   } catch (error) {
-    return finish({ status: 'failed', error: asReconcileFailure(error) });
+    return finish({ status: 'failed', error: asLbSyncError(error) });
   }
 }
