@@ -3,8 +3,8 @@
 // made for one run and deleted after it. Only `lbsync cockpit install` imports it.
 import { Cockpitv1 } from '@scaleway/sdk-cockpit';
 import { createAdvancedClient, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
-import { LBSYNC_USER_AGENT } from '../platform/user-agent';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
+import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
 import { callGateway } from './api-failure';
 import { sdkHttpClient } from './sdk-http-client';
 

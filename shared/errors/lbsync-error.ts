@@ -1,5 +1,5 @@
-import type { FieldError } from '../schemas/field-errors';
-import { renderFieldError } from '../schemas/field-errors';
+import type { FieldError } from './field-errors';
+import { renderFieldError } from './field-errors';
 
 /**
  * transient: try again later (re-enqueue with backoff).

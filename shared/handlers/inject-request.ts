@@ -6,7 +6,7 @@ import type { Logger } from '../platform/log';
 import type { PlatformEvent, PlatformResponse } from '../platform/request-response';
 import { header, jsonResponse, requestBody } from '../platform/request-response';
 import { completeEvent, type LbSyncEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
-import type { FieldError } from '../schemas/field-errors';
+import type { FieldError } from '../errors/field-errors';
 import { decodeJsonInput, problemText } from '../schemas/json-input';
 import type { Target } from '../schemas/target';
 import { checkInjectPolicy } from './inject-policy';
