@@ -9,11 +9,10 @@ import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
-import type { LbSyncEvent } from '../schemas/event';
-import { newEventId } from '../schemas/event';
 import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
 import { parseCronArgs } from './cron-args';
+import { ENQUEUE_FAILURE_STATUS, enqueueEvents, newEvent } from './enqueue-events';
 
 /** The cron trigger's JSON args: which targets to watch (all when omitted). */
 export const watchArgsSchema = z
@@ -152,37 +151,23 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     ...(error && { error }),
   });
 
-  const entries = matches.map((match, index) => {
-    const event: LbSyncEvent = {
-      version: 1,
-      id: newEventId(),
+  const outgoing = matches.map((match) => ({
+    event: newEvent({
       source: 'audit',
       target: match.target,
       occurredAt: match.lastRecordedAt || window.to,
-      attempt: 0,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
-    };
-    return { id: String(index), body: JSON.stringify(event) };
-  });
+    }),
+  }));
   const runFacts = { dryRun, ignored: relevance.ignored, listCalls: read.calls, truncatedRegions: read.truncatedRegions };
-  if (entries.length > 0) {
-    try {
-      const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, entries);
-      const sent = new Set(batch.sent);
-      report.targets = matches.filter((_, i) => sent.has(String(i))).map((m) => m.target);
-      report.enqueued = report.targets.length;
-      if (batch.failed.length > 0) {
-        const failed = batch.failed.map((f) => ({ target: matches[Number(f.id)]?.target ?? f.id, code: f.code, message: f.message }));
-        deps.logger.error(
-          heartbeat(report, { ...runFacts, code: 'queue_unavailable', failed }),
-          `watch: the queue refused ${failed.length} event(s)`,
-        );
-        return outcome(503, { code: 'queue_unavailable', message: `the queue refused ${failed.length} event(s)`, failed });
-      }
-    } catch (error) {
-      deps.logger.error(heartbeat(report, { ...runFacts, code: 'queue_unavailable', error }), 'watch could not enqueue');
-      return outcome(503, { code: 'queue_unavailable', message: (error as Error).message });
-    }
+  const { sent, failure } = await enqueueEvents(deps, outgoing);
+  report.targets = sent.map((event) => event.target);
+  report.enqueued = report.targets.length;
+  if (failure) {
+    const { code, message, failed } = failure;
+    if (failure.unreachable) deps.logger.error(heartbeat(report, { ...runFacts, code, error: failure.error }), 'watch could not enqueue');
+    else deps.logger.error(heartbeat(report, { ...runFacts, code, failed }), `watch: the queue refused ${failed.length} event(s)`);
+    return outcome(ENQUEUE_FAILURE_STATUS, { code, message, ...(failed.length > 0 && { failed }) });
   }
   for (const match of matches)
     deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);
