@@ -190,7 +190,12 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
   };
 }
 
-/** The same failure with its message (and its cause's) scrubbed; the name, which classifies it, is kept. */
+/**
+ * The gateway over the official SDK (LB, Instance, IPAM), one per invocation: every request bounded in time (the
+ * request timeout, clipped to what is left of the invocation), counted (calls()) and marked with our User-Agent;
+ * a failure is the SDK's, its messages scrubbed of the key (sdk-http-client.ts), for the steps to tell through
+ * callGateway (api-failure.ts).
+ */
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
   const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
