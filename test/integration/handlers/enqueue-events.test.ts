@@ -16,9 +16,10 @@ import { lineProblems } from '../../../shared/platform/log-schema';
 import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/outbound/user-agent';
 import type { LbSyncEvent } from '../../../shared/schemas/event';
 import { parseTargets } from '../../../shared/schemas/target';
-import { DEMO_CLUSTER, DEMO_CP0_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
+import { DEMO_CLUSTER, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
 
 const PROJECT = '23b8c1e9-3924-46de-beb1-3b9046685257'; // the demo seed's project and organization
+const DEMO_CP_TAGS = ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'];
 const targets = parseTargets([
   { kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } },
   { kops: { cluster: 'other.k8s.local', zone: 'fr-par-1' } },
@@ -126,11 +127,14 @@ describe('enqueueEvents', () => {
 });
 
 describe('one failure mapping for every function that enqueues', () => {
+  const capturing = () => {
+    const lines: string[] = [];
+    return { lines, logger: createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(line) } }) };
+  };
   /** Each function made to enqueue something for the targets, against the queue given; its answer and log lines. */
   const functions = {
     inject: async (reconcileQueueUrl: string) => {
-      const lines: string[] = [];
-      const logger = createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(line) } });
+      const { lines, logger } = capturing();
       const answer = await handleInjectRequest(
         {
           httpMethod: 'POST',
@@ -142,22 +146,14 @@ describe('one failure mapping for every function that enqueues', () => {
       return { answer, lines };
     },
     sweep: async (reconcileQueueUrl: string) => {
-      const lines: string[] = [];
-      const logger = createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(line) } });
+      const { lines, logger } = capturing();
       const answer = await handleSweepRequest('{}', { targets, queue: () => queue, reconcileQueueUrl, logger });
       return { answer, lines };
     },
     watch: async (reconcileQueueUrl: string) => {
-      emulator.replaceServer(DEMO_CP0_ID, {
-        id: '3f1c1d7e-5b6a-4c2e-9a51-7d0c2b9e4a11',
-        name: 'control-plane-fr-par-1-0-r1',
-        zone: 'fr-par-1',
-        state: 'running',
-        tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
-        publicIps: ['51.15.100.14'],
-      });
-      const lines: string[] = [];
-      const logger = createLogger({ service: 'test', destination: { write: (line: string) => void lines.push(line) } });
+      // A control plane created with its tags: Audit Trail records it, so the watcher names the demo cluster.
+      emulator.upsertServer({ name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: ['51.15.100.14'], tags: DEMO_CP_TAGS });
+      const { lines, logger } = capturing();
       const answer = await handleWatchRequest('{}', {
         targets,
         auditTrail: () =>
