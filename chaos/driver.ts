@@ -8,7 +8,7 @@ import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, type
 import { faultBodies } from '../emulator';
 import type { FaultSpec } from '../emulator';
 import type { LocalStack } from '../local/stack';
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import type { AnswerRecorder } from './answer-recorder';
 import { answerKey, isTerminalOutcome } from './answer-key';
 import { drainDeadLetters } from './dead-letter-queue';

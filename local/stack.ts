@@ -6,7 +6,7 @@ import type { EmulatorHandle, EmulatorSeed } from '../emulator';
 import { startEmulator } from '../emulator';
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import { provisionQueues } from '../shared/adapters/queue-provisioning';
 import type { TargetInput } from '../shared/schemas/target';
 import { startCronTicker, startIntervalTicker } from './cron';

@@ -2,7 +2,8 @@
 import type * as z from 'zod';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
-import { renderFieldError, toFieldErrors } from '../schemas/field-errors';
+import { renderFieldError } from '../errors/field-errors';
+import { toFieldErrors } from '../schemas/zod-issues';
 import { decodeJsonInput, problemText } from '../schemas/json-input';
 
 /** An empty body is `{}`; invalid JSON (or JSON nested too deep) or args are a 400 naming the field and the fix (`example`: valid args). */

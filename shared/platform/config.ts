@@ -3,14 +3,14 @@ import * as z from 'zod';
 import type { AuditTrailSettings } from '../adapters/audit-trail';
 import type { ScalewaySettings } from '../adapters/scaleway';
 import { type LbSyncError, validationError } from '../errors/lbsync-error';
-import type { FieldError } from '../schemas/field-errors';
-import { toFieldErrors } from '../schemas/field-errors';
+import type { FieldError } from '../errors/field-errors';
+import { toFieldErrors } from '../schemas/zod-issues';
 import type { RetryPolicy } from '../core/retry-horizon';
 import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
 import type { Target } from '../schemas/target';
 import { parseTargets } from '../schemas/target';
 import RUNTIME_DEFAULTS from './runtime-defaults.json';
-import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub';
+import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 
 export type Env = Record<string, string | undefined>;
 
