@@ -3,10 +3,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { FUNCTION_NAMES } from '../../functions/names.mjs';
 import { FUNCTION_NODE_OPTIONS } from '../function-sizing.mjs';
 
-/** DESIGN §4 "Functions": one bundle per function, dist/<name>/handler.js exporting handle. */
-export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'];
+/** One bundle per function, dist/<name>/handler.js exporting handle. */
+export const FUNCTIONS = FUNCTION_NAMES;
 
 /**
  * @typedef {object} CatalogEntry

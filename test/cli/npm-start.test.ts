@@ -179,7 +179,8 @@ describe('npm start', () => {
   it('bad flags exit 64; a busy fixed port exits 1 naming it; neither starts anything', async () => {
     const blocker = createServer();
     const base = await freeBase();
-    await new Promise<void>((resolve) => blocker.listen(base + 3, resolve)); // where inject would listen
+    const injectPort = portsFrom(base).functions.inject;
+    await new Promise<void>((resolve) => blocker.listen(injectPort, resolve));
     try {
       const runs = [npmStart(['--port-base', '0']), npmStart(['--bogus']), npmStart(['--port-base', String(base)])];
       const [badBase, unknown, busy] = runs as [Started, Started, Started];
@@ -189,7 +190,7 @@ describe('npm start', () => {
       expect(await unknown.exited).toEqual({ code: 64, signal: null });
       expect(unknown.output()).toContain("Unknown option '--bogus'");
       expect(await busy.exited).toEqual({ code: 1, signal: null });
-      expect(busy.output()).toContain(`port ${base + 3} (the inject function) in use: pick another --port-base`);
+      expect(busy.output()).toContain(`port ${injectPort} (the inject function) in use: pick another --port-base`);
       for (const run of [badBase, unknown, busy]) expect(run.output()).not.toContain('local stack');
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
