@@ -1,10 +1,9 @@
 // `lbsync dlq redrive` and `delete` settle a dead letter with its duplicates (one event sent, every copy deleted) and
 // make every other message visible again at once, also when a step fails. The real bin against the local queue.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
-import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
-import { localQueueEnv, runBin } from './support';
+import type { LocalQueue } from '../../local/queue-server';
+import type { EventQueue } from '../../shared/adapters/queue';
+import { deadLetteredEvent, runDlq, startDeadLetterWorld } from './support';
 
 const TWICE_DELETED = 'evt-d0d0d0d0-aaaa-4aaa-8aaa-000000000001';
 const TWICE_REDRIVEN = 'evt-e1e1e1e1-bbbb-4bbb-8bbb-000000000002';
@@ -15,13 +14,7 @@ let queue: EventQueue;
 let env: Record<string, string>;
 let urls: { reconcileQueueUrl: string; deadLetterQueueUrl: string };
 
-const event = (id: string) =>
-  JSON.stringify({ version: 1, id, source: 'manual', target: 'demo.k8s.local', occurredAt: '2026-11-29T10:00:00Z', attempt: 3 });
-
-async function dlq(args: string[], extraEnv: Record<string, string> = {}) {
-  const run = await runBin(['dlq', ...args], { ...env, ...extraEnv });
-  return { ...run, json: () => JSON.parse(run.stdout) as Record<string, unknown> };
-}
+const dlq = (args: string[], extraEnv: Record<string, string> = {}) => runDlq(args, { ...env, ...extraEnv });
 
 /** The event ids visible on the dead-letter queue now: what a command did not delete must be visible again at once. */
 async function visibleNow(): Promise<string[]> {
@@ -31,17 +24,10 @@ async function visibleNow(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  localQueue = await startLocalQueue();
-  queue = createEventQueue(localQueue.settings);
-  urls = await provisionQueues(queue, {
-    reconcileQueueName: 'settle-reconcile',
-    deadLetterQueueName: 'settle-dead-letter',
-    functionTimeoutSeconds: 60,
-  });
-  env = localQueueEnv(localQueue, urls);
+  ({ local: localQueue, queue, urls, env } = await startDeadLetterWorld('settle'));
   // A message delivered twice is dead-lettered twice: same event, same attempt, one recordId.
   for (const id of [TWICE_DELETED, TWICE_DELETED, TWICE_REDRIVEN, TWICE_REDRIVEN, KEPT])
-    await queue.send(urls.deadLetterQueueUrl, event(id));
+    await queue.send(urls.deadLetterQueueUrl, deadLetteredEvent(id));
 });
 afterAll(async () => {
   await localQueue?.stop();
