@@ -5,17 +5,14 @@ import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
-import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { parseCronArgs } from './cron-args';
+import { cronArgsSchema, parseCronArgs, selectCronTargets } from './cron-args';
 import type { EnqueueFailure, Outgoing } from './enqueue-events';
 import { ENQUEUE_FAILURE_STATUS, enqueueEvents, enqueueFailureBody, newEvent, refusal } from './enqueue-events';
 
 /** The cron trigger's JSON args: which targets to sweep (all when omitted), over how long. */
-export const sweepArgsSchema = z
-  .object({
-    targets: z.array(targetNameSchema).max(10_000).optional(),
-    dryRun: z.boolean().optional(),
+export const sweepArgsSchema = cronArgsSchema
+  .extend({
     spreadSeconds: z
       .number()
       .int()
@@ -64,10 +61,7 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
   const { args } = parsed;
   const now = () => (deps.now?.() ?? new Date()).getTime();
   const sleep = deps.sleep ?? realSleep;
-  const known = new Set(deps.targets.map((t) => t.name));
-  const unknownTargets = (args.targets ?? []).filter((name) => !known.has(name));
-  const wanted = args.targets ? new Set(args.targets) : undefined;
-  const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
+  const { selected, unknownTargets } = selectCronTargets(args, deps.targets, deps.logger, 'sweep');
   const spreadMs = args.spreadSeconds !== undefined ? args.spreadSeconds * 1000 : (deps.spreadMs ?? 0);
   const startMs = now();
   const occurredAt = new Date(startMs).toISOString();
@@ -106,7 +100,6 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
       return jsonResponse(ENQUEUE_FAILURE_STATUS, { ...enqueueFailureBody(unreachable), ...report });
     }
   }
-  for (const name of unknownTargets) deps.logger.warn({ target: name }, `sweep args name an unknown target "${name}"`);
   // Refused entries (their SQS codes in `failed`) are a hand-off failure as much as a queue that cannot be reached.
   const refused = report.failed.length > 0 ? { code: 'queue_unavailable' } : undefined;
   deps.logger[refused ? 'error' : 'info'](

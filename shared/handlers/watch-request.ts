@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import type * as z from 'zod';
 import { callGateway, tryGateway } from '../adapters/api-failure';
 import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
 import type { EventQueue } from '../adapters/queue';
@@ -9,18 +9,12 @@ import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
-import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { parseCronArgs } from './cron-args';
+import { cronArgsSchema, parseCronArgs, selectCronTargets } from './cron-args';
 import { ENQUEUE_FAILURE_STATUS, enqueueEvents, newEvent } from './enqueue-events';
 
 /** The cron trigger's JSON args: which targets to watch (all when omitted). */
-export const watchArgsSchema = z
-  .object({
-    targets: z.array(targetNameSchema).max(10_000).optional(),
-    dryRun: z.boolean().optional(),
-  })
-  .strict();
+export const watchArgsSchema = cronArgsSchema;
 
 export interface WatchDeps {
   targets: readonly Target[];
@@ -114,11 +108,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
   const from = new Date(to.getTime() - deps.window.periodMs - deps.window.overlapMs);
   const window = { from: from.toISOString(), to: to.toISOString() };
 
-  const known = new Set(deps.targets.map((t) => t.name));
-  for (const name of (args.targets ?? []).filter((n) => !known.has(n)))
-    deps.logger.warn({ target: name }, `watch args name an unknown target "${name}"`);
-  const wanted = args.targets ? new Set(args.targets) : undefined;
-  const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
+  const { selected } = selectCronTargets(args, deps.targets, deps.logger, 'watch');
   const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
   const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window };
   const dryRun = args.dryRun === true;

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../cli/dead-letters';
 import { buildProgram } from '../../cli/main';
-import { withReference } from '../../scripts/config-reference';
+import { docFiles, renderEnvironmentReference, sectionsIn, withReference } from '../../scripts/config-reference';
 import { kopsMessage } from '../../shared/errors/kops-messages';
 import { DEAD_LETTER_REASONS } from '../../shared/core/disposition';
 import { ERROR_CATALOG, WARNING_CATALOG } from '../../shared/errors/lbsync-error';
@@ -18,6 +18,15 @@ describe('README', () => {
 
   it('carries the configuration reference generated from the schemas (run `npm run docs` if this fails)', () => {
     expect(withReference(readme)).toBe(readme);
+  });
+
+  it('every generated section (configuration, environment) lives in a doc, and each is up to date (run `npm run docs`)', () => {
+    const docs = docFiles().map((file) => ({ file, text: readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8') }));
+    expect(docs.flatMap(({ text }) => sectionsIn(text)).sort()).toEqual(['config-reference', 'environment-reference']);
+    for (const { file, text } of docs) expect(withReference(text), file).toBe(text);
+    expect(renderEnvironmentReference()).toContain(
+      '| `SCW_SECRET_KEY` (`LBSYNC_SCW_SECRET_KEY` in a function) | reconcile, watch, CLI | yes | yes |',
+    );
   });
 
   it('has a troubleshooting entry for every error and warning code the code can emit', () => {
