@@ -7,7 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startBenchWorld, type BenchWorld } from './support/bench-world';
-import { DEPLOYED_NODE_FLAGS, distHandler, FUNCTION_NAMES, FUNCTION_NODE, REPO } from './support/bundles';
+import { DEPLOYED_NODE_FLAGS, distHandler, FUNCTION_NAMES, FUNCTION_NODE, type FunctionName, REPO } from './support/bundles';
 import { FLEET, scenariosFor, type Scenario } from './support/scenarios';
 import { round } from './support/stats';
 
@@ -209,13 +209,13 @@ async function measureFloors(events: number, execArgv: string[]): Promise<{ node
 }
 
 export interface SequentialOptions {
-  functions?: readonly string[];
+  functions?: readonly FunctionName[];
   /** Node flags of the function processes (default: as deployed). */
   execArgv?: string[];
   /** Which build to serve (default: dist/, as deployed); another build to compare with. */
-  handler?: (fn: string) => string;
+  handler?: (fn: FunctionName) => string;
   /** Each kind of event again right after, under another configuration (alternated, so load drift hits both). */
-  compare?: { execArgv: string[]; handler: (fn: string) => string };
+  compare?: { execArgv: string[]; handler: (fn: FunctionName) => string };
 }
 
 export async function measureSequential(eventsPerKind: number, options: SequentialOptions = {}): Promise<SequentialResult> {

@@ -13,7 +13,7 @@ import { handleSweepRequest, type SweepReport } from '../shared/handlers/sweep-r
 import { createLogger } from '../shared/platform/log';
 import type { LbSyncEvent } from '../shared/schemas/event';
 import { parseTargets } from '../shared/schemas/target';
-import RUNTIME_DEFAULTS from '../shared/platform/runtime-defaults.json';
+import { VARIABLES } from '../shared/platform/environment-catalogue';
 // @ts-expect-error: plain .mjs module without types
 import { FUNCTION_MEMORY_MB } from '../scripts/function-sizing.mjs';
 import { round } from './support/stats';
@@ -24,7 +24,7 @@ export const IN_FLIGHT = 10;
 export const RECONCILE_MS = 150;
 /** The deployed memory (MB, every function) and LBSYNC_MAX_HOLD_MS, for the cost of holding early events instead. */
 const FUNCTION_MB: number = FUNCTION_MEMORY_MB;
-const MAX_HOLD_MS = RUNTIME_DEFAULTS.LBSYNC_MAX_HOLD_MS;
+const MAX_HOLD_MS = VARIABLES.LBSYNC_MAX_HOLD_MS.default;
 
 export interface ReadRate {
   peakPerSecond: number;

@@ -5,7 +5,7 @@
  * letters into one terminal outcome per event, and counts outcomes and dead-letter reasons. Whether each
  * answer is backed by evidence (the calls made for it, its dead letter) is evidence.ts.
  */
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import type { RecordedAnswer } from './answer-recorder';
 import { answerKey, isTerminalOutcome } from './answer-key';
 import type { ExpectedOutcome } from './driver';

@@ -1,6 +1,6 @@
 /** Reading the local stack's dead-letter queue out, as the driver and the final accounting both need to. */
 import type { LocalStack } from '../local/stack';
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import { parseJson } from './json';
 
 /** Every record in the dead-letter queue (deleted as read); a message the queue redrove itself is kept as { __raw }. */

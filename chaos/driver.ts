@@ -8,7 +8,7 @@ import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, type
 import { faultBodies } from '../emulator';
 import type { FaultSpec } from '../emulator';
 import type { LocalStack } from '../local/stack';
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import type { AnswerRecorder } from './answer-recorder';
 import { answerKey, isTerminalOutcome } from './answer-key';
 import { drainDeadLetters } from './dead-letter-queue';
@@ -415,6 +415,9 @@ export class ChaosDriver {
         this.expectEvent(f.id, 'valid');
         return this.send(this.event(f.id, f.cluster));
       }
+      case 'tags_filter':
+        this.stack.emulator.setBehaviours({ serverTagsFilter: f.filter });
+        return;
       case 'crash':
         this.recorder.crash(f.id, f.times);
         this.expectEvent(f.id, 'valid');

@@ -14,7 +14,7 @@
  * answered `noop` without looking, or `applied` without writing, shows up here and not as "lost=0".
  */
 import type { CallRecord } from '../emulator';
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import type { RecordedAnswer } from './answer-recorder';
 import { answerKey } from './answer-key';
 

@@ -9,7 +9,7 @@
 import { SQSClient } from '@aws-sdk/client-sqs';
 import type { Handle } from '../shared/platform/function-shell';
 import type { LocalStack } from '../local/stack';
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import { startLocalStack } from '../local/stack';
 import { serveFunction, type ServedFunction } from '../local/serve-functions';
 import { startTriggerBridge } from '../local/trigger-bridge';

@@ -36,7 +36,12 @@ export type FaultStep =
    * The reconcile function crashes on one message `times` times in a row (the answer recorder answers 502 without
    * calling it): past the queue's maxReceiveCount (production: 4) the queue redrives it to the dead-letter queue.
    */
-  | { type: 'crash'; cluster: number; id: string; times: number };
+  | { type: 'crash'; cluster: number; id: string; times: number }
+  /**
+   * ListServers' tags filter turns loose (the emulator's assumed switch `serverTagsFilter`) until the next such step:
+   * every answer then holds workers and other clusters' control planes, which no pool write may ever hold. Placed.
+   */
+  | { type: 'tags_filter'; filter: 'all' | 'any' | 'prefix' };
 
 export type Step = { gapMs: number } & (
   | { kind: 'inject'; id: string; cluster: number; source: 'manual' | 'instance-replacement'; dryRun: boolean }
@@ -108,6 +113,7 @@ const FAULT_WEIGHTS = {
   health_failure: 5,
   lb_stuck: 0, // placed
   crash: 0, // placed
+  tags_filter: 0, // placed
 } as const;
 
 const SERVER_CHANGES: Record<ServerChange, number> = { stopped: 2, stopping: 1, untagged: 2, no_address: 1, restore: 3 };
@@ -149,7 +155,16 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
     ]);
 
   const events = Math.max(1, options.events - options.targets); // the settle step's events come last
+  // The middle third of the schedule plays under a ListServers tags filter that matches any one tag; no draw is
+  // taken for it, so the rest of the schedule is the same as without it.
+  const looseFilter = options.events >= 20 ? { from: Math.floor(events / 3), to: Math.floor((2 * events) / 3) } : undefined;
+  let filterState: 'all' | 'any' = 'all';
   while (planned < events) {
+    const wanted = looseFilter && planned >= looseFilter.from && planned < looseFilter.to ? 'any' : 'all';
+    if (wanted !== filterState) {
+      steps.push({ gapMs: 0, kind: 'fault', fault: { type: 'tags_filter', filter: wanted } });
+      filterState = wanted;
+    }
     if (options.events >= 20 && planned >= nextPlaced) {
       const first = rollout.int(0, 2);
       const surgeCluster = options.targets > 1 ? (DRAINABLE + rollout.int(1, options.targets - 1)) % options.targets : DRAINABLE;
@@ -261,6 +276,7 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
         break;
     }
   }
+  if (filterState !== 'all') steps.push({ gapMs: 0, kind: 'fault', fault: { type: 'tags_filter', filter: 'all' } });
   steps.push({ gapMs: 0, kind: 'settle', ids: Array.from({ length: options.targets }, id) });
   planned += options.targets;
   const hash = createHash('sha256').update(JSON.stringify(steps)).digest('hex').slice(0, 12);
@@ -301,6 +317,7 @@ function drawFault(prng: Prng, cluster: () => number): FaultStep {
     case 'handoff_failure':
     case 'lb_stuck':
     case 'crash':
+    case 'tags_filter':
       throw new Error(`${type} faults are placed, not drawn`);
   }
 }

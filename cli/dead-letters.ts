@@ -3,8 +3,8 @@
 // one scan from seeing a message twice), then hands back what it did not delete with
 // ChangeMessageVisibility 0 — the one value Scaleway Queues accept besides the queue's own.
 import type { EventQueue, ReceivedMessage } from '../shared/adapters/queue';
-import type { DeadLetterRecord } from '../shared/errors/dead-letter';
-import { deadLetterRecordId } from '../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
+import { deadLetterRecordId } from '../shared/handlers/dead-letter';
 import type { LbSyncEvent } from '../shared/schemas/event';
 import { decodeEvent, parseEvent } from '../shared/schemas/event';
 import { CliError } from './output';

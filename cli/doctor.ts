@@ -8,8 +8,8 @@ import type { ExchangeRecorder } from '../shared/adapters/http-recorder';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import { type QueueEnv, queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
-import { ERROR_CATALOG, LbSyncError, WARNING_CATALOG } from '../shared/errors/lbsync-error';
-import { wrapApiFailure } from '../shared/adapters/api-failure';
+import { asLbSyncError, ERROR_CATALOG, type LbSyncError, WARNING_CATALOG } from '../shared/errors/lbsync-error';
+import { tryGateway } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
 import type { PoolMember } from '../shared/core/desired';
 import { discoveredPool, unusableAddressWarning } from '../shared/core/desired';
@@ -92,17 +92,16 @@ class PermissionLedger {
   async prove<T>(permission: Permission, where: string, step: string, read: () => Promise<T>): Promise<T> {
     const entry = this.seen.get(permission) ?? { zones: new Set<string>() };
     this.seen.set(permission, entry);
-    try {
-      const value = await read();
+    const answer = await tryGateway({ message: step, notFound: 'unknown_api_error', run: read });
+    if ('value' in answer) {
       entry.zones.add(where);
-      return value;
-    } catch (error) {
-      const wrapped = wrapApiFailure(step, error, 'unknown_api_error');
-      if (wrapped.code === 'authentication_denied') throw new KeyRefused(wrapped);
-      if (wrapped.code === 'permissions_denied') entry.denied ??= wrapped;
-      else if (answeredBy(wrapped)) entry.zones.add(where); // e.g. "no such LB": the read itself was allowed
-      throw wrapped;
+      return answer.value;
     }
+    const { error } = answer;
+    if (error.code === 'authentication_denied') throw new KeyRefused(error);
+    if (error.code === 'permissions_denied') entry.denied ??= error;
+    else if (answeredBy(error)) entry.zones.add(where); // e.g. "no such LB": the read itself was allowed
+    throw error;
   }
 
   /** Whether any read got an answer from the API: only that proves the key was accepted. */
@@ -240,7 +239,7 @@ async function targetChecks(
       return await run();
     } catch (error) {
       if (error instanceof KeyRefused) throw error;
-      checks.push(failedWith(at(name), error instanceof LbSyncError ? error : wrapApiFailure(name, error, 'unknown_api_error')));
+      checks.push(failedWith(at(name), asLbSyncError(error)));
       return undefined;
     }
   };

@@ -6,7 +6,7 @@ import { createScalewayGateway } from '../shared/adapters/scaleway';
 import type { QueueEnv } from '../shared/platform/config';
 import { loadTargets, queueConnectionFromEnv, queueEnvFromEnv, queueUrlFromEnv } from '../shared/platform/config';
 import { validationError } from '../shared/errors/lbsync-error';
-import { didYouMean } from '../shared/core/suggest';
+import { didYouMean } from '../shared/schemas/suggest';
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
 import { UNKNOWN_TARGET_HINT } from './hints';

@@ -1,6 +1,6 @@
 // One hint per kind of problem, so a missing SQS key is not answered with the targets file's hint. A
 // configuration error (invalid_config) names its fields; the first field says which kind it is.
-import type { FieldError } from '../shared/schemas/field-errors';
+import type { FieldError } from '../shared/errors/field-errors';
 
 export type ProblemKind = 'credentials' | 'targets' | 'queue' | 'network' | 'environment' | 'usage';
 

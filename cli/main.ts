@@ -18,8 +18,8 @@ import { watchCommand } from './commands/watch';
 import type { CliIo, Stream } from './output';
 import { envelope, EXIT, FORMATS } from './output';
 import { configWarnings, secretValues } from '../shared/platform/config';
-import type { Scrubber } from '../shared/platform/scrub';
-import { createScrubber } from '../shared/platform/scrub';
+import type { Scrubber } from '../shared/outbound/scrub';
+import { createScrubber } from '../shared/outbound/scrub';
 import { HINTS } from './hints';
 
 const OVERVIEW = `

@@ -1,8 +1,8 @@
 // Everything the CLI writes goes through here: colours only on a TTY and never with NO_COLOR
 // (https://no-color.org), one JSON envelope for -o json, and one way of telling an error (message, fix, hint).
 import { stripVTControlCharacters } from 'node:util';
-import type { FieldError } from '../shared/schemas/field-errors';
-import { renderFieldError } from '../shared/schemas/field-errors';
+import type { FieldError } from '../shared/errors/field-errors';
+import { renderFieldError } from '../shared/errors/field-errors';
 import type { LbIdentity } from '../shared/errors/lbsync-error';
 import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
 import { QueueHandOffError } from '../shared/adapters/queue';

@@ -9,9 +9,9 @@
  * a listing about 1 s after the call did not show it and one about 2 s after it did.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { BackendRecord, LbRecord, ServerRecord } from './model';
+import type { BackendRecord, LbRecord, ServerRecord } from './records';
 import type { Ownership } from './seed';
-import type { PoolWrite } from './types';
+import type { PoolWrite } from './contract';
 import type { WireAuditEvent, WireAuditResource } from './wire/audit-trail';
 import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverResource } from './wire/audit-trail';
 

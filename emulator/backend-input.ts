@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { readMilliseconds, readProtoDuration } from './durations';
 import { apiErrors, type InvalidArgument } from './errors';
-import type { BackendSettings, HealthCheckFields } from './model';
+import type { BackendSettings, HealthCheckFields } from './records';
 
 const PROTOCOLS = ['tcp', 'http'];
 const ALGORITHMS = ['roundrobin', 'leastconn', 'first'];

@@ -1,5 +1,5 @@
 /** Records every API call and every successful backend write (the pool history). */
-import type { CallRecord, PoolWrite } from './types';
+import type { CallRecord, PoolWrite } from './contract';
 
 export class CallLog {
   private records: CallRecord[] = [];

@@ -1,8 +1,8 @@
 /** What a fault's `before` does to the world when its request arrives (see FaultSpec.before). */
 import { randomUUID } from 'node:crypto';
-import type { BackendRecord, LbRecord } from './model';
+import type { BackendRecord, LbRecord } from './records';
 import type { EmulatorState } from './state';
-import type { FaultWorldChange } from './types';
+import type { FaultWorldChange } from './contract';
 
 const UUID = '[0-9a-fA-F-]{36}';
 

@@ -1,5 +1,5 @@
 /** Queued faults, consumed in order by the API requests they match. */
-import { LB_STATUSES, type FaultSpec } from './types';
+import { LB_STATUSES, type FaultSpec } from './contract';
 
 interface ArmedFault {
   spec: FaultSpec;

@@ -17,7 +17,7 @@
  * still `passed` there, if it had passed).
  */
 import type { EmulatorBehaviours } from './behaviours';
-import type { IpamIpRecord, LbRecord, ServerRecord } from './model';
+import type { IpamIpRecord, LbRecord, ServerRecord } from './records';
 
 export const HEALTH_CHECK_STATUSES = ['unknown', 'neutral', 'failed', 'passed', 'condpass'] as const;
 export type HealthCheckStatus = (typeof HEALTH_CHECK_STATUSES)[number];

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { apiErrors } from './errors';
 import type { EmulatorState } from './state';
-import type { PoolWrite } from './types';
+import type { PoolWrite } from './contract';
 
 export interface JsonAnswer {
   status: number;

@@ -3,12 +3,12 @@
  * The real Scaleway SDK talks to it with `apiURL` set to `handle.url`.
  */
 import type { EmulatorBehaviours } from './behaviours';
-import { EmulatorControls, type ServerActionName } from './controls';
+import { EmulatorOperations, type ServerActionName } from './operations';
 import { PermissionRules } from './permissions';
 import { listen } from './server';
 import type { EmulatorState } from './state';
 import type { WireAuditEvent } from './wire/audit-trail';
-import type { CallRecord, EmulatorOptions, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
+import type { CallRecord, EmulatorOptions, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './contract';
 
 export type {
   CallRecord,
@@ -23,9 +23,9 @@ export type {
   SeedLb,
   SeedPrivateNic,
   SeedServer,
-} from './types';
-export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './types';
-export type { FaultWorldChange } from './types';
+} from './contract';
+export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './contract';
+export type { FaultWorldChange } from './contract';
 export { faultBodies, type FaultAnswer } from './errors';
 export {
   BEHAVIOUR_CHOICES,
@@ -39,7 +39,7 @@ export type { EmulatorState } from './state';
 export { HEALTH_CHECK_STATUSES, type HealthCheckStatus, type MemberHealth, type ForcedHealth } from './health';
 import type { ForcedHealth, HealthCheckStatus, MemberHealth } from './health';
 export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
-export { SERVER_ACTIONS, type ServerActionName } from './controls';
+export { SERVER_ACTIONS, type ServerActionName } from './operations';
 export type { WireAuditEvent } from './wire/audit-trail';
 
 /** The emulator's Audit Trail (emulator/audit-trail.ts): its events and the delay before they are listable. */
@@ -95,12 +95,12 @@ export interface EmulatorHandle {
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
-  const controls = new EmulatorControls(
+  const operations = new EmulatorOperations(
     { ...options.behaviours, ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }) },
     options.seed,
     options.auditTrailDelayMs,
   );
-  const server = await listen(controls, {
+  const server = await listen(operations, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
     latencyMs: options.latencyMs ?? 0,
@@ -111,33 +111,33 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     url: server.url,
     port: server.port,
     stop: server.stop,
-    state: controls.state,
-    calls: () => controls.calls(),
-    resetCalls: () => controls.resetCalls(),
-    history: () => controls.history(),
-    resetHistory: () => controls.resetHistory(),
-    addFault: (fault) => controls.addFault(fault),
-    clearFaults: () => controls.clearFaults(),
-    heldAtGates: () => controls.heldAtGates(),
-    releaseGate: (name, count) => controls.releaseGate(name, count),
-    setLbStatus: (lbId, status, forMs) => controls.setLbStatus(lbId, status, forMs),
-    replaceServer: (oldServerId, newServer) => void controls.replaceServer(oldServerId, newServer),
-    upsertServer: (server_) => void controls.upsertServer(server_),
-    removeServer: (serverId) => controls.removeServer(serverId),
-    serverAction: (serverId, action) => controls.serverAction(serverId, action),
-    loadSeed: (seed) => controls.loadSeed(seed),
-    dumpState: () => controls.dumpState(),
-    behaviours: () => controls.behaviours(),
-    setBehaviours: (partial) => controls.setBehaviours(partial),
-    forceHealth: (ip, status, forMs) => controls.forceHealth(ip, status, forMs),
-    clearForcedHealth: (ip) => controls.clearForcedHealth(ip),
-    backendHealth: () => controls.backendHealth(),
+    state: operations.state,
+    calls: () => operations.calls(),
+    resetCalls: () => operations.resetCalls(),
+    history: () => operations.history(),
+    resetHistory: () => operations.resetHistory(),
+    addFault: (fault) => operations.addFault(fault),
+    clearFaults: () => operations.clearFaults(),
+    heldAtGates: () => operations.heldAtGates(),
+    releaseGate: (name, count) => operations.releaseGate(name, count),
+    setLbStatus: (lbId, status, forMs) => operations.setLbStatus(lbId, status, forMs),
+    replaceServer: (oldServerId, newServer) => void operations.replaceServer(oldServerId, newServer),
+    upsertServer: (server_) => void operations.upsertServer(server_),
+    removeServer: (serverId) => operations.removeServer(serverId),
+    serverAction: (serverId, action) => operations.serverAction(serverId, action),
+    loadSeed: (seed) => operations.loadSeed(seed),
+    dumpState: () => operations.dumpState(),
+    behaviours: () => operations.behaviours(),
+    setBehaviours: (partial) => operations.setBehaviours(partial),
+    forceHealth: (ip, status, forMs) => operations.forceHealth(ip, status, forMs),
+    clearForcedHealth: (ip) => operations.clearForcedHealth(ip),
+    backendHealth: () => operations.backendHealth(),
     auditTrail: {
-      delayMs: () => controls.auditTrail.delayMs,
-      setDelayMs: (ms) => controls.setAuditTrailDelay(ms),
-      events: () => controls.auditTrail.all().map((e) => e.wire),
-      inject: (events) => controls.injectAuditEvents(events),
-      clear: () => controls.auditTrail.clear(),
+      delayMs: () => operations.auditTrail.delayMs,
+      setDelayMs: (ms) => operations.setAuditTrailDelay(ms),
+      events: () => operations.auditTrail.all().map((e) => e.wire),
+      inject: (events) => operations.injectAuditEvents(events),
+      clear: () => operations.auditTrail.clear(),
     },
   };
 }

@@ -3,8 +3,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { parseSeedBackend } from './backend-input';
 import { ApiError } from './errors';
-import type { BackendRecord, IpamIpRecord, LbRecord, ServerRecord } from './model';
-import type { SeedBackend, SeedIpamIp, SeedLb, SeedServer } from './types';
+import type { BackendRecord, IpamIpRecord, LbRecord, ServerRecord } from './records';
+import type { SeedBackend, SeedIpamIp, SeedLb, SeedServer } from './contract';
 
 export const DEFAULT_PROJECT_ID = '5c1f7b0e-3a52-4d7c-9f1e-2b8e6d4a9c10';
 

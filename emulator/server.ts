@@ -1,8 +1,8 @@
 /** The HTTP server: call log, latency, faults, auth, then the API or control routes. */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { handleControl } from './control';
-import type { EmulatorControls } from './controls';
+import { handleControl } from './control-api';
+import type { EmulatorOperations } from './operations';
 import { ApiError, apiErrors, defaultFaultBody, defaultFaultHeaders } from './errors';
 import { applyWorldChange } from './fault-effects';
 import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
@@ -11,7 +11,7 @@ import { instanceApiRoutes } from './routes/instance';
 import { ipamApiRoutes } from './routes/ipam';
 import { auditTrailApiRoutes } from './routes/audit-trail';
 import { lbApiRoutes } from './routes/lb';
-import type { CallRecord } from './types';
+import type { CallRecord } from './contract';
 
 const API_ROUTES: readonly Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...ipamApiRoutes];
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
@@ -52,10 +52,10 @@ class RequestPipeline {
   private readonly routes: readonly Route[];
 
   constructor(
-    private readonly controls: EmulatorControls,
+    private readonly operations: EmulatorOperations,
     private readonly settings: ServerSettings,
   ) {
-    this.routes = [...API_ROUTES, ...auditTrailApiRoutes(() => controls.auditTrail)];
+    this.routes = [...API_ROUTES, ...auditTrailApiRoutes(() => operations.auditTrail)];
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -71,7 +71,7 @@ class RequestPipeline {
 
   private control(method: string, path: string, bodyText: string): JsonAnswer {
     try {
-      return handleControl(method, path, parseJsonBody(bodyText), this.controls);
+      return handleControl(method, path, parseJsonBody(bodyText), this.operations);
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };
       return { status: 500, body: { message: (error as Error).message } };
@@ -81,7 +81,7 @@ class RequestPipeline {
   private async api(req: IncomingMessage, res: ServerResponse, method: string, url: URL, bodyText: string): Promise<void> {
     const match = matchRoute(this.routes, method, url.pathname);
     const operation = match.kind === 'found' ? match.route.operation : 'Unknown';
-    const call = this.controls.callLog.start(
+    const call = this.operations.callLog.start(
       operation,
       method,
       url.pathname,
@@ -91,27 +91,27 @@ class RequestPipeline {
     );
     const answer = (result: JsonAnswer): void => {
       if (!res.destroyed) sendJson(res, result);
-      this.controls.callLog.finish(call, res.destroyed ? 0 : result.status);
+      this.operations.callLog.finish(call, res.destroyed ? 0 : result.status);
     };
 
     if (this.settings.latencyMs > 0) await sleep(this.settings.latencyMs);
 
-    const fault = this.controls.faultQueue.take(operation, url.pathname);
-    if (fault?.gate) await this.controls.gates.hold(fault.gate);
+    const fault = this.operations.faultQueue.take(operation, url.pathname);
+    if (fault?.gate) await this.operations.gates.hold(fault.gate);
     if (fault?.latencyMs) await sleep(fault.latencyMs);
     if (fault?.reset) {
-      this.controls.callLog.finish(call, 0);
+      this.operations.callLog.finish(call, 0);
       req.socket.resetAndDestroy();
       return;
     }
     if (fault?.hang) {
       // Never answer: the socket stays open until the client aborts or the emulator stops.
-      res.on('close', () => this.controls.callLog.finish(call, 0));
+      res.on('close', () => this.operations.callLog.finish(call, 0));
       return;
     }
     if (fault?.before) {
       try {
-        applyWorldChange(this.controls.state, url.pathname, fault.before);
+        applyWorldChange(this.operations.state, url.pathname, fault.before);
       } catch (error) {
         answer({ status: 500, body: { message: `emulator fault misconfigured: ${(error as Error).message}`, type: 'internal' } });
         return;
@@ -145,9 +145,9 @@ class RequestPipeline {
         params: match.params,
         query: url.searchParams,
         body,
-        state: this.controls.state,
+        state: this.operations.state,
         notePoolWrite: (write) =>
-          this.controls.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
+          this.operations.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
       });
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };
@@ -157,8 +157,8 @@ class RequestPipeline {
   }
 }
 
-export async function listen(controls: EmulatorControls, settings: ServerSettings): Promise<RunningServer> {
-  const pipeline = new RequestPipeline(controls, settings);
+export async function listen(operations: EmulatorOperations, settings: ServerSettings): Promise<RunningServer> {
+  const pipeline = new RequestPipeline(operations, settings);
   const server: Server = createServer((req, res) => {
     pipeline.handle(req, res).catch((error: unknown) => {
       console.error('[emulator] request failed', error);
@@ -180,7 +180,7 @@ export async function listen(controls: EmulatorControls, settings: ServerSetting
     port,
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
-        controls.gates.releaseAll();
+        operations.gates.releaseAll();
         server.close(() => resolve());
         // Hung requests and idle keep-alive sockets would otherwise hold close() open.
         server.closeAllConnections();

@@ -1,8 +1,8 @@
 /** The emulator's in-memory world: LBs, backends, servers and IPAM addresses. */
 import { randomUUID } from 'node:crypto';
-import type { BackendSettings, BackendRecord, FrontendRecord, HealthCheckFields, IpamIpRecord, LbRecord, ServerRecord } from './model';
+import type { BackendSettings, BackendRecord, FrontendRecord, HealthCheckFields, IpamIpRecord, LbRecord, ServerRecord } from './records';
 import { DEFAULT_PROJECT_ID, backendFromSeed, ipamIpFromSeed, lbFromSeed, regionOfZone, serverFromSeed, type Ownership } from './seed';
-import { LB_STATUSES, type EmulatorSeed, type LbStatus, type SeedServer } from './types';
+import { LB_STATUSES, type EmulatorSeed, type LbStatus, type SeedServer } from './contract';
 import { readBehaviours, withDefaults, type EmulatorBehaviours } from './behaviours';
 import { aliveAddresses, BackendHealth } from './health';
 

@@ -2,10 +2,8 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { serveHandler } from '@scaleway/serverless-functions';
+import { FUNCTION_NAMES, type FunctionName } from '../functions/names.mjs';
 import type { Handle } from '../shared/platform/function-shell';
-
-export const FUNCTION_NAMES = ['reconcile', 'inject', 'sweep', 'watch'] as const;
-export type FunctionName = (typeof FUNCTION_NAMES)[number];
 
 export interface ServedFunction {
   name: FunctionName;
@@ -15,18 +13,14 @@ export interface ServedFunction {
 
 /** The handlers, either the built bundles (dist/, what gets deployed) or the TypeScript sources. */
 export async function loadHandlers(from: 'dist' | 'source'): Promise<Record<FunctionName, Handle>> {
-  if (from === 'dist') {
-    const require = createRequire(import.meta.url);
-    const load = (name: FunctionName) => (require(`../dist/${name}/handler.js`) as { handle: Handle }).handle;
-    return { reconcile: load('reconcile'), inject: load('inject'), sweep: load('sweep'), watch: load('watch') };
-  }
-  const [reconcile, inject, sweep, watch] = await Promise.all([
-    import('../functions/reconcile/handler'),
-    import('../functions/inject/handler'),
-    import('../functions/sweep/handler'),
-    import('../functions/watch/handler'),
-  ]);
-  return { reconcile: reconcile.handle, inject: inject.handle, sweep: sweep.handle, watch: watch.handle };
+  const require = createRequire(import.meta.url);
+  const load = async (name: FunctionName): Promise<[FunctionName, Handle]> => {
+    const module = (from === 'dist' ? require(`../dist/${name}/handler.js`) : await import(`../functions/${name}/handler.ts`)) as {
+      handle: Handle;
+    };
+    return [name, module.handle];
+  };
+  return Object.fromEntries(await Promise.all(FUNCTION_NAMES.map(load))) as Record<FunctionName, Handle>;
 }
 
 let listeningNoticeMuted = false;

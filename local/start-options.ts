@@ -10,7 +10,7 @@ import { validationError } from '../shared/errors/lbsync-error';
 import type { TargetInput } from '../shared/schemas/target';
 import { parseTargets } from '../shared/schemas/target';
 import { DEMO_CLUSTER } from './demo-story';
-import type { FunctionName } from './serve-functions';
+import { FUNCTION_NAMES, type FunctionName } from '../functions/names.mjs';
 import type { LocalStackPorts } from './stack';
 
 export const USAGE = `Usage: npm start [-- --once] [--seed emulator-seed.json] [--targets targets.json] [--port-base 8090]
@@ -26,7 +26,7 @@ export const USAGE = `Usage: npm start [-- --once] [--seed emulator-seed.json] [
   --targets         a targets file (as LBSYNC_CONFIG: an array, or {"targets": [...]}); checked first: an
                     invalid one is refused with its field errors (exit 1) before anything starts
   --port-base N     fixed ports instead of free ones: the emulator on N, the queue on N+1, the functions
-                    reconcile, inject, sweep and watch on N+2..N+5 (all on 127.0.0.1, loopback only)
+                    inject, reconcile, sweep and watch on N+2..N+5 (all on 127.0.0.1, loopback only)
   --audit-delay-ms  how long the emulator waits before listing a change in Audit Trail (assumed; default
                     30000, or 2000 with --once)
   --log-format      pretty (default: one readable line per event) or json: the functions' lines as a deployed
@@ -34,9 +34,6 @@ export const USAGE = `Usage: npm start [-- --once] [--seed emulator-seed.json] [
 
 Exit codes: 0 converged (--once) or stopped by a signal, 1 not converged or could not start (a bad
 targets file, seed or busy port), 64 bad flags.`;
-
-/** The order of --port-base's ports after the emulator (N) and the queue (N+1). */
-export const FUNCTION_PORT_ORDER: readonly FunctionName[] = ['reconcile', 'inject', 'sweep', 'watch'];
 
 export interface StartOptions {
   help: boolean;
@@ -63,7 +60,7 @@ export class StartRefused extends Error {
 
 /** emulator N, queue N+1, functions N+2..N+5. */
 export function portsFrom(base: number): Required<LocalStackPorts> & { functions: Record<FunctionName, number> } {
-  const functions = Object.fromEntries(FUNCTION_PORT_ORDER.map((name, i) => [name, base + 2 + i])) as Record<FunctionName, number>;
+  const functions = Object.fromEntries(FUNCTION_NAMES.map((name, i) => [name, base + 2 + i])) as Record<FunctionName, number>;
   return { emulator: base, queue: base + 1, functions };
 }
 
@@ -177,11 +174,7 @@ export async function checkPortsFree(ports: LocalStackPorts): Promise<void> {
   const wanted: [string, number | undefined, string | undefined][] = [
     ['the emulator', ports.emulator, '127.0.0.1'],
     ['the queue', ports.queue, '127.0.0.1'],
-    ...FUNCTION_PORT_ORDER.map((name): [string, number | undefined, undefined] => [
-      `the ${name} function`,
-      ports.functions?.[name],
-      undefined,
-    ]),
+    ...FUNCTION_NAMES.map((name): [string, number | undefined, undefined] => [`the ${name} function`, ports.functions?.[name], undefined]),
   ];
   const busy: string[] = [];
   for (const [what, port, host] of wanted) if (port !== undefined && !(await portFree(port, host))) busy.push(`${port} (${what})`);

@@ -14,17 +14,12 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSyn
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { FUNCTION_NAMES } from '../functions/names.mjs';
 import { FUNCTION_NODE_OPTIONS } from './function-sizing.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const FUNCTIONS_DIR = join(ROOT, 'functions');
 const LOADER = join(ROOT, 'scripts/code-cache/loader.cjs');
-
-/** Every functions/<name>/handler.ts is a function: adding one needs no list to be kept in step. */
-export const FUNCTIONS = readdirSync(FUNCTIONS_DIR, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && existsSync(join(FUNCTIONS_DIR, entry.name, 'handler.ts')))
-  .map((entry) => entry.name)
-  .sort();
 
 /**
  * The Scaleway SDK uses the fetch API's globals (fetch, Request, Headers). Node's are undici: touching one
@@ -169,7 +164,7 @@ function newestChange(path) {
  */
 export function bundlesFresh(parts = ['functions', 'cli']) {
   const stamps = [
-    ...(parts.includes('functions') ? FUNCTIONS.map((name) => join(ROOT, 'dist', name, 'bundle.cache.json')) : []),
+    ...(parts.includes('functions') ? FUNCTION_NAMES.map((name) => join(ROOT, 'dist', name, 'bundle.cache.json')) : []),
     ...(parts.includes('cli') ? [join(ROOT, 'dist-cli/bundle.cache.json')] : []),
   ];
   const built = Math.min(...stamps.map((stamp) => (existsSync(stamp) ? statSync(stamp).mtimeMs : 0)));
@@ -188,7 +183,7 @@ export async function buildAll({ quiet = false, parts = ['functions', 'cli'] } =
     // The repo is "type": "module"; the bundles are CommonJS.
     writeFileSync(join(ROOT, dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
   }
-  const results = parts.includes('functions') ? await Promise.all(FUNCTIONS.map(bundleFunction)) : [];
+  const results = parts.includes('functions') ? await Promise.all(FUNCTION_NAMES.map(bundleFunction)) : [];
   const cli = parts.includes('cli') ? [await bundleCli()] : [];
   if (!quiet) {
     for (const { name, bytes } of results) console.log(`dist/${name}/bundle.js  ${(bytes / 1024).toFixed(1)} KiB`);

@@ -58,7 +58,7 @@ export async function checkPackage(root) {
     return { ok: false, errors, archive: undefined, functions: [], timings: { packageMs: packaged.ms } };
   }
   const raw = readFileSync(join(root, archivePath));
-  const files = readZip(raw);
+  const files = await readZip(raw);
   const archive = auditArchive({
     files,
     raw,

@@ -3,20 +3,21 @@
 //   npm run build && node scripts/validate-serverless.mjs [--config serverless.yml ...] [--root .]
 //       [--require-env] [--json]
 //
-// It resolves ${env:NAME[, fallback]} from this process's environment, then checks: each function's handler
-// is its own bundle and exports handle, exactly the functions there are bundles for, every function private,
-// no reserved SCW_* variable, the env catalog (every variable a bundle reads is provided to the functions that
-// read it, credentials only as secrets, nothing a bundle does not read, sizes within Scaleway's limits), the
-// timing rules (reconcile's timeout and LBSYNC_FUNCTION_TIMEOUT_MS, the waits within it, the sweep's spread
-// within its timeout, the watcher's period covering its cron), and the triggers' wiring (which function gets
-// which trigger, the queue RECONCILE_QUEUE_URL names, the args each schedule sends).
+// It resolves the variables as the framework does (osls's resolver; ${env:...} from this process's environment),
+// then checks: each function's handler is its own bundle and exports handle, exactly the functions there are
+// bundles for, every function private, no reserved SCW_* variable, the environment catalogue (every variable a
+// bundle reads is provided to the functions that read it, credentials only as secrets, nothing a bundle does not
+// read, sizes within Scaleway's limits), the timing rules (reconcile's timeout and LBSYNC_FUNCTION_TIMEOUT_MS, the
+// waits within it, the sweep's spread within its timeout, the watcher's period covering its cron), and the
+// triggers' wiring (which function gets which trigger, the queue RECONCILE_QUEUE_URL names, the args each schedule
+// sends).
 // With --require-env every ${env:...} without a fallback must be set (a pre-deploy check of your values).
 // What the plugin validates itself (handler files, runtimes, trigger syntax, region, credentials' shape) and
 // what it would send run in `npm run package` (scripts/package-check.mjs), with the real tools.
 // Exit status: 0 valid, 1 invalid, 2 could not run.
 //
-// The checks live in serverless-check/: resolve (variables), env-catalog (what the bundles read),
-// rules/ (one file per area of serverless.yml).
+// The checks live in serverless-check/: resolve (osls reads and resolves), env-catalog (the environment catalogue
+// and what the bundles read), rules/ (one file per area of serverless.yml).
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';

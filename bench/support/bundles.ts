@@ -4,14 +4,13 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { FUNCTION_NAMES, type FunctionName } from '../../functions/names.mjs';
 // @ts-expect-error: plain .mjs build script without types
-import { buildAll, bundleOptions, FUNCTIONS } from '../../scripts/build.mjs';
+import { buildAll, bundleOptions } from '../../scripts/build.mjs';
 // @ts-expect-error: plain .mjs module without types
 import { FUNCTION_NODE_OPTIONS } from '../../scripts/function-sizing.mjs';
 
-/** Every functions/<name>/handler.ts (scripts/build.mjs finds them); the known ones spelled out. */
-export type FunctionName = 'reconcile' | 'inject' | 'sweep' | 'watch' | (string & {});
-export const FUNCTION_NAMES = FUNCTIONS as FunctionName[];
+export { FUNCTION_NAMES, type FunctionName };
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const OUT = join(REPO, 'bench/.out');

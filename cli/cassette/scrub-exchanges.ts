@@ -5,7 +5,7 @@
 // query strings (ListServers?tags= as in the answer's tags), Link headers and JSON bodies; a name or tag the
 // recording holds is replaced where other text echoes it too (an error message naming an LB).
 import { isCredentialHeader, type RecordedExchange } from '../../shared/adapters/http-recorder';
-import { createScrubber, type Scrubber } from '../../shared/platform/scrub';
+import { createScrubber, type Scrubber } from '../../shared/outbound/scrub';
 import { StandIns } from './stand-ins';
 
 /** JSON fields and query parameters that hold labels: every word in them is replaced. */

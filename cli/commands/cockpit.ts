@@ -9,7 +9,7 @@ import type { GrafanaAuth } from '../../shared/adapters/grafana-dashboards';
 import { authorization, createGrafanaDashboards } from '../../shared/adapters/grafana-dashboards';
 import { createLokiRuler } from '../../shared/adapters/loki-ruler';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
-import { hasUrlCredentials } from '../../shared/platform/scrub';
+import { hasUrlCredentials } from '../../shared/outbound/scrub';
 import type { Cli } from '../command';
 import { act, helpText } from '../command';
 import { resolveScalewayCredentials } from '../credentials';

@@ -48,6 +48,46 @@ function scanOptions(limit: string) {
   return { limit: n, visibilityTimeoutSeconds: 30 };
 }
 
+type Skipped = { id: string; why: string; candidates?: string[] };
+type DeadLetterGroup = ReturnType<typeof groupsFor>[number];
+
+/**
+ * The flow redrive and delete share: read the dead letters, hand each selected one with its duplicates to `settle`,
+ * delete the whole group once settle says what it did (undefined: leave it), and make every message not deleted
+ * visible again, even when a step fails.
+ */
+async function settleDeadLetters<T extends object>(
+  cli: Cli,
+  limit: string,
+  select: (entries: readonly DeadLetterEntry[]) => { selected: readonly DeadLetterEntry[]; skipped: Skipped[] },
+  settle: (group: DeadLetterGroup, q: ReturnType<typeof queueAccess>) => Promise<T | undefined>,
+): Promise<{ settled: (T & { duplicatesDeleted?: number })[]; skipped: Skipped[] }> {
+  const q = queueAccess(cli.io.env);
+  const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(limit));
+  const { selected, skipped } = select(entries);
+  const settled: (T & { duplicatesDeleted?: number })[] = [];
+  const deleted = new Set<string>();
+  try {
+    // One settle per recordId: a duplicate names its original, and goes with it.
+    for (const group of groupsFor(entries, selected)) {
+      const done = await settle(group, q);
+      if (!done) continue;
+      for (const entry of [group.original, ...group.duplicates]) {
+        await q.queue.delete(q.deadLetterQueueUrl, entry.receiptHandle);
+        deleted.add(entry.messageId);
+      }
+      settled.push({ ...done, ...(group.duplicates.length > 0 && { duplicatesDeleted: group.duplicates.length }) });
+    }
+  } finally {
+    await release(
+      q.queue,
+      q.deadLetterQueueUrl,
+      entries.filter((e) => !deleted.has(e.messageId)),
+    );
+  }
+  return { settled, skipped };
+}
+
 function listCommand(cli: Cli): Command {
   return new Command('list')
     .description('list the dead letters (reason, target, event id, error) without removing them')
@@ -190,40 +230,27 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
       act<RedriveOptions>(cli, async (options, out) => {
         if (!options.all && !options.id?.length)
           throw new CliError('usage', 'give --id <id> (repeatable) or --all', 'see `lbsync dlq list` for the ids');
-        const q = queueAccess(cli.io.env);
-        const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
-        const byIds = selectByIds(entries, options.id ?? []);
-        const selected = options.all ? entries : byIds.selected;
-        const redriven: { eventId: string; messageId: string; target: string; duplicatesDeleted?: number }[] = [];
-        const skipped: { id: string; why: string; candidates?: string[] }[] = byIds.skipped;
-        const left: { id: string; why: string }[] = [];
-        const handled = new Set<string>();
-        try {
-          // One send per recordId: a duplicate names its original, and goes with it.
-          for (const { original: e, duplicates } of groupsFor(entries, selected)) {
+        const notRedrivable: { id: string; why: string }[] = [];
+        const result = await settleDeadLetters(
+          cli,
+          options.limit,
+          (entries) => {
+            const byIds = selectByIds(entries, options.id ?? []);
+            return { selected: options.all ? entries : byIds.selected, skipped: byIds.skipped };
+          },
+          async ({ original: e }, q) => {
             if (!e.redriveEvent) {
-              (options.all ? left : skipped).push({ id: e.eventId ?? e.messageId, why: e.notRedrivable ?? 'not redrivable' });
-              continue;
+              notRedrivable.push({ id: e.eventId ?? e.messageId, why: e.notRedrivable ?? 'not redrivable' });
+              return undefined;
             }
             await q.queue.send(q.reconcileQueueUrl, JSON.stringify(e.redriveEvent));
-            for (const done of [e, ...duplicates]) {
-              await q.queue.delete(q.deadLetterQueueUrl, done.receiptHandle);
-              handled.add(done.messageId);
-            }
-            redriven.push({
-              eventId: e.redriveEvent.id,
-              messageId: e.messageId,
-              target: e.redriveEvent.target,
-              ...(duplicates.length > 0 && { duplicatesDeleted: duplicates.length }),
-            });
-          }
-        } finally {
-          await release(
-            q.queue,
-            q.deadLetterQueueUrl,
-            entries.filter((e) => !handled.has(e.messageId)),
-          );
-        }
+            return { eventId: e.redriveEvent.id, messageId: e.messageId, target: e.redriveEvent.target };
+          },
+        );
+        const redriven = result.settled;
+        // --all leaves (and lists) what holds no valid event; an --id naming one is skipped.
+        const skipped = options.all ? result.skipped : [...result.skipped, ...notRedrivable];
+        const left = options.all ? notRedrivable : [];
         const ok = skipped.length === 0;
         if (out.format === 'json') {
           out.result(ok, { redriven, skipped, left });
@@ -278,30 +305,13 @@ function deleteCommand(cli: Cli): Command {
             'deleting a dead letter cannot be undone: add --yes',
             'read it first with `lbsync dlq show --id <id>`',
           );
-        const q = queueAccess(cli.io.env);
-        const entries = await scanDeadLetters(q.queue, q.deadLetterQueueUrl, scanOptions(options.limit));
-        const { selected, skipped } = selectByIds(entries, options.id);
-        const deleted: { id: string; messageId: string; duplicatesDeleted?: number }[] = [];
-        const handled = new Set<string>();
-        try {
-          for (const { original: e, duplicates } of groupsFor(entries, selected)) {
-            for (const done of [e, ...duplicates]) {
-              await q.queue.delete(q.deadLetterQueueUrl, done.receiptHandle);
-              handled.add(done.messageId);
-            }
-            deleted.push({
-              id: e.eventId ?? e.messageId,
-              messageId: e.messageId,
-              ...(duplicates.length > 0 && { duplicatesDeleted: duplicates.length }),
-            });
-          }
-        } finally {
-          await release(
-            q.queue,
-            q.deadLetterQueueUrl,
-            entries.filter((e) => !handled.has(e.messageId)),
-          );
-        }
+        const ids = options.id;
+        const { settled: deleted, skipped } = await settleDeadLetters(
+          cli,
+          options.limit,
+          (entries) => selectByIds(entries, ids),
+          async ({ original: e }) => ({ id: e.eventId ?? e.messageId, messageId: e.messageId }),
+        );
         const ok = skipped.length === 0;
         if (out.format === 'json') {
           out.result(ok, { deleted, skipped });

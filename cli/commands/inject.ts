@@ -3,7 +3,7 @@ import type { LbSyncEvent } from '../../shared/schemas/event';
 import { completeEvent, parseEvent } from '../../shared/schemas/event';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { stripUrlCredentials } from '../../shared/platform/scrub';
+import { stripUrlCredentials } from '../../shared/outbound/scrub';
 import { networkCause } from '../../shared/adapters/request-failure';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';

@@ -3,7 +3,7 @@ import { auditTrailSettingsFromEnv, runtimeConfigFromEnv } from '../../shared/pl
 import type { WatchDeps, WatchOutcome } from '../../shared/handlers/watch-request';
 import { watchOnce } from '../../shared/handlers/watch-request';
 import { createLogger } from '../../shared/platform/log';
-import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';
+import { LBSYNC_USER_AGENT_MARKER } from '../../shared/outbound/user-agent';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { resolveScalewayCredentials } from '../credentials';

@@ -7,7 +7,7 @@
 import { apiErrors } from '../errors';
 import { reportsOfPool } from '../health';
 import { pageOf, readPagination, type JsonAnswer, type RouteContext } from '../http';
-import type { LbRecord } from '../model';
+import type { LbRecord } from '../records';
 import { renderBackendServerStats } from '../wire/backend-stats';
 
 const PAGINATION = { sizeParam: 'page_size', defaultSize: 20, maxSize: 100 };

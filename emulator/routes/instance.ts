@@ -2,7 +2,7 @@
 import { apiErrors } from '../errors';
 import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
 import type { EmulatorBehaviours } from '../behaviours';
-import type { ServerRecord } from '../model';
+import type { ServerRecord } from '../records';
 import { renderServer } from '../wire/instance';
 
 /** Whether a server passes `tags=`, under each setting of the switch (docs/emulator.md). */

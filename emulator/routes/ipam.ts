@@ -1,6 +1,6 @@
 /** IPAM API: ListIPs with the filters the SDK sends. */
 import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
-import type { IpamIpRecord } from '../model';
+import type { IpamIpRecord } from '../records';
 import { renderIpamIp } from '../wire/ipam';
 
 const ORDERS = [

@@ -3,10 +3,10 @@ import { parseCreateBackend, parseHealthCheck, parseServerIps, parseUpdateBacken
 import { apiErrors } from '../errors';
 import { healthAcrossInstances, reportsOfPool, serverStatesOf } from '../health';
 import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
-import type { BackendRecord, LbRecord } from '../model';
+import type { BackendRecord, LbRecord } from '../records';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
-import { TRANSIENT_LB_STATUSES } from '../types';
+import { TRANSIENT_LB_STATUSES } from '../contract';
 import { renderBackend, renderFrontend, renderHealthCheck, renderLb } from '../wire/lb';
 import { getLbStats, listBackendStats } from './backend-stats';
 

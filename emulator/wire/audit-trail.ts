@@ -8,7 +8,7 @@
  * APIs, the method names (the APIs' own: CreateServer, SetBackendServers, ...), `locality` being the
  * zone for these zoned resources, and the request bodies as the API received them.
  */
-import type { BackendRecord, ServerRecord } from '../model';
+import type { BackendRecord, ServerRecord } from '../records';
 
 export const INSTANCE_SERVICE = { product_name: 'instance', service_name: 'scaleway.instance.v1.Api' } as const;
 export const LB_SERVICE = { product_name: 'load-balancer', service_name: 'scaleway.lb.v1.ZonedApi' } as const;

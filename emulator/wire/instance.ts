@@ -1,5 +1,5 @@
 /** Instance API server JSON, with the keys of the recorded GET /servers/{id} answers. */
-import type { ServerPublicIp, ServerRecord } from '../model';
+import type { ServerPublicIp, ServerRecord } from '../records';
 import type { EmulatorState } from '../state';
 
 const IMAGE_ORGANIZATION = '51b656e3-4865-41e8-adbc-0c45bdd780db';

@@ -1,5 +1,5 @@
 /** IPAM API IP JSON, as in the recorded ListIPs answers. */
-import type { IpamIpRecord } from '../model';
+import type { IpamIpRecord } from '../records';
 
 export function renderIpamIp(ip: IpamIpRecord): Record<string, unknown> {
   return {

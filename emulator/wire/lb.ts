@@ -1,6 +1,6 @@
 /** LB API JSON shapes, field for field as in the recordings. */
 import { formatProtoDuration } from '../durations';
-import type { BackendRecord, FrontendRecord, HealthCheckFields, LbRecord } from '../model';
+import type { BackendRecord, FrontendRecord, HealthCheckFields, LbRecord } from '../records';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
 

@@ -4,7 +4,7 @@ import { auditTrailSettingsFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
 import { requestBody } from '../../shared/platform/request-response';
 import { once } from '../../shared/platform/runtime';
-import { LBSYNC_USER_AGENT_MARKER } from '../../shared/platform/user-agent';
+import { LBSYNC_USER_AGENT_MARKER } from '../../shared/outbound/user-agent';
 
 // Only this function reads Audit Trail: its SDK stays out of the other bundles.
 const settings = once(() => auditTrailSettingsFromEnv(process.env));

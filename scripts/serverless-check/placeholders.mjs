@@ -2,7 +2,7 @@
 // without a real deployment environment: one for every ${env:...} that has no literal default.
 // The list comes from serverless.yml itself, so a variable added there needs no second list.
 import { createHash } from 'node:crypto';
-import { envNameOf, isPlainObject, literalOf, variablesIn } from './resolve.mjs';
+import { isPlainObject, variablesIn } from './resolve.mjs';
 
 /**
  * A UUID-shaped value for name: 36 characters, which the plugin requires of the deployer's key and project,
@@ -41,9 +41,9 @@ export function placeholderEnv(config) {
       return;
     }
     if (typeof node !== 'string') return;
-    for (const candidates of variablesIn(node)) {
-      if (candidates.some((c) => literalOf(c) !== undefined)) continue;
-      const name = candidates.map(envNameOf).filter(Boolean).at(-1);
+    for (const variable of variablesIn(node)) {
+      if (variable.hasLiteral) continue;
+      const name = variable.envNames.at(-1);
       if (name === undefined) continue;
       env[name] = placeholderFor(name);
       if (/(^|\.)secret\./.test(path) || path === 'provider.scwToken') secrets.add(name);

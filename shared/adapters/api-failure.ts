@@ -1,5 +1,6 @@
 // The only place that knows the shapes of the Scaleway SDK's errors (ScalewayError and its subclasses, fetch and
-// timeout failures): every step that calls the gateway turns what it throws into an LbSyncError here.
+// timeout failures): every step that calls the gateway runs its call through callGateway or tryGateway, which turn
+// what it throws into an LbSyncError here.
 import type { ErrorCode, LbIdentity } from '../errors/lbsync-error';
 import { LbSyncError } from '../errors/lbsync-error';
 
@@ -86,4 +87,31 @@ export function wrapApiFailure(prefix: string, error: unknown, notFound: NotFoun
     ...(retryAfterMs !== undefined && { retryAfterMs }),
     ...(lb && { lb }),
   });
+}
+
+/**
+ * One call to a gateway, in the shape every step gives it (reads and writes alike): kOps' words for the step, what
+ * a 404 means on its route, the LB it concerns, and the call itself.
+ */
+export interface GatewayStep<T> {
+  message: string;
+  notFound: NotFoundMeaning;
+  lb?: LbIdentity;
+  run: () => Promise<T>;
+}
+
+/** Runs the step; a failure is thrown as an LbSyncError told in the step's words (ours pass through unchanged). */
+export async function callGateway<T>(step: GatewayStep<T>): Promise<T> {
+  const answer = await tryGateway(step);
+  if ('error' in answer) throw answer.error;
+  return answer.value;
+}
+
+/** Like callGateway, with the failure returned, for the steps that go on after one (report it, poll through it). */
+export async function tryGateway<T>(step: GatewayStep<T>): Promise<{ value: T } | { error: LbSyncError }> {
+  try {
+    return { value: await step.run() };
+  } catch (error) {
+    return { error: wrapApiFailure(step.message, error, step.notFound, step.lb) };
+  }
 }

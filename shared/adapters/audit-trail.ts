@@ -4,8 +4,8 @@
 import { AuditTrailv1alpha1 } from '@scaleway/sdk-audit-trail';
 import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import type { AuditEvent, AuditResource } from '../core/audit-relevance';
-import { LBSYNC_USER_AGENT } from '../platform/user-agent';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
+import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { sdkHttpClient } from './sdk-http-client';
 
 type Region = `${string}-${string}`;

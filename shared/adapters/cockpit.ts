@@ -3,10 +3,9 @@
 // made for one run and deleted after it. Only `lbsync cockpit install` imports it.
 import { Cockpitv1 } from '@scaleway/sdk-cockpit';
 import { createAdvancedClient, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
-import type { LbSyncError } from '../errors/lbsync-error';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
-import { LBSYNC_USER_AGENT } from '../platform/user-agent';
-import { wrapApiFailure } from './api-failure';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
+import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
+import { callGateway } from './api-failure';
 import { sdkHttpClient } from './sdk-http-client';
 
 type Region = `${string}-${string}`;
@@ -37,12 +36,8 @@ export interface CockpitGateway {
 }
 
 /** Every failure as an LbSyncError with its code, the step named. */
-async function step<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    throw wrapApiFailure(what, error, 'unknown_api_error') as LbSyncError;
-  }
+function step<T>(what: string, run: () => Promise<T>): Promise<T> {
+  return callGateway({ message: what, notFound: 'unknown_api_error', run });
 }
 
 export function createCockpitGateway(settings: CockpitSettings): CockpitGateway {

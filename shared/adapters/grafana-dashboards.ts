@@ -1,7 +1,7 @@
 // Grafana's dashboard HTTP API, as the project's Cockpit Grafana serves it: read a dashboard by uid, save one
 // (overwriting the dashboard of that uid). The operator's Grafana user (basic auth) or service-account token.
 // Only `lbsync cockpit install` uses it.
-import { createScrubber } from '../platform/scrub';
+import { createScrubber } from '../outbound/scrub';
 import type { HttpAnswer } from './http-call';
 import { httpCall, statusFailure } from './http-call';
 

@@ -2,7 +2,7 @@
 // way the Scaleway gateway tells its failures: no answer is network_error naming the URL and the cause, an answer
 // >= 400 an LbSyncError by its status, and every body read is scrubbed of the secrets sent.
 import { LbSyncError } from '../errors/lbsync-error';
-import type { Scrubber } from '../platform/scrub';
+import type { Scrubber } from '../outbound/scrub';
 import { classifyApiFailure } from './api-failure';
 import { requestFailure, shownUrl } from './request-failure';
 

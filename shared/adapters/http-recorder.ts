@@ -1,7 +1,7 @@
 // Records what goes over an HTTP transport (`lbsync doctor --record`): each request and its answer, as sent
 // and received, scrubbed of every secret before it is kept. A transport decorator: the SDK's requests pass
 // through unchanged. A request that got no answer (refused, timed out) is not kept.
-import { SECRET_FIELDS, type Scrubber } from '../platform/scrub';
+import { SECRET_FIELDS, type Scrubber } from '../outbound/scrub';
 import type { HttpTransport } from './http-transport';
 
 export interface RecordedExchange {

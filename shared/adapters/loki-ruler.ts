@@ -3,7 +3,7 @@
 // source's token in X-Auth-Token. Only `lbsync cockpit install` uses it.
 import { parse } from 'yaml';
 import { LbSyncError } from '../errors/lbsync-error';
-import { createScrubber } from '../platform/scrub';
+import { createScrubber } from '../outbound/scrub';
 import type { HttpAnswer } from './http-call';
 import { httpCall, statusFailure } from './http-call';
 

@@ -4,7 +4,7 @@
 // pay for parsing the SDK.
 import type * as SqsSdk from '@aws-sdk/client-sqs';
 import { LbSyncError } from '../errors/lbsync-error';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { networkCause, shownUrl } from './request-failure';
 
 export interface QueueSettings {

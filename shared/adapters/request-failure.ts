@@ -2,7 +2,7 @@
 // query) and why, in words (connection refused, host not found, timed out, TLS), and a 404 that is not the
 // Scaleway API's own not-found answer, or a 405 (a wrong SCW_API_URL or path), told apart from a missing LB or backend.
 import { ROUTE_NOT_FOUND_ERROR } from './api-failure';
-import { stripUrlCredentials } from '../platform/scrub';
+import { stripUrlCredentials } from '../outbound/scrub';
 
 /** scheme://host[:port]/path: credentials and the query string (names, tags, tokens) left out. */
 export function shownUrl(url: string): string {

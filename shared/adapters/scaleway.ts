@@ -6,8 +6,8 @@ import type { IpamIpView } from '../core/kops-rule';
 import { regionOf } from '../core/locality';
 import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../core/model';
 import { normalisePool } from '../core/pool';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../platform/scrub';
-import { userAgentFor } from '../platform/user-agent';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
+import { userAgentFor } from '../outbound/user-agent';
 import { classifyApiFailure } from './api-failure';
 import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
@@ -190,7 +190,12 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
   };
 }
 
-/** The same failure with its message (and its cause's) scrubbed; the name, which classifies it, is kept. */
+/**
+ * The gateway over the official SDK (LB, Instance, IPAM), one per invocation: every request bounded in time (the
+ * request timeout, clipped to what is left of the invocation), counted (calls()) and marked with our User-Agent;
+ * a failure is the SDK's, its messages scrubbed of the key (sdk-http-client.ts), for the steps to tell through
+ * callGateway (api-failure.ts).
+ */
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
   const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;

@@ -2,7 +2,7 @@
 // invocation's deadline respected, and what comes back made safe to show. An API error may echo what it was
 // sent (the key among it), so error bodies and transport failures are scrubbed here, before the SDK builds an
 // error message from them; a failed request and a 404 or 405 of no API route are named by URL and cause.
-import type { Scrubber } from '../platform/scrub';
+import type { Scrubber } from '../outbound/scrub';
 import { HttpResponse } from './http-messages';
 import { type ExchangeRecorder, recordingTransport } from './http-recorder';
 import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';

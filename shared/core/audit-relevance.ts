@@ -42,7 +42,7 @@ export interface AuditEvent {
 
 /** How our own API calls look in Audit Trail. */
 export interface OwnIdentity {
-  /** A string our User-Agent contains (shared/platform/user-agent.ts). */
+  /** A string our User-Agent contains (shared/outbound/user-agent.ts). */
   userAgentMarker: string;
   /** The IAM application or user ids whose backend writes are ours (LBSYNC_WATCH_OWN_PRINCIPAL_IDS). */
   principalIds: ReadonlySet<string>;

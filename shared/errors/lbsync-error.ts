@@ -1,5 +1,5 @@
-import type { FieldError } from '../schemas/field-errors';
-import { renderFieldError } from '../schemas/field-errors';
+import type { FieldError } from './field-errors';
+import { renderFieldError } from './field-errors';
 
 /**
  * transient: try again later (re-enqueue with backoff).
@@ -196,6 +196,12 @@ export function serializeError(error: LbSyncError): SerializedError {
     ...(error.fieldErrors && { fieldErrors: error.fieldErrors }),
     ...(error.lb && { lb: error.lb }),
   };
+}
+
+/** What a step threw, as an LbSyncError: ours as they are, anything else an unexpected failure (unknown_api_error). */
+export function asLbSyncError(error: unknown): LbSyncError {
+  if (error instanceof LbSyncError) return error;
+  return new LbSyncError('unknown_api_error', `unexpected failure: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
 export function validationError(code: 'invalid_config' | 'invalid_event', what: string, fieldErrors: FieldError[]): LbSyncError {

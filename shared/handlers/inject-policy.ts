@@ -2,7 +2,7 @@
 // sets (attempt, notBefore, firstAttemptAt: a caller could otherwise park an event in 2099, skip its retries or
 // stretch its retry horizon) and the sources only the system uses (sweep, audit: they tell operators which part
 // of the system acted).
-import type { FieldError } from '../schemas/field-errors';
+import type { FieldError } from '../errors/field-errors';
 
 export const INJECTABLE_SOURCES = ['manual', 'instance-replacement'] as const;
 

@@ -6,9 +6,10 @@ import type { Logger } from '../platform/log';
 import type { PlatformEvent, PlatformResponse } from '../platform/request-response';
 import { header, jsonResponse, requestBody } from '../platform/request-response';
 import { completeEvent, type LbSyncEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
-import type { FieldError } from '../schemas/field-errors';
+import type { FieldError } from '../errors/field-errors';
 import { decodeJsonInput, problemText } from '../schemas/json-input';
 import type { Target } from '../schemas/target';
+import { ENQUEUE_FAILURE_STATUS, enqueueEvents, enqueueFailureBody } from './enqueue-events';
 import { checkInjectPolicy } from './inject-policy';
 
 export interface InjectDeps {
@@ -97,11 +98,10 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
     ]);
   }
 
-  try {
-    await deps.queue().send(deps.reconcileQueueUrl, JSON.stringify(parsed));
-  } catch (error) {
-    deps.logger.error({ error, event_id: parsed.id }, 'could not enqueue the injected event');
-    return jsonResponse(503, { error: 'queue_unavailable', message: 'the event could not be enqueued; try again' });
+  const { failure } = await enqueueEvents(deps, [{ event: parsed }]);
+  if (failure) {
+    deps.logger.error({ error: failure.error, event_id: parsed.id }, 'could not enqueue the injected event');
+    return jsonResponse(ENQUEUE_FAILURE_STATUS, enqueueFailureBody(failure));
   }
   deps.logger.info({ event_id: parsed.id, target: parsed.target, source: parsed.source }, 'event injected');
   return jsonResponse(202, { eventId: parsed.id, target: parsed.target });

@@ -1,21 +1,18 @@
 import * as z from 'zod';
-import type { BatchEntry, EventQueue } from '../adapters/queue';
+import type { EventQueue } from '../adapters/queue';
 import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../core/sweep-schedule';
 import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
-import type { LbSyncEvent } from '../schemas/event';
-import { newEventId } from '../schemas/event';
-import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { parseCronArgs } from './cron-args';
+import { cronArgsSchema, parseCronArgs, selectCronTargets } from './cron-args';
+import type { EnqueueFailure, Outgoing } from './enqueue-events';
+import { ENQUEUE_FAILURE_STATUS, enqueueEvents, enqueueFailureBody, newEvent, refusal } from './enqueue-events';
 
 /** The cron trigger's JSON args: which targets to sweep (all when omitted), over how long. */
-export const sweepArgsSchema = z
-  .object({
-    targets: z.array(targetNameSchema).max(10_000).optional(),
-    dryRun: z.boolean().optional(),
+export const sweepArgsSchema = cronArgsSchema
+  .extend({
     spreadSeconds: z
       .number()
       .int()
@@ -64,63 +61,53 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
   const { args } = parsed;
   const now = () => (deps.now?.() ?? new Date()).getTime();
   const sleep = deps.sleep ?? realSleep;
-  const known = new Set(deps.targets.map((t) => t.name));
-  const unknownTargets = (args.targets ?? []).filter((name) => !known.has(name));
-  const wanted = args.targets ? new Set(args.targets) : undefined;
-  const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
+  const { selected, unknownTargets } = selectCronTargets(args, deps.targets, deps.logger, 'sweep');
   const spreadMs = args.spreadSeconds !== undefined ? args.spreadSeconds * 1000 : (deps.spreadMs ?? 0);
   const startMs = now();
   const occurredAt = new Date(startMs).toISOString();
   const dueTimes = spreadMs > 0 ? spreadDueTimes(selected.length, spreadMs, startMs, deps.random) : [];
   const sending: SweepReport['sending'] = spreadMs === 0 ? 'all-at-once' : deps.delayMode === 'native' ? 'delayed' : 'paced';
-  const entries: BatchEntry[] = selected.map((target, index) => {
+  const outgoing: Outgoing[] = selected.map((target, index) => {
     const due = dueTimes[index];
-    const event: LbSyncEvent = {
-      version: 1,
-      id: newEventId(),
+    const event = newEvent({
       source: 'sweep',
       target: target.name,
       occurredAt,
-      attempt: 0,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
       ...(due !== undefined && { notBefore: new Date(due).toISOString() }),
-    };
-    return {
-      id: String(index),
-      body: JSON.stringify(event),
-      ...(due !== undefined && sending === 'delayed' && { delaySeconds: delaySecondsUntil(due, startMs) }),
-    };
+    });
+    return { event, ...(due !== undefined && sending === 'delayed' && { delaySeconds: delaySecondsUntil(due, startMs) }) };
   });
   const report: SweepReport = { selected: selected.length, enqueued: 0, failed: [], unknownTargets, batches: 0, spreadMs, sending };
-  const send = async (part: BatchEntry[]) => {
-    const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, part);
-    report.enqueued += batch.sent.length;
-    report.batches += batch.calls;
-    report.failed.push(...batch.failed.map((f) => ({ target: selected[Number(f.id)]?.name ?? f.id, code: f.code, message: f.message })));
+  /** Sends one part; what the queue refused is counted and sending goes on, a queue out of reach stops it. */
+  const send = async (part: Outgoing[]): Promise<EnqueueFailure | undefined> => {
+    const { sent, calls, failure } = await enqueueEvents(deps, part);
+    report.enqueued += sent.length;
+    report.batches += calls;
+    report.failed.push(...(failure?.failed ?? []));
+    return failure?.unreachable ? failure : undefined;
   };
-  if (entries.length > 0) {
-    try {
-      if (sending !== 'paced') await send(entries);
-      else {
-        for (const { sendAt, indexes } of pacedSends(dueTimes)) {
-          const wait = sendAt - now();
-          if (wait > 0) await sleep(wait);
-          await send(indexes.map((i) => entries[i] as BatchEntry));
-        }
-      }
-    } catch (error) {
-      deps.logger.error(heartbeat(report, startMs, args.dryRun, { code: 'queue_unavailable', error }), 'sweep could not enqueue');
-      return jsonResponse(503, { error: 'queue_unavailable', message: (error as Error).message, ...report });
+  const parts = sending === 'paced' ? pacedSends(dueTimes) : [{ sendAt: startMs, indexes: outgoing.map((_, i) => i) }];
+  for (const { sendAt, indexes } of parts) {
+    const wait = sendAt - now();
+    if (wait > 0) await sleep(wait);
+    const unreachable = await send(indexes.map((i) => outgoing[i] as Outgoing));
+    if (unreachable) {
+      deps.logger.error(
+        heartbeat(report, startMs, args.dryRun, { code: unreachable.code, error: unreachable.error }),
+        'sweep could not enqueue',
+      );
+      return jsonResponse(ENQUEUE_FAILURE_STATUS, { ...enqueueFailureBody(unreachable), ...report });
     }
   }
-  for (const name of unknownTargets) deps.logger.warn({ target: name }, `sweep args name an unknown target "${name}"`);
   // Refused entries (their SQS codes in `failed`) are a hand-off failure as much as a queue that cannot be reached.
   const refused = report.failed.length > 0 ? { code: 'queue_unavailable' } : undefined;
   deps.logger[refused ? 'error' : 'info'](
     heartbeat(report, startMs, args.dryRun, refused),
     `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`,
   );
-  return jsonResponse(report.failed.length > 0 ? 502 : 200, report);
+  if (!refused) return jsonResponse(200, report);
+  return jsonResponse(ENQUEUE_FAILURE_STATUS, { ...enqueueFailureBody(refusal(report.failed)), ...report });
 }
 
 /** The run's one heartbeat line (shared/platform/log-schema.ts); `failure` when the queue refused or failed. */

@@ -1,5 +1,5 @@
-import * as z from 'zod';
-import { wrapApiFailure } from '../adapters/api-failure';
+import type * as z from 'zod';
+import { callGateway, tryGateway } from '../adapters/api-failure';
 import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
 import type { EventQueue } from '../adapters/queue';
 import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
@@ -9,19 +9,12 @@ import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
-import type { LbSyncEvent } from '../schemas/event';
-import { newEventId } from '../schemas/event';
-import { targetNameSchema } from '../schemas/primitives';
 import type { Target } from '../schemas/target';
-import { parseCronArgs } from './cron-args';
+import { cronArgsSchema, parseCronArgs, selectCronTargets } from './cron-args';
+import { ENQUEUE_FAILURE_STATUS, enqueueEvents, newEvent } from './enqueue-events';
 
 /** The cron trigger's JSON args: which targets to watch (all when omitted). */
-export const watchArgsSchema = z
-  .object({
-    targets: z.array(targetNameSchema).max(10_000).optional(),
-    dryRun: z.boolean().optional(),
-  })
-  .strict();
+export const watchArgsSchema = cronArgsSchema;
 
 export interface WatchDeps {
   targets: readonly Target[];
@@ -74,18 +67,12 @@ async function readWindow(
   const maxPages = Math.max(1, Math.floor(maxPagesPerRun / queries.length));
   const listings = await Promise.all(
     queries.map(async (q): Promise<EventListing & { region: string }> => {
-      try {
-        const listing = await gateway.listEvents({
-          ...q,
-          recordedAfter: from,
-          recordedBefore: to,
-          maxPages,
-          ...(projectId && { projectId }),
-        });
-        return { ...listing, region: q.region };
-      } catch (error) {
-        throw wrapApiFailure(`listing Audit Trail ${q.resourceType} events in ${q.region}`, error, 'unknown_api_error');
-      }
+      const listing = await callGateway({
+        message: `listing Audit Trail ${q.resourceType} events in ${q.region}`,
+        notFound: 'unknown_api_error',
+        run: () => gateway.listEvents({ ...q, recordedAfter: from, recordedBefore: to, maxPages, ...(projectId && { projectId }) }),
+      });
+      return { ...listing, region: q.region };
     }),
   );
   const events: AuditEvent[] = listings.flatMap((l) => l.events);
@@ -121,11 +108,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
   const from = new Date(to.getTime() - deps.window.periodMs - deps.window.overlapMs);
   const window = { from: from.toISOString(), to: to.toISOString() };
 
-  const known = new Set(deps.targets.map((t) => t.name));
-  for (const name of (args.targets ?? []).filter((n) => !known.has(n)))
-    deps.logger.warn({ target: name }, `watch args name an unknown target "${name}"`);
-  const wanted = args.targets ? new Set(args.targets) : undefined;
-  const selected = deps.targets.filter((t) => !wanted || wanted.has(t.name));
+  const { selected } = selectCronTargets(args, deps.targets, deps.logger, 'watch');
   const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
   const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window };
   const dryRun = args.dryRun === true;
@@ -134,15 +117,18 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     return { status: 200, report, matches: [], ignored: {} };
   }
 
-  let read: Awaited<ReturnType<typeof readWindow>>;
-  try {
-    read = await readWindow(deps.auditTrail(), regions, from, to, deps.projectId, deps.maxPagesPerRun ?? MAX_PAGES_PER_RUN);
-  } catch (error) {
-    const failure = wrapApiFailure('listing Audit Trail events', error, 'unknown_api_error');
+  const answer = await tryGateway({
+    message: 'listing Audit Trail events',
+    notFound: 'unknown_api_error',
+    run: () => readWindow(deps.auditTrail(), regions, from, to, deps.projectId, deps.maxPagesPerRun ?? MAX_PAGES_PER_RUN),
+  });
+  if ('error' in answer) {
+    const failure = answer.error;
     const hint = ['permissions_denied', 'authentication_denied'].includes(failure.code) ? PERMISSION_HINT : failure.hint;
     deps.logger.error(heartbeat(report, { dryRun, code: failure.code, error: failure }), `watch: ${failure.message}`);
     return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
   }
+  const read = answer.value;
   const relevance = relevantTargets(read.events, selected, { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) });
   const matches = withTruncatedRegions(relevance, selected, read.truncatedRegions, window.to);
   report.events = read.events.length;
@@ -155,37 +141,23 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     ...(error && { error }),
   });
 
-  const entries = matches.map((match, index) => {
-    const event: LbSyncEvent = {
-      version: 1,
-      id: newEventId(),
+  const outgoing = matches.map((match) => ({
+    event: newEvent({
       source: 'audit',
       target: match.target,
       occurredAt: match.lastRecordedAt || window.to,
-      attempt: 0,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
-    };
-    return { id: String(index), body: JSON.stringify(event) };
-  });
+    }),
+  }));
   const runFacts = { dryRun, ignored: relevance.ignored, listCalls: read.calls, truncatedRegions: read.truncatedRegions };
-  if (entries.length > 0) {
-    try {
-      const batch = await deps.queue().sendBatch(deps.reconcileQueueUrl, entries);
-      const sent = new Set(batch.sent);
-      report.targets = matches.filter((_, i) => sent.has(String(i))).map((m) => m.target);
-      report.enqueued = report.targets.length;
-      if (batch.failed.length > 0) {
-        const failed = batch.failed.map((f) => ({ target: matches[Number(f.id)]?.target ?? f.id, code: f.code, message: f.message }));
-        deps.logger.error(
-          heartbeat(report, { ...runFacts, code: 'queue_unavailable', failed }),
-          `watch: the queue refused ${failed.length} event(s)`,
-        );
-        return outcome(503, { code: 'queue_unavailable', message: `the queue refused ${failed.length} event(s)`, failed });
-      }
-    } catch (error) {
-      deps.logger.error(heartbeat(report, { ...runFacts, code: 'queue_unavailable', error }), 'watch could not enqueue');
-      return outcome(503, { code: 'queue_unavailable', message: (error as Error).message });
-    }
+  const { sent, failure } = await enqueueEvents(deps, outgoing);
+  report.targets = sent.map((event) => event.target);
+  report.enqueued = report.targets.length;
+  if (failure) {
+    const { code, message, failed } = failure;
+    if (failure.unreachable) deps.logger.error(heartbeat(report, { ...runFacts, code, error: failure.error }), 'watch could not enqueue');
+    else deps.logger.error(heartbeat(report, { ...runFacts, code, failed }), `watch: the queue refused ${failed.length} event(s)`);
+    return outcome(ENQUEUE_FAILURE_STATUS, { code, message, ...(failed.length > 0 && { failed }) });
   }
   for (const match of matches)
     deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);

@@ -3,14 +3,14 @@ import * as z from 'zod';
 import type { AuditTrailSettings } from '../adapters/audit-trail';
 import type { ScalewaySettings } from '../adapters/scaleway';
 import { type LbSyncError, validationError } from '../errors/lbsync-error';
-import type { FieldError } from '../schemas/field-errors';
-import { toFieldErrors } from '../schemas/field-errors';
+import type { FieldError } from '../errors/field-errors';
+import { toFieldErrors } from '../schemas/zod-issues';
 import type { RetryPolicy } from '../core/retry-horizon';
 import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
 import type { Target } from '../schemas/target';
 import { parseTargets } from '../schemas/target';
-import RUNTIME_DEFAULTS from './runtime-defaults.json';
-import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from './scrub';
+import { VARIABLES as V, variableNames } from './environment-catalogue';
+import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 
 export type Env = Record<string, string | undefined>;
 
@@ -141,29 +141,29 @@ export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSet
 
 const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
-// The defaults live in runtime-defaults.json, read by this schema and by the serverless.yml checker
-// (scripts/serverless-check/rules/timing.mjs, plain node), so the two cannot differ.
-const D = RUNTIME_DEFAULTS;
-const runtimeSchema = z.object({
-  LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(D.LBSYNC_RETRY_BASE_MS),
-  LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(D.LBSYNC_RETRY_CAP_MS),
-  LBSYNC_RETRY_HORIZON_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_RETRY_HORIZON_MS),
+// The defaults are the environment catalogue's, which the serverless.yml checker (scripts/serverless-check, plain
+// node) reads too, so the two cannot differ.
+/** The settings' variables: their values, ranges and defaults. */
+export const runtimeSchema = z.object({
+  LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(V.LBSYNC_RETRY_BASE_MS.default),
+  LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(V.LBSYNC_RETRY_CAP_MS.default),
+  LBSYNC_RETRY_HORIZON_MS: intFromEnv(0, 86_400_000).default(V.LBSYNC_RETRY_HORIZON_MS.default),
   // Unset: sized from the horizon (retry-horizon.ts); set, it must not cut the horizon short (checked below).
   LBSYNC_MAX_ATTEMPTS: intFromEnv(1, MAX_ATTEMPTS_LIMIT).optional(),
-  LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(D.LBSYNC_MAX_HOLD_MS),
-  LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(D.LBSYNC_WAIT_BUDGET_MS),
-  LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(D.LBSYNC_TRANSIENT_WAIT_MS),
-  LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(D.LBSYNC_REQUEST_TIMEOUT_MS),
-  LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_DUPLICATE_GRACE_MS),
-  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(D.LBSYNC_WATCH_PERIOD_MS),
-  LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(D.LBSYNC_WATCH_OVERLAP_MS),
-  LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(D.LBSYNC_SWEEP_SPREAD_MS),
+  LBSYNC_MAX_HOLD_MS: intFromEnv(0, 900_000).default(V.LBSYNC_MAX_HOLD_MS.default),
+  LBSYNC_WAIT_BUDGET_MS: intFromEnv(0, 600_000).default(V.LBSYNC_WAIT_BUDGET_MS.default),
+  LBSYNC_TRANSIENT_WAIT_MS: intFromEnv(0, 600_000).default(V.LBSYNC_TRANSIENT_WAIT_MS.default),
+  LBSYNC_REQUEST_TIMEOUT_MS: intFromEnv(100, 120_000).default(V.LBSYNC_REQUEST_TIMEOUT_MS.default),
+  LBSYNC_DUPLICATE_GRACE_MS: intFromEnv(0, 86_400_000).default(V.LBSYNC_DUPLICATE_GRACE_MS.default),
+  LBSYNC_WATCH_PERIOD_MS: intFromEnv(100, 3_600_000).default(V.LBSYNC_WATCH_PERIOD_MS.default),
+  LBSYNC_WATCH_OVERLAP_MS: intFromEnv(0, 86_400_000).default(V.LBSYNC_WATCH_OVERLAP_MS.default),
+  LBSYNC_SWEEP_SPREAD_MS: intFromEnv(0, 900_000).default(V.LBSYNC_SWEEP_SPREAD_MS.default),
   // Scaleway caps a function's timeout at 15 minutes; serverless.yml sets this to reconcile's `timeout`.
-  LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(D.LBSYNC_FUNCTION_TIMEOUT_MS),
-  LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(D.LBSYNC_DEADLINE_MARGIN_MS),
-  QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default(D.QUEUE_DELAY_MODE as 'hold' | 'native'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(D.LOG_LEVEL as 'info'),
-  LOG_FORMAT: z.enum(['json', 'pretty']).default(D.LOG_FORMAT as 'json' | 'pretty'),
+  LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(V.LBSYNC_FUNCTION_TIMEOUT_MS.default),
+  LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(V.LBSYNC_DEADLINE_MARGIN_MS.default),
+  QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default(V.QUEUE_DELAY_MODE.default as 'hold' | 'native'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(V.LOG_LEVEL.default as 'info'),
+  LOG_FORMAT: z.enum(['json', 'pretty']).default(V.LOG_FORMAT.default as 'json' | 'pretty'),
 });
 
 /** Every runtime variable's value when unset, as the schema applies it. */
@@ -301,7 +301,7 @@ export function queueConnectionFromEnv(env: Env = process.env): QueueConnection 
   const endpoint = rawEndpoint && stripUrlCredentials(rawEndpoint);
   return {
     ...(endpoint && { endpoint }),
-    region: nonEmpty(env.SQS_REGION) ?? 'fr-par',
+    region: nonEmpty(env.SQS_REGION) ?? V.SQS_REGION.default,
     accessKeyId: env.SQS_ACCESS_KEY_ID as string,
     secretAccessKey: env.SQS_SECRET_ACCESS_KEY as string,
   };
@@ -322,18 +322,9 @@ export function queueEnvFromEnv(env: Env = process.env): QueueEnv {
   };
 }
 
-const SECRET_VARIABLES = [
-  'SCW_SECRET_KEY',
-  'LBSYNC_SCW_SECRET_KEY',
-  'SQS_SECRET_ACCESS_KEY',
-  'INJECT_TOKEN',
-  'SCW_ACCESS_KEY',
-  'LBSYNC_SCW_ACCESS_KEY',
-  'SQS_ACCESS_KEY_ID',
-  'FUNCTION_TOKEN',
-];
+const SECRET_VARIABLES = variableNames((v) => v.secret);
 /** Variables holding URLs whose userinfo (user:password@) is a secret. */
-const URL_VARIABLES = ['SCW_API_URL', 'LBSYNC_SCW_API_URL', 'SQS_ENDPOINT', 'RECONCILE_QUEUE_URL', 'DEAD_LETTER_QUEUE_URL'];
+const URL_VARIABLES = variableNames((v) => v.url);
 
 /** Values that must never reach a log line, a dead-letter record, an answer or the CLI's output. */
 export function secretValues(env: Env = process.env): string[] {

@@ -7,8 +7,8 @@ import type { PlatformContext, PlatformEvent, PlatformResponse } from './request
 import { jsonResponse, requestId } from './request-response';
 import type { FunctionRuntime } from './runtime';
 import { createFunctionRuntime } from './runtime';
-import type { Scrubber } from './scrub';
-import { createScrubber } from './scrub';
+import type { Scrubber } from '../outbound/scrub';
+import { createScrubber } from '../outbound/scrub';
 
 export type Handle = (event: PlatformEvent, context?: PlatformContext) => Promise<PlatformResponse>;
 type Run = (event: PlatformEvent, runtime: FunctionRuntime, logger: Logger) => Promise<PlatformResponse>;

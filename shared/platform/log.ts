@@ -1,12 +1,12 @@
 import type { Logger } from 'pino';
 import pino from 'pino';
 import { LbSyncError } from '../errors/lbsync-error';
-import type { Scrubber } from './scrub';
-import { createScrubber, REDACTED, SECRET_FIELDS } from './scrub';
+import type { Scrubber } from '../outbound/scrub';
+import { createScrubber, REDACTED, SECRET_FIELDS } from '../outbound/scrub';
 
 export type { Logger } from 'pino';
 
-export { REDACTED } from './scrub';
+export { REDACTED } from '../outbound/scrub';
 
 /** Paths that may carry credentials, wherever they appear in a log object (the names are scrub.ts'). */
 const REDACT_PATHS = [

@@ -5,8 +5,8 @@ import type { Env, QueueEnv, RuntimeConfig } from './config';
 import { configWarnings, loadTargets, queueEnvFromEnv, runtimeConfigFromEnv, secretValues } from './config';
 import type { Logger } from './log';
 import { createLogger } from './log';
-import type { Scrubber } from './scrub';
-import { createScrubber } from './scrub';
+import type { Scrubber } from '../outbound/scrub';
+import { createScrubber } from '../outbound/scrub';
 
 /** What a function needs, read once per process from the environment; each part only when first used. */
 export interface FunctionRuntime {

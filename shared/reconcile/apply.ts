@@ -1,5 +1,5 @@
-import type { NotFoundMeaning } from '../adapters/api-failure';
-import { classifyApiFailure, wrapApiFailure } from '../adapters/api-failure';
+import type { GatewayStep } from '../adapters/api-failure';
+import { classifyApiFailure, tryGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedLb } from '../core/model';
@@ -16,12 +16,8 @@ export interface ApplyOutcome {
 /** What a step's run returns when it decided not to act after all (the action is not reported as done). */
 const LEFT_ALONE = Symbol('left alone');
 
-interface Step {
-  /** kOps' wording; every write names the LB by its name, as kOps' RenderScw does. */
-  message: string;
-  notFound: NotFoundMeaning;
-  run: () => Promise<unknown>;
-}
+/** A write's step: its message in kOps' wording (every write names the LB by its name, as kOps' RenderScw does). */
+type Step = Omit<GatewayStep<unknown>, 'lb'>;
 
 function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action: Action, notes: string[]): Step {
   switch (action.kind) {
@@ -79,13 +75,9 @@ export async function applyActions(
   const done: Action[] = [];
   const notes: string[] = [];
   for (const action of actions) {
-    const step = stepFor(gateway, zone, lb, action, notes);
-    try {
-      if ((await step.run()) === LEFT_ALONE) continue;
-    } catch (error) {
-      return { done, notes, error: wrapApiFailure(step.message, error, step.notFound, identityOf(lb)) };
-    }
-    done.push(action);
+    const answer = await tryGateway({ ...stepFor(gateway, zone, lb, action, notes), lb: identityOf(lb) });
+    if ('error' in answer) return { done, notes, error: answer.error };
+    if (answer.value !== LEFT_ALONE) done.push(action);
   }
   return { done, notes };
 }

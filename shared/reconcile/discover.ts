@@ -1,11 +1,9 @@
-import { wrapApiFailure } from '../adapters/api-failure';
+import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
 import { discoveredPool } from '../core/desired';
 import type { ServerScope } from '../core/discovery-check';
 import { admitServers } from '../core/discovery-check';
-import type { IpamIpView } from '../core/kops-rule';
-import type { ObservedServer } from '../core/model';
 import { targetLbIdentity } from '../core/lb-identity';
 import { regionOf } from '../core/locality';
 import { kopsMessage } from '../errors/kops-messages';
@@ -24,24 +22,25 @@ export function serverScope(gateway: Pick<ScalewayGateway, 'projectId'>, target:
  */
 export async function discoverPool(gateway: ScalewayGateway, target: Target): Promise<DiscoveredPool> {
   const lb = targetLbIdentity(target);
-  let servers: ObservedServer[];
-  try {
-    servers = await gateway.listServersByTags(target.zone, target.servers.tags);
-  } catch (error) {
-    throw wrapApiFailure(kopsMessage.listServers(), error, 'unknown_api_error', lb);
-  }
+  const servers = await callGateway({
+    message: kopsMessage.listServers(),
+    notFound: 'unknown_api_error',
+    lb,
+    run: () => gateway.listServersByTags(target.zone, target.servers.tags),
+  });
   const checked = admitServers(servers, serverScope(gateway, target));
-  let privateNicIps: IpamIpView[] = [];
-  if (target.servers.ipSource === 'ipam-private') {
-    const step = kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(','));
-    try {
-      privateNicIps = await gateway.listPrivateNicIps(
-        regionOf(target.zone),
-        checked.admitted.flatMap((s) => s.privateNicIds),
-      );
-    } catch (error) {
-      throw wrapApiFailure(step, error, 'lb_not_found', lb);
-    }
-  }
+  const privateNicIps =
+    target.servers.ipSource === 'ipam-private'
+      ? await callGateway({
+          message: kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(',')),
+          notFound: 'lb_not_found',
+          lb,
+          run: () =>
+            gateway.listPrivateNicIps(
+              regionOf(target.zone),
+              checked.admitted.flatMap((s) => s.privateNicIds),
+            ),
+        })
+      : [];
   return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress);
 }

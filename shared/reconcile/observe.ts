@@ -1,4 +1,5 @@
-import { wrapApiFailure } from '../adapters/api-failure';
+import type { GatewayStep } from '../adapters/api-failure';
+import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
 import { ownBackends } from '../core/discovery-check';
@@ -13,20 +14,15 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
   const ref = target.loadBalancer;
   const label = lbLabel(target);
   const lb = targetLbIdentity(target);
-  if ('id' in ref) {
-    try {
-      return await gateway.getLb(target.zone, ref.id);
-    } catch (error) {
-      throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found', lb);
-    }
-  }
-  let matches: ObservedLb[];
-  try {
-    matches = await gateway.findLbsByName(target.zone, ref.name);
-  } catch (error) {
+  if ('id' in ref)
+    return callGateway({ message: kopsMessage.findLb(label), notFound: 'lb_not_found', lb, run: () => gateway.getLb(target.zone, ref.id) });
+  const matches = await callGateway({
+    message: kopsMessage.findLb(label),
     // A list answers "none" with an empty page, never a 404: a 404 here is no verdict on the LB.
-    throw wrapApiFailure(kopsMessage.findLb(label), error, 'unknown_api_error', lb);
-  }
+    notFound: 'unknown_api_error',
+    lb,
+    run: () => gateway.findLbsByName(target.zone, ref.name),
+  });
   if (matches.length === 0) {
     throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}`, { lb });
   }
@@ -58,12 +54,7 @@ export function assertWritable(lb: ObservedLb): void {
  * uses is the one to keep (else the oldest), so traffic is never moved off it.
  */
 export async function observeBackends(gateway: ScalewayGateway, target: Target, lb: ObservedLb): Promise<ObservedBackends> {
-  let listed: ObservedBackend[];
-  try {
-    listed = await gateway.listBackends(target.zone, lb.id);
-  } catch (error) {
-    throw wrapApiFailure(kopsMessage.listBackends(lb.id), error, 'lb_not_found', identityOf(lb));
-  }
+  const listed = await callGateway(listingBackendsOf(lb, () => gateway.listBackends(target.zone, lb.id)));
   const { own: all, refused } = ownBackends(listed, lb.id);
   const groups = target.backends
     .map((b) => ({ name: b.name, same: all.filter((o) => o.name === b.name).sort(olderFirst) }))
@@ -80,11 +71,11 @@ export async function observeBackends(gateway: ScalewayGateway, target: Target, 
   return { byName, duplicates, refused };
 }
 
-/** Part of reading the backends, so it is told in kOps' listing words (with the LB id, as its Find does). */
-async function frontendBackendIds(gateway: ScalewayGateway, zone: string, lb: ObservedLb): Promise<Set<string>> {
-  try {
-    return await gateway.listFrontendBackendIds(zone, lb.id);
-  } catch (error) {
-    throw wrapApiFailure(kopsMessage.listBackends(lb.id), error, 'lb_not_found', identityOf(lb));
-  }
+/** Reading the backends, frontends included, is told in kOps' listing words (with the LB id, as its Find does). */
+function listingBackendsOf<T>(lb: ObservedLb, run: () => Promise<T>): GatewayStep<T> {
+  return { message: kopsMessage.listBackends(lb.id), notFound: 'lb_not_found', lb: identityOf(lb), run };
+}
+
+function frontendBackendIds(gateway: ScalewayGateway, zone: string, lb: ObservedLb): Promise<Set<string>> {
+  return callGateway(listingBackendsOf(lb, () => gateway.listFrontendBackendIds(zone, lb.id)));
 }

@@ -1,4 +1,4 @@
-import { wrapApiFailure } from '../adapters/api-failure';
+import { tryGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { retryFloorMs } from '../core/disposition';
 import { identityOf } from '../core/lb-identity';
@@ -40,15 +40,20 @@ async function pollLb(
   let last: ObservedLb | undefined;
   for (;;) {
     let floor = 0;
-    try {
-      last = await gateway.getLb(zone, lb.id);
+    const answer = await tryGateway({
+      message: kopsMessage.waitLb(lb.name),
+      notFound: 'lb_not_found',
+      lb: identityOf(lb),
+      run: () => gateway.getLb(zone, lb.id),
+    });
+    if ('error' in answer) {
+      if (!answer.error.transient) throw answer.error;
+      floor = retryFloorMs(answer.error);
+    } else {
+      last = answer.value;
       if (done(last)) return { lb: last, reached: true };
       const hopeless = giveUp(last);
       if (hopeless) throw hopeless;
-    } catch (error) {
-      const wrapped = wrapApiFailure(kopsMessage.waitLb(lb.name), error, 'lb_not_found', identityOf(lb));
-      if (!wrapped.transient) throw wrapped;
-      floor = retryFloorMs(wrapped);
     }
     const remaining = deadline - clock.now();
     // A 429's floor the budget cannot hold ends the polling: a call sooner would only be refused again.

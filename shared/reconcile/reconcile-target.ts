@@ -8,7 +8,7 @@ import type { Action, ObservedBackend, ObservedLb } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
 import type { BackendRollout } from '../core/rollout';
 import { kopsMessage } from '../errors/kops-messages';
-import { LbSyncError } from '../errors/lbsync-error';
+import { asLbSyncError, LbSyncError } from '../errors/lbsync-error';
 import type { RuntimeConfig } from '../platform/config';
 import type { Deadline } from '../platform/deadline';
 import { NO_DEADLINE } from '../platform/deadline';
@@ -42,6 +42,7 @@ export interface ReconcileResult {
   warnings: string[];
   apiCalls: ApiCallCount;
   durationMs: number;
+  /** Why the event is not done: with status failed, what stopped the reconcile; else what it carries (held, unconfirmed). */
   error?: LbSyncError;
 }
 
@@ -83,17 +84,11 @@ function severalAddressesWarning(s: SeveralAddresses): string {
   );
 }
 
-/** What a reconcile step threw, as an LbSyncError: ours as they are, anything else an unexpected failure (unknown_api_error). */
-function asReconcileFailure(error: unknown): LbSyncError {
-  if (error instanceof LbSyncError) return error;
-  return new LbSyncError('unknown_api_error', `unexpected failure: ${(error as Error)?.message ?? String(error)}`, { cause: error });
-}
-
 /**
  * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
  * The event only names the target; it is never trusted as a description of the world. Its serverIps are
  * checked against discovery, never written: the discovered pool is written (it is the truth either way),
- * then an address discovery lacks fails the reconcile with untrusted_server_ips, so the event is retried.
+ * then an address discovery lacks is carried as untrusted_server_ips (as held removals are), so the event is retried.
  */
 export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
   const { gateway } = options;
@@ -113,13 +108,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     apiCalls: gateway.calls(),
     durationMs: 0,
   };
-  // Set once discovery is in: an event asserting addresses discovery lacks fails after the pool is settled.
-  let unconfirmed: LbSyncError | undefined;
   const finish = (patch: Partial<ReconcileResult>): ReconcileResult =>
-    Object.assign(result, patch, !patch.error && unconfirmed && { status: 'failed', error: unconfirmed }, {
-      apiCalls: gateway.calls(),
-      durationMs: now() - started,
-    });
+    Object.assign(result, patch, { apiCalls: gateway.calls(), durationMs: now() - started });
 
   try {
     // The LB lookup and server discovery are independent: run them side by side.
@@ -142,7 +132,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     const pool = await poolPromise;
     result.pool = pool;
     const unlisted = unconfirmedServerIps(event.serverIps, pool.ips);
-    if (unlisted.length > 0) unconfirmed = untrustedServerIpsError(unlisted, target.name, pool.ips);
+    // An event asserting addresses discovery lacks is retried once the pool is settled (written, or planned).
+    const unconfirmed = unlisted.length > 0 ? untrustedServerIpsError(unlisted, target.name, pool.ips) : undefined;
     const desired = desiredBackends(target, pool.ips);
     const judged = judgeAllDuplicates(desired, observed.duplicates, now(), options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS);
     for (const { duplicates: d, verdicts } of judged) {
@@ -174,10 +165,12 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     result.planned = planned;
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
     options.onPlanned?.(planned, pool, staged.rollouts);
-    if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned' });
-    // Removals held back are retried (a transient error), after whatever could be written now. An event whose
-    // asserted addresses discovery lacks is retried anyway, under its own, more telling code.
-    const held = staged.hold && !unconfirmed ? { error: staged.hold } : {};
+    // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
+    // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
+    // them in its plan). The status still says what was written.
+    const carried = unconfirmed ?? (dryRun ? undefined : staged.hold);
+    const held = carried ? { error: carried } : {};
+    if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned', ...held });
     if (planned.length === 0) return finish({ status: 'noop', ...held });
 
     const applied = await applyActions(gateway, target.zone, lb, planned);
@@ -187,6 +180,6 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     await waitUntilApplied(gateway, target.zone, lb, deadline.clip(options.waitBudgetMs), clock);
     return finish({ status: 'applied', ...held });
   } catch (error) {
-    return finish({ status: 'failed', error: asReconcileFailure(error) });
+    return finish({ status: 'failed', error: asLbSyncError(error) });
   }
 }

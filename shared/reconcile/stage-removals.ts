@@ -1,4 +1,4 @@
-import { wrapApiFailure } from '../adapters/api-failure';
+import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
 import { identityOf } from '../core/lb-identity';
@@ -73,10 +73,11 @@ export async function stageRemovals(
 }
 
 /** The LB's health checks of one backend's members (ListBackendStats, one call), failures told as kOps would. */
-export async function readBackendHealth(gateway: ScalewayGateway, target: Target, lb: Pick<ObservedLb, 'id' | 'name'>, backendId: string) {
-  try {
-    return await gateway.listBackendHealth(target.zone, lb.id, backendId);
-  } catch (error) {
-    throw wrapApiFailure(kopsMessage.backendHealth(lb.name), error, 'backend_not_found', identityOf(lb));
-  }
+export function readBackendHealth(gateway: ScalewayGateway, target: Target, lb: Pick<ObservedLb, 'id' | 'name'>, backendId: string) {
+  return callGateway({
+    message: kopsMessage.backendHealth(lb.name),
+    notFound: 'backend_not_found',
+    lb: identityOf(lb),
+    run: () => gateway.listBackendHealth(target.zone, lb.id, backendId),
+  });
 }

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { LbSyncError, validationError } from '../errors/lbsync-error';
 import { backendIpSchema } from './backend-address';
-import { toFieldErrors } from './field-errors';
+import { toFieldErrors } from './zod-issues';
 import { decodeJsonInput, problemText } from './json-input';
 import { EVENT_SOURCES, isoDateTimeSchema, targetNameSchema } from './primitives';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { validationError } from '../errors/lbsync-error';
-import type { FieldError } from './field-errors';
-import { keysAt, toFieldErrors } from './field-errors';
+import type { FieldError } from '../errors/field-errors';
+import { keysAt, toFieldErrors } from './zod-issues';
 import {
   durationMsSchema,
   FORWARD_PORT_ALGORITHMS,
@@ -14,7 +14,7 @@ import {
   uuidSchema,
   zoneSchema,
 } from './primitives';
-import { closest } from '../core/suggest';
+import { closest } from './suggest';
 
 /** Health-check fields a target names are compared; fields it leaves out are never rewritten. */
 export const healthCheckSchema = z

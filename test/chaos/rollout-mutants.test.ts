@@ -1,7 +1,8 @@
-// The chaos run has no blind spot for the rolling-update rules: a copy of the code with one rule of
-// shared/core/rollout.ts broken must fail `npm run chaos` on the CI seed and size (the unbroken code passes it:
-// test/chaos/chaos.test.ts). The schedule builds what the rules guard (chaos/schedule.ts: surge, drain): two or
-// more passing members leaving while every desired member passes, and a pool drained to its last passing member.
+// The chaos run has no blind spot for the rules that guard a pool: a copy of the code with one rule broken must
+// fail `npm run chaos` on the CI seed and size (the unbroken code passes it: test/chaos/chaos.test.ts). The schedule
+// builds what each rule guards (chaos/schedule.ts): for shared/core/rollout.ts, two or more passing members leaving
+// while every desired member passes (surge) and a pool drained to its last passing member (drain); for
+// shared/core/discovery-check.ts, a middle third played under a ListServers tags filter that matches any one tag.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,27 +19,52 @@ afterAll(() => {
   for (const dir of copies) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A copy of the code with `find` replaced by `replace` in shared/core/rollout.ts (exactly once). */
-function mutatedCopy(find: string, replace: string): string {
+/** A copy of the code with `find` replaced by `replace` in `file` (exactly once). */
+function mutatedCopy(file: string, find: string, replace: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'lbsync-mutant-'));
   copies.push(dir);
   for (const entry of COPIED) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
   symlinkSync(realpathSync(join(ROOT, 'node_modules')), join(dir, 'node_modules'));
-  const file = join(dir, 'shared/core/rollout.ts');
-  const source = readFileSync(file, 'utf8');
-  expect(source.split(find), `the rule to break is in rollout.ts once: ${find}`).toHaveLength(2);
-  writeFileSync(file, source.replace(find, replace));
+  const path = join(dir, file);
+  const source = readFileSync(path, 'utf8');
+  expect(source.split(find), `the rule to break is in ${file} once: ${find}`).toHaveLength(2);
+  writeFileSync(path, source.replace(find, replace));
   return dir;
 }
 
-describe('npm run chaos fails a rollout with one of its rules broken', () => {
+const ROLLOUT = 'shared/core/rollout.ts';
+const DISCOVERY_CHECK = 'shared/core/discovery-check.ts';
+
+describe('npm run chaos fails a copy of the code with one pool rule broken', () => {
   it.each([
-    ['ignores maxUnavailable (every serving member may leave in one write)', 'if (taken >= input.maxUnavailable) {', 'if (false) {'],
-    ['removes the last passing member', '} else if (passing && passingLeft <= 1) {', '} else if (false) {'],
+    [
+      'a rollout that ignores maxUnavailable (every serving member may leave in one write)',
+      ROLLOUT,
+      'if (taken >= input.maxUnavailable) {',
+      'if (false) {',
+      'unsafe_shrinks',
+      /^VIOLATION: \d+ unsafe shrink\(s\): /m,
+    ],
+    [
+      'a rollout that removes the last passing member',
+      ROLLOUT,
+      '} else if (passing && passingLeft <= 1) {',
+      '} else if (false) {',
+      'unsafe_shrinks',
+      /^VIOLATION: \d+ unsafe shrink\(s\): /m,
+    ],
+    [
+      "a discovery that takes the API's word for the tags (no check of each server's own tags)",
+      DISCOVERY_CHECK,
+      'const missing = scope.tags.filter((tag) => !server.tags.includes(tag));',
+      'const missing: string[] = [];',
+      'bad_pool_writes',
+      /^VIOLATION: \d+ bad pool write\(s\)/m,
+    ],
   ])(
-    'a rollout that %s: exit 1, unsafe_shrinks > 0',
-    (_what, find, replace) => {
-      const dir = mutatedCopy(find, replace);
+    '%s: exit 1, its counter > 0',
+    (_what, file, find, replace, counter, violation) => {
+      const dir = mutatedCopy(file, find, replace);
       const run = spawnSync(
         process.execPath,
         ['--import', 'tsx', 'chaos/main.ts', '--seed', SEED, '--events', '60', '--targets', '4', '--quiet'],
@@ -46,8 +72,8 @@ describe('npm run chaos fails a rollout with one of its rules broken', () => {
       );
       const summary = run.stdout.split('\n').find((line) => line.startsWith(`chaos: seed=${SEED} events=`)) ?? '';
       expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(1);
-      expect(summary).toMatch(/ unsafe_shrinks=[1-9]\d* /);
-      expect(run.stdout).toMatch(/^VIOLATION: \d+ unsafe shrink\(s\): /m);
+      expect(summary).toMatch(new RegExp(` ${counter}=[1-9]\\d* `));
+      expect(run.stdout).toMatch(violation);
       expect(run.stdout).toContain(`dump: ${join(dir, 'dump.json')}`);
     },
     180_000,

@@ -2,11 +2,10 @@
 // message id, at least 8 characters); a prefix that names several dead letters is refused with the candidates
 // listed, and nothing is redriven or deleted for it. The real bin against the local queue.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
-import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import type { LocalQueue } from '../../local/queue-server';
+import type { EventQueue } from '../../shared/adapters/queue';
 import { prettyLine } from '../../shared/platform/log';
-import { localQueueEnv, runBin } from './support';
+import { deadLetteredEvent, runBin, runDlq, startDeadLetterWorld } from './support';
 
 const A = 'evt-0b7c1111-aaaa-4aaa-8aaa-000000000001';
 const B = 'evt-0b7c2222-bbbb-4bbb-8bbb-000000000002';
@@ -17,13 +16,7 @@ let queue: EventQueue;
 let env: Record<string, string>;
 let urls: { reconcileQueueUrl: string; deadLetterQueueUrl: string };
 
-const event = (id: string) =>
-  JSON.stringify({ version: 1, id, source: 'manual', target: 'demo.k8s.local', occurredAt: '2026-11-29T10:00:00Z', attempt: 3 });
-
-async function dlq(args: string[]) {
-  const run = await runBin(['dlq', ...args], env);
-  return { ...run, json: () => JSON.parse(run.stdout) as Record<string, unknown> };
-}
+const dlq = (args: string[]) => runDlq(args, env);
 
 async function listed(): Promise<{ messageId: string; eventId?: string }[]> {
   return (JSON.parse((await runBin(['dlq', 'list', '-o', 'json'], env)).stdout) as { entries: { messageId: string; eventId?: string }[] })
@@ -31,16 +24,8 @@ async function listed(): Promise<{ messageId: string; eventId?: string }[]> {
 }
 
 beforeAll(async () => {
-  localQueue = await startLocalQueue();
-  queue = createEventQueue(localQueue.settings);
-  urls = await provisionQueues(queue, {
-    reconcileQueueName: 'ids-reconcile',
-    deadLetterQueueName: 'ids-dead-letter',
-    functionTimeoutSeconds: 60,
-  });
-  env = localQueueEnv(localQueue, urls);
-  // Events the reconcile queue's RedrivePolicy moved here (the raw event: redrivable).
-  for (const id of [A, B, C]) await queue.send(urls.deadLetterQueueUrl, event(id));
+  ({ local: localQueue, queue, urls, env } = await startDeadLetterWorld('ids'));
+  for (const id of [A, B, C]) await queue.send(urls.deadLetterQueueUrl, deadLetteredEvent(id));
 });
 afterAll(async () => {
   await localQueue?.stop();

@@ -9,7 +9,7 @@ import { parse } from 'yaml';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
-import { leakForms } from '../../shared/platform/scrub';
+import { leakForms } from '../../shared/outbound/scrub';
 import { runBin } from './support';
 import { CONTROL_PLANE_IPV6, OTHER_LB_ID, recordDoctorRun, recordingSeed } from '../support/doctor-recording';
 import { DEMO_CLUSTER, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';

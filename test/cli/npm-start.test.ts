@@ -102,14 +102,17 @@ async function stopsCleanly(started: Started, base: number, signal: 'SIGTERM' | 
   const output = started.output();
   expect(output).toContain(`Scaleway API emulator  http://127.0.0.1:${base} `);
   expect(output).toContain(`SQS-compatible queue   http://127.0.0.1:${base + 1}`);
+  // The functions on N+2.. in the order of functions/ (local/start-options.ts portsFrom).
+  const ports = portsFrom(base).functions;
+  expect(Object.values(ports)).toEqual([base + 2, base + 3, base + 4, base + 5]);
   expect(output).toMatch(
     new RegExp(
-      `reconcile http://127\\.0\\.0\\.1:${base + 2}\\n\\s+inject +http://127\\.0\\.0\\.1:${base + 3}\\n\\s+sweep +http://127\\.0\\.0\\.1:${base + 4}\\n\\s+watch +http://127\\.0\\.0\\.1:${base + 5}`,
+      `reconcile http://127\\.0\\.0\\.1:${ports.reconcile}\\n\\s+inject +http://127\\.0\\.0\\.1:${ports.inject}\\n\\s+sweep +http://127\\.0\\.0\\.1:${ports.sweep}\\n\\s+watch +http://127\\.0\\.0\\.1:${ports.watch}`,
     ),
   );
   expect(output).toContain('npx --no-install lbsync plan');
   expect((await fetch(`http://127.0.0.1:${base}/_emulator/state`)).status).toBe(200);
-  expect((await fetch(`http://127.0.0.1:${base + 3}`, { method: 'POST', body: '{}' })).status).toBe(401); // inject wants its token
+  expect((await fetch(`http://127.0.0.1:${ports.inject}`, { method: 'POST', body: '{}' })).status).toBe(401); // inject wants its token
   process.kill(started.pid, signal); // npm's own pid, not the stack's
   const exit = await started.exited;
   expect(exit).toEqual({ code: 0, signal: null });
@@ -179,7 +182,8 @@ describe('npm start', () => {
   it('bad flags exit 64; a busy fixed port exits 1 naming it; neither starts anything', async () => {
     const blocker = createServer();
     const base = await freeBase();
-    await new Promise<void>((resolve) => blocker.listen(base + 3, resolve)); // where inject would listen
+    const injectPort = portsFrom(base).functions.inject;
+    await new Promise<void>((resolve) => blocker.listen(injectPort, resolve));
     try {
       const runs = [npmStart(['--port-base', '0']), npmStart(['--bogus']), npmStart(['--port-base', String(base)])];
       const [badBase, unknown, busy] = runs as [Started, Started, Started];
@@ -189,7 +193,7 @@ describe('npm start', () => {
       expect(await unknown.exited).toEqual({ code: 64, signal: null });
       expect(unknown.output()).toContain("Unknown option '--bogus'");
       expect(await busy.exited).toEqual({ code: 1, signal: null });
-      expect(busy.output()).toContain(`port ${base + 3} (the inject function) in use: pick another --port-base`);
+      expect(busy.output()).toContain(`port ${injectPort} (the inject function) in use: pick another --port-base`);
       for (const run of [badBase, unknown, busy]) expect(run.output()).not.toContain('local stack');
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));

@@ -3,6 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../cli/main';
+import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
+import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
+import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const BIN = join(ROOT, 'bin/lbsync.mjs');
@@ -68,4 +71,31 @@ export function localQueueEnv(
     RECONCILE_QUEUE_URL: urls.reconcileQueueUrl,
     ...(urls.deadLetterQueueUrl && { DEAD_LETTER_QUEUE_URL: urls.deadLetterQueueUrl }),
   };
+}
+
+/** A local queue with its reconcile and dead-letter queues, and the environment `lbsync dlq` runs with against them. */
+export async function startDeadLetterWorld(prefix: string): Promise<{
+  local: LocalQueue;
+  queue: EventQueue;
+  urls: { reconcileQueueUrl: string; deadLetterQueueUrl: string };
+  env: Record<string, string>;
+}> {
+  const local = await startLocalQueue();
+  const queue = createEventQueue(local.settings);
+  const urls = await provisionQueues(queue, {
+    reconcileQueueName: `${prefix}-reconcile`,
+    deadLetterQueueName: `${prefix}-dead-letter`,
+    functionTimeoutSeconds: 60,
+  });
+  return { local, queue, urls, env: localQueueEnv(local, urls) };
+}
+
+/** An event as the reconcile queue's RedrivePolicy moves it to the dead-letter queue: the raw body, redrivable. */
+export const deadLetteredEvent = (id: string) =>
+  JSON.stringify({ version: 1, id, source: 'manual', target: 'demo.k8s.local', occurredAt: '2026-11-29T10:00:00Z', attempt: 3 });
+
+/** `lbsync dlq <args>` with the real bin; json() parses what it printed. */
+export async function runDlq(args: string[], env: Record<string, string>) {
+  const run = await runBin(['dlq', ...args], env);
+  return { ...run, json: () => JSON.parse(run.stdout) as Record<string, unknown> };
 }

@@ -4,7 +4,7 @@ import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SQSC
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { faultBodies } from '../../emulator';
 import type { EmulatorSeed } from '../../emulator';
-import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
 import { startLocalStack } from '../../local/stack';

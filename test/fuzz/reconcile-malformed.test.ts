@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { createLogger } from '../../shared/platform/log';

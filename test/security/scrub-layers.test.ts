@@ -16,7 +16,7 @@ import { functionShell } from '../../shared/platform/function-shell';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { createLogger } from '../../shared/platform/log';
 import { jsonResponse } from '../../shared/platform/request-response';
-import { createScrubber } from '../../shared/platform/scrub';
+import { createScrubber } from '../../shared/outbound/scrub';
 import type { World } from '../support/world';
 import { DEMO_CLUSTER, demoTarget, startWorld } from '../support/world';
 

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { ALL_SECRETS } from './fixtures/secrets';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
 import type { Delivery } from '../../local/trigger-bridge';
-import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { startDemoStack } from '../support/demo-stack';
 import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID } from '../support/world';
 

@@ -9,7 +9,7 @@ import type { EmulatorHandle } from '../../emulator';
 import type { EventQueue } from '../../shared/adapters/queue';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
-import type { DeadLetterRecord } from '../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../shared/handlers/reconcile-message';
 import { createLogger } from '../../shared/platform/log';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { classify } from '../../cli/dead-letters';
 import { buildProgram } from '../../cli/main';
-import { GENERATED } from '../../scripts/docs';
+import { renderEnvironmentReference, SECTIONS, sectionsIn } from '../../scripts/config-reference';
+import { generated, homelessSections } from '../../scripts/docs';
 import { exportedInterfaceFields } from '../../scripts/emulator-reference';
 import { DEAD_LETTER_REASONS } from '../../shared/core/disposition';
 import { ERROR_GUIDE, WARNING_GUIDE } from '../../shared/errors/error-guide';
@@ -148,8 +149,22 @@ describe('README: a newcomer reads it in minutes', () => {
 });
 
 describe('generated docs are current (run `npm run docs` if this fails)', () => {
+  const GENERATED = generated();
+
   it.each(Object.keys(GENERATED))('%s', (path) => {
-    expect(GENERATED[path as keyof typeof GENERATED](), path).toBe(read(path));
+    expect(GENERATED[path]?.(), path).toBe(read(path));
+  });
+
+  it('every generated configuration section (targets, environment) lives in a doc', () => {
+    expect(Object.keys(SECTIONS).sort()).toEqual(['config-reference', 'environment-reference']);
+    expect(homelessSections()).toEqual([]);
+    expect(sectionsIn(read('docs/configuration.md')).sort()).toEqual(['config-reference', 'environment-reference']);
+    expect(Object.keys(GENERATED)).toEqual(
+      expect.arrayContaining(['docs/configuration.md', 'docs/troubleshooting.md', 'docs/emulator.md']),
+    );
+    expect(renderEnvironmentReference()).toContain(
+      '| `SCW_SECRET_KEY` (`LBSYNC_SCW_SECRET_KEY` in a function) | reconcile, watch, CLI | yes | yes |',
+    );
   });
 
   it('the configuration reference sits between its markers in docs/configuration.md', () => {

@@ -59,7 +59,10 @@ function checkVariable(where, kind, key, value, report) {
     if (kind === 'secret' && Buffer.byteLength(value) > MAX_SECRET_BYTES) report.error(`${at}: over ${MAX_SECRET_BYTES} bytes`);
   }
   const entry = ENV_CATALOG[key];
-  if (!entry && !key.startsWith('SCW_')) report.error(`${at}: no bundle reads ${key}`);
+  if (!entry && !key.startsWith('SCW_'))
+    report.error(
+      `${at}: no bundle reads ${key} (the environment catalogue, shared/platform/environment-catalogue.json, lists every variable read)`,
+    );
   if (!entry) return;
   if (entry.forbidden) {
     report.error(`${at}: must not be deployed: ${entry.forbidden}`);
@@ -85,12 +88,13 @@ function checkCatalogMatchesBundles(bundleNames, report) {
   for (const key of bundleNames) {
     if (!ENV_CATALOG[key])
       report.error(
-        `the bundles read ${key}, which neither serverless.yml nor this check's catalog knows: provide it and add it to ENV_CATALOG`,
+        `the bundles read ${key}, which the environment catalogue lacks: add it to shared/platform/environment-catalogue.json (and provide it in serverless.yml)`,
       );
   }
   if (bundleNames.size > 0) {
     for (const [key, entry] of Object.entries(ENV_CATALOG)) {
-      if (entry.exactly === undefined && !bundleNames.has(key)) report.error(`ENV_CATALOG lists ${key}, which no bundle reads any more`);
+      if (entry.exactly === undefined && !entry.cliOnly && !bundleNames.has(key))
+        report.error(`the environment catalogue lists ${key} for the functions, and no bundle reads it any more`);
     }
   }
 }

@@ -12,7 +12,7 @@ import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { handleWatchRequest, type WatchDeps, type WatchReport } from '../../../shared/handlers/watch-request';
 import { createLogger } from '../../../shared/platform/log';
 import { lineProblems } from '../../../shared/platform/log-schema';
-import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/platform/user-agent';
+import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/outbound/user-agent';
 import { parseTargets } from '../../../shared/schemas/target';
 import { DEMO_CLUSTER, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
 

@@ -280,6 +280,8 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
       expect(result.error).toMatchObject({ code: 'untrusted_server_ips', errorClass: 'transient' });
       expect(result.error?.message).toMatch(/^event serverIps 6\.6\.6\.6 not returned by the discovery of target demo\.k8s\.local/);
       expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend']);
+      // The held path: the status says what was written, the error why the event is retried.
+      expect(result.status).toBe('applied');
       expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
       expect(writtenPools().flat()).not.toContain('6.6.6.6');
       expect(world.emulator.calls().map((c) => c.operation)).toContain('ListServers');
@@ -290,9 +292,36 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
       world.emulator.resetHistory();
       const result = await reconcile(demoTarget(), { serverIps: ['51.15.100.99'] });
       expect(result.error?.code).toBe('untrusted_server_ips');
+      expect(result.status).toBe('noop');
       expect(world.writes()).toEqual([]);
       expect(writtenPools()).toEqual([]);
       expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
+    });
+
+    it('a dry run asserting an address discovery lacks: planned, nothing written, retried as untrusted_server_ips', async () => {
+      const result = await reconcile(demoTarget(), { serverIps: ['6.6.6.6'], dryRun: true });
+      expect(result).toMatchObject({ status: 'planned', error: { code: 'untrusted_server_ips' } });
+      expect(result.planned.map((a) => a.kind)).toEqual(['CreateBackend']);
+      expect(world.writes()).toEqual([]);
+    });
+
+    it('held removals and an unconfirmed address ride one path: what was written, and the error the event is retried under', async () => {
+      await converge();
+      // The old control plane's check has not failed yet, the new one's does not pass yet: its removal waits.
+      world.emulator.setBehaviours({ healthPassAfterMs: 3_600_000, healthFailAfterMs: 3_600_000 });
+      world.emulator.replaceServer(DEMO_CP0_ID, {
+        name: 'control-plane-fr-par-1-0b',
+        zone: 'fr-par-1',
+        publicIps: ['51.15.100.31'],
+        tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+      });
+      const held = await reconcile(demoTarget());
+      expect(held).toMatchObject({ status: 'applied', error: { code: 'removal_deferred' } });
+      expect(held.done.map((a) => a.kind)).toEqual(['SetBackendServers']);
+      // Nothing more to write now; the unconfirmed address wins over the hold, under its own code.
+      const both = await reconcile(demoTarget(), { serverIps: ['6.6.6.6'] });
+      expect(both).toMatchObject({ status: 'noop', error: { code: 'untrusted_server_ips' } });
+      expect(both.done).toEqual([]);
     });
 
     it('a subset of the discovered pool never shrinks it: the asserted addresses are there, nothing is removed', async () => {

@@ -26,7 +26,7 @@ import { createEventQueue, type EventQueue } from '../../../shared/adapters/queu
 import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { RATE_LIMIT_FLOOR_MS } from '../../../shared/core/disposition';
-import type { DeadLetterRecord } from '../../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import { createLogger } from '../../../shared/platform/log';

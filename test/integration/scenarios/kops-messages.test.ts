@@ -9,7 +9,7 @@ import { faultBodies, type EmulatorSeed, type FaultSpec, type SeedBackend } from
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
-import type { DeadLetterRecord } from '../../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';
 import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import { createLogger } from '../../../shared/platform/log';

@@ -66,7 +66,7 @@ type Config = { service: string; package: { patterns: string[] }; functions: Rec
 // Plain .mjs modules without type declarations, loaded by URL.
 const load = (path: string): Promise<Record<string, unknown>> =>
   import(new URL(path, import.meta.url).href) as Promise<Record<string, unknown>>;
-let readZip: (archive: Buffer) => Map<string, Buffer>;
+let readZip: (archive: Buffer) => Promise<Map<string, Buffer>>;
 let placeholderEnv: (config: unknown) => { env: Record<string, string> };
 let outputs: { FUNCTION_OUTPUTS: string[]; SHARED_OUTPUTS: string[] };
 
@@ -123,7 +123,7 @@ describe('npm run package on the committed serverless.yml, in the repository', (
     expect(result.ok).toBe(true);
   });
 
-  it('ships the bundle of every function and dist/package.json, byte for byte what npm run build wrote, and nothing else', () => {
+  it('ships the bundle of every function and dist/package.json, byte for byte what npm run build wrote, and nothing else', async () => {
     const expected = [
       ...outputs.SHARED_OUTPUTS,
       ...Object.keys(config.functions).flatMap((name) => outputs.FUNCTION_OUTPUTS.map((file) => `dist/${name}/${file}`)),
@@ -138,7 +138,7 @@ describe('npm run package on the committed serverless.yml, in the repository', (
       ]),
     );
     const archive = readFileSync(join(root, '.serverless', `${config.service}.zip`));
-    const files = readZip(archive);
+    const files = await readZip(archive);
     expect([...files.keys()].sort()).toEqual(expected);
     expect(result.archive?.entries).toEqual(expected);
     for (const [path, content] of files) expect(content.equals(readFileSync(join(root, path))), path).toBe(true);

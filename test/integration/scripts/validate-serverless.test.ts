@@ -163,6 +163,33 @@ describe('serverless.yml as committed', () => {
   });
 });
 
+describe("variables, resolved by the Serverless Framework's own resolver (osls)", () => {
+  it('self:, chains of env: and fallbacks resolve as `serverless print` resolves them; an unset one is named; ssm: is refused offline', () => {
+    const config = mutated((c) => {
+      (c as Record<string, unknown>).custom = { logLevel: 'debug' };
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own variable syntax, not a JS template
+      c.provider.env.LOG_LEVEL = '${self:custom.logLevel}';
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own variable syntax, not a JS template
+      c.functions.sweep!.env!.LBSYNC_SWEEP_SPREAD_MS = "${env:SPREAD_FIRST, env:SPREAD_SECOND, '300000'}";
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own variable syntax, not a JS template
+      c.functions.watch!.env!.LBSYNC_WATCH_OVERLAP_MS = '${ssm:/lbsync/overlap}';
+    });
+    const result = validate(config, { ...deployEnv, SPREAD_SECOND: '120000' }, ['--require-env']);
+    expect(result.resolved.provider.env.LOG_LEVEL).toBe('debug');
+    expect(effectiveEnv(result, 'sweep').LBSYNC_SWEEP_SPREAD_MS).toBe('120000');
+    expect(result.errors).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own variable syntax, not a JS template
+      expect.stringContaining('functions.watch.env.LBSYNC_WATCH_OVERLAP_MS: ${ssm:/lbsync/overlap} uses a variable source'),
+    ]);
+    const { INJECT_TOKEN, ...withoutToken } = deployEnv;
+    const missing = validate(config, { ...withoutToken, SPREAD_SECOND: '120000' }, ['--require-env']);
+    expect(missing.deployerEnv).toEqual(['INJECT_TOKEN']);
+    expect(missing.errors).toEqual(
+      expect.arrayContaining(['INJECT_TOKEN is not set in this environment (used at functions.inject.secret.INJECT_TOKEN)']),
+    );
+  });
+});
+
 describe('serverless.yml broken', () => {
   const cases: [string, (c: Config) => void, string][] = [
     [

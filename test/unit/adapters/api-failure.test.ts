@@ -1,8 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Errors } from '@scaleway/sdk-client';
 import { describe, expect, it } from 'vitest';
-import { classifyApiFailure, wrapApiFailure } from '../../../shared/adapters/api-failure';
+import { callGateway, classifyApiFailure, tryGateway, wrapApiFailure } from '../../../shared/adapters/api-failure';
 import { kopsMessage } from '../../../shared/errors/kops-messages';
-import { ERROR_CATALOG } from '../../../shared/errors/lbsync-error';
+import { ERROR_CATALOG, LbSyncError } from '../../../shared/errors/lbsync-error';
 
 // Real SDK error objects, built by the SDK's own fromJSON as its response parser does.
 const byType: Record<string, { fromJSON(status: number, body: Record<string, unknown>): Error | null }> = {
@@ -111,5 +114,65 @@ describe('wrapApiFailure', () => {
     expect(error.cause).toBe(cause);
     expect(error.transient).toBe(true);
     expect(error.hint).toBe(ERROR_CATALOG.api_transient_state.hint);
+  });
+});
+
+describe('callGateway and tryGateway: the one shape of a gateway call', () => {
+  const lb = { id: 'lb-1', name: 'api.x' };
+  const failing = (error: unknown) => () => Promise.reject(error);
+
+  it("answers the call's value", async () => {
+    await expect(callGateway({ message: 'm', notFound: 'lb_not_found', run: async () => 42 })).resolves.toBe(42);
+    await expect(tryGateway({ message: 'm', notFound: 'lb_not_found', run: async () => 42 })).resolves.toEqual({ value: 42 });
+  });
+
+  it("tells a failure in the step's words, with what a 404 means on its route and the LB it concerns", async () => {
+    const notFound = new Errors.ScalewayError(404, { message: 'lbs not Found' });
+    const step = { message: kopsMessage.findLb('api.x'), notFound: 'lb_not_found' as const, lb, run: failing(notFound) };
+    const thrown = await callGateway(step).catch((error: unknown) => error);
+    expect(thrown).toBeInstanceOf(LbSyncError);
+    expect(thrown).toMatchObject({ code: 'lb_not_found', status: 404, lb, cause: notFound });
+    expect((thrown as Error).message).toMatch(/^finding load-balancer api\.x: /);
+    const returned = await tryGateway({ ...step, notFound: 'backend_not_found' });
+    expect(returned).toEqual({ error: expect.objectContaining({ code: 'backend_not_found', lb }) });
+  });
+
+  it('a call that throws synchronously is told the same way', async () => {
+    const run = () => {
+      throw new TypeError('fetch failed');
+    };
+    await expect(callGateway({ message: 'listing x', notFound: 'unknown_api_error', run })).rejects.toMatchObject({
+      code: 'network_error',
+      message: 'listing x: fetch failed',
+    });
+  });
+
+  it('our own errors pass through unchanged (a verdict made inside the call keeps its code and words)', async () => {
+    const ours = new LbSyncError('lb_ambiguous', 'two of them');
+    await expect(tryGateway({ message: 'm', notFound: 'lb_not_found', lb, run: failing(ours) })).resolves.toEqual({ error: ours });
+  });
+});
+
+describe('no caller hand-writes the wrapping of a gateway failure', () => {
+  const root = fileURLToPath(new URL('../../..', import.meta.url));
+  const sources = (dir: string): string[] =>
+    readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) return sources(path);
+      return /\.(ts|mjs)$/.test(entry.name) ? [path] : [];
+    });
+  const wraps = (source: string) => /\bwrapApiFailure\(/.test(source.replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, ''));
+
+  it('wrapApiFailure is called only by callGateway and tryGateway (shared/adapters/api-failure.ts)', () => {
+    const callers = ['shared', 'cli', 'functions', 'local', 'bench', 'chaos']
+      .flatMap(sources)
+      .filter((file) => wraps(readFileSync(join(root, file), 'utf8')))
+      .map((file) => relative(root, join(root, file)));
+    expect(callers).toEqual(['shared/adapters/api-failure.ts']);
+  });
+
+  it('the check sees a hand-written wrap, and not one in a comment', () => {
+    expect(wraps("} catch (error) {\n  throw wrapApiFailure(kopsMessage.findLb(label), error, 'lb_not_found', lb);")).toBe(true);
+    expect(wraps('// wrapApiFailure(step, error) is what callGateway does')).toBe(false);
   });
 });

@@ -6,7 +6,7 @@ import { checkEvidence, eventOfCall, type ExhaustedEvidence } from '../../../cha
 import { checkShrinks, judgeShrink } from '../../../chaos/invariants';
 import type { CallRecord } from '../../../emulator';
 import type { PoolWrite } from '../../../emulator';
-import type { DeadLetterRecord } from '../../../shared/errors/dead-letter';
+import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';
 
 let seq = 0;
 function call(event: string, operation: string, at: number, status = 200): CallRecord {

@@ -2,7 +2,7 @@
 // for its retries, so a redriven event gets a whole retry horizon of its own.
 import { describe, expect, it } from 'vitest';
 import { classify } from '../../../cli/dead-letters';
-import { deadLetterRecord } from '../../../shared/errors/dead-letter';
+import { deadLetterRecord } from '../../../shared/handlers/dead-letter';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 
 describe('classify: the event a redrive sends', () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { scrubExchanges } from '../../../cli/cassette/scrub-exchanges';
 import type { RecordedExchange } from '../../../shared/adapters/http-recorder';
-import { createScrubber, leakForms } from '../../../shared/platform/scrub';
+import { createScrubber, leakForms } from '../../../shared/outbound/scrub';
 
 const SECRET_KEY = '7d4c2a1e-93b0-4f5e-8a61-0c2f9e8b7a55';
 const ACCESS_KEY = 'SCWQ1W2E3R4T5Y6U7I8O';

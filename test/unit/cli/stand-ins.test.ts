@@ -142,6 +142,9 @@ describe('StandIns: labels (names, tags, host names)', () => {
   });
 
   it("a kOps cluster name stays a valid one, and its API LB's name stays api-word.<the cluster's stand-in>", () => {
+    // Found by the property below: an address is a whole token, so "0.0.0.0a" is a name's words wherever it stands.
+    const found = new StandIns();
+    expect(found.label('api.0.0.0.0a')).toBe(`${found.label('api')}.${found.label('0.0.0.0a')}`);
     fc.assert(
       fc.property(fc.array(fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/), { minLength: 1, maxLength: 4 }), (labels) => {
         const cluster = labels.join('.');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEvent, IgnoreReason, RelevanceOptions } from '../../../shared/core/audit-relevance';
 import { relevantTargets } from '../../../shared/core/audit-relevance';
-import { LBSYNC_USER_AGENT, LBSYNC_USER_AGENT_MARKER } from '../../../shared/platform/user-agent';
+import { LBSYNC_USER_AGENT, LBSYNC_USER_AGENT_MARKER } from '../../../shared/outbound/user-agent';
 import { parseTargets } from '../../../shared/schemas/target';
 
 const PROJECT = '23b8c1e9-3924-46de-beb1-3b9046685257';

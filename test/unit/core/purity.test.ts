@@ -6,38 +6,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importsOf, resolveLocal } from '../../support/imports';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CORE = join(ROOT, 'shared/core');
 /** Pure modules outside core/ that core may load: the error vocabulary, and the field-error renderer it uses. */
-const VOCABULARY = ['shared/errors/lbsync-error.ts', 'shared/schemas/field-errors.ts'];
+const VOCABULARY = ['shared/errors/lbsync-error.ts', 'shared/errors/field-errors.ts'];
 /** Globals that reach outside the process or the clock; core takes clocks and randomness as parameters. */
 const IMPURE_GLOBALS = /\b(?:process\.|fetch\(|setTimeout\(|setInterval\(|console\.|require\(|Date\.now\(|new Date\(\)|globalThis\.)/;
-
-interface ImportRef {
-  spec: string;
-  typeOnly: boolean;
-  line: string;
-}
-
-/** Every module a file names: static imports and re-exports (type-only or not), dynamic imports. */
-function importsOf(source: string): ImportRef[] {
-  const refs: ImportRef[] = [];
-  const statement = /^\s*(import|export)\s+(type\s+)?([^;'"]*?)\s*from\s*['"]([^'"]+)['"]|^\s*import\s+['"]([^'"]+)['"]/gm;
-  for (const match of source.matchAll(statement)) {
-    const spec = match[4] ?? match[5];
-    if (spec) refs.push({ spec, typeOnly: match[2] !== undefined, line: match[0].trim() });
-  }
-  for (const match of source.matchAll(/\bimport\(\s*['"`]([^'"`]+)['"`]\s*\)/g))
-    refs.push({ spec: match[1] as string, typeOnly: false, line: match[0] });
-  return refs;
-}
-
-function resolveLocal(from: string, spec: string): string | undefined {
-  if (!spec.startsWith('.')) return undefined;
-  const base = resolve(dirname(from), spec);
-  return /\.(ts|json|cjs|mjs)$/.test(base) ? base : `${base}.ts`;
-}
 
 /** What is wrong with one module's run-time imports and globals, under the core rule. */
 function violations(file: string, source = readFileSync(file, 'utf8')): string[] {

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ERROR_CATALOG, LbSyncError, serializeError, validationError, WARNING_CATALOG } from '../../../shared/errors/lbsync-error';
+import {
+  asLbSyncError,
+  ERROR_CATALOG,
+  LbSyncError,
+  serializeError,
+  validationError,
+  WARNING_CATALOG,
+} from '../../../shared/errors/lbsync-error';
 
 describe('the error catalog', () => {
   it('every code has a one-line hint', () => {
@@ -50,5 +57,19 @@ describe('LbSyncError', () => {
     expect(error.message.split('\n')[0]).toBe('environment is invalid:');
     expect(error.message).toContain('LOG_LEVEL');
     expect(error.fieldErrors).toHaveLength(1);
+  });
+});
+
+describe('asLbSyncError', () => {
+  it('keeps ours as they are; anything else is an unexpected failure, its cause kept', () => {
+    const ours = new LbSyncError('lb_not_ready', 'load-balancer is locked');
+    expect(asLbSyncError(ours)).toBe(ours);
+    const bug = new TypeError("Cannot read properties of undefined (reading 'id')");
+    expect(asLbSyncError(bug)).toMatchObject({
+      code: 'unknown_api_error',
+      message: "unexpected failure: Cannot read properties of undefined (reading 'id')",
+      cause: bug,
+    });
+    expect(asLbSyncError('a string').message).toBe('unexpected failure: a string');
   });
 });

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { defaultMaxAttempts } from '../../../shared/core/retry-horizon';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
@@ -6,9 +5,11 @@ import {
   auditTrailSettingsFromEnv,
   injectSettingsFromEnv,
   loadTargets,
+  queueConnectionFromEnv,
   runtimeConfigFromEnv,
   runtimeDefaults,
 } from '../../../shared/platform/config';
+import { ENVIRONMENT_CATALOGUE } from '../../../shared/platform/environment-catalogue';
 
 const KEYS = { SCW_ACCESS_KEY: 'SCWXXXXXXXXXXXXXXXXX', SCW_SECRET_KEY: '11111111-2222-4333-8444-555555555555' };
 const ORG = '23b8c1e9-3924-46de-beb1-3b9046685257';
@@ -114,15 +115,16 @@ describe('the runtime settings', () => {
     expect(runtimeConfigFromEnv({})).toMatchObject({ functionTimeoutMs: 60_000, deadlineMarginMs: 10_000 });
   });
 
-  it('unset, every variable takes its default from runtime-defaults.json, which the serverless.yml checker reads too', async () => {
+  it('unset, every variable takes its default from the environment catalogue, which the serverless.yml checker reads too', async () => {
     // The checker's own reading (plain node), to see it judges with the functions' defaults.
     const checker = new URL('../../../scripts/serverless-check/env-catalog.mjs', import.meta.url).href;
     const { RUNTIME_DEFAULTS } = (await import(checker)) as { RUNTIME_DEFAULTS: Record<string, unknown> };
-    const file = JSON.parse(readFileSync(new URL('../../../shared/platform/runtime-defaults.json', import.meta.url), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    expect(runtimeDefaults()).toEqual(file);
+    const file = Object.fromEntries(
+      ENVIRONMENT_CATALOGUE.flatMap(([name, variable]) => (variable.default === undefined ? [] : [[name, variable.default]])),
+    ) as Record<string, unknown>;
+    const { SQS_REGION, ...runtimeOnes } = file;
+    expect(runtimeDefaults()).toEqual(runtimeOnes);
+    expect(queueConnectionFromEnv({ SQS_ACCESS_KEY_ID: 'key-id', SQS_SECRET_ACCESS_KEY: 'secret-key' }).region).toBe(SQS_REGION);
     expect(RUNTIME_DEFAULTS).toEqual(file);
     const config = runtimeConfigFromEnv({});
     expect(config).toMatchObject({

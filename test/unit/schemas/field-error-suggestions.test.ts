@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { LbSyncError } from '../../../shared/errors/lbsync-error';
-import { keysAt, toFieldErrors } from '../../../shared/schemas/field-errors';
+import { keysAt, toFieldErrors } from '../../../shared/schemas/zod-issues';
 import { fullTargetSchema, parseTargets } from '../../../shared/schemas/target';
 
 function fieldErrors(value: unknown) {

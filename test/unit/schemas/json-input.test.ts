@@ -3,7 +3,7 @@
 // strings are text, not nesting.
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { toFieldErrors } from '../../../shared/schemas/field-errors';
+import { toFieldErrors } from '../../../shared/schemas/zod-issues';
 import { decodeJsonInput, MAX_JSON_DEPTH, nestsDeeperThan, problemText } from '../../../shared/schemas/json-input';
 
 const arrays = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;

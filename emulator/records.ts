@@ -1,5 +1,5 @@
-/** In-memory records the emulator keeps; rendered to wire JSON by the wire-* modules. */
-import type { LbStatus } from './types';
+/** The records the emulator's state holds (LBs, backends, frontends, servers, IPAM IPs); rendered to wire JSON by wire/. */
+import type { LbStatus } from './contract';
 
 export interface HealthCheckFields {
   port: number;

@@ -1,15 +1,15 @@
 /** The control API under /_emulator/: lets other processes drive the emulator over HTTP (no auth). */
 import { type EmulatorBehaviours, readBehaviours } from './behaviours';
 import { matchRoute, type JsonAnswer, type Route } from './http';
-import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './types';
-import { SERVER_ACTIONS, type EmulatorControls, type ServerActionName } from './controls';
+import { LB_STATUSES, type EmulatorSeed, type FaultSpec, type LbStatus, type SeedServer } from './contract';
+import { SERVER_ACTIONS, type EmulatorOperations, type ServerActionName } from './operations';
 import { HEALTH_CHECK_STATUSES, type HealthCheckStatus } from './health';
 import type { WireAuditEvent } from './wire/audit-trail';
 
 interface ControlContext {
   params: Record<string, string>;
   body: unknown;
-  controls: EmulatorControls;
+  operations: EmulatorOperations;
 }
 
 class ControlError extends Error {
@@ -38,13 +38,13 @@ const ok = (body: unknown = { ok: true }): JsonAnswer => ({ status: 200, body })
 
 const controlRoutes: Route<ControlContext>[] = [
   { method: 'GET', pattern: '/_emulator/health', operation: 'Health', handle: () => ok({ ok: true }) },
-  { method: 'GET', pattern: '/_emulator/calls', operation: 'Calls', handle: (ctx) => ok({ calls: ctx.controls.calls() }) },
+  { method: 'GET', pattern: '/_emulator/calls', operation: 'Calls', handle: (ctx) => ok({ calls: ctx.operations.calls() }) },
   {
     method: 'DELETE',
     pattern: '/_emulator/calls',
     operation: 'ResetCalls',
     handle: (ctx) => {
-      ctx.controls.resetCalls();
+      ctx.operations.resetCalls();
       return ok();
     },
   },
@@ -52,18 +52,18 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'GET',
     pattern: '/_emulator/history',
     operation: 'History',
-    handle: (ctx) => ok({ history: ctx.controls.history() }),
+    handle: (ctx) => ok({ history: ctx.operations.history() }),
   },
   {
     method: 'DELETE',
     pattern: '/_emulator/history',
     operation: 'ResetHistory',
     handle: (ctx) => {
-      ctx.controls.resetHistory();
+      ctx.operations.resetHistory();
       return ok();
     },
   },
-  { method: 'GET', pattern: '/_emulator/faults', operation: 'Faults', handle: (ctx) => ok({ faults: ctx.controls.faults() }) },
+  { method: 'GET', pattern: '/_emulator/faults', operation: 'Faults', handle: (ctx) => ok({ faults: ctx.operations.faults() }) },
   {
     method: 'POST',
     pattern: '/_emulator/faults',
@@ -71,7 +71,7 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => {
       const specs = (Array.isArray(ctx.body) ? ctx.body : [objectBody(ctx.body)]) as FaultSpec[];
       try {
-        for (const spec of specs) ctx.controls.addFault(spec);
+        for (const spec of specs) ctx.operations.addFault(spec);
       } catch (error) {
         throw new ControlError(400, (error as Error).message);
       }
@@ -83,11 +83,11 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/faults',
     operation: 'ClearFaults',
     handle: (ctx) => {
-      ctx.controls.clearFaults();
+      ctx.operations.clearFaults();
       return ok();
     },
   },
-  { method: 'GET', pattern: '/_emulator/gates', operation: 'Gates', handle: (ctx) => ok({ held: ctx.controls.heldAtGates() }) },
+  { method: 'GET', pattern: '/_emulator/gates', operation: 'Gates', handle: (ctx) => ok({ held: ctx.operations.heldAtGates() }) },
   {
     method: 'POST',
     pattern: '/_emulator/gates/{name}/release',
@@ -97,7 +97,7 @@ const controlRoutes: Route<ControlContext>[] = [
       const count = body.count;
       if (count !== undefined && !(typeof count === 'number' && Number.isInteger(count) && count >= 1))
         throw new ControlError(400, 'count must be a positive whole number');
-      return ok({ released: ctx.controls.releaseGate(ctx.params.name ?? '', count) });
+      return ok({ released: ctx.operations.releaseGate(ctx.params.name ?? '', count) });
     },
   },
   {
@@ -110,8 +110,8 @@ const controlRoutes: Route<ControlContext>[] = [
       if (!LB_STATUSES.includes(status)) throw new ControlError(400, `status must be one of ${LB_STATUSES.join(', ')}`);
       const forMs = typeof body.forMs === 'number' ? body.forMs : undefined;
       const lbId = ctx.params.lbId ?? '';
-      if (!ctx.controls.state.lbs.has(lbId)) throw new ControlError(404, `no LB ${lbId}`);
-      ctx.controls.setLbStatus(lbId, status, forMs);
+      if (!ctx.operations.state.lbs.has(lbId)) throw new ControlError(404, `no LB ${lbId}`);
+      ctx.operations.setLbStatus(lbId, status, forMs);
       return ok();
     },
   },
@@ -119,7 +119,7 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'PUT',
     pattern: '/_emulator/servers/{serverId}',
     operation: 'UpsertServer',
-    handle: (ctx) => ok({ id: ctx.controls.upsertServer(serverBody(ctx, ctx.params.serverId)).id }),
+    handle: (ctx) => ok({ id: ctx.operations.upsertServer(serverBody(ctx, ctx.params.serverId)).id }),
   },
   {
     method: 'DELETE',
@@ -127,8 +127,8 @@ const controlRoutes: Route<ControlContext>[] = [
     operation: 'RemoveServer',
     handle: (ctx) => {
       const serverId = ctx.params.serverId ?? '';
-      if (!ctx.controls.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
-      ctx.controls.removeServer(serverId);
+      if (!ctx.operations.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
+      ctx.operations.removeServer(serverId);
       return ok();
     },
   },
@@ -138,10 +138,10 @@ const controlRoutes: Route<ControlContext>[] = [
     operation: 'ServerAction',
     handle: (ctx) => {
       const serverId = ctx.params.serverId ?? '';
-      if (!ctx.controls.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
+      if (!ctx.operations.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
       const action = objectBody(ctx.body).action as ServerActionName;
       if (!SERVER_ACTIONS.includes(action)) throw new ControlError(400, `action must be one of ${SERVER_ACTIONS.join(', ')}`);
-      ctx.controls.serverAction(serverId, action);
+      ctx.operations.serverAction(serverId, action);
       return ok();
     },
   },
@@ -151,8 +151,8 @@ const controlRoutes: Route<ControlContext>[] = [
     operation: 'ReplaceServer',
     handle: (ctx) => {
       const serverId = ctx.params.serverId ?? '';
-      if (!ctx.controls.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
-      return ok({ id: ctx.controls.replaceServer(serverId, serverBody(ctx, undefined)).id });
+      if (!ctx.operations.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
+      return ok({ id: ctx.operations.replaceServer(serverId, serverBody(ctx, undefined)).id });
     },
   },
   {
@@ -161,7 +161,7 @@ const controlRoutes: Route<ControlContext>[] = [
     operation: 'LoadSeed',
     handle: (ctx) => {
       try {
-        ctx.controls.loadSeed(objectBody(ctx.body) as EmulatorSeed);
+        ctx.operations.loadSeed(objectBody(ctx.body) as EmulatorSeed);
       } catch (error) {
         if (error instanceof ControlError) throw error;
         throw new ControlError(400, `invalid seed: ${(error as Error).message}`);
@@ -169,7 +169,7 @@ const controlRoutes: Route<ControlContext>[] = [
       return ok();
     },
   },
-  { method: 'GET', pattern: '/_emulator/backend-health', operation: 'BackendHealth', handle: (ctx) => ok(ctx.controls.backendHealth()) },
+  { method: 'GET', pattern: '/_emulator/backend-health', operation: 'BackendHealth', handle: (ctx) => ok(ctx.operations.backendHealth()) },
   {
     method: 'PUT',
     pattern: '/_emulator/backend-health/{ip}',
@@ -181,7 +181,7 @@ const controlRoutes: Route<ControlContext>[] = [
       if (body.forMs !== undefined && (typeof body.forMs !== 'number' || !Number.isInteger(body.forMs) || body.forMs < 0)) {
         throw new ControlError(400, 'forMs must be a non-negative integer (ms), or left out for "until cleared"');
       }
-      ctx.controls.forceHealth(ctx.params.ip ?? '', status, body.forMs as number | undefined);
+      ctx.operations.forceHealth(ctx.params.ip ?? '', status, body.forMs as number | undefined);
       return ok();
     },
   },
@@ -190,7 +190,7 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/backend-health/{ip}',
     operation: 'ClearForcedHealth',
     handle: (ctx) => {
-      ctx.controls.clearForcedHealth(ctx.params.ip ?? '');
+      ctx.operations.clearForcedHealth(ctx.params.ip ?? '');
       return ok();
     },
   },
@@ -199,16 +199,16 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/backend-health',
     operation: 'ClearAllForcedHealth',
     handle: (ctx) => {
-      ctx.controls.clearForcedHealth();
+      ctx.operations.clearForcedHealth();
       return ok();
     },
   },
-  { method: 'GET', pattern: '/_emulator/state', operation: 'DumpState', handle: (ctx) => ok(ctx.controls.dumpState()) },
+  { method: 'GET', pattern: '/_emulator/state', operation: 'DumpState', handle: (ctx) => ok(ctx.operations.dumpState()) },
   {
     method: 'GET',
     pattern: '/_emulator/behaviours',
     operation: 'Behaviours',
-    handle: (ctx) => ok({ behaviours: ctx.controls.behaviours() }),
+    handle: (ctx) => ok({ behaviours: ctx.operations.behaviours() }),
   },
   {
     method: 'PUT',
@@ -221,7 +221,7 @@ const controlRoutes: Route<ControlContext>[] = [
       } catch (error) {
         throw new ControlError(400, (error as Error).message);
       }
-      return ok({ behaviours: ctx.controls.setBehaviours(partial) });
+      return ok({ behaviours: ctx.operations.setBehaviours(partial) });
     },
   },
   {
@@ -229,7 +229,7 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/audit-trail',
     operation: 'AuditTrail',
     handle: (ctx) => {
-      const { auditTrail } = ctx.controls;
+      const { auditTrail } = ctx.operations;
       const now = Date.now();
       return ok({
         delayMs: auditTrail.delayMs,
@@ -244,11 +244,11 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => {
       const body = objectBody(ctx.body);
       try {
-        ctx.controls.setAuditTrailDelay(body.delayMs as number);
+        ctx.operations.setAuditTrailDelay(body.delayMs as number);
       } catch (error) {
         throw new ControlError(400, (error as Error).message);
       }
-      return ok({ delayMs: ctx.controls.auditTrail.delayMs });
+      return ok({ delayMs: ctx.operations.auditTrail.delayMs });
     },
   },
   {
@@ -258,7 +258,7 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => {
       const events = (Array.isArray(ctx.body) ? ctx.body : [objectBody(ctx.body)]) as Partial<WireAuditEvent>[];
       try {
-        ctx.controls.injectAuditEvents(events);
+        ctx.operations.injectAuditEvents(events);
       } catch (error) {
         throw new ControlError(400, (error as Error).message);
       }
@@ -270,18 +270,18 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/audit-trail',
     operation: 'ClearAuditTrail',
     handle: (ctx) => {
-      ctx.controls.auditTrail.clear();
+      ctx.operations.auditTrail.clear();
       return ok();
     },
   },
 ];
 
-export function handleControl(method: string, path: string, body: unknown, controls: EmulatorControls): JsonAnswer {
+export function handleControl(method: string, path: string, body: unknown, operations: EmulatorOperations): JsonAnswer {
   const match = matchRoute(controlRoutes, method, path);
   if (match.kind === 'none') return { status: 404, body: { message: `no control route ${method} ${path}` } };
   if (match.kind === 'wrong-method') return { status: 405, body: { message: `method ${method} not allowed on ${path}` } };
   try {
-    return match.route.handle({ params: match.params, body, controls });
+    return match.route.handle({ params: match.params, body, operations });
   } catch (error) {
     if (error instanceof ControlError) return { status: error.status, body: { message: error.message } };
     throw error;

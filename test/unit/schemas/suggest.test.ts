@@ -1,6 +1,6 @@
 // "Did you mean": the edit distance and the closeness rule used for commands, keys, enum values, zones and targets.
 import { describe, expect, it } from 'vitest';
-import { closest, didYouMean, editDistance } from '../../../shared/core/suggest';
+import { closest, didYouMean, editDistance } from '../../../shared/schemas/suggest';
 
 describe('editDistance (optimal string alignment)', () => {
   it.each([

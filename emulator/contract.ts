@@ -1,4 +1,7 @@
-/** Public types of the emulator: seed format, options, handle, call log, faults. */
+/**
+ * The emulator's contract with its users: the seed it takes, its options, its LB statuses, and what its call log,
+ * pool history and faults speak.
+ */
 import type { EmulatorBehaviours } from './behaviours';
 import type { ApiDenial } from './permissions';
 

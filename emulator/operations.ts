@@ -14,8 +14,8 @@ import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
 import { Gates } from './gates';
 import { EmulatorState } from './state';
-import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './types';
-import type { ServerRecord } from './model';
+import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './contract';
+import type { ServerRecord } from './records';
 import { healthOfPool, type ForcedHealth, type HealthCheckStatus, type MemberHealth } from './health';
 import { renderBackend, renderLb } from './wire/lb';
 import { renderServer } from './wire/instance';
@@ -31,7 +31,7 @@ const STATE_AFTER: Record<Exclude<ServerActionName, 'reboot' | 'terminate'>, str
   stop_in_place: 'stopped in place',
 };
 
-export class EmulatorControls {
+export class EmulatorOperations {
   readonly state: EmulatorState;
   readonly callLog = new CallLog();
   readonly faultQueue = new FaultQueue();

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { DeadLetterReason } from '../core/disposition';
 import { MAX_EVENT_BYTES } from '../schemas/event';
-import type { LbSyncError, SerializedError } from './lbsync-error';
-import { serializeError } from './lbsync-error';
+import type { LbSyncError, SerializedError } from '../errors/lbsync-error';
+import { serializeError } from '../errors/lbsync-error';
 
 /**
  * What lands in the dead-letter queue: enough to understand, fix and redrive.

@@ -1,14 +1,7 @@
+// Zod's issues as field errors (shared/errors/field-errors.ts), each with its fix.
 import type { z } from 'zod';
-import { closest, didYouMean } from '../core/suggest';
-
-/** One problem in an input, named by its path, with what was wrong and how to fix it. */
-export interface FieldError {
-  path: string;
-  message: string;
-  received?: string;
-  allowed?: string[];
-  fix: string;
-}
+import type { FieldError } from '../errors/field-errors';
+import { closest, didYouMean } from './suggest';
 
 export function formatPath(path: readonly PropertyKey[], root = ''): string {
   let out = root;
@@ -127,9 +120,4 @@ export function toFieldErrors(error: z.ZodError, root = '', schema?: unknown): F
       fix: unionKeys ? `${unknownKeysFix(unionKeys, known)} (give one of: ${known.join(', ')})` : fixFor(issue, allowed, known),
     };
   });
-}
-
-export function renderFieldError(e: FieldError): string {
-  const got = e.received !== undefined ? ` (got ${e.received})` : '';
-  return `${e.path}: ${e.message}${got}; fix: ${e.fix}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { configWarnings, scalewaySettingsFromEnv, secretValues } from '../../../shared/platform/config';
-import { createScrubber, hasUrlCredentials, REDACTED, stripUrlCredentials, urlCredentials } from '../../../shared/platform/scrub';
+import { createScrubber, hasUrlCredentials, REDACTED, stripUrlCredentials, urlCredentials } from '../../../shared/outbound/scrub';
 
 const SECRET = 'p@ss/w:rd+4242 do-not-log';
 

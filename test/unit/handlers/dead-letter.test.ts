@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deadLetterRecord, deadLetterRecordId } from '../../../shared/errors/dead-letter';
+import { deadLetterRecord, deadLetterRecordId } from '../../../shared/handlers/dead-letter';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 import type { LbSyncEvent } from '../../../shared/schemas/event';
 import { MAX_EVENT_BYTES } from '../../../shared/schemas/event';
