@@ -2,7 +2,7 @@
  * 8. A sweep of N targets (10,000 in the full run) spread over its 5-minute period: the enqueue itself against the
  * local queue (all at once; native mode with DelaySeconds; hold mode paced on a virtual clock, so its five minutes
  * take no real time), then the Scaleway API read rate over the period, simulated from the events' notBefore
- * (3 reads per no-op reconcile, DESIGN §4) with and without spreading, in two consumer models:
+ * (3 reads per no-op reconcile: docs/architecture.md, "The functions' answers") with and without spreading, in two consumer models:
  *   A. every event read the moment it is due (unbounded consumers: the rate the API would see with no cap);
  *   B. Scaleway's queue trigger, at most 10 messages in flight, each no-op taking RECONCILE_MS (ASSUMED:
  *      3 reads in 2 round trips of ~75 ms to the real API); its reads counted when it starts.

@@ -26,7 +26,7 @@ export function scwConfigPath(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 const credentialsError = (variable: string, message: string, fix: string) =>
-  validationError('invalid_config', 'Scaleway credentials', [{ path: variable, message, fix }]);
+  validationError('invalid_config', 'the Scaleway API key', [{ path: variable, message, fix }]);
 
 function profileFromFile(env: NodeJS.ProcessEnv): { profile: Profile; label?: string } {
   const path = scwConfigPath(env);

@@ -34,7 +34,7 @@ import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcil
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
 import { configuredTargets, selectTargets } from './environment';
-import { describeError } from './output';
+import { CliError, type DescribedError, describeError } from './output';
 
 export type CheckStatus = 'ok' | 'fail' | 'warn';
 
@@ -341,7 +341,7 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
     return [
       fail(
         'credentials',
-        described.message.replace(/\s*\n\s*-?\s*/g, ' '),
+        fieldProblems(described) || described.message.replace(/\s*\n\s*-?\s*/g, ' '),
         described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint,
       ),
     ];
@@ -463,11 +463,17 @@ function configCheck(options: DoctorOptions): { check: Check; targets: Target[] 
     const targets = selectTargets(configuredTargets(options.env, options.file), options.targets);
     return { check: ok('config', `${targets.length} target(s): ${targets.map((t) => t.name).join(', ')}`), targets };
   } catch (error) {
+    // A --target the configuration lacks is bad usage (exit 64), not a failed check.
+    if (error instanceof CliError && error.code === 'usage') throw error;
     const described = describeError(error);
-    const fields = (described.fieldErrors ?? []).map((fe) => `${fe.path}: ${fe.message}`).join('; ');
     const hint = described.fieldErrors?.[0]?.fix ?? described.hint ?? ERROR_CATALOG.invalid_config.hint;
-    return { check: fail('config', fields || described.message, hint), targets: [] };
+    return { check: fail('config', fieldProblems(described) || described.message, hint), targets: [] };
   }
+}
+
+/** `path: message` of each field error, without the fix (a failed check prints the fix once, as its hint). */
+function fieldProblems(described: DescribedError): string {
+  return (described.fieldErrors ?? []).map((fe) => `${fe.path}: ${fe.message}`).join('; ');
 }
 
 /** Every check, in order: config, credentials, IAM permissions, targets, queues. Never writes. */

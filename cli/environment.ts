@@ -9,10 +9,12 @@ import { validationError } from '../shared/errors/lbsync-error';
 import { didYouMean } from '../shared/schemas/suggest';
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
+import { UNKNOWN_TARGET_HINT } from './hints';
+import { CliError } from './output';
 
-/** LBSYNC_TARGETS / LBSYNC_CONFIG, or the file given with --file (which then wins over both). */
+/** LBSYNC_TARGETS / LBSYNC_CONFIG, or the file given with --file (which then wins over both, and names its errors). */
 export function configuredTargets(env: NodeJS.ProcessEnv, file?: string): Target[] {
-  return loadTargets(file ? { ...env, LBSYNC_TARGETS: undefined, LBSYNC_CONFIG: file } : env);
+  return file ? loadTargets({ ...env, LBSYNC_TARGETS: undefined, LBSYNC_CONFIG: file }, file) : loadTargets(env);
 }
 
 export function targetsConfigured(env: NodeJS.ProcessEnv): boolean {
@@ -25,17 +27,15 @@ export function selectTargets(targets: readonly Target[], names: readonly string
   const known = targets.map((t) => t.name);
   const unknown = names.filter((n) => !known.includes(n));
   if (unknown.length > 0) {
-    throw validationError(
-      'invalid_config',
-      '--target',
-      unknown.map((n) => ({
-        path: '--target',
-        message: `no target named "${n}" in the configuration${didYouMean(n, known)}`,
-        received: n,
-        allowed: known,
-        fix: `use one of: ${known.join(', ')}`,
-      })),
-    );
+    // A flag value the configuration does not have: bad usage (exit 64), as any other bad flag value.
+    const fieldErrors = unknown.map((n) => ({
+      path: '--target',
+      message: `no target named "${n}" in the configuration${didYouMean(n, known)}`,
+      received: n,
+      allowed: known,
+      fix: known.length > 0 ? `use one of: ${known.join(', ')}` : 'configure the target first',
+    }));
+    throw new CliError('usage', validationError('invalid_config', '--target', fieldErrors).message, UNKNOWN_TARGET_HINT, fieldErrors);
   }
   return targets.filter((t) => names.includes(t.name));
 }

@@ -93,7 +93,7 @@ export const PANELS: readonly PanelSpec[] = [
   },
   {
     title: 'Retries by reason',
-    description: "Retries scheduled, by the error code that caused them (README's troubleshooting has an entry for each).",
+    description: 'Retries scheduled, by the error code that caused them (docs/troubleshooting.md has an entry for each).',
     kind: 'timeseries',
     bars: true,
     unit: 'short',

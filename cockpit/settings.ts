@@ -29,7 +29,7 @@ export const SWEEP_PERIOD_MINUTES = 5;
  * The troubleshooting entries (one per error code) live in TROUBLESHOOTING_PAGE.
  */
 export const DOCS_BASE_URL = 'https://github.com/scw-lb-sync/scw-lb-sync/blob/main';
-export const TROUBLESHOOTING_PAGE = 'README.md';
+export const TROUBLESHOOTING_PAGE = 'docs/troubleshooting.md';
 /** The page that tells, for each alert, what it means and what to do. */
 export const ALERTS_PAGE = 'docs/operations.md';
 

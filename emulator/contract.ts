@@ -185,15 +185,23 @@ export interface PoolWrite {
 }
 
 export interface FaultSpec {
+  /** Only requests of this operation (the call log's name: `SetBackendServers`, `ListServers`...); any when absent. */
   operation?: string;
+  /** Only requests whose path contains this text (an LB or backend id, a zone); any when absent. */
   pathIncludes?: string;
+  /** Answer with this HTTP status instead of handling the request. */
   status?: number;
+  /** The answer's JSON body with `status`; absent: the SDK's error body for 401, 403, 412, 500, 503, none for a 429 (as the gateway), else `{message}`. */
   body?: unknown;
   /** How many matching requests this fault applies to; default 1; Infinity or -1 = always. */
   count?: number;
+  /** Wait this long before the answer (the fault's, or the route's when no `status` is given). */
   latencyMs?: number;
+  /** Never answer: the connection stays open until the client gives up. */
   hang?: boolean;
+  /** Reset the connection without an answer. */
   reset?: boolean;
+  /** Headers of the answer with `status` (a 429 without a body gets the gateway's `X-Envoy-Ratelimited: true`). */
   headers?: Record<string, string>;
   /**
    * A change to the world made when a matching request arrives, before it is handled (the request then meets
@@ -206,6 +214,7 @@ export interface FaultSpec {
 }
 
 export interface FaultWorldChange {
+  /** The LB turns this status (`pending`, `migrating`, `locked`, ...). */
   lbStatus?: LbStatus;
   /** With lbStatus: the LB goes back to ready after this many ms (default: stays). */
   lbStatusForMs?: number;

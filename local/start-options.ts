@@ -26,8 +26,7 @@ export const USAGE = `Usage: npm start [-- --once] [--seed emulator-seed.json] [
   --targets         a targets file (as LBSYNC_CONFIG: an array, or {"targets": [...]}); checked first: an
                     invalid one is refused with its field errors (exit 1) before anything starts
   --port-base N     fixed ports instead of free ones: the emulator on N, the queue on N+1, the functions
-                    inject, reconcile, sweep and watch on N+2..N+5 (all on 127.0.0.1 but the functions,
-                    which Scaleway's local runtime binds on every interface)
+                    inject, reconcile, sweep and watch on N+2..N+5 (all on 127.0.0.1, loopback only)
   --audit-delay-ms  how long the emulator waits before listing a change in Audit Trail (assumed; default
                     30000, or 2000 with --once)
   --log-format      pretty (default: one readable line per event) or json: the functions' lines as a deployed
@@ -168,7 +167,8 @@ function portFree(port: number, host?: string): Promise<boolean> {
 
 /**
  * Refuses fixed ports that are taken, before anything starts (Scaleway's local runtime would exit the process
- * from inside on a busy port). The functions listen on every interface, the emulator and queue on loopback.
+ * from inside on a busy port). Everything listens on 127.0.0.1; a function's port is probed on every interface, since
+ * Scaleway's local runtime (fastify, host "localhost") does not say which one it takes.
  */
 export async function checkPortsFree(ports: LocalStackPorts): Promise<void> {
   const wanted: [string, number | undefined, string | undefined][] = [

@@ -1,7 +1,7 @@
 // Renders the configuration reference from the zod schemas and the environment catalogue, so the docs cannot drift
-// from the code. `npm run docs` writes each generated section into every doc (README.md, docs/*.md) that holds its
-// markers; a test fails when one is stale.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// from the code. `npm run docs` (scripts/docs.ts) writes each generated section into every doc (README.md,
+// docs/*.md) that holds its markers; a test fails when one is stale.
+import { readdirSync } from 'node:fs';
 import * as z from 'zod';
 import { runtimeSchema } from '../shared/platform/config';
 import { deployedName, ENVIRONMENT_CATALOGUE, type EnvironmentVariable } from '../shared/platform/environment-catalogue';
@@ -142,7 +142,7 @@ export function renderEnvironmentReference(): string {
 }
 
 /** The generated sections, by the name their markers carry. */
-const SECTIONS: Record<string, () => string> = {
+export const SECTIONS: Record<string, () => string> = {
   'config-reference': renderConfigReference,
   'environment-reference': renderEnvironmentReference,
 };
@@ -180,22 +180,4 @@ export function docFiles(): string[] {
       .filter((f) => f.endsWith('.md'))
       .map((f) => `docs/${f}`),
   ];
-}
-
-if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {
-  const written = new Set<string>();
-  for (const file of docFiles()) {
-    const path = new URL(file, ROOT);
-    const text = readFileSync(path, 'utf8');
-    const sections = sectionsIn(text);
-    if (sections.length === 0) continue;
-    writeFileSync(path, withReference(text));
-    for (const section of sections) written.add(section);
-    console.log(`${file}: ${sections.join(', ')} updated`);
-  }
-  const homeless = Object.keys(SECTIONS).filter((section) => !written.has(section));
-  if (homeless.length > 0) {
-    console.error(`no doc holds the markers of ${homeless.join(', ')}: add ${homeless.map((s) => markers(s).start).join(', ')}`);
-    process.exitCode = 1;
-  }
 }

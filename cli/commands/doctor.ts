@@ -56,7 +56,7 @@ export function doctorCommand(cli: Cli): Command {
         [
           [0, 'every check passed (warnings allowed)'],
           [1, 'at least one check failed (each failure has a hint)'],
-          [64, 'bad flags'],
+          [64, 'bad flags, or a --target the configuration lacks'],
         ],
         '{ok, command: "doctor", checks: [{name, status: "ok"|"fail"|"warn", detail, hint?}], recording?: {file, interactions}}',
       ),

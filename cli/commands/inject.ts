@@ -131,7 +131,7 @@ export function injectCommand(cli: Cli): Command {
         [
           [0, 'the event was accepted (202) or enqueued; its id is printed'],
           [1, 'refused (401, 403, 400 with field errors), unreachable, or a configuration error'],
-          [64, 'bad flags (give exactly one of --url and --queue)'],
+          [64, 'bad flags (give exactly one of --url and --queue), or, with --queue, a --target the configuration lacks'],
         ],
         '{ok, command: "inject", eventId, target, via: "function"|"queue"}',
       ),

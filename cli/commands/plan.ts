@@ -56,7 +56,7 @@ export function planCommand(cli: Cli): Command {
           [0, 'every target in sync'],
           [2, 'drift: at least one target would be written to'],
           [1, 'an error (configuration, credentials, API); errors win over drift'],
-          [64, 'bad flags'],
+          [64, 'bad flags, or a --target the configuration lacks'],
         ],
         '{ok, command: "plan", inSync, exitCode, targets: [{target, status, lb, desiredPool, backends, coverage, actions, error?}]}; a backend whose state could not be read is {name, checked: false, notChecked}; ok is false only on exit 1',
       ),

@@ -64,7 +64,7 @@ export function reconcileCommand(cli: Cli): Command {
             1,
             'at least one target failed or keeps removals for later (rolling-update safety; code, message and hint are printed), or a configuration error',
           ],
-          [64, 'bad flags'],
+          [64, 'bad flags, or a --target the configuration lacks'],
         ],
         '{ok, command: "reconcile", targets: [{target, eventId, status, lb, pool, done, planned, warnings, apiCalls, durationMs, error?}]}',
       ),

@@ -101,7 +101,7 @@ export function statusCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           [0, 'every target in sync'],
           [2, 'a target is not in sync: a reconcile would write, or a removal waits (make-before-break)'],
           [1, 'a target or the queues could not be read; errors win (with --watch: the last refresh decides)'],
-          [64, 'bad flags'],
+          [64, 'bad flags, or a --target the configuration lacks'],
         ],
         '{ok, command: "status", inSync, exitCode, at, targets: [{target, inSync, state, lb, desiredPool, backends, members: [{backend, ip, health, inPool, desired, change?, why?}], actions, apiCalls, error?}], queues?: {reconcile: {waiting, inFlight}, deadLetter: {waiting, inFlight}} | {error}}; with --watch, one per refresh',
       ),

@@ -5,7 +5,7 @@ import { handleSweepRequest, type SweepReport } from '../../shared/handlers/swee
 import { createLogger } from '../../shared/platform/log';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { configuredTargets, queueFor } from '../environment';
+import { configuredTargets, queueFor, selectTargets } from '../environment';
 import { CliError, EXIT, plural } from '../output';
 import { progress } from '../progress';
 
@@ -66,8 +66,8 @@ export function sweepCommand(cli: Cli): Command {
         ],
         [
           [0, 'every selected target was enqueued'],
-          [1, 'some events were refused by the queue, a --target is unknown, or a configuration/queue error'],
-          [64, 'bad flags'],
+          [1, 'some events were refused by the queue, or a configuration/queue error'],
+          [64, 'bad flags, or a --target the configuration lacks'],
         ],
         '{ok, command: "sweep", selected, enqueued, batches, failed: [{target, code, message}], unknownTargets, ...}',
       ),
@@ -76,6 +76,7 @@ export function sweepCommand(cli: Cli): Command {
       act<SweepOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = configuredTargets(env, options.file);
+        selectTargets(targets, options.target);
         const q = queueFor(env, 'RECONCILE_QUEUE_URL');
         const bar = progress(out, 'enqueued', out.format === 'text');
         const spreadSeconds = options.spread === undefined ? undefined : Number(options.spread);

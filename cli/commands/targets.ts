@@ -5,7 +5,8 @@ import type { Cli } from '../command';
 import { act, helpText } from '../command';
 import { configuredTargets } from '../environment';
 import type { Colors } from '../output';
-import { describeError, EXIT, plural, renderFieldLine } from '../output';
+import { TARGETS_VALIDATE_HINT } from '../hints';
+import { CliError, EXIT, plural, renderFieldLine } from '../output';
 
 interface ValidateOptions {
   file?: string;
@@ -46,6 +47,7 @@ function validateCommand(cli: Cli): Command {
         [
           [0, 'valid'],
           [1, 'invalid (every bad field is named with its fix) or unreadable'],
+          [64, 'bad flags'],
         ],
         '{ok: true, command: "targets validate", targets: [...expanded]}, or {ok: false, command, error: {code: "invalid_config", message, hint, fieldErrors: [{path, message, received?, allowed?, fix}]}}',
       ),
@@ -56,13 +58,15 @@ function validateCommand(cli: Cli): Command {
         try {
           targets = configuredTargets(cli.io.env, options.file);
         } catch (error) {
-          if (!(error instanceof LbSyncError) || !error.fieldErrors || out.format === 'json') throw error;
+          if (!(error instanceof LbSyncError) || !error.fieldErrors) throw error;
+          // The hint without "run lbsync targets validate": that is the command running.
+          if (out.format === 'json') throw new CliError(error.code, error.message, TARGETS_VALIDATE_HINT, error.fieldErrors);
           const { c } = out;
           out.line(
             `${c.red('invalid')}: ${plural(error.fieldErrors.length, 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`,
           );
           for (const fe of error.fieldErrors) out.line(`  ${renderFieldLine(fe, c)}`);
-          out.line(`  ${c.dim('hint:')} ${describeError(error).hint}`);
+          out.line(`  ${c.dim('hint:')} ${TARGETS_VALIDATE_HINT}`);
           return EXIT.error;
         }
         if (out.format === 'json') out.result(true, { targets });

@@ -73,8 +73,8 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         ],
         [
           [0, 'the window was read and every concerned target enqueued'],
-          [1, 'Audit Trail or the queue failed, a configuration error (organization id, keys, targets), or an unknown --target'],
-          [64, 'bad flags'],
+          [1, 'Audit Trail or the queue failed, or a configuration error (organization id, keys, targets)'],
+          [64, 'bad flags, or a --target the configuration lacks'],
         ],
         'one envelope per run: {ok, command: "watch", events, relevant, enqueued, targets, window, matches, ignored, error?}',
       ),

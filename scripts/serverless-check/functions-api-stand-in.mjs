@@ -8,7 +8,7 @@
 //
 // Answers follow the Terraform provider's recordings of this API (function-timeout.cassette.yaml: a namespace
 // is created "pending" and read "ready"; a function is created "created"). Assumed, not recorded: the runtimes
-// list (DESIGN §2: node20 and node22 are available), an empty project (no namespace, function or trigger yet),
+// list (node20 and node22: docs/architecture.md, "Facts we rely on"), an empty project (no namespace, function or trigger yet),
 // and the upload URL (a presigned S3 URL in reality; here a URL of this stand-in).
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';

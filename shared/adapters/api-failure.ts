@@ -7,7 +7,7 @@ import { LbSyncError } from '../errors/lbsync-error';
 /** What a 404 means depends on the route: a missing backend is recoverable, a missing LB is not. */
 export type NotFoundMeaning = 'backend_not_found' | 'lb_not_found' | 'unknown_api_error';
 
-/** The name the adapters give a 404 whose body is not the API's not-found answer (shared/adapters/request-failure.ts). */
+/** The name the adapters give a 404 whose body is not the API's not-found answer, or a 405 (shared/adapters/request-failure.ts). */
 export const ROUTE_NOT_FOUND_ERROR = 'RouteNotFoundError';
 
 interface ApiFailureShape {
@@ -48,13 +48,14 @@ export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, no
   if (status === undefined) return { code: 'network_error' };
   const type = bodyType(failure.body);
   const withStatus = (code: ErrorCode): Classification => ({ code, status });
+  if (failure.name === ROUTE_NOT_FOUND_ERROR) return withStatus('api_route_not_found');
   if (status === 409 || type === 'transient_state') return withStatus('api_transient_state');
   if (status === 429 || type === 'too_many_requests') {
     const retryAfterMs = retryAfterFrom429(failure, now);
     return retryAfterMs === undefined ? withStatus('rate_limited') : { code: 'rate_limited', status, retryAfterMs };
   }
   if (status >= 500) return withStatus('api_unavailable');
-  if (status === 404) return withStatus(failure.name === ROUTE_NOT_FOUND_ERROR ? 'api_route_not_found' : notFound);
+  if (status === 404) return withStatus(notFound);
   if (status === 400) return withStatus('invalid_arguments');
   if (status === 401) return withStatus('authentication_denied');
   if (status === 403) return withStatus(type === 'quotas_exceeded' ? 'quotas_exceeded' : 'permissions_denied');

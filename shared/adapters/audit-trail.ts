@@ -49,7 +49,7 @@ export interface AuditTrailGateway {
 const MAX_PAGE_SIZE = 1000;
 /**
  * Events per page unless settings say otherwise: a page of 1,000 is ~8 MB more at the peak, while it is being
- * read, than a page of 250 (measured: README, Performance), and a quiet window fits in one page either way.
+ * read, than a page of 250 (measured: docs/performance.md), and a quiet window fits in one page either way.
  */
 export const DEFAULT_PAGE_SIZE = 250;
 const DEFAULT_MAX_PAGES = 20;

@@ -1,6 +1,6 @@
 // A request that failed, told so an operator can act on it: where it went (the URL, without credentials or
 // query) and why, in words (connection refused, host not found, timed out, TLS), and a 404 that is not the
-// Scaleway API's own not-found answer (a wrong SCW_API_URL or path) told apart from a missing LB or backend.
+// Scaleway API's own not-found answer, or a 405 (a wrong SCW_API_URL or path), told apart from a missing LB or backend.
 import { ROUTE_NOT_FOUND_ERROR } from './api-failure';
 import { stripUrlCredentials } from '../outbound/scrub';
 
@@ -94,25 +94,34 @@ export function isApiNotFoundBody(body: string): boolean {
   return typeof message === 'string' && /\bnot found$/i.test(message.trim());
 }
 
-/** A 404 that did not come from the API's resources: the URL leads somewhere else (SCW_API_URL, a proxy). */
+/**
+ * A 404 that did not come from the API's resources, or a 405 (the API has every route the SDK calls, with its
+ * method): the URL leads somewhere else (SCW_API_URL, a proxy).
+ */
 export function routeNotFound(
   method: string,
   url: string,
   body: string,
   contentType: string | null,
-): Error & { status: 404; body: string } {
+  status: 404 | 405 = 404,
+): Error & { status: 404 | 405; body: string } {
   const text = body.trim();
+  const type = contentType?.split(';')[0]?.trim() || 'non-JSON';
   const what =
     text === ''
       ? 'an empty body'
       : isJson(text)
         ? `JSON ${text.length > 120 ? `${text.slice(0, 117)}...` : text}`
-        : `a ${contentType?.split(';')[0] ?? 'non-JSON'} body`;
+        : `${/^[aeiou]/i.test(type) ? 'an' : 'a'} ${type} body`;
+  const why =
+    status === 404
+      ? "not the Scaleway API's not-found answer"
+      : `method not allowed, which the Scaleway API never answers to a call of its SDK`;
   const failure = new Error(
-    `http error 404 on ${method.toUpperCase()} ${shownUrl(url)} with ${what}, not the Scaleway API's not-found answer: this URL does not lead to the API`,
-  ) as Error & { status: 404; body: string };
+    `http error ${status} on ${method.toUpperCase()} ${shownUrl(url)} with ${what}, ${why}: this URL does not lead to the API`,
+  ) as Error & { status: 404 | 405; body: string };
   failure.name = ROUTE_NOT_FOUND_ERROR;
-  failure.status = 404;
+  failure.status = status;
   failure.body = body;
   return failure;
 }

@@ -1,7 +1,7 @@
 // The fetch the Scaleway SDK clients are given (withHTTPClient): requests over node:http with a timeout, an
 // invocation's deadline respected, and what comes back made safe to show. An API error may echo what it was
 // sent (the key among it), so error bodies and transport failures are scrubbed here, before the SDK builds an
-// error message from them; a failed request and a 404 of no API route are named by URL and cause.
+// error message from them; a failed request and a 404 or 405 of no API route are named by URL and cause.
 import type { Scrubber } from '../outbound/scrub';
 import { HttpResponse } from './http-messages';
 import { type ExchangeRecorder, recordingTransport } from './http-recorder';
@@ -55,8 +55,11 @@ export function sdkHttpClient(options: SdkHttpClientOptions): typeof fetch {
     }
     if (response.status < 400) return response;
     const safeBody = scrubber.text(response.body?.toString('utf8') ?? '');
-    if (response.status === 404 && !isApiNotFoundBody(safeBody))
-      throw scrubbedError(routeNotFound(method, request.url, safeBody, response.headers.get('content-type')), scrubber.text);
+    if ((response.status === 404 && !isApiNotFoundBody(safeBody)) || response.status === 405)
+      throw scrubbedError(
+        routeNotFound(method, request.url, safeBody, response.headers.get('content-type'), response.status),
+        scrubber.text,
+      );
     if (response.body === null) return response;
     return new HttpResponse(safeBody, { status: response.status, statusText: response.statusText, headers: response.headers });
   };

@@ -11,7 +11,7 @@ export function isBroken(lb: Pick<ObservedLb, 'status'>): boolean {
   return (BROKEN_LB_STATUSES as readonly string[]).includes(lb.status);
 }
 
-/** "Applied": the LB ready and every one of its instances ready again (DESIGN §2). */
+/** "Applied": the LB ready and every one of its instances ready again (docs/architecture.md, "Facts we rely on"). */
 export function isApplied(lb: Pick<ObservedLb, 'status' | 'instanceStatuses'>): boolean {
   return lb.status === 'ready' && lb.instanceStatuses.every((status) => status === 'ready');
 }

@@ -52,7 +52,7 @@ export const ERROR_CATALOG = {
   },
   api_route_not_found: {
     errorClass: 'permanent',
-    hint: "The API URL answered 404 without the Scaleway API's not-found answer: the request did not reach the API. Check SCW_API_URL (unset it for https://api.scaleway.com) and any proxy on the way; the message names the URL.",
+    hint: "The API URL answered 404 without the Scaleway API's not-found answer, or 405 (no such route for that method): the request did not reach the API. Check SCW_API_URL (unset it for https://api.scaleway.com) and any proxy on the way; the message names the URL.",
   },
   backend_not_found: { errorClass: 'not_found', hint: 'The backend disappeared between read and write; the next attempt creates it.' },
   lb_not_found: {
@@ -81,7 +81,7 @@ export const ERROR_CATALOG = {
   },
   permissions_denied: {
     errorClass: 'permanent',
-    hint: 'The API key lacks a permission (403); it needs LoadBalancersFullAccess (or LoadBalancersReadOnly + backend writes), InstancesReadOnly and IPAMReadOnly on the project.',
+    hint: "The API key lacks a permission (403). The functions' key needs LoadBalancersFullAccess (Scaleway has no narrower set that writes backends), InstancesReadOnly and IPAMReadOnly on the project; the watcher's key AuditTrailReadOnly at organization scope. `lbsync doctor` names the missing one.",
   },
   quotas_exceeded: {
     errorClass: 'permanent',

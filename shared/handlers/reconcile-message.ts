@@ -48,7 +48,7 @@ export interface ReconcileMessageDeps {
   scrubber?: Scrubber;
 }
 
-/** DESIGN §4: the reconcile function's answer (its keys are a contract). */
+/** The reconcile function's answer: its keys are a contract (docs/architecture.md, "The functions' answers"). */
 export interface ReconcileAnswerBody {
   outcome: ReconcileOutcome | 'handoff_failed';
   target?: string;

@@ -35,12 +35,12 @@ export interface WatchDeps {
 /**
  * ListEvents pages one run reads at the most, over all its regions and resource types: 5,000 events in pages of
  * 250. The run holds every event it reads (relevance needs them all, in order); so bounded, its worst case peaks
- * near 90 MB on Node 22, inside the 96 MB the 128 MB tier leaves (README, Performance). A region left with pages
+ * near 90 MB on Node 22, inside the 96 MB the 128 MB tier leaves (docs/performance.md). A region left with pages
  * unread names all its targets, which costs one no-op reconcile each.
  */
 export const MAX_PAGES_PER_RUN = 20;
 
-/** DESIGN §4: the watch function's answer. */
+/** The watch function's answer (docs/architecture.md, "The functions' answers"). */
 export interface WatchReport {
   events: number;
   relevant: number;
@@ -200,7 +200,7 @@ function heartbeat(report: WatchReport, facts: RunFacts): LineFields<'watch_hear
   };
 }
 
-/** The cron trigger's request: 200 with DESIGN §4's body; 400 bad args; 502 Audit Trail failed; 503 the queue failed. */
+/** The cron trigger's request: 200 with the answer above; 400 bad args; 502 Audit Trail failed; 503 the queue failed. */
 export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Promise<PlatformResponse> {
   const parsed = parseCronArgs(rawBody, watchArgsSchema, '{} or {"targets":["prod"]}');
   if ('error' in parsed) return parsed.error;

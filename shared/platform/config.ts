@@ -27,14 +27,17 @@ function missing(variable: string, fix: string): LbSyncError {
   return validationError('invalid_config', 'environment', [{ path: variable, message: 'is not set', fix }]);
 }
 
-/** Targets from LBSYNC_TARGETS (JSON array) or the JSON file named by LBSYNC_CONFIG. */
-export function loadTargets(env: Env = process.env): Target[] {
+/**
+ * Targets from LBSYNC_TARGETS (JSON array) or the JSON file named by LBSYNC_CONFIG; errors about the file start with
+ * `fileLabel` (the CLI's --file names the file itself).
+ */
+export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG'): Target[] {
   const inline = nonEmpty(env.LBSYNC_TARGETS);
   const file = nonEmpty(env.LBSYNC_CONFIG);
   if (!inline && !file) {
     throw missing('LBSYNC_TARGETS', 'set LBSYNC_TARGETS to a JSON array of targets, or LBSYNC_CONFIG to a JSON file holding one');
   }
-  const [source, text] = inline ? ['LBSYNC_TARGETS', inline] : ['LBSYNC_CONFIG', readConfigFile(file as string)];
+  const [source, text] = inline ? ['LBSYNC_TARGETS', inline] : [fileLabel, readConfigFile(file as string, fileLabel)];
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -52,15 +55,15 @@ export function loadTargets(env: Env = process.env): Target[] {
   return parseTargets(value, source);
 }
 
-function readConfigFile(path: string): string {
+function readConfigFile(path: string, label: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (error) {
-    throw validationError('invalid_config', 'LBSYNC_CONFIG', [
+    throw validationError('invalid_config', label, [
       {
-        path: 'LBSYNC_CONFIG',
+        path: label,
         message: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        fix: 'point LBSYNC_CONFIG at a readable JSON file',
+        fix: `point ${label === 'LBSYNC_CONFIG' ? 'LBSYNC_CONFIG' : '--file'} at a readable JSON file`,
       },
     ]);
   }

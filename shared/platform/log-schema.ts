@@ -9,7 +9,7 @@ import { EVENT_SOURCES } from '../schemas/primitives';
 /** The key that names a line of this table; a line without it is free text for people (with the common keys). */
 export const LOG_TYPE_KEY = 'log_type';
 
-/** How a reconcile ended, as its answer and its final line say (DESIGN's outcomes, plus the 500 of a failed hand-off). */
+/** How a reconcile ended, as its answer and its final line say (the outcomes of docs/architecture.md, plus the 500 of a failed hand-off). */
 export const ANSWER_OUTCOMES = ['applied', 'noop', 'dry_run', 'retry_scheduled', 'dead_lettered', 'handoff_failed'] as const;
 export type AnswerOutcome = (typeof ANSWER_OUTCOMES)[number];
 
@@ -45,7 +45,7 @@ export const reconcileAnswerLine = z.strictObject({
   outcome: z.enum(ANSWER_OUTCOMES),
   /** What produced the event. */
   source: z.enum(EVENT_SOURCES).optional(),
-  /** The error code (retry_scheduled, dead_lettered, handoff_failed); README's troubleshooting has one entry each. */
+  /** The error code (retry_scheduled, dead_lettered, handoff_failed); docs/troubleshooting.md has one entry each. */
   code: z.string().optional(),
   /** Why it was dead-lettered. */
   reason: z.enum(DEAD_LETTER_REASONS).optional(),

@@ -49,9 +49,11 @@ describe('lbsync bin', () => {
     ]);
     expect(invalid.code).toBe(1);
     expect(invalid.stdout).toContain('invalid: 2 problems');
-    expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].zone: must be a zone where Scaleway offers Load Balancers (got "fr-par")');
+    // Named by the file given, not by a variable the user did not set.
+    expect(invalid.stdout).toContain(`${bad}[0].zone: must be a zone where Scaleway offers Load Balancers (got "fr-par")`);
     expect(invalid.stdout).toContain('fix: did you mean "fr-par-1"?');
-    expect(invalid.stdout).toContain('LBSYNC_CONFIG[0].backends[0].forwardPort: must be between 1 and 65535 (got 70000)');
+    expect(invalid.stdout).toContain(`${bad}[0].backends[0].forwardPort: must be between 1 and 65535 (got 70000)`);
+    expect(invalid.stdout).not.toContain('LBSYNC_CONFIG[');
     expect(invalid.stdout).toContain('fix: give a value of at most 65535');
     expect(invalid.stdout).not.toContain('\u001b['); // not a TTY: no colours
     expect(valid.code).toBe(0);

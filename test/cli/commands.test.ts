@@ -5,6 +5,7 @@ import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
 import { startDemoStack } from '../support/demo-stack';
 import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID } from '../support/world';
+import { UNKNOWN_TARGET_HINT } from '../../cli/hints';
 import { main } from '../../cli/main';
 import { runInProcess as lbsync, waitFor } from './support';
 
@@ -107,19 +108,23 @@ describe('lbsync against the local stack', () => {
     expect(via).toBe('queue');
     await waitFor('the queued event to be delivered', () => deliveredEvent(eventId));
     const unknown = await lbsync(['inject', '--target', 'ghost', '--queue']);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(64); // a flag value the configuration lacks is bad usage, as in every command
     expect(unknown.stderr).toContain('no target named "ghost"');
   });
 
-  it('sweep: one sweep event per target, a summary; an unknown --target exits 1', async () => {
+  it('sweep: one sweep event per target, a summary; an unknown --target is bad usage (64)', async () => {
     const before = deliveries.filter((d) => d.event?.source === 'sweep').length;
     const swept = await lbsync(['sweep']);
     expect(swept.code).toBe(0);
     expect(swept.stdout).toContain('sweep: 1/1 target enqueued in 1 batch');
     await waitFor('the sweep event to be delivered', () => deliveries.filter((d) => d.event?.source === 'sweep').length > before);
     const unknown = await lbsync(['sweep', '--target', 'ghost', '--json']);
-    expect(unknown.code).toBe(1);
-    expect(JSON.parse(unknown.stdout)).toMatchObject({ ok: false, selected: 0, unknownTargets: ['ghost'] });
+    expect(unknown.code).toBe(64);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
+      ok: false,
+      command: 'sweep',
+      error: { code: 'usage', message: expect.stringContaining('no target named "ghost"'), hint: UNKNOWN_TARGET_HINT },
+    });
   });
 
   it('watch without --once: one run per period until stopped', async () => {
@@ -246,7 +251,7 @@ describe('lbsync against the local stack', () => {
     );
     await waitFor('the pool to hold the new server', () => pool()?.includes('51.15.100.61'));
     const unknown = await lbsync(['watch', '--once', '--target', 'demo.k8s.locl']);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(64);
     expect(unknown.stderr).toContain('no target named "demo.k8s.locl" in the configuration (did you mean "demo.k8s.local"?)');
     const organization = process.env.SCW_DEFAULT_ORGANIZATION_ID;
     delete process.env.SCW_DEFAULT_ORGANIZATION_ID;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmulatorHandle } from '../../emulator';
 import { startEmulator } from '../../emulator';
 import { main } from '../../cli/main';
-import { HINTS } from '../../cli/hints';
+import { HINTS, TARGETS_VALIDATE_HINT, UNKNOWN_TARGET_HINT } from '../../cli/hints';
 import { ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 import { demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
 import { ROOT, runBin, runInProcess, waitFor } from './support';
@@ -24,6 +24,8 @@ let env: Record<string, string>;
 let silent: Server;
 /** Answers every request 404 with an HTML page, as a web server that is not the API would. */
 let html: HttpServer;
+/** Answers every request 405 in XML, as a storage or web endpoint that is not the API would. */
+let notAllowed: HttpServer;
 const portOf = (server: Server | HttpServer) => (server.address() as AddressInfo).port;
 /** A port nothing listens on: taken from the system, then let go. */
 let closedPort: number;
@@ -38,7 +40,10 @@ beforeAll(async () => {
   };
   silent = createServer(() => undefined);
   html = createHttpServer((_req, res) => res.writeHead(404, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><h1>404 Not Found</h1>'));
-  await Promise.all([new Promise<void>((r) => silent.listen(0, '127.0.0.1', r)), new Promise<void>((r) => html.listen(0, '127.0.0.1', r))]);
+  notAllowed = createHttpServer((_req, res) =>
+    res.writeHead(405, { 'Content-Type': 'application/xml' }).end('<Error><Code>MethodNotAllowed</Code></Error>'),
+  );
+  await Promise.all([silent, html, notAllowed].map((server) => new Promise<void>((r) => (server as Server).listen(0, '127.0.0.1', r))));
   const probe = createServer();
   await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
   closedPort = portOf(probe);
@@ -48,6 +53,7 @@ afterAll(async () => {
   await emulator?.stop();
   silent?.close();
   html?.close();
+  notAllowed?.close();
 });
 
 interface Envelope {
@@ -114,7 +120,7 @@ describe('lbsync conventions', () => {
       });
       expect(run?.stderr, args.join(' ')).not.toContain('"ok"'); // stderr carries notes for people only
     });
-    // doctor's contract (DESIGN §4) is an instance of the envelope: {ok, command, checks}.
+    // doctor's contract (docs/architecture.md, "The CLI's output") is an instance of the envelope: {ok, command, checks}.
     const doctor = await runBin(['doctor', '--no-queue', '-o', 'json'], {});
     expect(doctor.code).toBe(1);
     expect(parse(doctor.stdout)).toMatchObject({
@@ -219,7 +225,8 @@ describe('lbsync conventions', () => {
     });
 
     const target = await runBin(['plan', '--target', 'demo.k8s.locl'], env);
-    expect(target.code).toBe(1);
+    expect(target.code).toBe(64); // a flag value the configuration lacks: bad usage, as every bad flag value
+    expect(target.stderr).toContain(`hint: ${UNKNOWN_TARGET_HINT}`);
     expect(target.stderr).toContain('no target named "demo.k8s.locl" in the configuration (did you mean "demo.k8s.local"?)');
 
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-typos-'));
@@ -230,12 +237,24 @@ describe('lbsync conventions', () => {
     );
     const typos = await runBin(['targets', 'validate', '--file', file], {});
     expect(typos.code).toBe(1);
-    expect(typos.stdout).toContain('LBSYNC_CONFIG[0]: Unrecognized key: "kop" (did you mean "kops"?)');
+    expect(typos.stdout).toContain(`${file}[0]: Unrecognized key: "kop" (did you mean "kops"?)`);
     expect(typos.stdout).toContain('fix: rename "kop" to "kops"');
-    expect(typos.stdout).toContain('LBSYNC_CONFIG[1].kops: Unrecognized key: "clustr" (did you mean "cluster"?)');
-    expect(typos.stdout).toContain('LBSYNC_CONFIG[1].kops.zone: must be a zone where Scaleway offers Load Balancers (got "fr-pra-1")');
+    expect(typos.stdout).toContain(`${file}[1].kops: Unrecognized key: "clustr" (did you mean "cluster"?)`);
+    expect(typos.stdout).toContain(`${file}[1].kops.zone: must be a zone where Scaleway offers Load Balancers (got "fr-pra-1")`);
     expect(typos.stdout).toContain('fix: did you mean "fr-par-1"?');
-    expect(typos.stdout).toContain(`hint: ${HINTS.targets}`);
+    // The targets hint, without sending the user to the command they are running.
+    expect(typos.stdout).toContain(`hint: ${TARGETS_VALIDATE_HINT}\n`);
+    expect(typos.stdout).not.toContain('`lbsync targets validate`');
+    // Any other command with --file names the file too, and points at `lbsync targets validate`.
+    const plan = await runBin(['plan', '--file', file, '-o', 'json'], env);
+    expect(plan.code).toBe(1);
+    expect(JSON.parse(plan.stdout)).toMatchObject({
+      error: {
+        code: 'invalid_config',
+        hint: HINTS.targets,
+        fieldErrors: expect.arrayContaining([expect.objectContaining({ path: `${file}[0]` })]),
+      },
+    });
   });
 
   it('--profile (-p) picks a profile of the scw config file, as `scw -p`, over SCW_PROFILE', async () => {
@@ -306,12 +325,13 @@ describe('lbsync conventions', () => {
     );
   });
 
-  it('a 404 that is not the API (wrong SCW_API_URL, another web server) is api_route_not_found; a missing LB stays lb_not_found', async () => {
+  it('a 404 or 405 that is not the API (wrong SCW_API_URL, another web server) is api_route_not_found; a missing LB stays lb_not_found', async () => {
     const ghost = JSON.stringify([{ kops: { cluster: 'ghost.k8s.local', zone: 'fr-par-1' } }]);
-    const [prefix, page, missing] = await Promise.all([
+    const [prefix, page, missing, method] = await Promise.all([
       runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: `${emulator.url}/wrong-prefix` }),
       runBin(['plan'], { ...env, SCW_API_URL: `http://127.0.0.1:${portOf(html)}` }),
       runBin(['plan', '-o', 'json'], { ...env, LBSYNC_TARGETS: ghost }),
+      runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: `http://127.0.0.1:${portOf(notAllowed)}` }),
     ]);
     const errorOf = (run: { stdout: string }) =>
       (parse(run.stdout).targets as { error: { code: string; message: string; hint: string } }[])[0]?.error;
@@ -325,6 +345,12 @@ describe('lbsync conventions', () => {
     expect(page.stdout).toContain(
       `[api_route_not_found] finding load-balancer api.demo.k8s.local: http error 404 on GET http://127.0.0.1:${portOf(html)}/lb/v1/zones/fr-par-1/lbs with a text/html body`,
     );
+    expect(errorOf(method)).toEqual({
+      code: 'api_route_not_found',
+      message: `finding load-balancer api.demo.k8s.local: http error 405 on GET http://127.0.0.1:${portOf(notAllowed)}/lb/v1/zones/fr-par-1/lbs with an application/xml body, method not allowed, which the Scaleway API never answers to a call of its SDK: this URL does not lead to the API`,
+      hint: ERROR_CATALOG.api_route_not_found.hint,
+      lb: { name: 'api.demo.k8s.local' },
+    });
     expect(errorOf(missing)).toMatchObject({
       code: 'lb_not_found',
       message: 'finding load-balancer api.ghost.k8s.local: no load-balancer named "api.ghost.k8s.local" in fr-par-1',

@@ -102,6 +102,7 @@ describe('Scaleway credentials', () => {
       fix: expect.stringContaining('scw init'),
     });
     expect(JSON.stringify(error.fieldErrors) + error.message).not.toContain('55555555');
+    expect(error.message).toMatch(/^the Scaleway API key is invalid:\n {2}- SCW_ACCESS_KEY: is not set/);
   });
 });
 

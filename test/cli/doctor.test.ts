@@ -238,11 +238,27 @@ describe('lbsync doctor', () => {
     expect(await emulatorCalls()).toHaveLength(before);
   });
 
-  it('a missing secret key fails credentials, naming the variable', async () => {
+  it('a missing secret key fails credentials, naming the variable; the fix is told once, as the hint', async () => {
     const { code, report } = await doctor(['--no-queue'], { SCW_SECRET_KEY: '' });
     expect(code).toBe(1);
     expect(failed(report)).toEqual(['credentials']);
-    expect(report.checks.find((c) => c.name === 'credentials')?.detail).toContain('SCW_SECRET_KEY');
+    const credentials = report.checks.find((c) => c.name === 'credentials');
+    expect(credentials?.detail).toMatch(/^SCW_SECRET_KEY: is not set/);
+    expect(credentials?.hint).toMatch(/^export SCW_SECRET_KEY /);
+    expect(credentials?.detail).not.toContain('fix:');
+    expect(credentials?.detail).not.toContain(credentials?.hint as string);
+  });
+
+  it('an unknown --target is bad usage (64), with a suggestion; no check is run', async () => {
+    const before = (await emulatorCalls()).length;
+    const { code, stdout } = await runBin(['doctor', '--no-queue', '-t', 'demo.k8s.locl', '-o', 'json'], { ...env });
+    expect(code).toBe(64);
+    expect(JSON.parse(stdout)).toMatchObject({
+      ok: false,
+      command: 'doctor',
+      error: { code: 'usage', message: expect.stringContaining('(did you mean "demo.k8s.local"?)') },
+    });
+    expect(await emulatorCalls()).toHaveLength(before);
   });
 
   it('a wrong queue URL fails queue:reconcile (and the checks that need its attributes are not made)', async () => {

@@ -81,6 +81,18 @@ describe('the repository is self-contained', () => {
     expect(references).toBeGreaterThan(200); // the imports and links were really looked at
   });
 
+  it('cites no document it does not hold: what the code relies on is in docs/, not in a design note outside', () => {
+    // Written in parts so this file does not match itself.
+    const citation = new RegExp(['\\bDESIGN', '(?:\\.md)?', "(?: ?§|'s\\b)"].join(''));
+    expect(citation.test(['see DESIGN', ' §4'].join(''))).toBe(true);
+    expect(citation.test(['DESIGN', "'s outcomes"].join(''))).toBe(true);
+    const citing = files.filter((file) => {
+      const buffer = readFileSync(join(copy, file));
+      return isText(buffer) && citation.test(buffer.toString('utf8'));
+    });
+    expect(citing).toEqual([]);
+  });
+
   it('the check would catch one (a reference to a sibling folder fails it)', () => {
     const probe = 'test/unit/probe.ts';
     const line = `import x from '${['..', '..', '..', 'shared', 'fixtures', 'x'].join('/')}';`;

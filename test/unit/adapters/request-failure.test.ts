@@ -111,6 +111,17 @@ describe("a 404: the API's not-found answer, or a route that is not the API", ()
       "finding load-balancer api.x: http error 404 on GET http://127.0.0.1:8765/lb/v1/zones/fr-par-1/lbs with a text/html body, not the Scaleway API's not-found answer: this URL does not lead to the API",
     );
     expect(routeNotFound('GET', 'http://h/x', '', null).message).toContain('with an empty body');
+    expect(routeNotFound('GET', 'http://h/x', '<a/>', 'application/xml').message).toContain('with an application/xml body');
+    // A 405 is no answer the API gives its SDK's calls: the URL leads elsewhere, whatever the route meant.
+    const method = routeNotFound('GET', 'http://h/lb/v1/zones/fr-par-1/lbs', 'Method Not Allowed', 'text/plain', 405);
+    expect(wrapApiFailure('finding load-balancer api.x', method, 'lb_not_found')).toMatchObject({
+      code: 'api_route_not_found',
+      errorClass: 'permanent',
+      status: 405,
+    });
+    expect(method.message).toBe(
+      'http error 405 on GET http://h/lb/v1/zones/fr-par-1/lbs with a text/plain body, method not allowed, which the Scaleway API never answers to a call of its SDK: this URL does not lead to the API',
+    );
     expect(classifyApiFailure(new Errors.ScalewayError(404, { message: 'lbs not Found' }), 'lb_not_found').code).toBe('lb_not_found');
     expect(classifyApiFailure(new Errors.ScalewayError(404, { message: 'backend not Found' }), 'backend_not_found').code).toBe(
       'backend_not_found',

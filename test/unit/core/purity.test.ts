@@ -1,6 +1,6 @@
 // shared/core/ is the pure domain: nothing it loads at run time does I/O, touches an SDK or a node:* module, or
-// lives outside core/ — except the error vocabulary (LbSyncError and its catalog: pure data, see README "Project
-// layout"), which is held to the same rule. Type-only imports are erased by the compiler (verbatimModuleSyntax),
+// lives outside core/ — except the error vocabulary (LbSyncError and its catalog: pure data, see docs/architecture.md,
+// "Layout"), which is held to the same rule. Type-only imports are erased by the compiler (verbatimModuleSyntax),
 // so they may name the input types (shared/schemas/) and the error types.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';

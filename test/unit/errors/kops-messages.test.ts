@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { kopsMessage } from '../../../shared/errors/kops-messages';
 
-describe("kOps' messages (DESIGN §1: kept verbatim, users grep for them)", () => {
+describe("kOps' messages (docs/kops-parity.md: kept verbatim, users grep for them)", () => {
   it('renders every kOps message exactly', () => {
     expect(kopsMessage.listBackends('L')).toBe('listing back-ends for load-balancer L');
     expect(kopsMessage.updateBackend('L')).toBe('updating back-end for load-balancer L');

@@ -1,0 +1,154 @@
+// What docs/troubleshooting.md says of each error and warning code beyond its hint: a message as the tool prints
+// it, and what to check. `npm run docs` writes the page from this and the catalogs (class, hint), so a code cannot
+// ship without its entry (the type below) nor the page drift from them (test/unit/docs.test.ts). Not bundled into
+// the functions: only the page generator and the tests import it.
+import { kopsMessage } from './kops-messages';
+import type { ErrorCode, WarningCode } from './lbsync-error';
+
+export interface GuideEntry {
+  /** Messages as the tool prints them; `<...>` stands for a value. kOps' words come from kopsMessage, as the code's do. */
+  examples: string[];
+  /** What it means and what to do (Markdown). */
+  doc: string;
+}
+
+/** The LB every example names, as kOps names it: api.<cluster>. */
+const LB = 'api.prod.k8s.local';
+
+export const ERROR_GUIDE = {
+  api_transient_state: {
+    examples: [`${kopsMessage.setServers(LB)}: resource lb with ID <id> is in a transient state: pending`],
+    doc: 'The LB was applying another change (409). Retried automatically; nothing to do unless it ends in `retries_exhausted`, in which case look for something changing the LB in a loop (another controller, Terraform, kOps).',
+  },
+  lb_transient_state: {
+    examples: [`${kopsMessage.waitLb(LB)}: load-balancer is migrating`],
+    doc: 'The LB is being created, migrated or deleted. No write is made until it is `ready`: one invocation polls it for up to `LBSYNC_TRANSIENT_WAIT_MS`, then the event is retried with backoff.',
+  },
+  rate_limited: {
+    examples: [`${kopsMessage.setServers(LB)}: too many requests (429 from the API gateway, no reset time given)`],
+    doc: "Scaleway's gateway answers an empty 429 with no reset time; the retry waits at least 1 s (or the reset time, when an answer gives one) plus backoff. If it recurs, sweep less often or spread targets over several API keys.",
+  },
+  api_unavailable: {
+    examples: [`${kopsMessage.listBackends('<LB id>')}: http error 503: <body>`],
+    doc: 'The Scaleway API failed (5xx). Retried with backoff; check https://status.scaleway.com.',
+  },
+  network_error: {
+    examples: [
+      `${kopsMessage.listBackends('<LB id>')}: request timed out after 10000 ms on GET https://api.scaleway.com/lb/v1/zones/fr-par-1/lbs/<LB id>/backends`,
+      `${kopsMessage.findLb(LB)}: connection refused (ECONNREFUSED) on GET http://127.0.0.1:1/lb/v1/zones/fr-par-1/lbs`,
+    ],
+    doc: "The request got no answer within `LBSYNC_REQUEST_TIMEOUT_MS`, or none at all: the message names the URL (without credentials or query) and the cause — `connection refused (ECONNREFUSED)`, `host not found in DNS (ENOTFOUND)`, `TLS failure: ...`, `connection closed by the server (socket hang up)`. Check `SCW_API_URL` (unset it for the real API), DNS, proxies and the function's outbound network. Retried with backoff.",
+  },
+  apply_timeout: {
+    examples: [`${kopsMessage.waitLb(LB)}: not ready after 15000 ms (status ready, instances pending)`],
+    doc: 'The write was accepted, the LB did not report it applied in time. The retry re-reads and usually finds nothing to do; raise `LBSYNC_WAIT_BUDGET_MS` if it recurs.',
+  },
+  untrusted_server_ips: {
+    examples: ['event serverIps 6.6.6.6 not returned by the discovery of target prod.k8s.local (it found 51.15.1.2, 51.15.1.3); <why>'],
+    doc: "The event asserted addresses that the target's own discovery (servers carrying all its tags) does not return. They were not written; the pool stays the discovered one. Retried with backoff, since a server that just booted may not be listed (or tagged) yet; dead-lettered with this reason when it never shows up. Check who sent the event (`source`, the event id) and the tags of the server that should be there.",
+  },
+  no_servers: {
+    examples: [`${kopsMessage.listServers()}: no server with an address matches tags <tags>; the pool is left as it is`],
+    doc: "No server carries all of `servers.tags`, or none has an address of the chosen `ipSource`. The pool is not emptied. Check the tags (`scw instance server list tags.0=...`), the servers' state, and `ipSource`; set `allowEmptyPool: true` only if an empty pool is really wanted.",
+  },
+  removal_deferred: {
+    examples: [
+      `${kopsMessage.setServers(LB)}: backend lb-backend-https keeps 51.15.1.2 for now: make-before-break: waiting until 51.15.1.9 passes the LB's health check`,
+    ],
+    doc: "A rolling update in progress, not a fault: the new member was added, and the member it replaces still passes its health check, so it leaves only once every desired member passes its own (at most `maxUnavailable` per write, never the last passing one). Retried with backoff; each step is logged (`rollout lb-backend-https: keep ... for now: <why>`), `lbsync plan` shows the stages to come. If it ends as `retries_exhausted`, a desired member keeps failing its check (its API server is not up, a firewall, a wrong health-check port): `lbsync doctor` prints each member's health. Nothing is lost while it waits: the pool only holds more members than wanted, and the next sweep carries on.",
+  },
+  discovery_suspect: {
+    examples: [
+      `${kopsMessage.setServers(LB)}: backend lb-backend-https keeps 51.15.1.2, 51.15.1.3 for now: discovery found 1 of the 3 members still serving (fewer than half): <why>`,
+    ],
+    doc: "The servers carrying the target's tags are fewer than half of the pool members that still serve traffic: lost role tags, a half-finished listing and a real shrink look the same, so members are added but none that serves is removed. Check the servers' tags (`scw instance server list tags.0=...`). If the shrink is intended, set `trustPartialDiscovery: true` on the target (it then goes `maxUnavailable` members per write), or remove the addresses by hand.",
+  },
+  api_route_not_found: {
+    examples: [
+      `${kopsMessage.findLb(LB)}: http error 404 on GET http://proxy.example/lb/v1/zones/fr-par-1/lbs with a text/html body, not the Scaleway API's not-found answer: this URL does not lead to the API`,
+      `${kopsMessage.findLb(LB)}: http error 405 on GET http://proxy.example/lb/v1/zones/fr-par-1/lbs with an application/xml body, method not allowed, which the Scaleway API never answers to a call of its SDK: this URL does not lead to the API`,
+    ],
+    doc: 'The API\'s own 404s carry a JSON message ending in "not found" (`{"message":"lbs not Found"}`, `{"type":"not_found","message":"resource is not found",...}`), and it never answers 405 to a call its SDK makes; anything else means the request went somewhere else: check `SCW_API_URL` (unset it for `https://api.scaleway.com`) and any proxy on the way. Dead-lettered as permanent: fix the URL, then redrive.',
+  },
+  backend_not_found: {
+    examples: [`${kopsMessage.updateBackend(LB)}: http error 404: backend not Found`],
+    doc: 'The backend vanished between read and write (deleted by hand or by another tool); the next attempt creates it.',
+  },
+  lb_not_found: {
+    examples: [`${kopsMessage.findLb(LB)}: no load-balancer named "${LB}" in fr-par-1`],
+    doc: 'Check `loadBalancer` and `zone` in the target; kOps names the LB `api.<cluster>`. Dead-lettered: fix the target, then redrive.',
+  },
+  lb_ambiguous: {
+    examples: [],
+    doc: 'Several LBs carry exactly this name in the zone. Name the one to manage by id: `"loadBalancer": {"id": "..."}`.',
+  },
+  lb_not_ready: {
+    examples: [`${kopsMessage.waitLb(LB)}: load-balancer is locked`],
+    doc: 'The LB is `locked`, `stopped` or in `error`. Needs a human: look at the LB in the console; contact Scaleway support if it stays so.',
+  },
+  resource_locked: {
+    examples: [],
+    doc: '423 from the API: the resource is locked, often by Scaleway for an abuse or billing reason.',
+  },
+  invalid_arguments: {
+    examples: [`${kopsMessage.createBackend(LB)}: invalid argument(s): forward_port <why>`],
+    doc: 'The API rejected a field (400); the message names it. Check the backend spec in the target.',
+  },
+  authentication_denied: {
+    examples: [],
+    doc: '401: the API key was refused. Check `SCW_ACCESS_KEY`/`SCW_SECRET_KEY` (`LBSYNC_SCW_…` in a function), that the key is not expired, and that `SCW_API_URL` is not pointing somewhere else. `lbsync doctor` tells a key the API refuses (401) from one the SDK refuses before sending anything (a malformed key).',
+  },
+  permissions_denied: {
+    examples: [`${kopsMessage.setServers(LB)}: insufficient permissions: <action> <resource>`],
+    doc: "403: the key lacks a permission. `lbsync doctor` names the missing one (`iam:lb-read`, `iam:lb-backends`, `iam:instance-servers`, `iam:ipam-read`) without writing anything. The functions' key needs, on the project, `LoadBalancersFullAccess` (Scaleway has no narrower set that writes backends), `InstancesReadOnly` and `IPAMReadOnly`; the watcher's key `AuditTrailReadOnly` at organization scope. See [deploy.md, IAM](deploy.md#2-iam-one-application-per-role-least-privilege).",
+  },
+  quotas_exceeded: {
+    examples: [],
+    doc: '403 `quotas_exceeded`: raise the quota in the console or remove unused resources.',
+  },
+  precondition_failed: {
+    examples: [],
+    doc: "412: the API refused the change in the resource's current state; read the message and check the LB.",
+  },
+  unknown_api_error: {
+    examples: [],
+    doc: 'An API answer this tool does not classify; the message has the status and body. Dead-lettered as permanent. If the URL really is the Scaleway API, please open an issue with the message (a wrong `SCW_API_URL` gives `api_route_not_found` instead).',
+  },
+  invalid_config: {
+    examples: [
+      'LBSYNC_TARGETS is invalid:\n  - LBSYNC_TARGETS[0].backends[0].forwardPortAlgorithm: Invalid option: expected one of "roundrobin"|"leastconn"|"first" (got "round-robin"); fix: did you mean "roundrobin"? (one of: roundrobin, leastconn, first)',
+      'environment is invalid:\n  - SQS_ACCESS_KEY_ID: is not set; fix: <fix>',
+    ],
+    doc: "The configuration is refused before any API call, every bad field named with its fix: `LBSYNC_TARGETS is invalid:`, `LBSYNC_CONFIG is invalid:`, the file given to the CLI's `--file` (its path starts each field), `environment is invalid:`, or `the Scaleway API key is invalid:` (the CLI's credentials). `lbsync targets validate` checks the targets alone. A function answers 500 on every message while its configuration is invalid (the queue redelivers, then moves the messages to the dead-letter queue): fix the configuration, then redrive.",
+  },
+  invalid_event: {
+    examples: [
+      'event is invalid:\n  - event.serverIps[1]: is a loopback address, never a server to send traffic to; fix: <fix>',
+      'event is invalid:\n  - event.notBefore: is 2300000000 s ahead, further than any retry is scheduled (900 s: <why>); fix: <fix>',
+    ],
+    doc: 'The body is not JSON or not an event of version 1; one line per field. A record of a body that is not an event keeps it whole up to 64 KiB (`rawBody`; `rawBodyBase64` when JSON would inflate it; a longer body is cut there with `rawBodyTruncated: true`); fix the producer, such a record cannot be redriven as is. A record that kept a valid event (a `notBefore` beyond the cap) can be: redrive drops `notBefore`.',
+  },
+  unknown_target: {
+    examples: ['no target named "prod" in the configuration'],
+    doc: "The event names a target that is not configured: check the sender, or add the target. (The CLI's `--target` with a name the configuration lacks is a usage error instead, exit 64.)",
+  },
+  queue_unavailable: {
+    examples: ['queue SendMessage on lbsync-dead-letter failed: connection refused (ECONNREFUSED) on https://sqs.mnq.fr-par.scaleway.com/'],
+    doc: 'The queue could not be reached or refused the message; with no answer at all, the message names the cause and the endpoint. Check `SQS_ENDPOINT`, the queue URLs and the Queues credentials. The reconcile function answers 500 so the message is redelivered; nothing is lost.',
+  },
+} as const satisfies Record<ErrorCode, GuideEntry>;
+
+export const WARNING_GUIDE = {
+  discovery_filter_mismatch: {
+    examples: [
+      '[discovery_filter_mismatch] the API answered 8 item(s) its request did not ask for, left out of every pool and backend: server nodes-fr-par-1-0 (<id>): does not carry noprefix=kops.k8s.io/role=ControlPlane; <...>',
+    ],
+    doc: "No answer is trusted to pick a pool: a server counts only when it carries every tag of `servers.tags` exactly, in the target's zone and, when `SCW_DEFAULT_PROJECT_ID` is set, in that project; an IPAM address only when it belongs to a private NIC that was asked about and is IPv4; a backend only when the answer says it is the LB's own. Everything else the API returned is named here, once per reconcile (answer, log, `lbsync plan`, `lbsync doctor`), and the pool is built from the rest. It means the API's filter was looser than documented ([emulator.md](emulator.md#switches), switch `serverTagsFilter`). Nothing to fix unless a server named should be in the pool: then check its tags (exact, case included), its zone and `SCW_DEFAULT_PROJECT_ID` (the profile's default project, for the CLI).",
+  },
+  unusable_address: {
+    examples: [
+      '[unusable_address] left out of the pool: 127.0.0.1 of server control-plane-fr-par-1-3 is a loopback address, never a server to send traffic to',
+    ],
+    doc: "An address the API gave for a server is not a unicast IPv4 address (the rules inject holds `serverIps` to: loopback, link-local, the metadata service, multicast, reserved, unspecified, or no IPv4 address at all); it never reaches a pool, and the server's next address is used (none: `left out of the pool`). Check the server's IPs in the console.",
+  },
+} as const satisfies Record<WarningCode, GuideEntry>;
