@@ -118,8 +118,10 @@ Try it (in another terminal):
 
 The lbsync CLI against this stack (local, fake credentials), from this folder:
   export ${localEnvLine(stack.env)}
-  npx --no-install lbsync plan; npx --no-install lbsync dlq list; npx --no-install lbsync watch --once
-  npx --no-install lbsync inject --target ${DEMO_CLUSTER} --url ${stack.functions.inject.url}
+  alias lbsync="node $PWD/bin/lbsync.mjs"
+  lbsync status --watch      # each target live: the LB, its members and their health, what is pending (Ctrl-C stops)
+  lbsync plan; lbsync dlq list; lbsync watch --once
+  lbsync inject --target ${DEMO_CLUSTER} --url ${stack.functions.inject.url}
 The sweep runs on "${args.sweepCron}" and the watcher on "${args.watchCron}" (UTC): after a replacement like the
 one above, with no inject, the watcher finds it in Audit Trail within about ${Math.round(args.auditTrailDelayMs / 1000) + 60} s. One sweep runs now.${args.ports ? '' : '\nFixed ports instead of free ones: npm start -- --port-base 8090.'}`);
   // A signal may stop the stack while this first sweep is on its way: its failure is then expected.

@@ -110,7 +110,8 @@ async function stopsCleanly(started: Started, base: number, signal: 'SIGTERM' | 
       `reconcile http://127\\.0\\.0\\.1:${ports.reconcile}\\n\\s+inject +http://127\\.0\\.0\\.1:${ports.inject}\\n\\s+sweep +http://127\\.0\\.0\\.1:${ports.sweep}\\n\\s+watch +http://127\\.0\\.0\\.1:${ports.watch}`,
     ),
   );
-  expect(output).toContain('npx --no-install lbsync plan');
+  expect(output).toContain('alias lbsync="node $PWD/bin/lbsync.mjs"');
+  expect(output).toContain('lbsync status --watch');
   expect((await fetch(`http://127.0.0.1:${base}/_emulator/state`)).status).toBe(200);
   expect((await fetch(`http://127.0.0.1:${ports.inject}`, { method: 'POST', body: '{}' })).status).toBe(401); // inject wants its token
   process.kill(started.pid, signal); // npm's own pid, not the stack's
