@@ -30,6 +30,18 @@ export function runbookUrl(spec: AlertSpec): string {
   return `${DOCS_BASE_URL}/${TROUBLESHOOTING_PAGE}#${'code' in runbook ? runbook.code : '{{ $labels.code }}'}`;
 }
 
+/**
+ * The groups with every runbook_url moved from DOCS_BASE_URL to `base`: where this copy of the docs is read (a fork,
+ * a mirror, an internal Git server). Pure: the shipped file is not touched.
+ */
+export function withDocsBase(groups: readonly RuleGroup[], base: string): RuleGroup[] {
+  const moved = (url: string) => (url.startsWith(`${DOCS_BASE_URL}/`) ? `${base}${url.slice(DOCS_BASE_URL.length)}` : url);
+  return groups.map((group) => ({
+    ...group,
+    rules: group.rules.map((rule) => ({ ...rule, annotations: { ...rule.annotations, runbook_url: moved(rule.annotations.runbook_url) } })),
+  }));
+}
+
 export const GROUP_NAMES: Record<AlertSpec['group'], string> = {
   reconcile: `${RULE_NAMESPACE}-reconcile`,
   runs: `${RULE_NAMESPACE}-runs`,

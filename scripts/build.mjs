@@ -11,7 +11,7 @@
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { FUNCTION_NAMES } from '../functions/names.mjs';
@@ -128,9 +128,27 @@ async function writeCodeCache(loader, nodeOptions, node) {
   });
 }
 
+/**
+ * Every file a bundle is made of lies under SOURCES (or node_modules): otherwise `--if-stale` would keep serving a
+ * bundle made before that file changed (cockpit/ once went unlisted, and a test ran the CLI built from old code).
+ */
+export function unlistedSources(metafile) {
+  // esbuild names inputs from its working directory; a plugin's namespaced ones (`ns:path`) are not files.
+  const files = Object.keys(metafile.inputs).filter((input) => !/^[a-z-]+:/.test(input));
+  const tops = files.map((input) => relative(ROOT, resolve(input)).split(sep)[0]);
+  return [...new Set(tops)].filter((top) => top !== 'node_modules' && !SOURCES.includes(top)).sort();
+}
+
+function assertSourcesListed(name, metafile) {
+  const unlisted = unlistedSources(metafile);
+  if (unlisted.length > 0)
+    throw new Error(`the ${name} bundle is made from ${unlisted.join(', ')}, which SOURCES in scripts/build.mjs does not list: add it`);
+}
+
 async function bundleFunction(name) {
   const dir = join(ROOT, 'dist', name);
   const result = await build(bundleOptions(name, join(dir, 'bundle.js')));
+  assertSourcesListed(name, result.metafile);
   copyFileSync(LOADER, join(dir, 'handler.js'));
   // For the functions' runtime: LBSYNC_CODE_CACHE_NODE names its node when the build runs another version.
   await writeCodeCache(join(dir, 'handler.js'), FUNCTION_NODE_OPTIONS, process.env.LBSYNC_CODE_CACHE_NODE || process.execPath);
@@ -141,6 +159,7 @@ async function bundleFunction(name) {
 async function bundleCli() {
   const dir = join(ROOT, 'dist-cli');
   const result = await build(cliBundleOptions(join(dir, 'bundle.js')));
+  assertSourcesListed('cli', result.metafile);
   copyFileSync(LOADER, join(dir, 'lbsync.cjs'));
   // For the node running this build, which runs the CLI too.
   await writeCodeCache(join(dir, 'lbsync.cjs'), '', process.execPath);
@@ -149,7 +168,7 @@ async function bundleCli() {
 }
 
 /** What the bundles are made from: a change under any of these makes them stale. */
-const SOURCES = ['functions', 'shared', 'cli', 'emulator', 'scripts', 'package.json', 'package-lock.json'];
+const SOURCES = ['functions', 'shared', 'cli', 'cockpit', 'emulator', 'scripts', 'package.json', 'package-lock.json'];
 
 function newestChange(path) {
   const stat = statSync(path);

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Shipped } from '../../cockpit/install';
 import { plannedRequests, readShipped, syncDashboard, syncRuleGroups } from '../../cockpit/install';
-import { RULE_NAMESPACE } from '../../cockpit/settings';
+import { withDocsBase } from '../../cockpit/alerts';
+import { DOCS_BASE_URL, RULE_NAMESPACE } from '../../cockpit/settings';
 import type { CockpitGateway } from '../../shared/adapters/cockpit';
 import { createCockpitGateway } from '../../shared/adapters/cockpit';
 import type { GrafanaAuth } from '../../shared/adapters/grafana-dashboards';
@@ -21,6 +22,7 @@ interface InstallOptions {
   region?: string;
   logsUrl?: string;
   grafanaUrl?: string;
+  docsUrl?: string;
   namespace: string;
   alerts: boolean;
   dashboard: boolean;
@@ -159,6 +161,10 @@ function installCommand(cli: Cli): Command {
     .option('--logs-url <url>', "the logs data source's URL (default: found with the Cockpit API)")
     .option('--grafana-url <url>', "the project's Grafana URL (default: found with the Cockpit API)")
     .option('--namespace <name>', 'the ruler namespace the rule groups go in', RULE_NAMESPACE)
+    .option(
+      '--docs-url <url>',
+      `where your copy of this repository's files is read: each alert's runbook_url starts there (default ${DOCS_BASE_URL})`,
+    )
     .option('--no-alerts', 'leave the alert rules alone')
     .option('--no-dashboard', 'leave the dashboard alone')
     .addHelpText(
@@ -193,7 +199,9 @@ Credentials, from the environment only (never printed):
         if (!/^[a-z]{2}-[a-z]{3}$/.test(region)) throw new CliError('usage', `--region must be a region such as fr-par, got "${region}"`);
         const logsUrl = httpUrl('--logs-url', options.logsUrl);
         const grafanaUrl = httpUrl('--grafana-url', options.grafanaUrl);
-        const shipped = readShippedFiles();
+        const docsUrl = httpUrl('--docs-url', options.docsUrl);
+        const read = readShippedFiles();
+        const shipped = docsUrl ? { ...read, groups: withDocsBase(read.groups, docsUrl) } : read;
         if (options.dryRun) return printPlanned(out, shipped, options, logsUrl, grafanaUrl);
 
         // Every credential is checked before the first request.

@@ -221,3 +221,23 @@ describe('code-cache loader', () => {
     answers401(result);
   });
 });
+
+describe('what makes the bundles stale', () => {
+  it("every folder the CLI bundle is made of is a source `--if-stale` watches; an unlisted one is named", async () => {
+    // @ts-expect-error: plain .mjs build script without types
+    const { cliBundleOptions, unlistedSources } = (await import('../../../scripts/build.mjs')) as {
+      cliBundleOptions: (outfile: string) => Record<string, unknown>;
+      unlistedSources: (metafile: { inputs: Record<string, unknown> }) => string[];
+    };
+    const { build } = await import('esbuild');
+    const dir = mkdtempSync(join(tmpdir(), 'lbsync-meta-'));
+    try {
+      const { metafile } = await build({ ...cliBundleOptions(join(dir, 'bundle.js')), write: false, metafile: true });
+      expect(Object.keys(metafile.inputs).some((input) => input.includes('cockpit/'))).toBe(true);
+      expect(unlistedSources(metafile)).toEqual([]);
+      expect(unlistedSources({ inputs: { ...metafile.inputs, 'local/queue-server.ts': {}, 'ns:virtual': {} } })).toEqual(['local']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
