@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
 import { startDemoStack } from '../support/demo-stack';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID } from '../support/world';
+import { DEMO_CONTROL_PLANE_IDS, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID } from '../support/world';
 import { UNKNOWN_TARGET_HINT } from '../../cli/hints';
 import { main } from '../../cli/main';
 import { runInProcess as lbsync, waitFor } from './support';
@@ -12,7 +12,7 @@ import { runInProcess as lbsync, waitFor } from './support';
 let stack: LocalStack;
 const deliveries: (Delivery & { event?: { id?: string; source?: string } })[] = [];
 
-const DEMO_CP1_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
+const DEMO_CP1_ID = DEMO_CONTROL_PLANE_IDS[1] as string;
 
 function deliveredEvent(id: string) {
   return deliveries.find((d) => d.event?.id === id && d.status === 200);

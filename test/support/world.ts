@@ -11,6 +11,11 @@ export const DEMO_CONTROL_PLANE_IPS = ['51.15.100.11', '51.15.100.12', '51.15.10
 export const DEMO_WORKER_IPS = ['51.15.100.21', '51.15.100.22'];
 export const DEMO_LB_ID = 'bd9c66b3-ad3c-4d6d-9a3d-1fa7bc8960a9';
 export const DEMO_CP0_ID = '972a8469-1641-4f82-8b9d-2434e465e150';
+/** The demo control planes' server ids, in the order of DEMO_CONTROL_PLANE_IPS (emulator/seeds/demo.json). */
+export const DEMO_CONTROL_PLANE_IDS = [DEMO_CP0_ID, '9a1de644-815e-46d1-bb8f-aa1837f8a88b', '6b65a6a4-8b81-48f6-b38a-088ca65ed389'];
+/** The tags kOps puts on the demo cluster's control planes: the cluster's, and the role. */
+export const DEMO_CLUSTER_TAG = `noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`;
+export const CONTROL_PLANE_ROLE_TAG = 'noprefix=kops.k8s.io/role=ControlPlane';
 
 export function demoSeed(): EmulatorSeed {
   return JSON.parse(readFileSync(new URL('../../emulator/seeds/demo.json', import.meta.url), 'utf8')) as EmulatorSeed;

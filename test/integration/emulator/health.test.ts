@@ -8,12 +8,22 @@ import { createAdvancedClient, withHTTPClient, withProfile, withUserAgent } from
 import { Lbv1 } from '@scaleway/sdk-lb';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../emulator';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
+import {
+  CONTROL_PLANE_ROLE_TAG,
+  DEMO_CLUSTER_TAG,
+  DEMO_CONTROL_PLANE_IDS,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  DEMO_LB_ID,
+  demoSeed,
+  FAKE_ACCESS_KEY,
+  FAKE_SECRET_KEY,
+} from '../../support/world';
 
 const HOUR = 3_600_000;
 const [CP0_IP, CP1_IP] = DEMO_CONTROL_PLANE_IPS as [string, string, string];
-const CP1_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
-const TAGS = ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'];
+const CP1_ID = DEMO_CONTROL_PLANE_IDS[1] as string;
+const TAGS = [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG];
 
 let emulator: EmulatorHandle;
 let lbApi: Lbv1.ZonedAPI;

@@ -8,12 +8,20 @@ import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { lineProblems } from '../../../shared/platform/log-schema';
 import { sendEvent } from '../../support/deliveries';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoBackend, demoSeedWith, demoTarget } from '../../support/world';
+import {
+  CONTROL_PLANE_ROLE_TAG,
+  DEMO_CLUSTER_TAG,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  demoBackend,
+  demoSeedWith,
+  demoTarget,
+} from '../../support/world';
 
 const HOUR = 3_600_000;
 const NEW_0 = '51.15.100.31';
 const [CP0_IP] = DEMO_CONTROL_PLANE_IPS as [string];
-const TAGS = ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'];
+const TAGS = [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG];
 
 let emulator: EmulatorHandle;
 let local: LocalQueue;

@@ -12,13 +12,19 @@ import { startEmulator, type EmulatorHandle, type PoolWrite } from '../../../emu
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { sendEvent } from '../../support/deliveries';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoBackend, demoSeedWith, demoTarget } from '../../support/world';
+import {
+  CONTROL_PLANE_ROLE_TAG,
+  DEMO_CLUSTER_TAG,
+  DEMO_CONTROL_PLANE_IDS,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  demoBackend,
+  demoSeedWith,
+  demoTarget,
+} from '../../support/world';
 
-const CP1_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
-const CP2_ID = '6b65a6a4-8b81-48f6-b38a-088ca65ed389';
+const [, CP1_ID, CP2_ID] = DEMO_CONTROL_PLANE_IDS as [string, string, string];
 const [CP0_IP, CP1_IP, CP2_IP] = DEMO_CONTROL_PLANE_IPS as [string, string, string];
-const CLUSTER_TAG = 'noprefix=kops.k8s.io/cluster=demo.k8s.local';
-const ROLE_TAG = 'noprefix=kops.k8s.io/role=ControlPlane';
 const NEW_IP = '51.15.100.31';
 
 let emulator: EmulatorHandle;
@@ -48,8 +54,19 @@ const pools = () => writes().map((w) => [...w.pool].sort());
 describe('instances that disagree: unsettled', () => {
   it('a new member passing on one instance only is not ready: the serving member it replaces waits until both agree', async () => {
     // CP2 loses its role tag (still running, still passing); a new control plane comes up.
-    emulator.upsertServer({ id: CP2_ID, name: 'control-plane-fr-par-1-2', zone: 'fr-par-1', publicIps: [CP2_IP], tags: [CLUSTER_TAG] });
-    emulator.upsertServer({ name: 'control-plane-fr-par-1-3', zone: 'fr-par-1', publicIps: [NEW_IP], tags: [CLUSTER_TAG, ROLE_TAG] });
+    emulator.upsertServer({
+      id: CP2_ID,
+      name: 'control-plane-fr-par-1-2',
+      zone: 'fr-par-1',
+      publicIps: [CP2_IP],
+      tags: [DEMO_CLUSTER_TAG],
+    });
+    emulator.upsertServer({
+      name: 'control-plane-fr-par-1-3',
+      zone: 'fr-par-1',
+      publicIps: [NEW_IP],
+      tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
+    });
     const run = await sendEvent(events, emulator, demoTarget());
 
     expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'removal_deferred' } });

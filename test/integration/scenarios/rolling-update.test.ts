@@ -11,14 +11,19 @@ import { startEmulator, type EmulatorHandle, type PoolWrite } from '../../../emu
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { sendEvent } from '../../support/deliveries';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed, demoTarget } from '../../support/world';
+import {
+  CONTROL_PLANE_ROLE_TAG,
+  DEMO_CLUSTER_TAG,
+  DEMO_CONTROL_PLANE_IDS,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  demoSeed,
+  demoTarget,
+} from '../../support/world';
 
 const HOUR = 3_600_000;
-const CP1_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
-const CP2_ID = '6b65a6a4-8b81-48f6-b38a-088ca65ed389';
+const [, CP1_ID, CP2_ID] = DEMO_CONTROL_PLANE_IDS as [string, string, string];
 const [CP0_IP, CP1_IP, CP2_IP] = DEMO_CONTROL_PLANE_IPS as [string, string, string];
-const CLUSTER_TAG = 'noprefix=kops.k8s.io/cluster=demo.k8s.local';
-const ROLE_TAG = 'noprefix=kops.k8s.io/role=ControlPlane';
 const NEW_0 = '51.15.100.31';
 const NEW_1 = '51.15.100.32';
 
@@ -62,7 +67,7 @@ const pools = () => writes().map((w) => [...w.pool].sort());
 const passing = (w: PoolWrite) => w.pool.filter((ip) => w.health[ip] === 'passed');
 
 function replace(oldId: string, name: string, ip: string): void {
-  emulator.replaceServer(oldId, { name, zone: 'fr-par-1', publicIps: [ip], tags: [CLUSTER_TAG, ROLE_TAG] });
+  emulator.replaceServer(oldId, { name, zone: 'fr-par-1', publicIps: [ip], tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG] });
 }
 
 /** Every write in the history: no unsafe shrink, and never a pool without a passing member. */
@@ -126,7 +131,7 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
 
 describe('2 of 3 healthy control planes lose their role tag (still running)', () => {
   const untag = (id: string, name: string, ip: string) =>
-    emulator.upsertServer({ id, name, zone: 'fr-par-1', publicIps: [ip], tags: [CLUSTER_TAG] });
+    emulator.upsertServer({ id, name, zone: 'fr-par-1', publicIps: [ip], tags: [DEMO_CLUSTER_TAG] });
   beforeEach(() => {
     untag(CP1_ID, 'control-plane-fr-par-1-1', CP1_IP);
     untag(CP2_ID, 'control-plane-fr-par-1-2', CP2_IP);
@@ -186,7 +191,13 @@ describe('two control planes deleted at once', () => {
 
 describe('a health failure forced on one address (control API)', () => {
   it('a desired member failing its check holds back the removal of a serving one', async () => {
-    emulator.upsertServer({ id: CP1_ID, name: 'control-plane-fr-par-1-1', zone: 'fr-par-1', publicIps: [CP1_IP], tags: [CLUSTER_TAG] });
+    emulator.upsertServer({
+      id: CP1_ID,
+      name: 'control-plane-fr-par-1-1',
+      zone: 'fr-par-1',
+      publicIps: [CP1_IP],
+      tags: [DEMO_CLUSTER_TAG],
+    });
     emulator.forceHealth(CP2_IP, 'failed');
     const run = await sendEvent(events, emulator, demoTarget());
     expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', actions: [], error: { code: 'removal_deferred' } });

@@ -223,7 +223,7 @@ describe('code-cache loader', () => {
 });
 
 describe('what makes the bundles stale', () => {
-  it("every folder the CLI bundle is made of is a source `--if-stale` watches; an unlisted one is named", async () => {
+  it('every folder the CLI bundle is made of is a source `--if-stale` watches; an unlisted one is named', async () => {
     // @ts-expect-error: plain .mjs build script without types
     const { cliBundleOptions, unlistedSources } = (await import('../../../scripts/build.mjs')) as {
       cliBundleOptions: (outfile: string) => Record<string, unknown>;
