@@ -298,6 +298,9 @@ describe('lbsync status --watch on a terminal', () => {
     // In process, as on a terminal: the SDK's configuration loader reads process.env itself.
     const saved = { ...process.env };
     Object.assign(process.env, env);
+    // A colour terminal, whatever the shell running the tests says (CI sets NO_COLOR).
+    delete process.env.NO_COLOR;
+    process.env.TERM = 'xterm-256color';
     try {
       const running = main(
         ['status', '--no-queue', '--watch', '1'],
