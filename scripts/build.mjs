@@ -134,9 +134,10 @@ async function writeCodeCache(loader, nodeOptions, node) {
  */
 export function unlistedSources(metafile) {
   // esbuild names inputs from its working directory; a plugin's namespaced ones (`ns:path`) are not files.
-  const files = Object.keys(metafile.inputs).filter((input) => !/^[a-z-]+:/.test(input));
+  // Packages count wherever node_modules really is (a linked one resolves outside the tree).
+  const files = Object.keys(metafile.inputs).filter((input) => !/^[a-z-]+:/.test(input) && !input.split(/[\\/]/).includes('node_modules'));
   const tops = files.map((input) => relative(ROOT, resolve(input)).split(sep)[0]);
-  return [...new Set(tops)].filter((top) => top !== 'node_modules' && !SOURCES.includes(top)).sort();
+  return [...new Set(tops)].filter((top) => !SOURCES.includes(top)).sort();
 }
 
 function assertSourcesListed(name, metafile) {

@@ -235,7 +235,11 @@ describe('what makes the bundles stale', () => {
       const { metafile } = await build({ ...cliBundleOptions(join(dir, 'bundle.js')), write: false, metafile: true });
       expect(Object.keys(metafile.inputs).some((input) => input.includes('cockpit/'))).toBe(true);
       expect(unlistedSources(metafile)).toEqual([]);
-      expect(unlistedSources({ inputs: { ...metafile.inputs, 'local/queue-server.ts': {}, 'ns:virtual': {} } })).toEqual(['local']);
+      expect(
+        unlistedSources({
+          inputs: { ...metafile.inputs, 'local/queue-server.ts': {}, 'ns:virtual': {}, '../../linked/node_modules/zod/index.js': {} },
+        }),
+      ).toEqual(['local']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
