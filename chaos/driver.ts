@@ -55,6 +55,9 @@ export class ChaosDriver {
   /** Events asserting the new server's address (the boot hook's), and hostile ones. */
   hostileInjected = 0;
   private readonly finished = new Set<string>();
+  /** Since when ListServers' tags filter has been loose (a `tags_filter` step), and how many such windows so far. */
+  private looseSince: number | undefined;
+  private looseWindows = 0;
   /** Rate limits alternate between the gateway's real 429 (no reset time) and the JSON one with reset_seconds. */
   private rateLimits = 0;
   /**
@@ -316,6 +319,23 @@ export class ChaosDriver {
     return this.nudgeUntil(cluster, id, left, () => !left(), extra);
   }
 
+  /**
+   * Before a loose tags filter ends: until a reconcile that began under it has read the servers and answered
+   * `applied` or `noop` (it planned a pool from that answer), nudging cluster 0 when none has. Without this barrier
+   * a busy machine could end the window before any delivery of it ran, and a reconcile that takes the API's word
+   * for the tags would go unseen (test/chaos/rollout-mutants.test.ts).
+   */
+  private async untilReadUnderLooseFilter(): Promise<void> {
+    const since = this.looseSince;
+    const cluster = this.fleet.clusters[0];
+    if (since === undefined || !cluster) return;
+    const planned = () =>
+      this.recorder.answers.some(
+        (a) => a.status === 200 && a.startedAt > since && (a.answer?.outcome === 'applied' || a.answer?.outcome === 'noop'),
+      );
+    if (!planned()) await this.nudgeUntil(cluster, `chaos-loose-filter-${++this.looseWindows}`, planned);
+  }
+
   /** An address outside the target: another cluster's control plane, this cluster's worker, or someone else's. */
   private hostileAddress(cluster: number, kind: 'other_cluster' | 'worker' | 'foreign'): string {
     const clusters = this.fleet.clusters;
@@ -416,6 +436,8 @@ export class ChaosDriver {
         return this.send(this.event(f.id, f.cluster));
       }
       case 'tags_filter':
+        if (f.filter === 'all') await this.untilReadUnderLooseFilter();
+        this.looseSince = f.filter === 'all' ? undefined : Date.now();
         this.stack.emulator.setBehaviours({ serverTagsFilter: f.filter });
         return;
       case 'crash':

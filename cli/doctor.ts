@@ -18,7 +18,7 @@ import { unusablePoolAddress } from '../shared/schemas/backend-address';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
 import { describeAction } from '../shared/core/action-text';
-import type { ObservedBackend, ObservedLb } from '../shared/core/model';
+import type { ObservedBackend } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
 import { describeRollout } from '../shared/core/rollout-text';
@@ -28,6 +28,7 @@ import { lbLabel } from '../shared/core/lb-identity';
 import { normalisePool } from '../shared/core/pool';
 import { regionOf } from '../shared/core/locality';
 import { serverScope } from '../shared/reconcile/discover';
+import type { FoundLb } from '../shared/reconcile/observe';
 import { findLb, observeBackends } from '../shared/reconcile/observe';
 import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
@@ -136,9 +137,11 @@ const KEY_FORMAT_FIX =
 /** A check that could not run: told, with why, never left out (its cause is a failed line of its own). */
 const skipped = (name: string, why: string): Check => warn(name, `skipped: ${why}`);
 
-function lbCheck(name: string, target: Target, lb: ObservedLb): Check {
+function lbCheck(name: string, target: Target, { lb, refused }: FoundLb): Check {
   const how = 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
   const what = `${lb.name} (${lb.id}) is ${lb.status}`;
+  const leftOut = filterMismatchWarning(refused);
+  if (lb.status === 'ready' && leftOut) return warn(name, `${what}; ${how}; ${leftOut}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
   if (lb.status === 'ready') return ok(name, `${what}; ${how}`);
   if ((TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status))
     return warn(name, `${what}: writes wait until it is ready again`, ERROR_CATALOG.lb_transient_state.hint);
@@ -244,10 +247,11 @@ async function targetChecks(
     }
   };
 
-  const lb = await attempt('lb', () =>
+  const found = await attempt('lb', () =>
     ledger.prove('iam:lb-read', target.zone, kopsMessage.findLb(lbLabel(target)), () => findLb(gateway, target)),
   );
-  if (lb) checks.push(lbCheck(at('lb'), target, lb));
+  const lb = found?.lb;
+  if (found) checks.push(lbCheck(at('lb'), target, found));
   const pool = await attempt('servers', () => discover(gateway, ledger, target));
   if (pool) checks.push(serversCheck(at('servers'), target, pool));
   // kOps' own address rule reads IPAM (zonal IPv4 per server); the functions' key holds IPAMReadOnly either way.

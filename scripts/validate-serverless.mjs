@@ -59,7 +59,7 @@ export async function validateServerlessConfig({ configPath, root, env = process
   const effective = checkEnvironment(provider, functions, bundleNames, report);
   const timeouts = {};
   for (const name of FUNCTIONS.filter((n) => functions[n])) {
-    timeouts[name] = checkFunctionSettings(name, functions[name], root, report);
+    timeouts[name] = await checkFunctionSettings(name, functions[name], root, report);
     checkTriggers(name, functions[name], effective[name], report);
   }
   if (functions.reconcile) checkTiming(timeouts.reconcile, effective.reconcile, report);

@@ -28,8 +28,9 @@ export const KEPT_PUBLIC_VALUES: Record<string, string> = {
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const MAC = /(?<![0-9a-f:])[0-9a-f]{2}(?::[0-9a-f]{2}){5}(?![0-9a-f:])/gi;
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g;
-// An address is a whole token: `0.0.0.0a` is a name's words, not the address 0.0.0.0 and a word `a`.
-const IPV4 = /(?<![0-9a-z.])(?:\d{1,3}\.){3}\d{1,3}(?:\/\d{1,2})?(?![0-9a-z]|\.\d)/gi;
+// An address is a whole token: `0.0.0.0a` is a name's words, not the address 0.0.0.0 and a word `a`. A dot before
+// it ends a token as the start of the text does, so a name reads the same alone and after `api.` (kOps' LB name).
+const IPV4 = /(?<![0-9a-z])(?:\d{1,3}\.){3}\d{1,3}(?:\/\d{1,2})?(?![0-9a-z]|\.\d)/gi;
 const DASHED_IPV4 = /(?<![0-9a-z-])\d{1,3}(?:-\d{1,3}){3}(?![0-9a-z]|-\d)/gi;
 const IPV6 = /(?<![0-9a-z:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?:\/\d{1,3})?(?![0-9a-z:.])/gi;
 /** Every special value, in the order they are looked for: a UUID before the hex words it is made of. */

@@ -9,7 +9,7 @@
  */
 import type { WarningCode } from '../errors/lbsync-error';
 import type { IpamIpView } from './kops-rule';
-import type { ObservedBackend, ObservedServer, RefusedAnswer } from './model';
+import type { ObservedBackend, ObservedLb, ObservedServer, RefusedAnswer } from './model';
 
 /** Where a target's servers are: its zone, its tags, and its project when one is known. */
 export interface ServerScope {
@@ -92,6 +92,30 @@ export function ownBackends(backends: readonly ObservedBackend[], lbId: string):
     else refused.push({ what: `backend ${backend.name} (${backend.id})`, why: `belongs to load-balancer ${backend.lbId}, not ${lbId}` });
   }
   return { own, refused };
+}
+
+/** The LB a request asked for: always its zone, and its id (GetLb) or its exact name (ListLbs?name=). */
+export type LbAsked = { zone: string } & ({ id: string } | { name: string });
+
+/** Why this LB is not the one asked for, or nothing when it is. */
+export function lbMismatch(lb: Pick<ObservedLb, 'id' | 'name' | 'zone'>, asked: LbAsked): string[] {
+  return [
+    ...('id' in asked && lb.id !== asked.id ? [`is ${lb.id}, not ${asked.id}`] : []),
+    ...('name' in asked && lb.name !== asked.name ? [`is named "${lb.name}", not "${asked.name}"`] : []),
+    ...(lb.zone !== asked.zone ? [`is in zone ${lb.zone}, not ${asked.zone}`] : []),
+  ];
+}
+
+/** The LBs of an answer that are the one asked for; the others, with why. */
+export function admitLbs(lbs: readonly ObservedLb[], asked: LbAsked): { admitted: ObservedLb[]; refused: RefusedAnswer[] } {
+  const admitted: ObservedLb[] = [];
+  const refused: RefusedAnswer[] = [];
+  for (const lb of lbs) {
+    const reasons = lbMismatch(lb, asked);
+    if (reasons.length === 0) admitted.push(lb);
+    else refused.push({ what: `load-balancer ${lb.name} (${lb.id})`, why: reasons.join(' and ') });
+  }
+  return { admitted, refused };
 }
 
 /** The one warning of a reconcile for every answer left out (those left out for the same reason together), or undefined. */

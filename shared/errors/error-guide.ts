@@ -82,6 +82,12 @@ export const ERROR_GUIDE = {
     examples: [],
     doc: 'Several LBs carry exactly this name in the zone. Name the one to manage by id: `"loadBalancer": {"id": "..."}`.',
   },
+  lb_answer_mismatch: {
+    examples: [
+      `${kopsMessage.findLb('11111111-1111-4111-8111-111111111111')}: the API answered load-balancer api.other.k8s.local (22222222-2222-4222-8222-222222222222), which is 22222222-2222-4222-8222-222222222222, not 11111111-1111-4111-8111-111111111111: nothing is written to it`,
+    ],
+    doc: "Every answer that picks where traffic goes is checked again on our side: GetLb must answer the id it was asked for, and every LB an answer names must be in the target's zone (an LB of another zone carrying the name is left out and named in a `discovery_filter_mismatch` warning). An answer that fails this is never written to. The real API is not known to do so: suspect `SCW_API_URL` or a proxy first. Dead-lettered as permanent: once the cause is found, redrive. `lbsync doctor --record FILE` records the exchange for a bug report.",
+  },
   lb_not_ready: {
     examples: [`${kopsMessage.waitLb(LB)}: load-balancer is locked`],
     doc: 'The LB is `locked`, `stopped` or in `error`. Needs a human: look at the LB in the console; contact Scaleway support if it stays so.',

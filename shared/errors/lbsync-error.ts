@@ -63,6 +63,10 @@ export const ERROR_CATALOG = {
     errorClass: 'permanent',
     hint: 'Several load balancers have exactly this name in the zone; name the one to use by id (loadBalancer.id).',
   },
+  lb_answer_mismatch: {
+    errorClass: 'permanent',
+    hint: 'The API answered a load balancer other than the one asked for (another id, or another zone); nothing was written to it. Check SCW_API_URL and any proxy on the way; if it repeats, record it with `lbsync doctor --record FILE` and send the file in.',
+  },
   lb_not_ready: {
     errorClass: 'permanent',
     hint: 'The load balancer is locked, stopped or in error; look at it in the Scaleway console and contact support if it stays so.',

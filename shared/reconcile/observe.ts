@@ -2,29 +2,52 @@ import type { GatewayStep } from '../adapters/api-failure';
 import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
-import { ownBackends } from '../core/discovery-check';
-import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb } from '../core/model';
+import type { LbAsked } from '../core/discovery-check';
+import { admitLbs, lbMismatch, ownBackends } from '../core/discovery-check';
+import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb, RefusedAnswer } from '../core/model';
 import { inTransientState, isBroken, olderFirst } from '../core/model';
 import { kopsMessage } from '../errors/kops-messages';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
 
-/** Finds the target's LB by id (GetLb) or by exact name across all pages (ListLbs?name=). */
-export async function findLb(gateway: ScalewayGateway, target: Target): Promise<ObservedLb> {
+/** The target's LB as found, and what the answer carried that was not it (named in a discovery_filter_mismatch). */
+export interface FoundLb {
+  lb: ObservedLb;
+  refused: RefusedAnswer[];
+}
+
+/**
+ * Finds the target's LB by id (GetLb) or by exact name across all pages (ListLbs?name=), then checks the answer on
+ * our side (discovery-check.ts): an LB of another id or zone is never the one written to.
+ */
+export async function findLb(gateway: ScalewayGateway, target: Target): Promise<FoundLb> {
   const ref = target.loadBalancer;
   const label = lbLabel(target);
   const lb = targetLbIdentity(target);
-  if ('id' in ref)
-    return callGateway({ message: kopsMessage.findLb(label), notFound: 'lb_not_found', lb, run: () => gateway.getLb(target.zone, ref.id) });
-  const matches = await callGateway({
+  if ('id' in ref) {
+    const answered = await callGateway({
+      message: kopsMessage.findLb(label),
+      notFound: 'lb_not_found',
+      lb,
+      run: () => gateway.getLb(target.zone, ref.id),
+    });
+    return { lb: assertAskedLb(answered, { zone: target.zone, id: ref.id }, kopsMessage.findLb(label)), refused: [] };
+  }
+  const listed = await callGateway({
     message: kopsMessage.findLb(label),
     // A list answers "none" with an empty page, never a 404: a 404 here is no verdict on the LB.
     notFound: 'unknown_api_error',
     lb,
     run: () => gateway.findLbsByName(target.zone, ref.name),
   });
+  const { admitted: matches, refused } = admitLbs(listed, { zone: target.zone, name: ref.name });
   if (matches.length === 0) {
-    throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}`, { lb });
+    const leftOut = refused.length > 0 ? ` (the API answered ${refused.map((r) => `${r.what}, which ${r.why}`).join('; ')})` : '';
+    throw new LbSyncError(
+      'lb_not_found',
+      `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}${leftOut}`,
+      { lb },
+    );
   }
   if (matches.length > 1) {
     const ids = matches.map((found) => found.id).join(', ');
@@ -34,7 +57,18 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
       { lb },
     );
   }
-  return matches[0] as ObservedLb;
+  return { lb: matches[0] as ObservedLb, refused };
+}
+
+/** The LB an answer gave when one LB was asked for (GetLb): the one asked for, or lb_answer_mismatch. */
+export function assertAskedLb(answered: ObservedLb, asked: LbAsked, message: string): ObservedLb {
+  const reasons = lbMismatch(answered, asked);
+  if (reasons.length === 0) return answered;
+  throw new LbSyncError(
+    'lb_answer_mismatch',
+    `${message}: the API answered load-balancer ${answered.name} (${answered.id}), which ${reasons.join(' and ')}: nothing is written to it`,
+    { lb: 'id' in asked ? { id: asked.id } : { name: asked.name } },
+  );
 }
 
 /** Writes are made only while lb.status is ready; transient states wait, broken ones need a human. */

@@ -6,6 +6,7 @@ import type { ObservedLb } from '../core/model';
 import { inTransientState, isApplied, isBroken } from '../core/model';
 import { kopsMessage } from '../errors/kops-messages';
 import { LbSyncError } from '../errors/lbsync-error';
+import { assertAskedLb } from './observe';
 
 /** The LB being waited for: its id to poll, its name for kOps' message. */
 type LbRef = Pick<ObservedLb, 'id' | 'name'>;
@@ -46,6 +47,8 @@ async function pollLb(
       lb: identityOf(lb),
       run: () => gateway.getLb(zone, lb.id),
     });
+    // The LB a write goes to next is the one polled: an answer for another LB is never taken for it.
+    if (!('error' in answer)) assertAskedLb(answer.value, { zone, id: lb.id }, kopsMessage.waitLb(lb.name));
     if ('error' in answer) {
       if (!answer.error.transient) throw answer.error;
       floor = retryFloorMs(answer.error);

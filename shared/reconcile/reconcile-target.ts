@@ -115,7 +115,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     // The LB lookup and server discovery are independent: run them side by side.
     let poolPromise = discoverPool(gateway, target);
     poolPromise.catch(() => undefined);
-    const found = await findLb(gateway, target);
+    const { lb: found, refused: refusedLbs } = await findLb(gateway, target);
     let lb = found;
     if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
@@ -145,8 +145,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
             .join(''),
       );
     }
-    // Once per reconcile: every answer left out, from the server listing, IPAM and the backend listing alike.
-    const mismatch = filterMismatchWarning([...pool.refused, ...observed.refused]);
+    // Once per reconcile: every answer left out, from the LB, server, IPAM and backend listings alike.
+    const mismatch = filterMismatchWarning([...refusedLbs, ...pool.refused, ...observed.refused]);
     if (mismatch) result.warnings.push(mismatch);
     const unusable = unusableAddressWarning(pool.unusable);
     if (unusable) result.warnings.push(unusable);

@@ -103,3 +103,26 @@ describe('a looser ListServers tags filter (serverTagsFilter any), seen through 
     expect(mismatchOf(target?.warnings ?? [])).toHaveLength(1);
   });
 });
+
+describe('a ListLbs answer holding an exact namesake of the LB in another zone, seen through doctor', () => {
+  it('the lb line warns and names it with the hint; the LB of the target’s zone is the one checked', async () => {
+    const response = await fetch(`${emulator.url}/lb/v1/zones/fr-par-1/lbs`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
+    const { lbs } = (await response.json()) as { lbs: Record<string, unknown>[] };
+    const own = lbs.find((lb) => lb.name === `api.${DEMO_CLUSTER}`) as Record<string, unknown>;
+    const elsewhere = { ...own, id: '00000000-0000-4000-8000-0000000000a3', zone: 'nl-ams-1', region: 'nl-ams' };
+    emulator.addFault({ operation: 'ListLbs', status: 200, body: { lbs: [own, elsewhere], total_count: 2 }, count: -1 });
+    try {
+      const run = await runBin(['doctor', '--no-queue', '-o', 'json'], env);
+      expect(run.code).toBe(0);
+      const { checks } = JSON.parse(run.stdout) as { checks: { name: string; status: string; detail: string; hint?: string }[] };
+      const lb = checks.find((c) => c.name === `target:${DEMO_CLUSTER}:lb`);
+      expect(lb?.status).toBe('warn');
+      expect(lb?.detail).toBe(
+        `api.${DEMO_CLUSTER} (${String(own.id)}) is ready; the only LB named exactly so in fr-par-1; [discovery_filter_mismatch] the API answered 1 item(s) its request did not ask for, left out of every pool and backend: load-balancer api.${DEMO_CLUSTER} (00000000-0000-4000-8000-0000000000a3): is in zone nl-ams-1, not fr-par-1`,
+      );
+      expect(lb?.hint).toMatch(/left out of every pool/);
+    } finally {
+      emulator.clearFaults();
+    }
+  });
+});

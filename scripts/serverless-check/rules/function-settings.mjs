@@ -1,9 +1,10 @@
 // One function's settings that only this project can judge: its handler is its own bundle and exports
-// handle, it is private, and its timeout is in whole seconds (the timing rules need the number).
+// handle (to require() and to import(): the platform does not say how it loads a handler), it is private, and its timeout is in whole seconds (the timing rules need the number).
 // Handler files existing, runtimes, triggers' syntax: the plugin's own validation (npm run package).
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { FUNCTION_MEMORY_MB } from '../../function-sizing.mjs';
 
 /** @typedef {import('../report.mjs').Report} Report */
@@ -13,11 +14,11 @@ import { FUNCTION_MEMORY_MB } from '../../function-sizing.mjs';
  * @param {Record<string, any>} fn
  * @param {string} root  the directory holding dist/
  * @param {Report} report
- * @returns {number | undefined} the timeout in seconds, when it is well formed
+ * @returns {Promise<number | undefined>} the timeout in seconds, when it is well formed
  */
-export function checkFunctionSettings(name, fn, root, report) {
+export async function checkFunctionSettings(name, fn, root, report) {
   const where = `functions.${name}`;
-  checkHandler(where, name, fn.handler, root, report);
+  await checkHandler(where, name, fn.handler, root, report);
   // A public reconcile would let anyone drive LB writes (an event may carry serverIps); a public
   // inject or sweep would let anyone fill the queue. Triggers invoke private functions.
   if (fn.privacy !== 'private') report.error(`${where}.privacy must be "private" (got ${JSON.stringify(fn.privacy)})`);
@@ -32,8 +33,8 @@ export function checkFunctionSettings(name, fn, root, report) {
   return timeout ? Number(timeout[1]) : undefined;
 }
 
-/** The handler names this function's bundle, and the bundle exports that function. */
-function checkHandler(where, name, handler, root, report) {
+/** The handler names this function's bundle, and the bundle exports that function to require() and to import(). */
+async function checkHandler(where, name, handler, root, report) {
   const expected = `dist/${name}/handler.handle`;
   if (handler !== expected) return report.error(`${where}.handler is "${handler}"; the bundle of ${name} is ${expected}`);
   const file = join(root, `dist/${name}/handler.js`);
@@ -41,7 +42,14 @@ function checkHandler(where, name, handler, root, report) {
     return report.error(`${where}.handler: dist/${name}/handler.js does not exist under ${root} (npm run build writes dist/)`);
   try {
     const loaded = createRequire(import.meta.url)(file);
-    if (typeof loaded.handle !== 'function') report.error(`${where}.handler: dist/${name}/handler.js does not export a function "handle"`);
+    if (typeof loaded.handle !== 'function')
+      return report.error(`${where}.handler: dist/${name}/handler.js does not export a function "handle"`);
+    // import() of a CommonJS file sees only the names Node's export detection finds in its text (not those a spread makes).
+    const imported = await import(pathToFileURL(file).href);
+    if (typeof imported.handle !== 'function')
+      report.error(
+        `${where}.handler: dist/${name}/handler.js exports "handle" to require() but not to import() (assign module.exports.handle by name): a runtime that imports handlers would start no function`,
+      );
   } catch (error) {
     report.error(`${where}.handler: dist/${name}/handler.js fails to load: ${error.message}`);
   }

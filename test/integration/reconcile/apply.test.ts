@@ -33,7 +33,7 @@ beforeEach(() => {
 /** The actions the planner makes for the target against the emulator's state: the real inputs of applyActions. */
 async function planned(target: Target, pool: readonly string[]) {
   const gateway = world.gateway();
-  const lb = await findLb(gateway, target);
+  const { lb } = await findLb(gateway, target);
   const observed = await observeBackends(gateway, target, lb);
   world.emulator.resetCalls();
   return { gateway, lb, actions: plan(desiredBackends(target, pool), observed.byName) };

@@ -50,13 +50,13 @@ beforeEach(() => {
 describe('findLb', () => {
   it('by name: the LB with exactly that name, though ListLbs?name= also returns its longer namesakes; one call', async () => {
     world.emulator.loadSeed(demoSeedWith({ moreLbs: [{ id: OTHER_LB, name: 'api.demo.k8s.local.old', zone: 'fr-par-1' }] }));
-    const lb = await findLb(world.gateway(), demoTarget());
+    const lb = (await findLb(world.gateway(), demoTarget())).lb;
     expect(lb).toMatchObject({ id: DEMO_LB_ID, name: 'api.demo.k8s.local', zone: 'fr-par-1', status: 'ready' });
     expect(operations()).toEqual(['ListLbs']);
   });
 
   it('by id: one GetLb', async () => {
-    const lb = await findLb(world.gateway(), demoTarget({ loadBalancer: { id: DEMO_LB_ID } }));
+    const lb = (await findLb(world.gateway(), demoTarget({ loadBalancer: { id: DEMO_LB_ID } }))).lb;
     expect(lb.name).toBe('api.demo.k8s.local');
     expect(operations()).toEqual(['GetLb']);
   });
@@ -87,7 +87,7 @@ describe('observeBackends', () => {
   it('each managed backend by exact name (a longer namesake is not it): one ListBackends, no ListFrontends', async () => {
     world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(), demoBackend(['51.15.100.99'], { name: 'lb-backend-https-old' })] }));
     const gateway = world.gateway();
-    const lb = await findLb(gateway, demoTarget());
+    const lb = (await findLb(gateway, demoTarget())).lb;
     world.emulator.resetCalls();
     const observed = await observeBackends(gateway, demoTarget(), lb);
     expect([...observed.byName.keys()]).toEqual(['lb-backend-https']);
@@ -107,7 +107,7 @@ describe('observeBackends', () => {
       }),
     );
     const gateway = world.gateway();
-    const lb = await findLb(gateway, demoTarget());
+    const lb = (await findLb(gateway, demoTarget())).lb;
     world.emulator.resetCalls();
     const observed = await observeBackends(gateway, demoTarget(), lb);
     expect(observed.byName.get('lb-backend-https')?.id).toBe(NEW);
@@ -126,13 +126,13 @@ describe('observeBackends', () => {
       }),
     );
     const gateway = world.gateway();
-    const observed = await observeBackends(gateway, demoTarget(), await findLb(gateway, demoTarget()));
+    const observed = await observeBackends(gateway, demoTarget(), (await findLb(gateway, demoTarget())).lb);
     expect(observed.byName.get('lb-backend-https')?.id).toBe(OLD);
   });
 
   it("a failed listing is told in kOps' listing words, with the LB id as kOps' Find puts it", async () => {
     const gateway = world.gateway();
-    const lb = await findLb(gateway, demoTarget());
+    const lb = (await findLb(gateway, demoTarget())).lb;
     world.emulator.addFault({ operation: 'ListBackends', status: 503, body: { message: 'service unavailable' } });
     const error = await thrown(observeBackends(gateway, demoTarget(), lb));
     expect(error).toMatchObject({ code: 'api_unavailable', lb: { id: DEMO_LB_ID, name: 'api.demo.k8s.local' } });
@@ -211,5 +211,88 @@ describe('a ListBackends answer is checked on our side', () => {
     expect(result.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '))).toEqual([
       `[discovery_filter_mismatch] the API answered 1 item(s) its request did not ask for, left out of every pool and backend: backend lb-backend-https (${STAGING_BACKEND}): belongs to load-balancer ${OTHER_LB}, not ${DEMO_LB_ID}`,
     ]);
+  });
+});
+
+// An answer that picks the LB written to is checked like the others: GetLb must answer the id it was asked for,
+// and every LB an answer names must be in the target's zone. Scripted with a fault that answers 200 with another
+// LB's body in its real wire shape, read from the emulator.
+describe('an LB answer is checked on our side', () => {
+  const AMS_LB = '00000000-0000-4000-8000-0000000000a3';
+  const lbBody = async (zone: string, lbId: string): Promise<unknown> => {
+    const response = await fetch(`${world.emulator.url}/lb/v1/zones/${zone}/lbs/${lbId}`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
+    expect(response.status).toBe(200);
+    return response.json();
+  };
+  /** Another LB of the project carrying a backend of the managed name: where a write would go, were its answer taken. */
+  const seedWithStagingLb = () =>
+    world.emulator.loadSeed(
+      demoSeedWith({
+        moreLbs: [
+          { id: OTHER_LB, name: 'api.staging.k8s.local', zone: 'fr-par-1', backends: [demoBackend(['51.15.101.10'], { id: NEW })] },
+          { id: AMS_LB, name: 'api.demo.k8s.local', zone: 'nl-ams-1' },
+        ],
+      }),
+    );
+
+  /** Every GetLb of the demo LB answered with the staging LB, in its real wire shape. */
+  const answerGetLbWithStagingLb = async () =>
+    world.emulator.addFault({
+      operation: 'GetLb',
+      pathIncludes: DEMO_LB_ID,
+      status: 200,
+      body: await lbBody('fr-par-1', OTHER_LB),
+      count: -1,
+    });
+
+  it('by id: a GetLb answer for another LB is lb_answer_mismatch (permanent), and nothing is written to either LB', async () => {
+    seedWithStagingLb();
+    await answerGetLbWithStagingLb();
+    const result = await reconcileTarget(
+      demoTarget({ loadBalancer: { id: DEMO_LB_ID } }),
+      {},
+      { gateway: world.gateway(), waitBudgetMs: 2_000 },
+    );
+    expect(result.error).toMatchObject({ code: 'lb_answer_mismatch', errorClass: 'permanent', lb: { id: DEMO_LB_ID } });
+    expect(result.error?.message).toBe(
+      `finding load-balancer ${DEMO_LB_ID}: the API answered load-balancer api.staging.k8s.local (${OTHER_LB}), which is ${OTHER_LB}, not ${DEMO_LB_ID}: nothing is written to it`,
+    );
+    expect(world.writes()).toEqual([]);
+    expect(operations().filter((op) => op === 'ListBackends')).toEqual([]);
+  });
+
+  it('while waiting for a busy LB: a poll answered with another (ready) LB is never taken for it; nothing is written', async () => {
+    seedWithStagingLb();
+    world.emulator.setLbStatus(DEMO_LB_ID, 'migrating');
+    await answerGetLbWithStagingLb();
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, transientWaitMs: 2_000 });
+    expect(result.error).toMatchObject({ code: 'lb_answer_mismatch', errorClass: 'permanent' });
+    expect(result.error?.message).toMatch(
+      /^waiting for load-balancer api\.demo\.k8s\.local: the API answered load-balancer api\.staging\.k8s\.local/,
+    );
+    expect(world.writes()).toEqual([]);
+  });
+
+  it('by name: an exact namesake of another zone in the answer is left out and named once; the zone’s own LB is written', async () => {
+    seedWithStagingLb();
+    const lbs = [await lbBody('fr-par-1', DEMO_LB_ID), await lbBody('nl-ams-1', AMS_LB)];
+    world.emulator.addFault({ operation: 'ListLbs', pathIncludes: 'fr-par-1', status: 200, body: { lbs, total_count: 2 } });
+    world.emulator.resetHistory();
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000 });
+    expect(result.status).toBe('applied');
+    expect(world.emulator.history().map((w) => [w.operation, w.lbId])).toEqual([['CreateBackend', DEMO_LB_ID]]);
+    expect(result.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '))).toEqual([
+      `[discovery_filter_mismatch] the API answered 1 item(s) its request did not ask for, left out of every pool and backend: load-balancer api.demo.k8s.local (${AMS_LB}): is in zone nl-ams-1, not fr-par-1`,
+    ]);
+  });
+
+  it('by name: when the only namesake answered is of another zone, lb_not_found names it; nothing is written', async () => {
+    seedWithStagingLb();
+    world.emulator.addFault({ operation: 'ListLbs', status: 200, body: { lbs: [await lbBody('nl-ams-1', AMS_LB)], total_count: 1 } });
+    const error = await thrown(findLb(world.gateway(), demoTarget()));
+    expect(error).toMatchObject({ code: 'lb_not_found', lb: { name: 'api.demo.k8s.local' } });
+    expect(error.message).toBe(
+      `finding load-balancer api.demo.k8s.local: no load-balancer named "api.demo.k8s.local" in fr-par-1 (the API answered load-balancer api.demo.k8s.local (${AMS_LB}), which is in zone nl-ams-1, not fr-par-1)`,
+    );
   });
 });

@@ -41,7 +41,7 @@ async function afterReplacement(oldState?: 'stopping'): Promise<{ lb: ObservedLb
   else world.emulator.removeServer(DEMO_CP0_ID);
   world.emulator.upsertServer({ name: 'control-plane-fr-par-1-0b', zone: 'fr-par-1', publicIps: [NEW_IP], tags: target.servers.tags });
   const gateway = world.gateway();
-  const result = { lb: await findLb(gateway, target), pool: await discoverPool(gateway, target) };
+  const result = { lb: (await findLb(gateway, target)).lb, pool: await discoverPool(gateway, target) };
   world.emulator.resetCalls();
   return result;
 }

@@ -2,7 +2,7 @@
 // parsers: the committed file must pass, and each way of breaking the project's wiring must be caught.
 // What the real tools check (osls packaging, the plugin's validation and output) is serverless-package.test.ts.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,18 @@ describe('serverless.yml as committed', () => {
     expect(other!.warnings).toEqual(
       expect.arrayContaining([expect.stringContaining(`dist/reconcile: the V8 code cache was made by Node ${process.version}`)]),
     );
+  });
+
+  it('refuses a handler that exports handle only to require() (a spread hides it from import()), or not at all', () => {
+    const copy = join(dir, `root-${written++}`);
+    cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
+    writeFileSync(join(copy, 'dist', 'sweep', 'handler.js'), 'const loaded = { handle: async () => ({ statusCode: 200 }) };\nmodule.exports = { ...loaded };\n');
+    writeFileSync(join(copy, 'dist', 'watch', 'handler.js'), 'module.exports = { codeCache: false };\n');
+    const result = validate(committed, {}, ['--root', copy]);
+    expect(result.errors).toEqual([
+      'functions.sweep.handler: dist/sweep/handler.js exports "handle" to require() but not to import() (assign module.exports.handle by name): a runtime that imports handlers would start no function',
+      'functions.watch.handler: dist/watch/handler.js does not export a function "handle"',
+    ]);
   });
 
   it('sizes every function for the 128 MB tier, with the node options the code cache is made under', () => {

@@ -145,6 +145,7 @@ describe('StandIns: labels (names, tags, host names)', () => {
     // Found by the property below: an address is a whole token, so "0.0.0.0a" is a name's words wherever it stands.
     const found = new StandIns();
     expect(found.label('api.0.0.0.0a')).toBe(`${found.label('api')}.${found.label('0.0.0.0a')}`);
+    expect(found.label('api.1.0.0.0-a')).toBe(`${found.label('api')}.${found.label('1.0.0.0-a')}`);
     fc.assert(
       fc.property(fc.array(fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/), { minLength: 1, maxLength: 4 }), (labels) => {
         const cluster = labels.join('.');
@@ -159,8 +160,9 @@ describe('StandIns: labels (names, tags, host names)', () => {
   });
 
   // Left out, as documented: words that differ only in case (they share a stand-in, so the hostname the API derives
-  // from a name stays derivable), and two filters whose matches overlap part-way in one name (a doctor run sends
-  // one LB name per target).
+  // from a name stays derivable), two filters whose matches overlap part-way in one name (a doctor run sends
+  // one LB name per target), and names holding an address (`1-0-0-0`: its stand-in is a documentation address,
+  // whose digits a short number filter such as `9` may match where the real one's did not).
   it('a name filter matches a stand-in name exactly where it matched the real one (both ways), even inside a word', () => {
     const word = fc.stringMatching(/^[a-c0-9]{1,4}$/);
     const label = fc
@@ -168,7 +170,7 @@ describe('StandIns: labels (names, tags, host names)', () => {
       .map((parts) => parts.map(([w, sep], i) => (i === 0 ? w : `${sep}${w}`)).join(''));
     fc.assert(
       fc.property(fc.array(label, { minLength: 1, maxLength: 6 }), fc.array(label, { minLength: 1, maxLength: 3 }), (names, filters) => {
-        fc.pre(!names.some((name) => filtersOverlap(name, filters)));
+        fc.pre(!names.some((name) => filtersOverlap(name, filters) || /\d{1,3}(?:[.-]\d{1,3}){3}/.test(name)));
         const s = new StandIns();
         s.useFilters(filters);
         for (const filter of filters) {

@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { discoveredPool, unusableAddressWarning } from '../../../shared/core/desired';
-import { admitPrivateIps, admitServers, filterMismatchWarning, ownBackends } from '../../../shared/core/discovery-check';
+import {
+  admitLbs,
+  admitPrivateIps,
+  admitServers,
+  filterMismatchWarning,
+  lbMismatch,
+  ownBackends,
+} from '../../../shared/core/discovery-check';
 import type { IpamIpView } from '../../../shared/core/kops-rule';
-import type { ObservedBackend, ObservedServer } from '../../../shared/core/model';
+import type { ObservedBackend, ObservedLb, ObservedServer } from '../../../shared/core/model';
 import { unusablePoolAddress } from '../../../shared/schemas/backend-address';
 
 const CLUSTER = 'noprefix=kops.k8s.io/cluster=prod.k8s.local';
@@ -196,5 +203,40 @@ describe('discoveredPool: only checked answers reach the pool', () => {
     ]);
     expect(pool.unusable.find((u) => u.ip === '2001:db8::1')?.why).toBe('is not an IPv4 address');
     expect(pool.unusable.find((u) => u.ip === '224.0.0.1')?.why).toMatch(/multicast/);
+  });
+});
+
+describe('admitLbs / lbMismatch: the LB asked for, by id or exact name, in the target’s zone', () => {
+  const lb = (overrides: Partial<ObservedLb> = {}): ObservedLb => ({
+    id: 'lb-1',
+    name: 'api.prod.k8s.local',
+    zone: 'fr-par-1',
+    status: 'ready',
+    instanceStatuses: ['ready'],
+    ...overrides,
+  });
+
+  it('the LB asked for passes, by id and by name', () => {
+    expect(lbMismatch(lb(), { zone: 'fr-par-1', id: 'lb-1' })).toEqual([]);
+    expect(lbMismatch(lb(), { zone: 'fr-par-1', name: 'api.prod.k8s.local' })).toEqual([]);
+  });
+
+  it('another id, another exact name or another zone is named, each reason once', () => {
+    expect(lbMismatch(lb({ id: 'lb-2', zone: 'nl-ams-1' }), { zone: 'fr-par-1', id: 'lb-1' })).toEqual([
+      'is lb-2, not lb-1',
+      'is in zone nl-ams-1, not fr-par-1',
+    ]);
+    expect(lbMismatch(lb({ name: 'api.prod.k8s.local.old' }), { zone: 'fr-par-1', name: 'api.prod.k8s.local' })).toEqual([
+      'is named "api.prod.k8s.local.old", not "api.prod.k8s.local"',
+    ]);
+  });
+
+  it('admitLbs keeps the zone’s own and names the rest', () => {
+    const { admitted, refused } = admitLbs([lb(), lb({ id: 'lb-ams', zone: 'nl-ams-1' })], {
+      zone: 'fr-par-1',
+      name: 'api.prod.k8s.local',
+    });
+    expect(admitted.map((l) => l.id)).toEqual(['lb-1']);
+    expect(refused).toEqual([{ what: 'load-balancer api.prod.k8s.local (lb-ams)', why: 'is in zone nl-ams-1, not fr-par-1' }]);
   });
 });
