@@ -2,10 +2,7 @@
 // real path (local queue, reconcile handler, real SDK -> emulator), judged against the emulator's pool history:
 // outcome and code, the pool after the answer and its passing members, members added / removed / deferred, the
 // writes, and convergence_ms from the originating event's occurredAt through the retries. Dry runs say dry_run.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startEmulator, type EmulatorHandle } from '../../../emulator';
-import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
-import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { lineProblems } from '../../../shared/platform/log-schema';
 import { sendEvent } from '../../support/deliveries';
 import {
@@ -17,32 +14,21 @@ import {
   demoSeedWith,
   demoTarget,
 } from '../../support/world';
+import { useScenarioStack } from '../../support/scenario-stack';
 
 const HOUR = 3_600_000;
 const NEW_0 = '51.15.100.31';
 const [CP0_IP] = DEMO_CONTROL_PLANE_IPS as [string];
 const TAGS = [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG];
 
-let emulator: EmulatorHandle;
-let local: LocalQueue;
-let events: EventQueue;
+const stack = useScenarioStack({ instancePendingMs: 20 });
 let lines: Record<string, unknown>[];
 let problems: string[];
-
-beforeAll(async () => {
-  emulator = await startEmulator({ instancePendingMs: 20 });
-  local = await startLocalQueue();
-  events = createEventQueue(local.settings);
-});
-afterAll(async () => {
-  await emulator.stop();
-  await local.stop();
-});
 beforeEach(() => {
-  emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
-  emulator.loadSeed(demoSeedWith({ backends: [demoBackend()] })); // in sync, three control planes passing
-  emulator.clearForcedHealth();
-  emulator.resetHistory();
+  stack.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
+  stack.emulator.loadSeed(demoSeedWith({ backends: [demoBackend()] })); // in sync, three control planes passing
+  stack.emulator.clearForcedHealth();
+  stack.emulator.resetHistory();
   lines = [];
   problems = [];
 });
@@ -53,12 +39,12 @@ const capture = (line: string) => {
 };
 const answerLines = () => lines.filter((l) => l.log_type === 'reconcile_answer');
 const send = (event: Record<string, unknown> = {}, env: Record<string, string> = {}) =>
-  sendEvent(events, emulator, demoTarget(), env, { event, onLogLine: capture });
-const replaceCp0 = () => emulator.replaceServer(DEMO_CP0_ID, { name: 'cp-0b', zone: 'fr-par-1', publicIps: [NEW_0], tags: TAGS });
+  sendEvent(stack.events, stack.emulator, demoTarget(), env, { event, onLogLine: capture });
+const replaceCp0 = () => stack.emulator.replaceServer(DEMO_CP0_ID, { name: 'cp-0b', zone: 'fr-par-1', publicIps: [NEW_0], tags: TAGS });
 
 describe('the final line of each delivery', () => {
   it('a make-before-break rollout: the hold with its deferred member, then the removal; convergence from the first occurredAt', async () => {
-    emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR }); // the new member does not pass yet
+    stack.emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR }); // the new member does not pass yet
     replaceCp0();
     const tenMinutesAgo = Date.now() - 600_000;
     const run = await send({ occurredAt: new Date(tenMinutesAgo).toISOString() });
@@ -80,9 +66,9 @@ describe('the final line of each delivery', () => {
       writes: [`SetBackendServers lb-backend-https +[${NEW_0}] -[]`],
     });
     expect(answerLines()[0]).not.toHaveProperty('convergence_ms');
-    expect(emulator.history().map((w) => w.pool.length)).toEqual([4]);
+    expect(stack.emulator.history().map((w) => w.pool.length)).toEqual([4]);
 
-    emulator.setBehaviours({ healthPassAfterMs: 0 });
+    stack.emulator.setBehaviours({ healthPassAfterMs: 0 });
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
     const final = answerLines().at(-1);
     expect(final).toMatchObject({
@@ -98,7 +84,7 @@ describe('the final line of each delivery', () => {
     // From the first event's occurredAt, carried through every retry: not from the retry's own time.
     expect(final?.convergence_ms).toBeGreaterThanOrEqual(600_000);
     expect(final?.convergence_ms).toBeLessThan(Date.now() - tenMinutesAgo + 1_000);
-    expect(emulator.history().at(-1)?.pool.sort()).toEqual([...DEMO_CONTROL_PLANE_IPS.slice(1), NEW_0].sort());
+    expect(stack.emulator.history().at(-1)?.pool.sort()).toEqual([...DEMO_CONTROL_PLANE_IPS.slice(1), NEW_0].sort());
     expect(answerLines()).toHaveLength(run.answers.length); // one final line per delivery
     expect(problems).toEqual([]);
   });
@@ -126,12 +112,18 @@ describe('the final line of each delivery', () => {
       expect.objectContaining({ outcome: 'dry_run', writes: wouldWrite, pool_size: 3, members_added: replaced ? 1 : 0 }),
     ]);
     expect(answerLines()[0]).not.toHaveProperty('convergence_ms');
-    expect(emulator.history()).toEqual([]);
+    expect(stack.emulator.history()).toEqual([]);
     expect(problems).toEqual([]);
   });
 
   it('a dead letter: its reason and code, no pool figures (nothing was reconciled)', async () => {
-    const run = await sendEvent(events, emulator, demoTarget(), {}, { event: { target: 'nowhere.k8s.local' }, onLogLine: capture });
+    const run = await sendEvent(
+      stack.events,
+      stack.emulator,
+      demoTarget(),
+      {},
+      { event: { target: 'nowhere.k8s.local' }, onLogLine: capture },
+    );
     expect(await run.untilFinal()).toMatchObject({ outcome: 'dead_lettered', reason: 'unknown_target' });
     expect(answerLines()).toEqual([
       expect.objectContaining({

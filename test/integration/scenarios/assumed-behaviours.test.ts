@@ -10,19 +10,16 @@
  * - the right outcome for the scenario (the same under both settings, unless the scenario says why not).
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   BEHAVIOUR_CHOICES,
   DEFAULT_BEHAVIOURS,
   faultBodies,
-  startEmulator,
   type EmulatorBehaviours,
   type EmulatorHandle,
   type EmulatorSeed,
   type SwitchName,
 } from '../../../emulator';
-import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
-import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { RATE_LIMIT_FLOOR_MS } from '../../../shared/core/disposition';
@@ -41,6 +38,7 @@ import {
   FAKE_SECRET_KEY,
   neighbourServers,
 } from '../../support/world';
+import { useScenarioStack } from '../../support/scenario-stack';
 
 const BACKEND = 'lb-backend-https';
 const OLD = '00000000-0000-4000-8000-0000000000a1';
@@ -375,19 +373,7 @@ const scenarios: Scenario[] = [
 
 // ---- the harness: the queue played as the trigger plays it ----
 
-let emulator: EmulatorHandle;
-let local: LocalQueue;
-let events: EventQueue;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ instancePendingMs: 60 });
-  local = await startLocalQueue();
-  events = createEventQueue(local.settings);
-});
-afterAll(async () => {
-  await emulator.stop();
-  await local.stop();
-});
+const stack = useScenarioStack({ instancePendingMs: 60 });
 
 function backendsNamed(handle: EmulatorHandle): { id: string; pool: string[] }[] {
   const state = handle.dumpState() as { lbs: { backends: { id: string; name: string; pool: string[] }[] }[] };
@@ -397,18 +383,18 @@ function backendsNamed(handle: EmulatorHandle): { id: string; pool: string[] }[]
 async function drain(queueUrl: string): Promise<string[]> {
   const bodies: string[] = [];
   for (;;) {
-    const batch = await events.receive(queueUrl, { maxMessages: 10, waitSeconds: 0 });
+    const batch = await stack.events.receive(queueUrl, { maxMessages: 10, waitSeconds: 0 });
     if (batch.length === 0) return bodies;
     for (const message of batch) {
       bodies.push(message.body);
-      await events.delete(queueUrl, message.receiptHandle);
+      await stack.events.delete(queueUrl, message.receiptHandle);
     }
   }
 }
 
 async function play(scenario: Scenario): Promise<Run> {
   const suffix = randomUUID().slice(0, 8);
-  const queues = await provisionQueues(events, {
+  const queues = await provisionQueues(stack.events, {
     reconcileQueueName: `assumed-${suffix}`,
     deadLetterQueueName: `assumed-dlq-${suffix}`,
     functionTimeoutSeconds: 5,
@@ -431,11 +417,11 @@ async function play(scenario: Scenario): Promise<Run> {
       createScalewayGateway({
         accessKey: FAKE_ACCESS_KEY,
         secretKey: FAKE_SECRET_KEY,
-        apiUrl: emulator.url,
+        apiUrl: stack.emulator.url,
         defaultZone: 'fr-par-1',
         requestTimeoutMs: 5_000,
       }),
-    queue: () => events,
+    queue: () => stack.events,
     reconcileQueueUrl: queues.reconcileQueueUrl,
     deadLetterQueueUrl: queues.deadLetterQueueUrl,
     runtime,
@@ -448,21 +434,25 @@ async function play(scenario: Scenario): Promise<Run> {
     },
   };
   const eventId = `evt-${suffix}`;
-  await events.send(
+  await stack.events.send(
     queues.reconcileQueueUrl,
     JSON.stringify({ version: 1, id: eventId, source: 'manual', target: target.name, occurredAt: new Date().toISOString() }),
   );
   const answers: ReconcileAnswerBody[] = [];
   for (let delivery = 0; delivery < 60; delivery += 1) {
-    const [message] = await events.receive(queues.reconcileQueueUrl, { maxMessages: 1, waitSeconds: 0, visibilityTimeoutSeconds: 30 });
+    const [message] = await stack.events.receive(queues.reconcileQueueUrl, {
+      maxMessages: 1,
+      waitSeconds: 0,
+      visibilityTimeoutSeconds: 30,
+    });
     if (!message) break;
     const response = await handleReconcileMessage(message.body, deps);
     expect(response.statusCode, response.body).toBe(200); // a hand-off never failed here: no redelivery needed
-    await events.delete(queues.reconcileQueueUrl, message.receiptHandle);
+    await stack.events.delete(queues.reconcileQueueUrl, message.receiptHandle);
     const answer = JSON.parse(response.body) as ReconcileAnswerBody;
     expect(answer.eventId).toBe(eventId);
     answers.push(answer);
-    scenario.afterAnswer?.(emulator, answer, answers.length - 1);
+    scenario.afterAnswer?.(stack.emulator, answer, answers.length - 1);
   }
   const left = await drain(queues.reconcileQueueUrl);
   expect(left, 'the reconcile queue is empty at the end').toEqual([]);
@@ -479,7 +469,7 @@ function checkGuarantees(scenario: Scenario, setting: unknown, run: Run): void {
   expect(run.deadLetters.map((r) => r.eventId)).toEqual(wanted.final === 'dead_lettered' ? [run.answers[0]?.eventId] : []);
   if (wanted.code) expect(finals[0]?.error?.code).toBe(wanted.code);
   // No bad write.
-  for (const write of emulator.history().filter((w) => w.backendName === BACKEND)) {
+  for (const write of stack.emulator.history().filter((w) => w.backendName === BACKEND)) {
     expect(write.frontendsDeleted, `${write.operation} deleted a frontend`).toBeUndefined();
     if (write.deleted) continue;
     expect(write.pool.length, `${write.operation} wrote an empty pool`).toBeGreaterThan(0);
@@ -487,7 +477,7 @@ function checkGuarantees(scenario: Scenario, setting: unknown, run: Run): void {
     expect(new Set(write.pool).size).toBe(write.pool.length);
   }
   // The right outcome.
-  const backends = backendsNamed(emulator);
+  const backends = backendsNamed(stack.emulator);
   if (!wanted.backendId) expect(backends).toHaveLength(1);
   const used = backends.find((b) => b.id === (wanted.backendId ?? backends[0]?.id));
   expect([...(used?.pool ?? [])].sort()).toEqual([...wanted.pool].sort());
@@ -500,15 +490,19 @@ for (const switchName of Object.keys(BEHAVIOUR_CHOICES) as SwitchName[]) {
     describe(`${switchName}: ${JSON.stringify(setting)}`, () => {
       for (const scenario of covering.filter((s) => s.onlyUnder === undefined || s.onlyUnder === setting)) {
         it(scenario.name, async () => {
-          emulator.setBehaviours({ ...DEFAULT_BEHAVIOURS, instancePendingMs: 60, [switchName]: setting } as Partial<EmulatorBehaviours>);
-          emulator.loadSeed((scenario.seed ?? convergedSeed)());
-          emulator.clearFaults();
-          emulator.resetCalls();
-          emulator.resetHistory();
-          scenario.arrange(emulator);
+          stack.emulator.setBehaviours({
+            ...DEFAULT_BEHAVIOURS,
+            instancePendingMs: 60,
+            [switchName]: setting,
+          } as Partial<EmulatorBehaviours>);
+          stack.emulator.loadSeed((scenario.seed ?? convergedSeed)());
+          stack.emulator.clearFaults();
+          stack.emulator.resetCalls();
+          stack.emulator.resetHistory();
+          scenario.arrange(stack.emulator);
           const run = await play(scenario);
           checkGuarantees(scenario, setting, run);
-          scenario.check?.(run, emulator, setting);
+          scenario.check?.(run, stack.emulator, setting);
         });
       }
     });
@@ -524,12 +518,12 @@ describe('every switch that changes what the reconciler sees is covered here', (
 
 describe("the gateway's real 429 (empty body, no reset time)", () => {
   it('on the pool write: retried no sooner than 1 s, then written; no lost event, no bad write', async () => {
-    emulator.setBehaviours({ ...DEFAULT_BEHAVIOURS, instancePendingMs: 60 });
-    emulator.loadSeed(convergedSeed());
-    emulator.clearFaults();
-    emulator.resetHistory();
-    replaceControlPlane(emulator);
-    emulator.addFault({ operation: 'SetBackendServers', ...faultBodies.rateLimited() });
+    stack.emulator.setBehaviours({ ...DEFAULT_BEHAVIOURS, instancePendingMs: 60 });
+    stack.emulator.loadSeed(convergedSeed());
+    stack.emulator.clearFaults();
+    stack.emulator.resetHistory();
+    replaceControlPlane(stack.emulator);
+    stack.emulator.addFault({ operation: 'SetBackendServers', ...faultBodies.rateLimited() });
     const scenario: Scenario = {
       name: '429',
       switch: 'writesWhileTransient',
@@ -544,13 +538,13 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
   });
 
   it('while waiting for the write to apply: the next poll waits at least 1 s', async () => {
-    emulator.setBehaviours({ ...DEFAULT_BEHAVIOURS, instancePendingMs: 60 });
-    emulator.loadSeed(convergedSeed());
-    emulator.clearFaults();
-    emulator.resetHistory();
-    emulator.resetCalls();
-    replaceControlPlane(emulator);
-    emulator.addFault({ operation: 'GetLb', status: 429 });
+    stack.emulator.setBehaviours({ ...DEFAULT_BEHAVIOURS, instancePendingMs: 60 });
+    stack.emulator.loadSeed(convergedSeed());
+    stack.emulator.clearFaults();
+    stack.emulator.resetHistory();
+    stack.emulator.resetCalls();
+    replaceControlPlane(stack.emulator);
+    stack.emulator.addFault({ operation: 'GetLb', status: 429 });
     const { reconcileTarget } = await import('../../../shared/reconcile/reconcile-target');
     const sleeps: number[] = [];
     const result = await reconcileTarget(
@@ -560,7 +554,7 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
         gateway: createScalewayGateway({
           accessKey: FAKE_ACCESS_KEY,
           secretKey: FAKE_SECRET_KEY,
-          apiUrl: emulator.url,
+          apiUrl: stack.emulator.url,
           defaultZone: 'fr-par-1',
         }),
         waitBudgetMs: 5_000,
@@ -571,7 +565,7 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
       },
     );
     expect(result.status).toBe('applied');
-    const polls = emulator
+    const polls = stack.emulator
       .calls()
       .filter((c) => c.operation === 'GetLb')
       .map((c) => c.status);

@@ -6,11 +6,9 @@
  * behind the first, for as long as the switch is set; the test sets it back to `two` (they agree) between
  * deliveries, so nothing races a clock.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { judgeShrink } from '../../../chaos/invariants';
-import { startEmulator, type EmulatorHandle, type PoolWrite } from '../../../emulator';
-import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
-import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
+import type { PoolWrite } from '../../../emulator';
 import { sendEvent } from '../../support/deliveries';
 import {
   CONTROL_PLANE_ROLE_TAG,
@@ -22,52 +20,41 @@ import {
   demoSeedWith,
   demoTarget,
 } from '../../support/world';
+import { useScenarioStack } from '../../support/scenario-stack';
 
 const [, CP1_ID, CP2_ID] = DEMO_CONTROL_PLANE_IDS as [string, string, string];
 const [CP0_IP, CP1_IP, CP2_IP] = DEMO_CONTROL_PLANE_IPS as [string, string, string];
 const NEW_IP = '51.15.100.31';
 
-let emulator: EmulatorHandle;
-let local: LocalQueue;
-let events: EventQueue;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ instancePendingMs: 20 });
-  local = await startLocalQueue();
-  events = createEventQueue(local.settings);
-});
-afterAll(async () => {
-  await emulator.stop();
-  await local.stop();
-});
+const stack = useScenarioStack({ instancePendingMs: 20 });
 
 /** The demo cluster in sync: three control planes, passing on every instance since the seed. */
 beforeEach(() => {
-  emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0, lbInstanceReports: 'two_disagreeing' });
-  emulator.loadSeed(demoSeedWith({ backends: [demoBackend()] }));
-  emulator.resetHistory();
+  stack.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0, lbInstanceReports: 'two_disagreeing' });
+  stack.emulator.loadSeed(demoSeedWith({ backends: [demoBackend()] }));
+  stack.emulator.resetHistory();
 });
 
-const writes = (): PoolWrite[] => emulator.history().filter((w) => w.backendName === 'lb-backend-https');
+const writes = (): PoolWrite[] => stack.emulator.history().filter((w) => w.backendName === 'lb-backend-https');
 const pools = () => writes().map((w) => [...w.pool].sort());
 
 describe('instances that disagree: unsettled', () => {
   it('a new member passing on one instance only is not ready: the serving member it replaces waits until both agree', async () => {
     // CP2 loses its role tag (still running, still passing); a new control plane comes up.
-    emulator.upsertServer({
+    stack.emulator.upsertServer({
       id: CP2_ID,
       name: 'control-plane-fr-par-1-2',
       zone: 'fr-par-1',
       publicIps: [CP2_IP],
       tags: [DEMO_CLUSTER_TAG],
     });
-    emulator.upsertServer({
+    stack.emulator.upsertServer({
       name: 'control-plane-fr-par-1-3',
       zone: 'fr-par-1',
       publicIps: [NEW_IP],
       tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
     });
-    const run = await sendEvent(events, emulator, demoTarget());
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget());
 
     expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'removal_deferred' } });
     expect(pools()).toEqual([[CP0_IP, CP1_IP, CP2_IP, NEW_IP]]); // additions first
@@ -77,7 +64,7 @@ describe('instances that disagree: unsettled', () => {
     expect(second?.error?.message).toContain(`make-before-break: waiting until ${NEW_IP} passes`);
     expect(writes()).toHaveLength(1);
 
-    emulator.setBehaviours({ lbInstanceReports: 'two' }); // the second instance catches up
+    stack.emulator.setBehaviours({ lbInstanceReports: 'two' }); // the second instance catches up
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied', actions: ['SetBackendServers'] });
     expect(pools()).toEqual([
       [CP0_IP, CP1_IP, CP2_IP, NEW_IP],
@@ -88,15 +75,15 @@ describe('instances that disagree: unsettled', () => {
   });
 
   it('a gone member failing on one instance only may still serve: with maxUnavailable 0 it stays until both fail it', async () => {
-    emulator.removeServer(DEMO_CP0_ID); // terminated, no replacement: the pool shrinks to CP1 and CP2
-    const run = await sendEvent(events, emulator, demoTarget({ maxUnavailable: 0 }));
+    stack.emulator.removeServer(DEMO_CP0_ID); // terminated, no replacement: the pool shrinks to CP1 and CP2
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget({ maxUnavailable: 0 }));
 
     const first = await run.next();
     expect(first).toMatchObject({ outcome: 'retry_scheduled', actions: [], error: { code: 'removal_deferred' } });
     expect(first?.error?.message).toContain('maxUnavailable 0');
     expect(writes()).toEqual([]);
 
-    emulator.setBehaviours({ lbInstanceReports: 'two' }); // both instances now fail it
+    stack.emulator.setBehaviours({ lbInstanceReports: 'two' }); // both instances now fail it
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied', actions: ['SetBackendServers'] });
     expect(pools()).toEqual([[CP1_IP, CP2_IP]]);
     expect(writes()[0]?.health[CP0_IP]).toBe('failed');
@@ -110,11 +97,11 @@ describe('instances that disagree: unsettled', () => {
       expected: [[CP1_IP, CP2_IP], [CP2_IP]],
     },
   ] as const)('two gone members that $what', async ({ reports, expected }) => {
-    emulator.setBehaviours({ lbInstanceReports: reports });
-    emulator.removeServer(DEMO_CP0_ID);
-    emulator.removeServer(CP1_ID);
+    stack.emulator.setBehaviours({ lbInstanceReports: reports });
+    stack.emulator.removeServer(DEMO_CP0_ID);
+    stack.emulator.removeServer(CP1_ID);
     // Two of three gone at once look like a partial listing; this target trusts discovery.
-    const run = await sendEvent(events, emulator, demoTarget({ maxUnavailable: 1, trustPartialDiscovery: true }));
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget({ maxUnavailable: 1, trustPartialDiscovery: true }));
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
     expect(pools()).toEqual(expected);
     if (reports === 'two_disagreeing') expect(writes()[0]?.health).toMatchObject({ [CP0_IP]: 'failed/passed', [CP1_IP]: 'failed/passed' });

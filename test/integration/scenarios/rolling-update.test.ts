@@ -5,11 +5,9 @@
  * Health timing is set so nothing races a clock: a delay of an hour ("not yet"), or 0 ("now"), changed between
  * deliveries.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { judgeShrink } from '../../../chaos/invariants';
-import { startEmulator, type EmulatorHandle, type PoolWrite } from '../../../emulator';
-import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
-import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
+import type { PoolWrite } from '../../../emulator';
 import { sendEvent } from '../../support/deliveries';
 import {
   CONTROL_PLANE_ROLE_TAG,
@@ -20,6 +18,7 @@ import {
   demoSeed,
   demoTarget,
 } from '../../support/world';
+import { useScenarioStack } from '../../support/scenario-stack';
 
 const HOUR = 3_600_000;
 const [, CP1_ID, CP2_ID] = DEMO_CONTROL_PLANE_IDS as [string, string, string];
@@ -27,23 +26,11 @@ const [CP0_IP, CP1_IP, CP2_IP] = DEMO_CONTROL_PLANE_IPS as [string, string, stri
 const NEW_0 = '51.15.100.31';
 const NEW_1 = '51.15.100.32';
 
-let emulator: EmulatorHandle;
-let local: LocalQueue;
-let events: EventQueue;
-
-beforeAll(async () => {
-  emulator = await startEmulator({ instancePendingMs: 20 });
-  local = await startLocalQueue();
-  events = createEventQueue(local.settings);
-});
-afterAll(async () => {
-  await emulator.stop();
-  await local.stop();
-});
+const stack = useScenarioStack({ instancePendingMs: 20 });
 
 /** The demo cluster with its backend in sync: three control planes, all passing their health checks. */
 beforeEach(() => {
-  emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
+  stack.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
   const seed = demoSeed();
   const lb = seed.lbs?.[0];
   if (lb)
@@ -55,19 +42,19 @@ beforeEach(() => {
         health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
       },
     ];
-  emulator.loadSeed(seed);
-  emulator.clearForcedHealth();
-  emulator.resetHistory();
-  emulator.resetCalls();
+  stack.emulator.loadSeed(seed);
+  stack.emulator.clearForcedHealth();
+  stack.emulator.resetHistory();
+  stack.emulator.resetCalls();
 });
-afterEach(() => emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 }));
+afterEach(() => stack.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 }));
 
-const writes = (): PoolWrite[] => emulator.history().filter((w) => w.backendName === 'lb-backend-https');
+const writes = (): PoolWrite[] => stack.emulator.history().filter((w) => w.backendName === 'lb-backend-https');
 const pools = () => writes().map((w) => [...w.pool].sort());
 const passing = (w: PoolWrite) => w.pool.filter((ip) => w.health[ip] === 'passed');
 
 function replace(oldId: string, name: string, ip: string): void {
-  emulator.replaceServer(oldId, { name, zone: 'fr-par-1', publicIps: [ip], tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG] });
+  stack.emulator.replaceServer(oldId, { name, zone: 'fr-par-1', publicIps: [ip], tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG] });
 }
 
 /** Every write in the history: no unsafe shrink, and never a pool without a passing member. */
@@ -81,12 +68,12 @@ function expectSafeHistory(maxUnavailable = 1): void {
 describe('a kOps-style replacement (old server deleted, new one booted)', () => {
   it('the old member failing its check already: one write, added and removed together, one health read', async () => {
     replace(DEMO_CP0_ID, 'control-plane-fr-par-1-0b', NEW_0);
-    const run = await sendEvent(events, emulator, demoTarget());
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget());
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied', actions: ['SetBackendServers'] });
     expect(run.answers).toHaveLength(1);
     expect(pools()).toEqual([[CP1_IP, CP2_IP, NEW_0]]);
     expect(writes()[0]?.health[CP0_IP]).toBe('failed');
-    const ops = emulator.calls().map((c) => c.operation);
+    const ops = stack.emulator.calls().map((c) => c.operation);
     expect(ops.filter((op) => op === 'ListBackendStats')).toHaveLength(1);
     expect(ops.filter((op) => op !== 'GetLb' && op !== 'ListBackendStats').sort()).toEqual([
       'ListBackends',
@@ -99,9 +86,9 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
 
   it('the old member still passing, the new one not yet: the new one is added first, the old one removed once the new one passes', async () => {
     // The deleted server's check has not failed yet; the new server's API does not answer yet.
-    emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR });
+    stack.emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR });
     replace(DEMO_CP0_ID, 'control-plane-fr-par-1-0b', NEW_0);
-    const run = await sendEvent(events, emulator, demoTarget());
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget());
 
     expect(await run.next()).toMatchObject({
       outcome: 'retry_scheduled',
@@ -114,7 +101,7 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
     expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', actions: [], error: { code: 'removal_deferred' } });
     expect(writes()).toHaveLength(1);
 
-    emulator.setBehaviours({ healthPassAfterMs: 0 }); // the new control plane answers its health check
+    stack.emulator.setBehaviours({ healthPassAfterMs: 0 }); // the new control plane answers its health check
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied', actions: ['SetBackendServers'] });
     expect(pools()).toEqual([
       [CP0_IP, CP1_IP, CP2_IP, NEW_0],
@@ -131,14 +118,14 @@ describe('a kOps-style replacement (old server deleted, new one booted)', () => 
 
 describe('2 of 3 healthy control planes lose their role tag (still running)', () => {
   const untag = (id: string, name: string, ip: string) =>
-    emulator.upsertServer({ id, name, zone: 'fr-par-1', publicIps: [ip], tags: [DEMO_CLUSTER_TAG] });
+    stack.emulator.upsertServer({ id, name, zone: 'fr-par-1', publicIps: [ip], tags: [DEMO_CLUSTER_TAG] });
   beforeEach(() => {
     untag(CP1_ID, 'control-plane-fr-par-1-1', CP1_IP);
     untag(CP2_ID, 'control-plane-fr-par-1-2', CP2_IP);
   });
 
   it('discovery is suspect: not one write, retried until the retry horizon passes, then dead-lettered with the reason', async () => {
-    const run = await sendEvent(events, emulator, demoTarget(), { LBSYNC_RETRY_HORIZON_MS: '200' });
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget(), { LBSYNC_RETRY_HORIZON_MS: '200' });
     const final = await run.untilFinal();
     expect(final).toMatchObject({ outcome: 'dead_lettered', reason: 'retries_exhausted', error: { code: 'discovery_suspect' } });
     expect(final?.error?.message).toMatch(
@@ -152,7 +139,7 @@ describe('2 of 3 healthy control planes lose their role tag (still running)', ()
   });
 
   it('with trustPartialDiscovery: one serving member per write (maxUnavailable 1): the first write keeps 2 of the 3', async () => {
-    const run = await sendEvent(events, emulator, demoTarget({ trustPartialDiscovery: true }));
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget({ trustPartialDiscovery: true }));
     expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'removal_deferred' } });
     expect(pools()).toEqual([[CP0_IP, CP2_IP]]);
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
@@ -165,7 +152,7 @@ describe('two control planes deleted at once', () => {
   it('their checks failing: both removed and both new ones added, in one write', async () => {
     replace(DEMO_CP0_ID, 'control-plane-fr-par-1-0b', NEW_0);
     replace(CP1_ID, 'control-plane-fr-par-1-1b', NEW_1);
-    const run = await sendEvent(events, emulator, demoTarget());
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget());
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
     expect(pools()).toEqual([[CP2_IP, NEW_0, NEW_1]]);
     expect(writes()[0]?.health).toMatchObject({ [CP0_IP]: 'failed', [CP1_IP]: 'failed' });
@@ -173,13 +160,13 @@ describe('two control planes deleted at once', () => {
   });
 
   it('their checks not failed yet: suspect, the new ones are added and the old ones stay until their checks fail', async () => {
-    emulator.setBehaviours({ healthFailAfterMs: HOUR });
+    stack.emulator.setBehaviours({ healthFailAfterMs: HOUR });
     replace(DEMO_CP0_ID, 'control-plane-fr-par-1-0b', NEW_0);
     replace(CP1_ID, 'control-plane-fr-par-1-1b', NEW_1);
-    const run = await sendEvent(events, emulator, demoTarget());
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget());
     expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', error: { code: 'discovery_suspect' } });
     expect(pools()).toEqual([[CP0_IP, CP1_IP, CP2_IP, NEW_0, NEW_1]]);
-    emulator.setBehaviours({ healthFailAfterMs: 0 }); // the LB notices they are gone
+    stack.emulator.setBehaviours({ healthFailAfterMs: 0 }); // the LB notices they are gone
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
     expect(pools()).toEqual([
       [CP0_IP, CP1_IP, CP2_IP, NEW_0, NEW_1],
@@ -191,18 +178,18 @@ describe('two control planes deleted at once', () => {
 
 describe('a health failure forced on one address (control API)', () => {
   it('a desired member failing its check holds back the removal of a serving one', async () => {
-    emulator.upsertServer({
+    stack.emulator.upsertServer({
       id: CP1_ID,
       name: 'control-plane-fr-par-1-1',
       zone: 'fr-par-1',
       publicIps: [CP1_IP],
       tags: [DEMO_CLUSTER_TAG],
     });
-    emulator.forceHealth(CP2_IP, 'failed');
-    const run = await sendEvent(events, emulator, demoTarget());
+    stack.emulator.forceHealth(CP2_IP, 'failed');
+    const run = await sendEvent(stack.events, stack.emulator, demoTarget());
     expect(await run.next()).toMatchObject({ outcome: 'retry_scheduled', actions: [], error: { code: 'removal_deferred' } });
     expect(writes()).toEqual([]);
-    emulator.clearForcedHealth(CP2_IP);
+    stack.emulator.clearForcedHealth(CP2_IP);
     expect(await run.untilFinal()).toMatchObject({ outcome: 'applied' });
     expect(pools()).toEqual([[CP0_IP, CP2_IP]]);
     expectSafeHistory();

@@ -127,7 +127,10 @@ describe('serverless.yml as committed', () => {
   it('refuses a handler that exports handle only to require() (a spread hides it from import()), or not at all', () => {
     const copy = join(dir, `root-${written++}`);
     cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
-    writeFileSync(join(copy, 'dist', 'sweep', 'handler.js'), 'const loaded = { handle: async () => ({ statusCode: 200 }) };\nmodule.exports = { ...loaded };\n');
+    writeFileSync(
+      join(copy, 'dist', 'sweep', 'handler.js'),
+      'const loaded = { handle: async () => ({ statusCode: 200 }) };\nmodule.exports = { ...loaded };\n',
+    );
     writeFileSync(join(copy, 'dist', 'watch', 'handler.js'), 'module.exports = { codeCache: false };\n');
     const result = validate(committed, {}, ['--root', copy]);
     expect(result.errors).toEqual([
