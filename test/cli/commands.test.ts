@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
 import { startDemoStack } from '../support/demo-stack';
-import { DEMO_CONTROL_PLANE_IDS, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID } from '../support/world';
+import { DEMO_CONTROL_PLANE_IDS, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoPool } from '../support/world';
 import { UNKNOWN_TARGET_HINT } from '../../cli/hints';
 import { main } from '../../cli/main';
 import { runInProcess as lbsync, waitFor } from './support';
@@ -18,10 +18,7 @@ function deliveredEvent(id: string) {
   return deliveries.find((d) => d.event?.id === id && d.status === 200);
 }
 
-function pool(): string[] | undefined {
-  const state = stack.emulator.dumpState() as { lbs: { id: string; backends: { name: string; pool: string[] }[] }[] };
-  return state.lbs.find((lb) => lb.id === DEMO_LB_ID)?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
-}
+const pool = () => demoPool(stack.emulator);
 
 beforeAll(async () => {
   stack = await startDemoStack({

@@ -4,7 +4,7 @@
 // ("not yet") or 0, switched between commands: nothing races a clock.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../emulator';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
+import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, convergedDemoSeed } from '../support/world';
 import { runInProcess } from './support';
 
 const HOUR = 3_600_000;
@@ -32,18 +32,7 @@ afterAll(async () => {
 });
 
 beforeEach(() => {
-  const seed = demoSeed();
-  const lb = seed.lbs?.[0];
-  if (lb)
-    lb.backends = [
-      {
-        name: 'lb-backend-https',
-        forward_port: 443,
-        pool: [...DEMO_CONTROL_PLANE_IPS],
-        health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-      },
-    ];
-  emulator.loadSeed(seed);
+  emulator.loadSeed(convergedDemoSeed());
   emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR });
   // A kOps replacement: the old server is gone but its check has not failed yet; the new one does not pass yet.
   emulator.replaceServer(DEMO_CP0_ID, {

@@ -3,12 +3,11 @@
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { faultBodies } from '../../emulator';
-import type { EmulatorSeed } from '../../emulator';
 import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { LocalStack } from '../../local/stack';
 import { startLocalStack } from '../../local/stack';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed } from '../support/world';
+import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, convergedDemoSeed, demoPool } from '../support/world';
 
 let stack: LocalStack;
 const deliveries: Delivery[] = [];
@@ -23,25 +22,7 @@ const NEW_POOL = ['51.15.100.12', '51.15.100.13', '51.15.100.51'];
 /** Transient failures are retried this long after the first attempt (a few attempts with base 100 ms, cap 800 ms). */
 const RETRY_HORIZON_MS = 2_000;
 
-function convergedSeed(): EmulatorSeed {
-  const seed = demoSeed();
-  const lb = seed.lbs?.[0];
-  if (!lb) throw new Error('demo seed has no LB');
-  lb.backends = [
-    {
-      name: 'lb-backend-https',
-      forward_port: 443,
-      pool: [...DEMO_CONTROL_PLANE_IPS],
-      health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-    },
-  ];
-  return seed;
-}
-
-function pool(): string[] | undefined {
-  const state = stack.emulator.dumpState() as { lbs: { backends: { name: string; pool: string[] }[] }[] };
-  return state.lbs[0]?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
-}
+const pool = () => demoPool(stack.emulator);
 
 async function until<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
   const started = Date.now();
@@ -69,7 +50,7 @@ const quiet = () => stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 20_000 });
 
 beforeAll(async () => {
   stack = await startLocalStack({
-    seed: convergedSeed(),
+    seed: convergedDemoSeed(),
     targets: [{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }],
     functionsFrom: 'source',
     instancePendingMs: 150,
@@ -95,7 +76,7 @@ beforeEach(async () => {
   await quiet();
   await stack.drainDeadLetters();
   stack.emulator.clearFaults();
-  stack.emulator.loadSeed(convergedSeed());
+  stack.emulator.loadSeed(convergedDemoSeed());
   stack.emulator.resetCalls();
   stack.emulator.resetHistory();
   deliveries.length = 0;

@@ -2,11 +2,11 @@
 // sweep, noticed in the emulated Audit Trail by the watch function (served by @scaleway/serverless-functions,
 // run on its own ticker), enqueued, reconciled. The evidence is the emulator's pool history and the queue.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { EmulatorSeed, WireAuditEvent } from '../../emulator';
+import type { WireAuditEvent } from '../../emulator';
 import type { LocalStack } from '../../local/stack';
 import { startLocalStack } from '../../local/stack';
 import type { Delivery } from '../../local/trigger-bridge';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed } from '../support/world';
+import { DEMO_CLUSTER, DEMO_CP0_ID, convergedDemoSeed, demoPool } from '../support/world';
 
 const WATCH_EVERY_MS = 400;
 const AUDIT_DELAY_MS = 300;
@@ -27,25 +27,7 @@ const NEW_POOL = ['51.15.100.12', '51.15.100.13', '51.15.100.51'];
 let stack: LocalStack;
 const deliveries: Delivery[] = [];
 
-function convergedSeed(): EmulatorSeed {
-  const seed = demoSeed();
-  const lb = seed.lbs?.[0];
-  if (!lb) throw new Error('demo seed has no LB');
-  lb.backends = [
-    {
-      name: 'lb-backend-https',
-      forward_port: 443,
-      pool: [...DEMO_CONTROL_PLANE_IPS],
-      health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-    },
-  ];
-  return seed;
-}
-
-function pool(): string[] | undefined {
-  const state = stack.emulator.dumpState() as { lbs: { backends: { name: string; pool: string[] }[] }[] };
-  return state.lbs[0]?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
-}
+const pool = () => demoPool(stack.emulator);
 
 async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Promise<void> {
   const started = Date.now();
@@ -59,7 +41,7 @@ const events = () => deliveries.map((d) => JSON.parse(d.body) as { source: strin
 
 beforeAll(async () => {
   stack = await startLocalStack({
-    seed: convergedSeed(),
+    seed: convergedDemoSeed(),
     targets: [{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }],
     functionsFrom: 'source',
     instancePendingMs: 100,
@@ -77,7 +59,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 20_000 });
-  stack.emulator.loadSeed(convergedSeed());
+  stack.emulator.loadSeed(convergedDemoSeed());
   stack.emulator.auditTrail.clear();
   stack.emulator.resetHistory();
   deliveries.length = 0;

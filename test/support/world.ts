@@ -75,6 +75,17 @@ export function demoBackend(pool: readonly string[] = DEMO_CONTROL_PLANE_IPS, pa
   } as SeedBackend;
 }
 
+/** The demo seed converged: its LB's `lb-backend-https` holds the three control planes. */
+export function convergedDemoSeed(): EmulatorSeed {
+  return demoSeedWith({ backends: [demoBackend()] });
+}
+
+/** The pool of the demo LB's `lb-backend-https` as the emulator holds it now; undefined when it has none. */
+export function demoPool(emulator: Pick<EmulatorHandle, 'dumpState'>): string[] | undefined {
+  const state = emulator.dumpState() as { lbs: { id: string; backends: { name: string; pool: string[] }[] }[] };
+  return state.lbs.find((lb) => lb.id === DEMO_LB_ID)?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
+}
+
 export function demoTarget(overrides: Record<string, unknown> = {}): Target {
   if (Object.keys(overrides).length === 0) return parseTargets([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }])[0] as Target;
   const [base] = parseTargets([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]);

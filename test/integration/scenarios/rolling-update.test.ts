@@ -15,8 +15,8 @@ import {
   DEMO_CONTROL_PLANE_IDS,
   DEMO_CONTROL_PLANE_IPS,
   DEMO_CP0_ID,
-  demoSeed,
   demoTarget,
+  convergedDemoSeed,
 } from '../../support/world';
 import { useScenarioStack } from '../../support/scenario-stack';
 
@@ -31,18 +31,7 @@ const stack = useScenarioStack({ instancePendingMs: 20 });
 /** The demo cluster with its backend in sync: three control planes, all passing their health checks. */
 beforeEach(() => {
   stack.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
-  const seed = demoSeed();
-  const lb = seed.lbs?.[0];
-  if (lb)
-    lb.backends = [
-      {
-        name: 'lb-backend-https',
-        forward_port: 443,
-        pool: [...DEMO_CONTROL_PLANE_IPS],
-        health_check: { port: 443, check_delay: 3000, check_timeout: 1000, check_max_retries: 5, tcp_config: {} },
-      },
-    ];
-  stack.emulator.loadSeed(seed);
+  stack.emulator.loadSeed(convergedDemoSeed());
   stack.emulator.clearForcedHealth();
   stack.emulator.resetHistory();
   stack.emulator.resetCalls();
