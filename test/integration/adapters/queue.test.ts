@@ -5,31 +5,20 @@ import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { inspect, promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
-import { createEventQueue, QueueHandOffError, type EventQueue } from '../../../shared/adapters/queue';
+import { describe, expect, it } from 'vitest';
+import { createEventQueue, QueueHandOffError } from '../../../shared/adapters/queue';
+import { useLocalQueue } from '../../support/local-queue';
 
 const run = promisify(execFile);
 const repoRoot = resolve(__dirname, '../../..');
 
-let local: LocalQueue;
-let queue: EventQueue;
-let queueCounter = 0;
-const uniqueName = (label: string) => `${label}-${process.pid}-${++queueCounter}`;
-
-beforeAll(async () => {
-  local = await startLocalQueue({ port: 0 });
-  queue = createEventQueue(local.settings);
-});
-
-afterAll(async () => {
-  await local?.stop();
-});
+const fixture = useLocalQueue();
+const { uniqueName } = fixture;
 
 async function receiveAll(queueUrl: string, expected: number) {
   const received = [];
   for (let round = 0; round < 20 && received.length < expected; round++) {
-    const batch = await queue.receive(queueUrl, { maxMessages: 10, waitSeconds: 1 });
+    const batch = await fixture.queue.receive(queueUrl, { maxMessages: 10, waitSeconds: 1 });
     received.push(...batch);
   }
   return received;
@@ -46,37 +35,37 @@ async function closedPort(): Promise<number> {
 
 describe('event queue adapter', () => {
   it('sends, receives with receive count and sent time, and deletes', async () => {
-    const url = await queue.createQueue(uniqueName('basic'), {});
+    const url = await fixture.queue.createQueue(uniqueName('basic'), {});
     const body = JSON.stringify({ version: 1, id: 'evt-1', target: 'prod' });
     const before = Date.now();
-    const { messageId } = await queue.send(url, body);
+    const { messageId } = await fixture.queue.send(url, body);
 
-    const [message, ...rest] = await queue.receive(url, { maxMessages: 10, waitSeconds: 1 });
+    const [message, ...rest] = await fixture.queue.receive(url, { maxMessages: 10, waitSeconds: 1 });
     expect(rest).toEqual([]);
     expect(message).toMatchObject({ messageId, body, receiveCount: 1 });
     expect(message?.sentAt).toBeGreaterThanOrEqual(before - 1000);
 
-    await queue.delete(url, message!.receiptHandle);
-    const attributes = await queue.attributes(url);
+    await fixture.queue.delete(url, message!.receiptHandle);
+    const attributes = await fixture.queue.attributes(url);
     expect(attributes.ApproximateNumberOfMessages).toBe('0');
     expect(attributes.ApproximateNumberOfMessagesNotVisible).toBe('0');
   });
 
   it('makes a message visible again with changeVisibility 0', async () => {
-    const url = await queue.createQueue(uniqueName('visibility'), { VisibilityTimeout: '60' });
-    await queue.send(url, 'again');
-    const [first] = await queue.receive(url, { waitSeconds: 1 });
-    expect(await queue.receive(url)).toEqual([]);
-    await queue.changeVisibility(url, first!.receiptHandle, 0);
-    const [second] = await queue.receive(url, { waitSeconds: 1 });
+    const url = await fixture.queue.createQueue(uniqueName('visibility'), { VisibilityTimeout: '60' });
+    await fixture.queue.send(url, 'again');
+    const [first] = await fixture.queue.receive(url, { waitSeconds: 1 });
+    expect(await fixture.queue.receive(url)).toEqual([]);
+    await fixture.queue.changeVisibility(url, first!.receiptHandle, 0);
+    const [second] = await fixture.queue.receive(url, { waitSeconds: 1 });
     expect(second).toMatchObject({ messageId: first!.messageId, receiveCount: 2 });
   });
 
   it('sends 25 entries in 3 SendMessageBatch calls, all received', async () => {
-    const url = await queue.createQueue(uniqueName('batch'), {});
+    const url = await fixture.queue.createQueue(uniqueName('batch'), {});
     const entries = Array.from({ length: 25 }, (_, i) => ({ id: `e${i}`, body: JSON.stringify({ n: i }) }));
 
-    const result = await queue.sendBatch(url, entries);
+    const result = await fixture.queue.sendBatch(url, entries);
 
     expect(result.calls).toBe(3);
     expect(result.failed).toEqual([]);
@@ -86,8 +75,8 @@ describe('event queue adapter', () => {
   });
 
   it('reports entries SQS refuses instead of throwing', async () => {
-    const url = await queue.createQueue(uniqueName('batch-partial'), {});
-    const result = await queue.sendBatch(url, [
+    const url = await fixture.queue.createQueue(uniqueName('batch-partial'), {});
+    const result = await fixture.queue.sendBatch(url, [
       { id: 'good', body: '{"ok":true}' },
       { id: 'bad', body: 'nul \u0000 is not allowed' },
     ]);
@@ -98,27 +87,27 @@ describe('event queue adapter', () => {
 
   it('finds an existing queue and answers undefined for a missing one', async () => {
     const name = uniqueName('lookup');
-    const url = await queue.createQueue(name, {});
-    expect(await queue.queueUrl(name)).toBe(url);
-    expect(await queue.findQueueUrl(name)).toBe(url);
-    expect(await queue.findQueueUrl(uniqueName('missing'))).toBeUndefined();
+    const url = await fixture.queue.createQueue(name, {});
+    expect(await fixture.queue.queueUrl(name)).toBe(url);
+    expect(await fixture.queue.findQueueUrl(name)).toBe(url);
+    expect(await fixture.queue.findQueueUrl(uniqueName('missing'))).toBeUndefined();
   });
 
   it('purges a queue', async () => {
-    const url = await queue.createQueue(uniqueName('purge'), {});
-    await queue.sendBatch(url, [
+    const url = await fixture.queue.createQueue(uniqueName('purge'), {});
+    await fixture.queue.sendBatch(url, [
       { id: 'a', body: '1' },
       { id: 'b', body: '2' },
     ]);
-    await queue.purge(url);
-    expect((await queue.attributes(url)).ApproximateNumberOfMessages).toBe('0');
+    await fixture.queue.purge(url);
+    expect((await fixture.queue.attributes(url)).ApproximateNumberOfMessages).toBe('0');
   });
 });
 
 describe('queue errors', () => {
   it('names the operation and queue, keeps the SQS error as cause', async () => {
     const name = uniqueName('nowhere');
-    const error = await queue.queueUrl(name).catch((e: unknown) => e);
+    const error = await fixture.queue.queueUrl(name).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(QueueHandOffError);
     const handOff = error as QueueHandOffError;
     expect(handOff.code).toBe('queue_unavailable');
