@@ -13,12 +13,12 @@ import { tryGateway } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
 import type { PoolMember } from '../shared/core/desired';
 import { discoveredPool, unusableAddressWarning } from '../shared/core/desired';
-import { admitServers, filterMismatchWarning } from '../shared/core/discovery-check';
+import { admitServers, filterMismatchWarning, ownHealthReports } from '../shared/core/discovery-check';
 import { unusablePoolAddress } from '../shared/schemas/backend-address';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
 import { describeAction } from '../shared/core/action-text';
-import type { ObservedBackend } from '../shared/core/model';
+import type { ObservedBackend, RefusedAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
 import { describeRollout } from '../shared/core/rollout-text';
@@ -178,7 +178,7 @@ function kopsParityCheck(name: string, target: Target, members: readonly PoolMem
   return ok(name, `the ${members.length} address(es) are the ones kOps' GetServerIP reads from IPAM for the same servers`);
 }
 
-type HealthReport = { backend: ObservedBackend; health: Map<string, MemberHealthView> };
+type HealthReport = { backend: ObservedBackend; health: Map<string, MemberHealthView>; refused: RefusedAnswer[] };
 
 /** One address as every backend holding it reports it: `51.15.1.2 passed`, or per backend where they differ. */
 function memberLine(ip: string, reports: readonly HealthReport[]): string {
@@ -201,10 +201,18 @@ function healthCheck(name: string, reports: readonly HealthReport[]): Check {
   const notPassing = ips.filter((ip) => !passing(ip));
   const backends = reports.map(({ backend }) => backend.name).join(', ');
   const members = [...ips.map((ip) => memberLine(ip, reports)), ...empty].join(', ');
-  if (notPassing.length === 0) return ok(name, `every member passes the LB's health check (${backends}): ${members || 'no member'}`);
+  const leftOut = filterMismatchWarning(reports.flatMap((r) => r.refused));
+  if (notPassing.length === 0 && !leftOut)
+    return ok(name, `every member passes the LB's health check (${backends}): ${members || 'no member'}`);
+  if (notPassing.length === 0)
+    return warn(
+      name,
+      `every member passes the LB's health check (${backends}): ${members || 'no member'}; ${leftOut}`,
+      WARNING_CATALOG.discovery_filter_mismatch.hint,
+    );
   return warn(
     name,
-    `not passing: ${notPassing.map((ip) => memberLine(ip, reports)).join(', ')}; passing: ${ips.filter(passing).join(', ') || 'none'} (${backends})`,
+    `not passing: ${notPassing.map((ip) => memberLine(ip, reports)).join(', ')}; passing: ${ips.filter(passing).join(', ') || 'none'} (${backends})${leftOut ? `; ${leftOut}` : ''}`,
     "while a desired member does not pass, members that still serve are not removed (removal_deferred); a failing member of a server that is gone leaves on the next reconcile. Check the server's API and the health-check port",
   );
 }
@@ -296,7 +304,8 @@ async function targetChecks(
         const stats = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.backendHealth(lb.name), () =>
           gateway.listBackendHealth(target.zone, lb.id, backend.id),
         );
-        read.push({ backend, health: memberHealth(stats) });
+        const { own, refused } = ownHealthReports(stats, backend.id);
+        read.push({ backend, health: memberHealth(own), refused });
       }
       return read;
     });

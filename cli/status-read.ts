@@ -3,7 +3,8 @@
 // plan's own read when a removal is planned); and the depth of both queues (GetQueueAttributes, one call each).
 import type { EventQueue } from '../shared/adapters/queue';
 import type { ApiCallCount, ScalewayGateway } from '../shared/adapters/scaleway';
-import type { ObservedMemberHealth } from '../shared/core/model';
+import { filterMismatchWarning } from '../shared/core/discovery-check';
+import type { ObservedMemberHealth, RefusedAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
 import type { LbSyncError } from '../shared/errors/lbsync-error';
@@ -47,18 +48,26 @@ export async function readTargetStatus(target: Target, gateway: ScalewayGateway,
   const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: reads, ...settings });
   const health = new Map<string, Map<string, MemberHealthView>>();
   let healthError: LbSyncError | undefined;
+  const refused: RefusedAnswer[] = [];
   const { lb } = result;
   if (lb) {
     for (const [name, backend] of Object.entries(result.observedBackends ?? {})) {
       if (!backend) continue;
       try {
-        health.set(name, memberHealth(await readBackendHealth(reads, target, lb, backend.id)));
+        const read = await readBackendHealth(reads, target, lb, backend.id);
+        health.set(name, memberHealth(read.reports));
+        refused.push(...read.refused);
       } catch (error) {
         healthError = error as LbSyncError;
         break;
       }
     }
   }
+  // Reports of another backend are left out of every member's health and named once (the plan's own read, shared
+  // with this one, already named those of a backend it staged).
+  const unnamed = refused.filter((r) => !result.warnings.some((w) => w.includes(`${r.what}: ${r.why}`) || w.includes(`${r.what}, `)));
+  const mismatch = filterMismatchWarning(unnamed);
+  if (mismatch) result.warnings.push(mismatch);
   return { target, result, health, ...(healthError && { healthError }), apiCalls: gateway.calls() };
 }
 

@@ -251,7 +251,13 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     },
     async listBackendHealth(zone, lbId, backendId) {
       const stats = await lb.listBackendStats({ zone: zone as Zone, lbId, backendId, pageSize: PAGE_SIZE }).all();
-      return stats.map((s) => ({ ip: s.ip, status: s.lastHealthCheckStatus, serverState: s.serverState, instanceId: s.instanceId }));
+      return stats.map((s) => ({
+        ip: s.ip,
+        status: s.lastHealthCheckStatus,
+        serverState: s.serverState,
+        instanceId: s.instanceId,
+        ...(s.backendId && { backendId: s.backendId }),
+      }));
     },
     async listServersByTags(zone, tags) {
       const servers = await instance.listServers({ zone: zone as Zone, tags: [...tags], perPage: PAGE_SIZE }).all();

@@ -9,7 +9,7 @@
  */
 import type { WarningCode } from '../errors/lbsync-error';
 import type { IpamIpView } from './kops-rule';
-import type { ObservedBackend, ObservedLb, ObservedServer, RefusedAnswer } from './model';
+import type { ObservedBackend, ObservedLb, ObservedMemberHealth, ObservedServer, RefusedAnswer } from './model';
 
 /** Where a target's servers are: its zone, its tags, and its project when one is known. */
 export interface ServerScope {
@@ -90,6 +90,24 @@ export function ownBackends(backends: readonly ObservedBackend[], lbId: string):
   for (const backend of backends) {
     if (backend.lbId === undefined || backend.lbId === lbId) own.push(backend);
     else refused.push({ what: `backend ${backend.name} (${backend.id})`, why: `belongs to load-balancer ${backend.lbId}, not ${lbId}` });
+  }
+  return { own, refused };
+}
+
+/**
+ * The health reports of a ListBackendStats answer that are of the backend asked about (`backend_id` is a filter the
+ * API applies); the others, with why. A report of the same address on another backend (another port) is no word on
+ * this one: taken for it, a member never checked here could read "passing" and let a serving one leave.
+ */
+export function ownHealthReports(
+  reports: readonly ObservedMemberHealth[],
+  backendId: string,
+): { own: ObservedMemberHealth[]; refused: RefusedAnswer[] } {
+  const own: ObservedMemberHealth[] = [];
+  const refused: RefusedAnswer[] = [];
+  for (const report of reports) {
+    if (report.backendId === undefined || report.backendId === backendId) own.push(report);
+    else refused.push({ what: `health report of ${report.ip}`, why: `is of backend ${report.backendId}, not ${backendId}` });
   }
   return { own, refused };
 }

@@ -111,6 +111,8 @@ export interface ObservedMemberHealth {
   status: string;
   serverState: string;
   instanceId: string;
+  /** The backend the report is of, as the answer says (every recorded item carries it). */
+  backendId?: string;
 }
 
 /** What a target wants for one backend: its spec and the pool computed from the servers. */

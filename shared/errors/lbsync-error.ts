@@ -125,7 +125,7 @@ export type ErrorCode = keyof typeof ERROR_CATALOG;
  */
 export const WARNING_CATALOG = {
   discovery_filter_mismatch: {
-    hint: 'The API answered servers, IPAM addresses or backends its request did not ask for (other tags, zone, project, resource or LB); they were left out of every pool and the rest was used. The warning names each and why. Nothing to fix on your side unless a server named should be in the pool: then check its tags, zone and SCW_DEFAULT_PROJECT_ID.',
+    hint: 'The API answered servers, IPAM addresses, backends, load balancers or health reports its request did not ask for (other tags, zone, project, resource, LB or backend); they were left out of every pool and the rest was used. The warning names each and why. Nothing to fix on your side unless a server named should be in the pool: then check its tags, zone and SCW_DEFAULT_PROJECT_ID.',
   },
   unusable_address: {
     hint: "A server's address as the API gave it is not a unicast IPv4 address a load balancer can send traffic to (loopback, link-local, multicast, reserved, or not an IPv4 address at all); it was left out of the pool. Check the server's IPs in the console.",

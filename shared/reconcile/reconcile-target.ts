@@ -146,7 +146,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
       );
     }
     // Once per reconcile: every answer left out, from the LB, server, IPAM and backend listings alike.
-    const mismatch = filterMismatchWarning([...refusedLbs, ...pool.refused, ...observed.refused]);
+    const refused = [...refusedLbs, ...pool.refused, ...observed.refused];
+    const mismatch = filterMismatchWarning(refused);
     if (mismatch) result.warnings.push(mismatch);
     const unusable = unusableAddressWarning(pool.unusable);
     if (unusable) result.warnings.push(unusable);
@@ -161,6 +162,12 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     }
     // Rolling-update safety: a pool write that removes members is cut down to what the LB's health checks allow.
     const staged = await stageRemovals(gateway, target, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
+    if (staged.refused.length > 0) {
+      // The health read comes later; its reports of another backend join the one warning of this reconcile.
+      const joined = filterMismatchWarning([...refused, ...staged.refused]) as string;
+      if (mismatch) result.warnings.splice(result.warnings.indexOf(mismatch), 1, joined);
+      else result.warnings.push(joined);
+    }
     const planned = staged.actions;
     result.planned = planned;
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;

@@ -2,7 +2,8 @@ import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
 import { identityOf } from '../core/lb-identity';
-import type { Action, ObservedLb } from '../core/model';
+import { ownHealthReports } from '../core/discovery-check';
+import type { Action, ObservedLb, ObservedMemberHealth, RefusedAnswer } from '../core/model';
 import { normalisePool, samePool } from '../core/pool';
 import type { BackendRollout, HoldCode, MemberHealthView } from '../core/rollout';
 import { memberHealth, planRollout } from '../core/rollout';
@@ -17,6 +18,8 @@ export interface StagedActions {
   rollouts: BackendRollout[];
   /** Why some removals wait (removal_deferred / discovery_suspect, transient): the caller retries. */
   hold?: LbSyncError;
+  /** Health reports the answers carried that were of another backend (left out, named in discovery_filter_mismatch). */
+  refused: RefusedAnswer[];
 }
 
 const poolBefore = (action: SetPool): string[] =>
@@ -38,6 +41,7 @@ export async function stageRemovals(
   const staged: Action[] = [];
   const rollouts: BackendRollout[] = [];
   const holds: string[] = [];
+  const refused: RefusedAnswer[] = [];
   let holdCode: HoldCode = 'removal_deferred';
   for (const action of actions) {
     if (action.kind !== 'SetBackendServers' || action.removed.length === 0) {
@@ -46,9 +50,9 @@ export async function stageRemovals(
     }
     const current = poolBefore(action);
     const needsHealth = action.removed.some((ip) => !leaving.has(ip));
-    const health = needsHealth
-      ? memberHealth(await readBackendHealth(gateway, target, lb, action.backendId))
-      : new Map<string, MemberHealthView>();
+    const read = needsHealth ? await readBackendHealth(gateway, target, lb, action.backendId) : undefined;
+    if (read) refused.push(...read.refused);
+    const health = read ? memberHealth(read.reports) : new Map<string, MemberHealthView>();
     const rollout = planRollout({
       current,
       desired: action.pool,
@@ -69,15 +73,25 @@ export async function stageRemovals(
     holds.length > 0
       ? new LbSyncError(holdCode, `${kopsMessage.setServers(lb.name)}: ${holds.join('; ')}`, { lb: identityOf(lb) })
       : undefined;
-  return { actions: staged, rollouts, ...(hold && { hold }) };
+  return { actions: staged, rollouts, refused, ...(hold && { hold }) };
 }
 
-/** The LB's health checks of one backend's members (ListBackendStats, one call), failures told as kOps would. */
-export function readBackendHealth(gateway: ScalewayGateway, target: Target, lb: Pick<ObservedLb, 'id' | 'name'>, backendId: string) {
-  return callGateway({
+/**
+ * The LB's health checks of one backend's members (ListBackendStats, one call), failures told as kOps would; only the
+ * reports of that backend (discovery-check.ts), the others named in `refused`.
+ */
+export async function readBackendHealth(
+  gateway: ScalewayGateway,
+  target: Target,
+  lb: Pick<ObservedLb, 'id' | 'name'>,
+  backendId: string,
+): Promise<{ reports: ObservedMemberHealth[]; refused: RefusedAnswer[] }> {
+  const answered = await callGateway({
     message: kopsMessage.backendHealth(lb.name),
     notFound: 'backend_not_found',
     lb: identityOf(lb),
     run: () => gateway.listBackendHealth(target.zone, lb.id, backendId),
   });
+  const { own, refused } = ownHealthReports(answered, backendId);
+  return { reports: own, refused };
 }

@@ -7,9 +7,19 @@ import type { Action, ObservedLb } from '../../../shared/core/model';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 import { discoverPool } from '../../../shared/reconcile/discover';
 import { findLb } from '../../../shared/reconcile/observe';
+import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import { stageRemovals } from '../../../shared/reconcile/stage-removals';
 import type { World } from '../../support/world';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, demoBackend, demoSeedWith, demoTarget, startWorld } from '../../support/world';
+import {
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  DEMO_LB_ID,
+  demoBackend,
+  demoSeedWith,
+  demoTarget,
+  FAKE_SECRET_KEY,
+  startWorld,
+} from '../../support/world';
 
 let world: World;
 const BACKEND = '00000000-0000-4000-8000-0000000000a1';
@@ -46,6 +56,31 @@ async function afterReplacement(oldState?: 'stopping'): Promise<{ lb: ObservedLb
   return result;
 }
 
+// backend_id is a filter the API applies, like ListServers' tags: an answer holding another backend's reports (the
+// same addresses on another port, all passing; a backend the target does not manage) is no word on this backend. Taken for it, the replacement would read
+// "passing" and the member that still serves would leave before the LB ever checked the new one here.
+const OTHER_BACKEND = '00000000-0000-4000-8000-0000000000a2';
+const POOL_OF_4 = [...DEMO_CONTROL_PLANE_IPS, NEW_IP];
+
+/** Both backends hold the old and the new member, all passing; this backend's health read answers the other's reports. */
+async function answerHealthWithOtherBackend(): Promise<{ lb: ObservedLb; pool: DiscoveredPool }> {
+  world.emulator.loadSeed(
+    demoSeedWith({
+      backends: [
+        demoBackend(POOL_OF_4, { id: BACKEND }),
+        demoBackend(POOL_OF_4, { id: OTHER_BACKEND, name: 'lb-backend-metrics', forward_port: 9100 }),
+      ],
+    }),
+  );
+  const replaced = await afterReplacement();
+  for (const ip of POOL_OF_4) world.emulator.forceHealth(ip, 'passed');
+  const url = `${world.emulator.url}/lb/v1/zones/fr-par-1/lbs/${DEMO_LB_ID}/backend-stats?backend_id=${OTHER_BACKEND}`;
+  const others = await (await fetch(url, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } })).json();
+  expect(others).toMatchObject({ total_count: 4 });
+  world.emulator.addFault({ operation: 'ListBackendStats', status: 200, body: others });
+  return replaced;
+}
+
 beforeAll(async () => {
   world = await startWorld({ instancePendingMs: 0 });
 });
@@ -64,7 +99,7 @@ describe('stageRemovals', () => {
     const { lb, pool } = await afterReplacement();
     const add = setPool([...DEMO_CONTROL_PLANE_IPS, NEW_IP], [NEW_IP], []);
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [add], pool);
-    expect(staged).toEqual({ actions: [add], rollouts: [] });
+    expect(staged).toEqual({ actions: [add], rollouts: [], refused: [] });
     expect(world.emulator.calls()).toEqual([]);
   });
 
@@ -119,6 +154,32 @@ describe('stageRemovals', () => {
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [], [OLD_IP])], pool);
     expect(staged.actions).toEqual([]);
     expect(staged.hold?.code).toBe('removal_deferred');
+  });
+
+  // backend_id is a filter the API applies, like ListServers' tags: an answer holding another backend's reports (the
+  // same addresses on another port, all passing; a backend the target does not manage) is no word on this backend. Taken for it, the replacement would read
+  // "passing" and the member that still serves would leave before the LB ever checked the new one here.
+  it("a health answer holding another backend's reports: none is taken for this backend, the removal waits, each is named", async () => {
+    const { lb, pool } = await answerHealthWithOtherBackend();
+    const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [], [OLD_IP])], pool);
+    expect(staged.actions).toEqual([]);
+    expect(staged.hold?.code).toBe('removal_deferred');
+    expect(staged.rollouts[0]?.health).toEqual({});
+    expect(staged.refused).toEqual(
+      POOL_OF_4.map((ip) => ({ what: `health report of ${ip}`, why: `is of backend ${OTHER_BACKEND}, not ${BACKEND}` })),
+    );
+  });
+
+  it('... and through a whole reconcile: no write, the reports named in the one discovery_filter_mismatch warning', async () => {
+    await answerHealthWithOtherBackend();
+    world.emulator.resetHistory();
+    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000 });
+    expect(result.error?.code).toBe('removal_deferred');
+    expect(world.emulator.history()).toEqual([]);
+    const mismatch = result.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '));
+    expect(mismatch).toEqual([
+      `[discovery_filter_mismatch] the API answered 4 item(s) its request did not ask for, left out of every pool and backend: ${POOL_OF_4.map((ip) => `health report of ${ip}`).join(', ')}: is of backend ${OTHER_BACKEND}, not ${BACKEND}`,
+    ]);
   });
 
   it('a failed health read is told in the same voice: reading back-end server health for load-balancer <name>', async () => {

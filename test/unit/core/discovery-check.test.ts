@@ -4,6 +4,7 @@ import {
   admitLbs,
   admitPrivateIps,
   admitServers,
+  ownHealthReports,
   filterMismatchWarning,
   lbMismatch,
   ownBackends,
@@ -238,5 +239,20 @@ describe('admitLbs / lbMismatch: the LB asked for, by id or exact name, in the t
     });
     expect(admitted.map((l) => l.id)).toEqual(['lb-1']);
     expect(refused).toEqual([{ what: 'load-balancer api.prod.k8s.local (lb-ams)', why: 'is in zone nl-ams-1, not fr-par-1' }]);
+  });
+});
+
+describe('ownHealthReports: only the reports of the backend asked about', () => {
+  it('keeps its own and those that name no backend; names the rest', () => {
+    const report = (ip: string, backendId?: string) => ({
+      ip,
+      status: 'passed',
+      serverState: 'running',
+      instanceId: 'i-1',
+      ...(backendId && { backendId }),
+    });
+    const { own, refused } = ownHealthReports([report('10.0.0.1', 'b-1'), report('10.0.0.2'), report('10.0.0.3', 'b-2')], 'b-1');
+    expect(own.map((r) => r.ip)).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(refused).toEqual([{ what: 'health report of 10.0.0.3', why: 'is of backend b-2, not b-1' }]);
   });
 });
