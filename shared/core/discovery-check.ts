@@ -19,6 +19,22 @@ export interface ServerScope {
   projectId?: string | undefined;
 }
 
+/** The items of an answer none of whose checks fails, and the others named (`what`) with every reason. */
+function sortAnswer<T>(
+  items: readonly T[],
+  mismatch: (item: T) => string[],
+  what: (item: T) => string,
+): { kept: T[]; refused: RefusedAnswer[] } {
+  const kept: T[] = [];
+  const refused: RefusedAnswer[] = [];
+  for (const item of items) {
+    const reasons = mismatch(item);
+    if (reasons.length === 0) kept.push(item);
+    else refused.push({ what: what(item), why: reasons.join(' and ') });
+  }
+  return { kept, refused };
+}
+
 /** Why this server is not the target's, or nothing when it is. */
 function serverMismatch(server: ObservedServer, scope: ServerScope): string[] {
   const missing = scope.tags.filter((tag) => !server.tags.includes(tag));
@@ -36,14 +52,12 @@ export function admitServers(
   servers: readonly ObservedServer[],
   scope: ServerScope,
 ): { admitted: ObservedServer[]; refused: RefusedAnswer[] } {
-  const admitted: ObservedServer[] = [];
-  const refused: RefusedAnswer[] = [];
-  for (const server of servers) {
-    const reasons = serverMismatch(server, scope);
-    if (reasons.length === 0) admitted.push(server);
-    else refused.push({ what: `server ${server.name} (${server.id})`, why: reasons.join(' and ') });
-  }
-  return { admitted, refused };
+  const { kept, refused } = sortAnswer(
+    servers,
+    (server) => serverMismatch(server, scope),
+    (server) => `server ${server.name} (${server.id})`,
+  );
+  return { admitted: kept, refused };
 }
 
 const PRIVATE_NIC = 'instance_private_nic';
@@ -66,17 +80,13 @@ export function admitPrivateIps(
   nicIds: readonly string[],
 ): { byNic: Map<string, string[]>; refused: RefusedAnswer[] } {
   const asked = new Set(nicIds);
+  const { kept, refused } = sortAnswer(
+    ips,
+    (ip) => ipMismatch(ip, asked),
+    (ip) => `IPAM address ${ip.address}`,
+  );
   const byNic = new Map<string, string[]>();
-  const refused: RefusedAnswer[] = [];
-  for (const ip of ips) {
-    const reasons = ipMismatch(ip, asked);
-    if (reasons.length > 0) {
-      refused.push({ what: `IPAM address ${ip.address}`, why: reasons.join(' and ') });
-      continue;
-    }
-    const nic = ip.resourceId as string;
-    byNic.set(nic, [...(byNic.get(nic) ?? []), ip.address]);
-  }
+  for (const ip of kept) byNic.set(ip.resourceId as string, [...(byNic.get(ip.resourceId as string) ?? []), ip.address]);
   return { byNic, refused };
 }
 
@@ -85,13 +95,12 @@ export function admitPrivateIps(
  * the backend's LB; one that does not is taken as the LB's own, as its path asked.
  */
 export function ownBackends(backends: readonly ObservedBackend[], lbId: string): { own: ObservedBackend[]; refused: RefusedAnswer[] } {
-  const own: ObservedBackend[] = [];
-  const refused: RefusedAnswer[] = [];
-  for (const backend of backends) {
-    if (backend.lbId === undefined || backend.lbId === lbId) own.push(backend);
-    else refused.push({ what: `backend ${backend.name} (${backend.id})`, why: `belongs to load-balancer ${backend.lbId}, not ${lbId}` });
-  }
-  return { own, refused };
+  const { kept, refused } = sortAnswer(
+    backends,
+    (backend) => (backend.lbId === undefined || backend.lbId === lbId ? [] : [`belongs to load-balancer ${backend.lbId}, not ${lbId}`]),
+    (backend) => `backend ${backend.name} (${backend.id})`,
+  );
+  return { own: kept, refused };
 }
 
 /**
@@ -103,13 +112,13 @@ export function ownHealthReports(
   reports: readonly ObservedMemberHealth[],
   backendId: string,
 ): { own: ObservedMemberHealth[]; refused: RefusedAnswer[] } {
-  const own: ObservedMemberHealth[] = [];
-  const refused: RefusedAnswer[] = [];
-  for (const report of reports) {
-    if (report.backendId === undefined || report.backendId === backendId) own.push(report);
-    else refused.push({ what: `health report of ${report.ip}`, why: `is of backend ${report.backendId}, not ${backendId}` });
-  }
-  return { own, refused };
+  const { kept, refused } = sortAnswer(
+    reports,
+    (report) =>
+      report.backendId === undefined || report.backendId === backendId ? [] : [`is of backend ${report.backendId}, not ${backendId}`],
+    (report) => `health report of ${report.ip}`,
+  );
+  return { own: kept, refused };
 }
 
 /** The LB a request asked for: always its zone, and its id (GetLb) or its exact name (ListLbs?name=). */
@@ -126,14 +135,12 @@ export function lbMismatch(lb: Pick<ObservedLb, 'id' | 'name' | 'zone'>, asked: 
 
 /** The LBs of an answer that are the one asked for; the others, with why. */
 export function admitLbs(lbs: readonly ObservedLb[], asked: LbAsked): { admitted: ObservedLb[]; refused: RefusedAnswer[] } {
-  const admitted: ObservedLb[] = [];
-  const refused: RefusedAnswer[] = [];
-  for (const lb of lbs) {
-    const reasons = lbMismatch(lb, asked);
-    if (reasons.length === 0) admitted.push(lb);
-    else refused.push({ what: `load-balancer ${lb.name} (${lb.id})`, why: reasons.join(' and ') });
-  }
-  return { admitted, refused };
+  const { kept, refused } = sortAnswer(
+    lbs,
+    (lb) => lbMismatch(lb, asked),
+    (lb) => `load-balancer ${lb.name} (${lb.id})`,
+  );
+  return { admitted: kept, refused };
 }
 
 /** The one warning of a reconcile for every answer left out (those left out for the same reason together), or undefined. */
