@@ -29,44 +29,46 @@ export interface TargetStatusRead {
   apiCalls: ApiCallCount;
 }
 
-/** One ListBackendStats per backend, however often the plan and the status ask for it. */
-function healthReadOnce(gateway: ScalewayGateway): ScalewayGateway {
-  const read = new Map<string, Promise<ObservedMemberHealth[]>>();
-  return {
+/** One ListBackendStats per backend, however often the plan and the status ask for it; `read` says which were. */
+function healthReadOnce(gateway: ScalewayGateway): { gateway: ScalewayGateway; read: Set<string> } {
+  const answers = new Map<string, Promise<ObservedMemberHealth[]>>();
+  const read = new Set<string>();
+  const wrapped: ScalewayGateway = {
     ...gateway,
     listBackendHealth(zone, lbId, backendId) {
       const key = `${zone}/${lbId}/${backendId}`;
-      const answer = read.get(key) ?? gateway.listBackendHealth(zone, lbId, backendId);
-      read.set(key, answer);
+      const answer = answers.get(key) ?? gateway.listBackendHealth(zone, lbId, backendId);
+      answers.set(key, answer);
+      read.add(key);
       return answer;
     },
   };
+  return { gateway: wrapped, read };
 }
 
 export async function readTargetStatus(target: Target, gateway: ScalewayGateway, settings: ReconcileSettings): Promise<TargetStatusRead> {
   const reads = healthReadOnce(gateway);
-  const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: reads, ...settings });
+  const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: reads.gateway, ...settings });
+  // The plan names what its own health reads left out; the reads made here for the other backends are named below.
+  const readByPlan = new Set(reads.read);
   const health = new Map<string, Map<string, MemberHealthView>>();
-  let healthError: LbSyncError | undefined;
   const refused: RefusedAnswer[] = [];
+  let healthError: LbSyncError | undefined;
   const { lb } = result;
   if (lb) {
     for (const [name, backend] of Object.entries(result.observedBackends ?? {})) {
       if (!backend) continue;
       try {
-        const read = await readBackendHealth(reads, target, lb, backend.id);
+        const read = await readBackendHealth(reads.gateway, target, lb, backend.id);
         health.set(name, memberHealth(read.reports));
-        refused.push(...read.refused);
+        if (!readByPlan.has(`${target.zone}/${lb.id}/${backend.id}`)) refused.push(...read.refused);
       } catch (error) {
         healthError = error as LbSyncError;
         break;
       }
     }
   }
-  // Reports of another backend are left out of every member's health and named once (the plan's own read, shared
-  // with this one, already named those of a backend it staged).
-  const unnamed = refused.filter((r) => !result.warnings.some((w) => w.includes(`${r.what}: ${r.why}`) || w.includes(`${r.what}, `)));
-  const mismatch = filterMismatchWarning(unnamed);
+  const mismatch = filterMismatchWarning(refused);
   if (mismatch) result.warnings.push(mismatch);
   return { target, result, health, ...(healthError && { healthError }), apiCalls: gateway.calls() };
 }

@@ -18,6 +18,7 @@ import {
   DEMO_CLUSTER,
   DEMO_CONTROL_PLANE_IPS,
   DEMO_CP0_ID,
+  DEMO_LB_ID,
   demoBackend,
   demoSeedWith,
   FAKE_ACCESS_KEY,
@@ -57,6 +58,7 @@ interface Member {
 interface TargetJson {
   target: string;
   inSync: boolean;
+  warnings: string[];
   state: string;
   lb?: { status: string };
   backends: { name: string; state: string }[];
@@ -216,6 +218,26 @@ describe('lbsync status: one snapshot', () => {
     expect(json.targets[0]).toMatchObject({ state: 'failed', inSync: false, error: { code: 'permissions_denied' } });
     expect(json.targets[0]?.error?.message).toContain('reading back-end server health for load-balancer api.demo.k8s.local');
     expect(json.targets[0]?.members.map((m) => [m.ip, m.health])).toEqual(DEMO_CONTROL_PLANE_IPS.map((ip) => [ip, null]));
+  });
+
+  it("reports of another backend in the health answer are not shown as these members' health, and are named", async () => {
+    const OTHER_BACKEND = '00000000-0000-4000-8000-0000000000b7';
+    const url = `${emulator.url}/lb/v1/zones/fr-par-1/lbs/${DEMO_LB_ID}/backend-stats`;
+    const own = (await (await fetch(url, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } })).json()) as {
+      backend_servers_stats: Record<string, unknown>[];
+    };
+    const others = own.backend_servers_stats.map((item) => ({ ...item, backend_id: OTHER_BACKEND, last_health_check_status: 'passed' }));
+    emulator.forceHealth('51.15.100.12', 'failed');
+    emulator.addFault({ operation: 'ListBackendStats', status: 200, body: { backend_servers_stats: others, total_count: others.length } });
+    const { code, json } = await status(['--no-queue']);
+    expect(code).toBe(0);
+    const [target] = json.targets;
+    expect(target?.members.map((m) => [m.ip, m.health])).toEqual(DEMO_CONTROL_PLANE_IPS.map((ip) => [ip, 'no report']));
+    expect(target?.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '))).toEqual([
+      expect.stringContaining(
+        `health report of 51.15.100.11, health report of 51.15.100.12, health report of 51.15.100.13: is of backend ${OTHER_BACKEND}, not `,
+      ),
+    ]);
   });
 
   it('a queue that does not answer is told (exit 1) with the targets still shown; --no-queue leaves the queues out', async () => {
