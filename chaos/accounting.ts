@@ -118,7 +118,8 @@ function judgeEnding(item: ProducedEvent, overtaken: boolean): string | undefine
         ? undefined
         : `asserted addresses outside the target, dead-lettered ${item.reason}`;
     case 'valid':
-      // retries_exhausted only once the LB was busy at each attempt for a whole retry horizon: evidence.ts judges it
+      // retries_exhausted only once each attempt failed for a cause the call log shows, for a whole retry horizon:
+      // evidence.ts judges it
       // (an lb_stuck longer than the production profile's horizon makes it so).
       if (!dead || item.reason === 'permanent_error' || item.reason === 'retries_exhausted') return undefined;
       // Its asserted address left before discovery could confirm it: the event is retried until it runs out, and

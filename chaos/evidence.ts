@@ -7,9 +7,10 @@
  * - `noop`: the reads that prove the pool was in sync, made for that event during that delivery: the LB
  *   (ListLbs or GetLb), its backends (ListBackends) and the servers (ListServers), each answered 2xx;
  * - `dead_lettered`: its record (by recordId) in the dead-letter queue; for `retries_exhausted` (of an event the
- *   caller says must show it), also that the LB was busy at each attempt: every delivery that failed it (answered
- *   retry_scheduled with an error, or this dead letter) read the event's LB (ListLbs or GetLb) while the driver had
- *   it pending or migrating, or met a 409 from the API; and that the retry horizon had passed since its first attempt.
+ *   caller says must show it), also that every delivery that failed it (answered retry_scheduled with an error, or
+ *   this dead letter) shows the failure it answered in the calls made for it (TRANSIENT_EVIDENCE: the LB read while
+ *   the driver had it pending or migrating, or a 409, for a busy LB; the 429, 5xx or unanswered call; the health read
+ *   behind a held removal...); and that the retry horizon had passed since its first attempt.
  * Each call or record backs one answer only. An answer without its evidence is an unbacked answer: a build that
  * answered `noop` without looking, or `applied` without writing, shows up here and not as "lost=0".
  */
@@ -58,6 +59,32 @@ export function eventOfCall(call: Pick<CallRecord, 'userAgent'>): string | undef
 }
 
 const LB_READS = new Set(['ListLbs', 'GetLb']);
+
+/** What an attempt that failed with this code shows in the calls made for it (the API's answer that caused it). */
+type Shown = (call: CallRecord, busyAt: (at: number) => boolean) => boolean;
+const lbBusy: Shown = (c, busyAt) => (LB_READS.has(c.operation) && busyAt(c.at)) || c.status === 409;
+const rateLimited: Shown = (c) => c.status === 429;
+const serverError: Shown = (c) => c.status >= 500;
+const unanswered: Shown = (c) => c.status === 0;
+const answeredRead =
+  (operation: string): Shown =>
+  (c) =>
+    c.operation === operation && c.status >= 200 && c.status < 300;
+const TRANSIENT_EVIDENCE: Record<string, Shown> = {
+  lb_transient_state: lbBusy,
+  api_transient_state: lbBusy,
+  rate_limited: rateLimited,
+  api_unavailable: serverError,
+  network_error: unanswered,
+  apply_timeout: (c) => c.write && c.status >= 200 && c.status < 300,
+  // A removal held by make-before-break: the LB's health read that held it; discovery's own word for the rest.
+  removal_deferred: answeredRead('ListBackendStats'),
+  discovery_suspect: answeredRead('ListServers'),
+  no_servers: answeredRead('ListServers'),
+  untrusted_server_ips: answeredRead('ListServers'),
+};
+/** An attempt whose answer names no code: any transient failure the API answered. */
+const ANY_TRANSIENT: Shown = (c, busyAt) => lbBusy(c, busyAt) || rateLimited(c, busyAt) || serverError(c, busyAt) || unanswered(c, busyAt);
 const ok = (call: CallRecord) => call.status >= 200 && call.status < 300;
 /** A write the API took, or a duplicate's deletion that found it gone already (done, for the reconciler). */
 const wrote = (call: CallRecord) => call.write && (ok(call) || (call.operation === 'DeleteBackend' && call.status === 404));
@@ -110,7 +137,7 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
       const left = recordId ? (records.get(recordId) ?? 0) : 0;
       const exhausted =
         a.answer?.reason === 'retries_exhausted' && id && input.exhausted?.mustShow(id)
-          ? notBusyThroughout(a, id, input.answers, callsByEvent.get(id) ?? [], input.exhausted)
+          ? unbackedExhaustion(a, id, input.answers, callsByEvent.get(id) ?? [], input.exhausted)
           : undefined;
       if (exhausted) {
         unbacked(a, `(retries_exhausted) though ${exhausted}`);
@@ -129,10 +156,10 @@ export function checkEvidence(input: EvidenceInput): EvidenceReport {
 
 /**
  * Why a retries_exhausted dead letter is not backed by its attempts, or undefined when it is: each attempt of the
- * event (a delivery answered retry_scheduled with an error, and the dead letter itself) read the LB while it was
- * busy or met the API's 409, and the dead letter came a whole retry horizon after the first attempt began.
+ * event (a delivery answered retry_scheduled with an error, and the dead letter itself) shows the failure it
+ * answered in the calls made for it, and the dead letter came a whole retry horizon after the first attempt began.
  */
-function notBusyThroughout(
+function unbackedExhaustion(
   dead: RecordedAnswer,
   id: string,
   answers: readonly RecordedAnswer[],
@@ -153,9 +180,10 @@ function notBusyThroughout(
     .sort((x, y) => x.startedAt - y.startedAt);
   for (const attempt of attempts) {
     const during = calls.filter((c) => c.at >= attempt.startedAt - SLACK_MS && c.at <= attempt.at + SLACK_MS);
-    const shown = during.some((c) => (LB_READS.has(c.operation) && busyAt(c.at)) || c.status === 409);
-    if (!shown)
-      return `the LB was not busy at its attempt ${attempt.answer?.attempt ?? '?'} (+${attempt.startedAt - (attempts[0]?.startedAt ?? 0)} ms: ${attempt.answer?.error?.code ?? attempt.answer?.reason ?? '?'}; calls ${during.map((c) => `${c.operation}:${c.status}`).join(' ') || 'none'})`;
+    const code = attempt.answer?.error?.code;
+    const evidenceOf = (code && TRANSIENT_EVIDENCE[code]) || ANY_TRANSIENT;
+    if (!during.some((c) => evidenceOf(c, busyAt)))
+      return `its attempt ${attempt.answer?.attempt ?? '?'} shows no cause for its failure (+${attempt.startedAt - (attempts[0]?.startedAt ?? 0)} ms: ${code ?? attempt.answer?.reason ?? '?'}; calls ${during.map((c) => `${c.operation}:${c.status}`).join(' ') || 'none'})`;
   }
   const spanMs = dead.at - (attempts[0]?.startedAt ?? dead.at);
   if (spanMs < evidence.horizonMs) return `it came ${spanMs} ms after its first attempt, before the ${evidence.horizonMs} ms retry horizon`;

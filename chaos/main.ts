@@ -36,7 +36,8 @@ The summary line:
                     after its client gave up is judged as sent)
   unbacked_answers  final answers without their evidence: applied without a write made for that event,
                     noop without the reads that prove it, dead_lettered without its record in the queue,
-                    retries_exhausted of a valid event without the LB busy at each attempt for a whole horizon
+                    retries_exhausted of a valid event without the cause of each attempt's failure in the
+                    call log (the LB busy, a 409, 429 or 5xx, no answer...) for a whole horizon
   api_calls         calls the emulator answered (bounded by ${API_CALLS_PER_EVENT} per event; deliveries by ${DELIVERIES_PER_EVENT})
 `;
 

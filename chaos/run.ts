@@ -34,10 +34,11 @@ export const REQUEST_TIMEOUT_MS = 500;
 /**
  * The queue and retry settings a run uses (the retry delays are a chaos run's: base 50 ms, cap 1 s). ci: room to
  * recover from every fault (10 receives, a 20 s retry horizon, longer than any busy period the schedule makes),
- * so no valid event is dead-lettered but for a permanent error. production: the deployed maxReceiveCount (4), and
+ * so in runs of the default length no valid event is dead-lettered but for a permanent error (longer runs stack
+ * enough faults on one event to outlast it, each attempt failing for a cause the call log shows). production: the deployed maxReceiveCount (4), and
  * a horizon (5 s) shorter than the schedule's stuck LB (7-8 s), so lb_stuck and crash faults really end in
  * retries_exhausted and queue_redrive. Either way, a retries_exhausted dead letter of a valid event is judged by
- * evidence (evidence.ts): the LB busy at each of its attempts, for a whole horizon.
+ * evidence (evidence.ts): each of its attempts shows the failure it answered, for a whole horizon.
  */
 export const PROFILES = {
   ci: { maxReceiveCount: 10, retryHorizonMs: 20_000 },

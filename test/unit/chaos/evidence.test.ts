@@ -102,7 +102,7 @@ describe('checkEvidence', () => {
     expect(judge([a], [], [], [[150, 250]])).toMatchObject({ backed: 0, unbacked: 0, destroyedByDriver: 1 });
   });
 
-  describe('retries_exhausted: the LB busy at each attempt, for a whole retry horizon', () => {
+  describe('retries_exhausted: each attempt shows the cause it failed for, for a whole retry horizon', () => {
     type Windows = ReadonlyMap<string, readonly (readonly [number, number])[]>;
     const busy: Windows = new Map([['lb-1', [[0, 5_000]]]]);
     const exhausted = (busyWindows: Windows = busy, horizonMs = 1_000): ExhaustedEvidence => ({
@@ -150,7 +150,36 @@ describe('checkEvidence', () => {
       );
       expect(report).toMatchObject({ backed: 0, unbacked: 1 });
       expect(report.unbackedSamples[0]).toMatch(
-        /\(retries_exhausted\) though the LB was not busy at its attempt 1 \(\+600 ms: lb_transient_state/,
+        /\(retries_exhausted\) though its attempt 1 shows no cause for its failure \(\+600 ms: lb_transient_state/,
+      );
+    });
+
+    it('each cause by its own evidence: a 429 for rate_limited, a 5xx for api_unavailable, no answer for network_error, the health read for a held removal', () => {
+      const failedWith = (startedAt: number, n: number, code: string) =>
+        answer('e', 'retry_scheduled', startedAt, startedAt + 50, { target: 'c0.k8s.local', attempt: n, error: { code } });
+      const notBusy: Windows = new Map();
+      const answers = (codes: [string, string]) => [failedWith(0, 0, codes[0]), failedWith(600, 1, codes[1]), dead];
+      const backed = (calls: CallRecord[], codes: [string, string]) => run(calls, exhausted(notBusy), answers(codes));
+      expect(
+        backed(
+          [call('e', 'ListBackends', 10, 429), call('e', 'ListLbs', 620, 503), call('e', 'ListLbs', 1_210, 0)],
+          ['rate_limited', 'api_unavailable'],
+        ),
+      ).toMatchObject({ backed: 1, unbacked: 0 });
+      expect(
+        backed(
+          [call('e', 'ListBackendStats', 10), call('e', 'ListServers', 620), lbRead(1_210, 'ListLbs', 502)],
+          ['removal_deferred', 'discovery_suspect'],
+        ),
+      ).toMatchObject({ backed: 1, unbacked: 0 });
+      // The cause must be the one answered: a 5xx does not back a rate limit, nor a ready LB's read a held removal.
+      const wrongCause = backed(
+        [call('e', 'ListBackends', 10, 503), lbRead(620), lbRead(1_210, 'ListLbs', 502)],
+        ['rate_limited', 'removal_deferred'],
+      );
+      expect(wrongCause).toMatchObject({ backed: 0, unbacked: 1 });
+      expect(wrongCause.unbackedSamples[0]).toMatch(
+        /its attempt 0 shows no cause for its failure \(\+0 ms: rate_limited; calls ListBackends:503\)/,
       );
     });
 
