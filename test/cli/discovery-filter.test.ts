@@ -4,16 +4,8 @@
 // must hold the demo's control planes only, and name what the API answered beyond them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmulatorHandle, startEmulator } from '../../emulator';
-import {
-  DEMO_CLUSTER,
-  DEMO_CONTROL_PLANE_IPS,
-  DEMO_WORKER_IPS,
-  demoSeed,
-  FAKE_ACCESS_KEY,
-  FAKE_SECRET_KEY,
-  neighbourServers,
-} from '../support/world';
-import { runBin } from './support';
+import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_WORKER_IPS, demoSeed, FAKE_SECRET_KEY, neighbourServers } from '../support/world';
+import { demoApiEnv, runBin } from './support';
 
 let emulator: EmulatorHandle;
 let env: Record<string, string>;
@@ -40,10 +32,7 @@ beforeAll(async () => {
     behaviours: { serverTagsFilter: 'any' },
   });
   env = {
-    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
-    SCW_SECRET_KEY: FAKE_SECRET_KEY,
-    SCW_API_URL: emulator.url,
-    LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
+    ...demoApiEnv(emulator.url),
     LBSYNC_WAIT_BUDGET_MS: '5000',
   };
 });

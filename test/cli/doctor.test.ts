@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
-import { DEMO_CLUSTER, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
-import { BIN, ROOT, runBin, type Run } from './support';
+import { DEMO_CLUSTER } from '../support/world';
+import { BIN, ROOT, demoApiEnv, runBin, type Run } from './support';
 
 const NO_IPAM_SECRET = '99999999-8888-4777-8666-555555555555';
 const NO_LB_SECRET = '99999999-8888-4777-8666-444444444444';
@@ -61,10 +61,7 @@ beforeAll(async () => {
     functionTimeoutSeconds: 60,
   });
   env = {
-    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
-    SCW_SECRET_KEY: FAKE_SECRET_KEY,
-    SCW_API_URL: apiUrl,
-    LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
+    ...demoApiEnv(apiUrl),
     SQS_ENDPOINT: localQueue.endpoint,
     SQS_REGION: localQueue.region,
     SQS_ACCESS_KEY_ID: localQueue.settings.accessKeyId,

@@ -4,8 +4,8 @@
 // ("not yet") or 0, switched between commands: nothing races a clock.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../emulator';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, convergedDemoSeed } from '../support/world';
-import { runInProcess } from './support';
+import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, convergedDemoSeed } from '../support/world';
+import { demoApiEnv, runInProcess } from './support';
 
 const HOUR = 3_600_000;
 const NEW = '51.15.100.31';
@@ -18,10 +18,7 @@ beforeAll(async () => {
   // The SDK's configuration loader reads process.env itself: the CLI runs with process.env.
   saved = { ...process.env };
   env = Object.assign(process.env, {
-    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
-    SCW_SECRET_KEY: FAKE_SECRET_KEY,
-    SCW_API_URL: emulator.url,
-    LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
+    ...demoApiEnv(emulator.url),
     LBSYNC_WAIT_BUDGET_MS: '2000',
     NO_COLOR: '1',
   });

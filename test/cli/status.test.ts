@@ -21,14 +21,13 @@ import {
   DEMO_LB_ID,
   demoBackend,
   demoSeedWith,
-  FAKE_ACCESS_KEY,
   FAKE_SECRET_KEY,
 } from '../support/world';
 import { main } from '../../cli/main';
 import { colorsFor } from '../../cli/output';
 import type { StatusSnapshot } from '../../cli/status-view';
 import { REDRAW, statusExitCode, terminalFrame } from '../../cli/status-view';
-import { BIN, localQueueEnv, ROOT, runBin, waitFor } from './support';
+import { BIN, ROOT, demoApiEnv, localQueueEnv, runBin, waitFor } from './support';
 
 const HOUR = 3_600_000;
 const NEW = '51.15.100.31';
@@ -94,10 +93,7 @@ beforeAll(async () => {
     functionTimeoutSeconds: 60,
   });
   env = {
-    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
-    SCW_SECRET_KEY: FAKE_SECRET_KEY,
-    SCW_API_URL: emulator.url,
-    LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
+    ...demoApiEnv(emulator.url),
     LBSYNC_WAIT_BUDGET_MS: '2000',
     ...localQueueEnv(localQueue, statusQueues),
   };

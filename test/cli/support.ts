@@ -6,9 +6,20 @@ import { main } from '../../cli/main';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { DEMO_CLUSTER, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const BIN = join(ROOT, 'bin/lbsync.mjs');
+
+/** The CLI's environment for the demo target against this API URL (the emulator's): the fake keys, one kOps target. */
+export function demoApiEnv(apiUrl: string): Record<string, string> {
+  return {
+    SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
+    SCW_SECRET_KEY: FAKE_SECRET_KEY,
+    SCW_API_URL: apiUrl,
+    LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
+  };
+}
 
 export interface Run {
   code: number;
