@@ -21,6 +21,7 @@ import { describeAction } from '../shared/core/action-text';
 import type { ObservedBackend, RefusedAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
+import { describeLeaving } from '../shared/core/leaving';
 import { describeRollout } from '../shared/core/rollout-text';
 import { TRANSIENT_LB_STATUSES } from '../shared/core/model';
 import type { DiscoveredPool } from '../shared/core/desired';
@@ -154,8 +155,13 @@ function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check
     unusableAddressWarning(pool.unusable),
     ...pool.skipped.map((s) => `${s.server} left out: ${s.reason}`),
   ].filter((line) => line !== undefined);
-  const detail = `${pool.serverCount} server(s) carry ${target.servers.tags.join(' + ')}; the pool would be [${pool.ips.join(', ')}] (ipSource ${target.servers.ipSource})`;
-  if (pool.ips.length === 0 && !target.allowEmptyPool) return fail(name, [detail, ...leftOut].join('; '), ERROR_CATALOG.no_servers.hint);
+  const leaving = pool.marked.map((m) => `${m.server} (${m.ip}) leaving: ${m.why}, never added back while another member passes`);
+  const detail = [
+    `${pool.serverCount} server(s) carry ${target.servers.tags.join(' + ')}; the pool would be [${pool.ips.join(', ')}] (ipSource ${target.servers.ipSource})`,
+    ...leaving,
+  ].join('; ');
+  if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool)
+    return fail(name, [detail, ...leftOut].join('; '), ERROR_CATALOG.no_servers.hint);
   if (pool.refused.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
   if (leftOut.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`);
   return ok(name, detail);
@@ -233,7 +239,7 @@ async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, targ
           () => gateway.listPrivateNicIps(regionOf(target.zone), nicIds),
         )
       : [];
-  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress);
+  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress, target.servers.leavingTags);
 }
 
 async function targetChecks(
@@ -322,15 +328,14 @@ async function targetChecks(
     if (result.error.code === 'authentication_denied') throw new KeyRefused(result.error);
     checks.push(failedWith(at('plan'), result.error));
   } else if (result.planned.length === 0 && !result.rollouts?.some((r) => r.rollout.deferred.length > 0)) {
-    checks.push(
-      ok(at('plan'), `in sync: a reconcile would write nothing${result.warnings.length > 0 ? ` (${result.warnings.join('; ')})` : ''}`),
-    );
+    const notes = [...describeLeaving(result.leaving ?? []), ...result.warnings];
+    checks.push(ok(at('plan'), `in sync: a reconcile would write nothing${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`));
   } else {
     const writes =
       result.planned.length > 0
         ? `a reconcile would write: ${result.planned.map(describeAction).join('; ')}`
         : 'a reconcile would write nothing now';
-    const staged = (result.rollouts ?? []).flatMap(describeRollout);
+    const staged = [...describeLeaving(result.leaving ?? []), ...(result.rollouts ?? []).flatMap(describeRollout)];
     checks.push(ok(at('plan'), `${writes}${staged.length > 0 ? `; ${staged.join('; ')}` : ''} (see \`lbsync plan\`)`));
   }
   return checks;

@@ -3,6 +3,7 @@
 import type { Action, FieldChange, ObservedBackend } from '../shared/core/model';
 import { comparedFields } from '../shared/core/plan';
 import type { DiscoveredPool } from '../shared/core/desired';
+import type { LeavingMember } from '../shared/core/leaving';
 import type { BackendRollout } from '../shared/core/rollout';
 import type { MemberVerdict, RolloutStage } from '../shared/core/rollout';
 import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
@@ -22,10 +23,13 @@ export interface ActionSummary {
   changes?: FieldChange[];
 }
 
-/** One address a pool write would add or remove (or, `keep`, should remove but keeps for now), and why. */
+/**
+ * One address a pool write would add or remove (or, `keep`, should remove but keeps for now), and why; `leaving`: a
+ * leaving server's address (kOps' needs-update mark) that stays while in the pool, or is not added back.
+ */
 export interface PoolChange {
   ip: string;
-  change: 'add' | 'remove' | 'keep';
+  change: 'add' | 'remove' | 'keep' | 'leaving';
   why: string;
 }
 
@@ -78,18 +82,22 @@ export function poolChanges(
   removed: readonly string[],
   pool: DiscoveredPool | undefined,
   rollout?: BackendRollout,
+  leaving: readonly LeavingMember[] = [],
 ): PoolChange[] {
   const serverOf = new Map((pool?.members ?? []).map((m) => [m.ip, m.server]));
   const gone = "no server carrying the target's tags has this address";
   const removedWhy = new Map((rollout?.rollout.removed ?? []).map((r) => [r.ip, r.why]));
+  const leavingOf = new Map(leaving.map((m) => [m.ip, m]));
+  const addedWhy = (ip: string): string => {
+    const m = leavingOf.get(ip);
+    if (m) return `address of server ${m.server}, leaving (${m.why}): ${m.because}`;
+    return `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`;
+  };
   return [
-    ...added.map(
-      (ip): PoolChange => ({
-        ip,
-        change: 'add',
-        why: `address of server ${serverOf.get(ip) ?? '?'}, which carries the target's tags`,
-      }),
-    ),
+    ...added.map((ip): PoolChange => ({ ip, change: 'add', why: addedWhy(ip) })),
+    ...leaving
+      .filter((m) => m.verdict !== 'admitted')
+      .map((m): PoolChange => ({ ip: m.ip, change: 'leaving', why: `server ${m.server}, leaving (${m.why}): ${m.because}` })),
     ...removed.map((ip): PoolChange => ({ ip, change: 'remove', why: removedWhy.has(ip) ? `${gone}; ${removedWhy.get(ip)}` : gone })),
     ...(rollout?.rollout.deferred ?? []).map((d): PoolChange => ({ ip: d.ip, change: 'keep', why: `${gone}; kept for now: ${d.why}` })),
   ];
@@ -163,7 +171,13 @@ export function planView(
           ...(desiredPool && { desiredPool }),
           added,
           removed,
-          poolChanges: poolChanges(added, removed, result.pool, rollout),
+          poolChanges: poolChanges(
+            added,
+            removed,
+            result.pool,
+            rollout,
+            (result.leaving ?? []).filter((m) => m.backend === spec.name),
+          ),
           ...(rollout && { rollout: rolloutView(rollout) }),
           changes: actions.flatMap((a) => (a.kind === 'UpdateBackend' || a.kind === 'UpdateHealthCheck' ? a.changes : [])),
           inSync: actual
@@ -222,8 +236,15 @@ function renderBackend(b: BackendView | UncheckedBackendView, c: Colors): string
     return [`${head}  ${c.yellow('missing: would be created')}`, ...b.added.map((ip) => `      ${c.green(`+ ${ip}`)}${because(ip)}`)];
   }
   const kept = new Set(b.rollout?.deferred.map((d) => d.ip));
+  const leaving = b.poolChanges.filter((p) => p.change === 'leaving');
+  const leavingLines = leaving.map(
+    (p) => `      ${c.yellow(`${b.actualPool?.includes(p.ip) ? '=' : 'x'} ${p.ip}`)}  ${c.dim(`(${p.why})`)}`,
+  );
   if (b.actions.length === 0 && kept.size === 0) {
-    return [`${head}  ${c.green('in sync')}${b.actualPool ? c.dim(`  pool ${b.actualPool.join(', ') || '(empty)'}`) : ''}`];
+    return [
+      `${head}  ${c.green('in sync')}${b.actualPool ? c.dim(`  pool ${b.actualPool.join(', ') || '(empty)'}`) : ''}`,
+      ...(leaving.length > 0 ? [`      leaving ${c.dim('(= stays while in the pool, x not added back)')}:`, ...leavingLines] : []),
+    ];
   }
   const lines = [head];
   if (b.inSync.length > 0) lines.push(`      ${c.dim(`in sync: ${b.inSync.join(', ')}`)}`);
@@ -243,6 +264,7 @@ function renderBackend(b: BackendView | UncheckedBackendView, c: Colors): string
       else lines.push(`        ${ip}${checked(ip)}`);
     }
   }
+  if (leaving.length > 0) lines.push(`      leaving ${c.dim('(= stays while in the pool, x not added back)')}:`, ...leavingLines);
   if (b.rollout && b.rollout.stages.length > 0) {
     lines.push('      staged writes:');
     b.rollout.stages.forEach((s, i) => {

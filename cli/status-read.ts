@@ -4,12 +4,13 @@
 import type { EventQueue } from '../shared/adapters/queue';
 import type { ApiCallCount, ScalewayGateway } from '../shared/adapters/scaleway';
 import { filterMismatchWarning } from '../shared/core/discovery-check';
-import type { ObservedMemberHealth, RefusedAnswer } from '../shared/core/model';
+import type { RefusedAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
 import type { LbSyncError } from '../shared/errors/lbsync-error';
 import type { ReconcileResult, ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileTarget } from '../shared/reconcile/reconcile-target';
+import { healthReadOnce } from '../shared/reconcile/health-read-once';
 import { readBackendHealth } from '../shared/reconcile/stage-removals';
 import type { QueueEnv } from '../shared/platform/config';
 import { newEventId } from '../shared/schemas/event';
@@ -27,23 +28,6 @@ export interface TargetStatusRead {
   healthError?: LbSyncError;
   /** Every Scaleway API call this target's status cost. */
   apiCalls: ApiCallCount;
-}
-
-/** One ListBackendStats per backend, however often the plan and the status ask for it; `read` says which were. */
-function healthReadOnce(gateway: ScalewayGateway): { gateway: ScalewayGateway; read: Set<string> } {
-  const answers = new Map<string, Promise<ObservedMemberHealth[]>>();
-  const read = new Set<string>();
-  const wrapped: ScalewayGateway = {
-    ...gateway,
-    listBackendHealth(zone, lbId, backendId) {
-      const key = `${zone}/${lbId}/${backendId}`;
-      const answer = answers.get(key) ?? gateway.listBackendHealth(zone, lbId, backendId);
-      answers.set(key, answer);
-      read.add(key);
-      return answer;
-    },
-  };
-  return { gateway: wrapped, read };
 }
 
 export async function readTargetStatus(target: Target, gateway: ScalewayGateway, settings: ReconcileSettings): Promise<TargetStatusRead> {

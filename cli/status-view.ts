@@ -23,7 +23,10 @@ export interface MemberStatus {
   inPool: boolean;
   /** Whether the target wants it (absent when the plan failed: the desired pool is not known). */
   desired?: boolean;
-  /** What a reconcile would do to it: add or remove it now, or keep it for now (it leaves once that is safe). */
+  /**
+   * What a reconcile would do to it: add or remove it now, or keep it for now (it leaves once that is safe); `leaving`:
+   * a leaving server (kOps' needs-update mark) that stays while in the pool, or is not added back (`why` says which).
+   */
   change?: PoolChange['change'];
   why?: string;
 }
@@ -80,16 +83,19 @@ function backendMembers(
 ): MemberStatus[] {
   const changeOf = new Map((view?.poolChanges ?? []).map((p) => [p.ip, p]));
   const pool = current?.pool ?? [];
-  const ips = [...new Set([...pool, ...(view?.added ?? [])])].sort(compareIps);
+  const leaving = (view?.poolChanges ?? []).filter((p) => p.change === 'leaving').map((p) => p.ip);
+  const ips = [...new Set([...pool, ...(view?.added ?? []), ...leaving])].sort(compareIps);
   return ips.map((ip): MemberStatus => {
     const inPool = pool.includes(ip);
     const change = view ? changeOf.get(ip) : undefined;
+    // A leaving server in the pool stays there (it is desired where it is); out of it, it is not.
+    const desired = change?.change === 'leaving' ? inPool : desiredPool?.includes(ip);
     return {
       backend: name,
       ip,
       health: inPool && health ? (health.get(ip)?.reported ?? 'no report') : null,
       inPool,
-      ...(desiredPool && { desired: desiredPool.includes(ip) }),
+      ...(desiredPool && { desired }),
       ...(change && { change: change.change, why: change.why }),
     };
   });
@@ -170,6 +176,7 @@ const CHANGE: Record<PoolChange['change'], (c: Colors) => string> = {
   add: (c) => c.green('+ to add:'),
   remove: (c) => c.red('- to remove:'),
   keep: (c) => c.yellow('~ leaves later:'),
+  leaving: (c) => c.yellow('leaving:'),
 };
 
 function note(m: MemberStatus, c: Colors): string {

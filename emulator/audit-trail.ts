@@ -39,6 +39,15 @@ export function principalIdOf(token: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/** The identity Audit Trail records for an API request: its key's principal, its User-Agent, its source address. */
+export function actorOf(headers: Record<string, string | string[] | undefined>, remoteAddress?: string): AuditActor {
+  return {
+    principalId: principalIdOf(String(headers['x-auth-token'] ?? '')),
+    userAgent: String(headers['user-agent'] ?? ''),
+    sourceIp: remoteAddress ?? '127.0.0.1',
+  };
+}
+
 export interface AuditEventInput {
   methodName: string;
   product: { product_name: string; service_name: string };

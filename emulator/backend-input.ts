@@ -87,6 +87,11 @@ class FieldReader {
     return value;
   }
 
+  /** An optional enum where "" (the Go SDK's zero value for an unset enum) means unset. */
+  enumOrUnset(field: string, allowed: readonly string[]): string | undefined {
+    return this.body[field] === '' ? undefined : this.enumValue(field, allowed, false);
+  }
+
   integer(field: string, opts: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
     if (!this.present(field)) return this.absent(field, opts.required);
     const value = this.body[field];
@@ -164,7 +169,8 @@ function readSettings(reader: FieldReader): BackendSettings | undefined {
     forward_port_algorithm: reader.enumValue('forward_port_algorithm', ALGORITHMS, true),
     sticky_sessions: reader.enumValue('sticky_sessions', STICKY_SESSIONS, true),
     sticky_sessions_cookie_name: reader.string('sticky_sessions_cookie_name') ?? BACKEND_DEFAULTS.sticky_sessions_cookie_name,
-    on_marked_down_action: reader.enumValue('on_marked_down_action', MARKED_DOWN_ACTIONS, false) ?? BACKEND_DEFAULTS.on_marked_down_action,
+    // kOps' Go SDK always sends the field, "" when unset (its zero value): the API takes it as the default, which resets it.
+    on_marked_down_action: reader.enumOrUnset('on_marked_down_action', MARKED_DOWN_ACTIONS) ?? BACKEND_DEFAULTS.on_marked_down_action,
     proxy_protocol: reader.enumValue('proxy_protocol', PROXY_PROTOCOLS, false) ?? BACKEND_DEFAULTS.proxy_protocol,
     failover_host: reader.string('failover_host') ?? null,
     ssl_bridging: reader.boolean('ssl_bridging') ?? false,

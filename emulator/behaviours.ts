@@ -50,6 +50,16 @@ export interface EmulatorBehaviours {
    * recording shows one instance; LBs have had two. `two_disagreeing`: the second is one change behind the first.
    */
   lbInstanceReports: 'one' | 'two' | 'two_disagreeing';
+  /**
+   * The Instance API's ServerAction `poweron` (a real API call, as kOps makes it): the server is `starting` this long,
+   * then `running`. Recorded: about 5 s (instance-server-ips #88-#89). The control API's power actions are instant.
+   */
+  poweronMs: number;
+  /**
+   * The Instance API's ServerAction `terminate`: the server is `stopping` (`terminating`) with no public IP this long,
+   * then gone (404). Recorded: 10 to 15 s (instance-server-ips #90-#94). The control API's removal is instant.
+   */
+  terminateMs: number;
 }
 
 export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
@@ -66,6 +76,8 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   healthFailAfterMs: 0,
   serverTagsFilter: 'all',
   lbInstanceReports: 'one',
+  poweronMs: 5_000,
+  terminateMs: 15_000,
 });
 
 /** The choices of each switch, for validation, docs and tests that run every setting. */
@@ -88,7 +100,7 @@ function isChoice(name: SwitchName, value: unknown): boolean {
 }
 
 /** The settings that are a length of time in integer ms rather than a choice. */
-const DURATION_SETTINGS = ['instancePendingMs', 'healthPassAfterMs', 'healthFailAfterMs'] as const;
+const DURATION_SETTINGS = ['instancePendingMs', 'healthPassAfterMs', 'healthFailAfterMs', 'poweronMs', 'terminateMs'] as const;
 type DurationSetting = (typeof DURATION_SETTINGS)[number];
 
 /**

@@ -180,6 +180,8 @@ export interface PoolWrite {
   /** The Instance state of the server holding each of those addresses at the write (`none`: no server has it). */
   serverStates: Record<string, string>;
   deleted?: boolean;
+  /** The writer's User-Agent (scw-lb-sync's own, kOps', the console's...): who wrote this pool. */
+  userAgent?: string;
   /** DeleteBackend under the `cascade` setting: the frontends deleted with the backend. */
   frontendsDeleted?: string[];
 }

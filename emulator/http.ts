@@ -4,6 +4,8 @@ import type { ServerResponse } from 'node:http';
 import { apiErrors } from './errors';
 import type { EmulatorState } from './state';
 import type { PoolWrite } from './contract';
+import type { AuditActor } from './audit-trail';
+import type { ServerLifecycle } from './server-lifecycle';
 
 export interface JsonAnswer {
   status: number;
@@ -19,6 +21,10 @@ export interface RouteContext {
   body: unknown;
   state: EmulatorState;
   notePoolWrite(write: PoolWriteNote): void;
+  /** Who made the request, as Audit Trail records it (its API key's principal, User-Agent, address). */
+  actor: AuditActor;
+  /** Server changes made through the Instance API's own routes (emulator/server-lifecycle.ts). */
+  servers: ServerLifecycle;
 }
 
 export interface Route<Context = RouteContext> {

@@ -41,6 +41,16 @@ import type { ForcedHealth, HealthCheckStatus, MemberHealth } from './health';
 export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
 export { SERVER_ACTIONS, type ServerActionName } from './operations';
 export type { WireAuditEvent } from './wire/audit-trail';
+export {
+  KOPS_TIMINGS,
+  KopsSession,
+  kopsRollingUpdate,
+  type KopsRollingUpdateOptions,
+  type KopsRun,
+  type KopsStep,
+  type KopsTimings,
+} from './kops/rolling-update';
+export { KOPS_USER_AGENT, KOPS_VERSION } from './kops/go-sdk';
 
 /** The emulator's Audit Trail (emulator/audit-trail.ts): its events and the delay before they are listable. */
 export interface AuditTrailHandle {
@@ -69,7 +79,10 @@ export interface EmulatorHandle {
   /** Lets the oldest `count` requests held at this gate through (all by default); returns how many went. */
   releaseGate(name: string, count?: number): number;
   setLbStatus(lbId: string, status: LbStatus, forMs?: number): void;
-  /** A kOps rolling update: ServerAction terminate on the old server, CreateServer and poweron for the new one. */
+  /**
+   * A server replaced in one step, as the control API does it: ServerAction terminate on the old one, CreateServer and
+   * poweron for the new one, all instant. kOps' own rolling update, call by call, is `kopsRollingUpdate`.
+   */
   replaceServer(oldServerId: string, newServer: SeedServer): void;
   /** Adds or changes a server. Audit Trail records a creation or a re-tag; a change of state alone is the platform's. */
   upsertServer(server: SeedServer): void;

@@ -1,9 +1,9 @@
 /** The emulator's operations, shared by the in-process handle and the HTTP control API. */
 import type { IncomingHttpHeaders } from 'node:http';
 import {
+  actorOf,
   AuditTrailLog,
   DEFAULT_AUDIT_DELAY_MS,
-  principalIdOf,
   recordBackendWrite,
   recordServerAction,
   recordServerChange,
@@ -13,6 +13,7 @@ import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
 import { Gates } from './gates';
+import { ServerLifecycle } from './server-lifecycle';
 import { EmulatorState } from './state';
 import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './contract';
 import type { ServerRecord } from './records';
@@ -37,10 +38,13 @@ export class EmulatorOperations {
   readonly faultQueue = new FaultQueue();
   readonly auditTrail: AuditTrailLog;
   readonly gates = new Gates();
+  /** Servers created, re-tagged and powered through the Instance API's routes, with the recorded timings. */
+  readonly serverLifecycle: ServerLifecycle;
 
   constructor(behaviours: Partial<EmulatorBehaviours>, seed: EmulatorSeed | undefined, auditTrailDelayMs = DEFAULT_AUDIT_DELAY_MS) {
     this.state = new EmulatorState(behaviours);
     this.auditTrail = new AuditTrailLog(auditTrailDelayMs);
+    this.serverLifecycle = new ServerLifecycle(() => this.state, this.auditTrail);
     if (seed) this.state.loadSeed(seed);
   }
 
@@ -142,15 +146,10 @@ export class EmulatorOperations {
     write: Omit<PoolWrite, 'at' | 'seq' | 'operation'>,
     request: { body: unknown; headers: IncomingHttpHeaders; remoteAddress?: string },
   ): void {
-    this.callLog.notePoolWrite(call, write);
+    const actor = actorOf(request.headers, request.remoteAddress);
+    this.callLog.notePoolWrite(call, { ...write, userAgent: actor.userAgent });
     const lb = this.state.lbs.get(write.lbId);
     if (!lb) return;
-    const token = String(request.headers['x-auth-token'] ?? '');
-    const actor = {
-      principalId: principalIdOf(token),
-      userAgent: String(request.headers['user-agent'] ?? ''),
-      sourceIp: request.remoteAddress ?? '127.0.0.1',
-    };
     recordBackendWrite(
       this.auditTrail,
       lb,
@@ -162,6 +161,7 @@ export class EmulatorOperations {
   }
 
   loadSeed(seed: EmulatorSeed): void {
+    this.serverLifecycle.clear();
     this.state.loadSeed(seed);
   }
 

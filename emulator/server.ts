@@ -8,12 +8,14 @@ import { applyWorldChange } from './fault-effects';
 import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
 import type { PermissionRules } from './permissions';
 import { instanceApiRoutes } from './routes/instance';
+import { instanceWriteRoutes } from './routes/instance-writes';
 import { ipamApiRoutes } from './routes/ipam';
 import { auditTrailApiRoutes } from './routes/audit-trail';
 import { lbApiRoutes } from './routes/lb';
 import type { CallRecord } from './contract';
+import { actorOf } from './audit-trail';
 
-const API_ROUTES: readonly Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...ipamApiRoutes];
+const API_ROUTES: readonly Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...instanceWriteRoutes, ...ipamApiRoutes];
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 const CONTROL_PREFIX = '/_emulator/';
 
@@ -148,6 +150,8 @@ class RequestPipeline {
         state: this.operations.state,
         notePoolWrite: (write) =>
           this.operations.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
+        actor: actorOf(req.headers, req.socket.remoteAddress),
+        servers: this.operations.serverLifecycle,
       });
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };
@@ -181,6 +185,7 @@ export async function listen(operations: EmulatorOperations, settings: ServerSet
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
         operations.gates.releaseAll();
+        operations.serverLifecycle.clear();
         server.close(() => resolve());
         // Hung requests and idle keep-alive sockets would otherwise hold close() open.
         server.closeAllConnections();

@@ -216,6 +216,16 @@ export class EmulatorState {
     this.health.noteAlive(aliveAddresses(this), Date.now());
   }
 
+  /** A terminated server's public IPs go at once (recorded: `stopping` with `public_ips: []`), with their IPAM entries. */
+  detachPublicIps(serverId: string): void {
+    const server = this.servers.get(serverId);
+    if (!server) return;
+    const gone = new Set(server.publicIps.map((ip) => ip.id));
+    server.publicIps = [];
+    for (const id of gone) this.ips.delete(id);
+    this.health.noteAlive(aliveAddresses(this), Date.now());
+  }
+
   removeServer(serverId: string): boolean {
     const removed = this.dropServer(serverId);
     this.health.noteAlive(aliveAddresses(this), Date.now());

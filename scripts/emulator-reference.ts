@@ -6,6 +6,7 @@ import ts from 'typescript';
 import type { Route } from '../emulator/http';
 import { auditTrailApiRoutes } from '../emulator/routes/audit-trail';
 import { instanceApiRoutes } from '../emulator/routes/instance';
+import { instanceWriteRoutes } from '../emulator/routes/instance-writes';
 import { ipamApiRoutes } from '../emulator/routes/ipam';
 import { lbApiRoutes } from '../emulator/routes/lb';
 
@@ -45,7 +46,13 @@ export function exportedInterfaceFields(name: string): FieldDoc[] {
 
 /** Every operation a request can be logged and matched under, with the methods and paths that reach it. */
 export function emulatedOperations(): { operation: string; routes: string[] }[] {
-  const routes: Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...ipamApiRoutes, ...auditTrailApiRoutes(() => undefined as never)];
+  const routes: Route[] = [
+    ...lbApiRoutes,
+    ...instanceApiRoutes,
+    ...instanceWriteRoutes,
+    ...ipamApiRoutes,
+    ...auditTrailApiRoutes(() => undefined as never),
+  ];
   const byOperation = new Map<string, string[]>();
   for (const route of routes) {
     const list = byOperation.get(route.operation) ?? [];

@@ -71,4 +71,8 @@ function listIps(ctx: RouteContext): JsonAnswer {
   return { status: 200, body: { total_count: sorted.length, ips: pageOf(sorted, paging).map(renderIpamIp) } };
 }
 
-export const ipamApiRoutes: Route[] = [{ method: 'GET', pattern: '/ipam/v1/regions/{region}/ips', operation: 'ListIPs', handle: listIps }];
+// kOps' Go SDK asks the v1alpha1 path (api/ipam/v1alpha1); its ListIPs answers the same items here.
+export const ipamApiRoutes: Route[] = [
+  { method: 'GET', pattern: '/ipam/v1/regions/{region}/ips', operation: 'ListIPs', handle: listIps },
+  { method: 'GET', pattern: '/ipam/v1alpha1/regions/{region}/ips', operation: 'ListIPs', handle: listIps },
+];

@@ -3,6 +3,7 @@ import type { WarningCode } from '../errors/lbsync-error';
 import { admitPrivateIps } from './discovery-check';
 import type { IpamIpView } from './kops-rule';
 import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
+import { leavingWhy } from './leaving';
 import { normalisePool } from './pool';
 
 /** Servers on their way out (or off) are not sent traffic; booting ones are, the health check gates them. */
@@ -34,6 +35,20 @@ export interface LeavingServer {
   ips: string[];
 }
 
+/**
+ * A running server carrying one of the target's leaving tags (kOps' needs-update: it will be replaced): never added
+ * to a pool, kept while it is in one (shared/core/leaving.ts decides per backend).
+ */
+export interface MarkedServer {
+  server: string;
+  serverId: string;
+  ip: string;
+  /** The leaving tag it carries. */
+  tag: string;
+  /** Why it is leaving, as plan, status and the answer tell it: `marked needs-update; kOps removes it`. */
+  why: string;
+}
+
 /** An address the API gave for a server that no pool may hold (not a unicast IPv4 address): left out, and why. */
 export interface UnusableAddress {
   server: string;
@@ -55,6 +70,8 @@ export interface ServerIps {
   several: SeveralAddresses[];
   /** Servers with the tags that are stopped or stopping, and their addresses. */
   leaving: LeavingServer[];
+  /** Running servers with the tags that carry a leaving tag: not in `ips` (nor `members`), see core/leaving.ts. */
+  marked: MarkedServer[];
   /** Addresses left out because no pool may hold them. */
   unusable: UnusableAddress[];
 }
@@ -97,14 +114,17 @@ function candidatesOf(server: ObservedServer, ipSource: IpSource, privateIpsByNi
 /**
  * One IP per server, chosen deterministically (the lowest when a server has several), among the addresses
  * `check` lets through. `privateIpsByNic` holds the IPAM addresses of private NICs, for ipSource "ipam-private".
+ * A running server carrying one of `leavingTags` is `marked`, not a member.
  */
 export function selectServerIps(
   servers: readonly ObservedServer[],
   ipSource: IpSource,
   privateIpsByNic: ReadonlyMap<string, readonly string[]>,
   check: AddressCheck,
+  leavingTags: readonly string[] = [],
 ): ServerIps {
   const members: PoolMember[] = [];
+  const marked: MarkedServer[] = [];
   const skipped: SkippedServer[] = [];
   const several: SeveralAddresses[] = [];
   const leaving: LeavingServer[] = [];
@@ -127,10 +147,15 @@ export function selectServerIps(
       skipped.push({ server: server.name, reason: NO_ADDRESS[ipSource] });
       continue;
     }
-    members.push({ server: server.name, serverId: server.id, ip });
     if (candidates.length > 1) several.push({ server: server.name, chosen: ip, candidates });
+    const tag = leavingTags.find((t) => server.tags.includes(t));
+    if (tag !== undefined) {
+      marked.push({ server: server.name, serverId: server.id, ip, tag, why: leavingWhy(tag) });
+      continue;
+    }
+    members.push({ server: server.name, serverId: server.id, ip });
   }
-  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several, leaving, unusable };
+  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several, leaving, marked, unusable };
 }
 
 /**
@@ -142,13 +167,14 @@ export function discoveredPool(
   servers: { admitted: readonly ObservedServer[]; refused: readonly RefusedAnswer[] },
   privateNicIps: readonly IpamIpView[],
   check: AddressCheck,
+  leavingTags: readonly string[] = [],
 ): DiscoveredPool {
   const ipam = admitPrivateIps(
     privateNicIps,
     servers.admitted.flatMap((s) => s.privateNicIds),
   );
   return {
-    ...selectServerIps(servers.admitted, ipSource, ipam.byNic, check),
+    ...selectServerIps(servers.admitted, ipSource, ipam.byNic, check, leavingTags),
     source: 'tags',
     serverCount: servers.admitted.length,
     refused: [...servers.refused, ...ipam.refused],

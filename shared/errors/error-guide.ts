@@ -157,4 +157,10 @@ export const WARNING_GUIDE = {
     ],
     doc: "An address the API gave for a server is not a unicast IPv4 address (the rules inject holds `serverIps` to: loopback, link-local, the metadata service, multicast, reserved, unspecified, or no IPv4 address at all); it never reaches a pool, and the server's next address is used (none: `left out of the pool`). Check the server's IPs in the console.",
   },
+  leaving_admitted: {
+    examples: [
+      '[leaving_admitted] added leaving server(s): 51.15.100.12 of server control-plane-fr-par-1-1 to lb-backend-https (marked needs-update; kOps removes it): added all the same: no other member passes its health check (better a doomed server than none)',
+    ],
+    doc: "A leaving server (`kops update cluster` marks every server it will replace with `noprefix=kops.k8s.io/needs-update`; a full target may name its own `servers.leavingTags`) is never added to a pool, so scw-lb-sync does not put back a control plane kOps has deregistered and is draining. The one exception is this warning: without it the pool would hold no member that passes its health check, so it is added all the same (better a server about to be replaced than none). It leaves again when it stops or is removed. Find out why the other members fail (`lbsync status` shows the LB's health of each): a rolling update that replaced a control plane whose successor never came up should be stopped (`kops rolling-update` waits for validation; with `--cloudonly` it does not).",
+  },
 } as const satisfies Record<WarningCode, GuideEntry>;

@@ -5,6 +5,8 @@ import { answerFigures } from '../core/answer-figures';
 import type { DeadLetter, DeadLetterReason, Done, Requeue } from '../core/disposition';
 import { decideDisposition } from '../core/disposition';
 import type { Action } from '../core/model';
+import type { LeavingMember } from '../core/leaving';
+import { describeLeaving } from '../core/leaving';
 import type { BackendRollout } from '../core/rollout';
 import { describeRollout } from '../core/rollout-text';
 import { deadLetterRecord } from './dead-letter';
@@ -63,6 +65,8 @@ export interface ReconcileAnswerBody {
   apiCalls?: { reads: number; writes: number };
   retryInMs?: number;
   warnings?: string[];
+  /** Leaving servers (kOps' needs-update mark): per backend, whether it stays, is kept out or was admitted, and why. */
+  leaving?: LeavingMember[];
   error?: { code: string; message: string; hint: string; lb?: LbIdentity };
 }
 
@@ -133,6 +137,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
         actions: result.done.map((a) => a.kind),
         apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
         ...(result.warnings.length > 0 && { warnings: result.warnings }),
+        ...(result.leaving && { leaving: result.leaving }),
       }),
     };
     switch (disposition.kind) {
@@ -206,7 +211,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       now: () => now().getTime(),
       ...reconcileSettings(deps.runtime),
       sleep,
-      onPlanned: (actions, pool, rollouts) => logPlan(log, actions, pool.ips, rollouts),
+      onPlanned: (actions, pool, rollouts, leaving) => logPlan(log, actions, pool.ips, rollouts, leaving),
     });
     logResult(log, result);
     return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random), event);
@@ -227,8 +232,16 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   }
 }
 
-function logPlan(log: Logger, actions: readonly Action[], pool: readonly string[], rollouts: readonly BackendRollout[]): void {
-  // Each removal (now, or held back) with its reason, before the plan line that carries the write.
+function logPlan(
+  log: Logger,
+  actions: readonly Action[],
+  pool: readonly string[],
+  rollouts: readonly BackendRollout[],
+  leaving: readonly LeavingMember[],
+): void {
+  // Each leaving server and what its pool does with it, then each removal (now, or held back) with its reason, before
+  // the plan line that carries the write.
+  for (const line of describeLeaving(leaving)) log.info({ leaving: line }, line);
   for (const line of rollouts.flatMap(describeRollout)) log.info({ rollout: line }, line);
   if (actions.length === 0 && rollouts.every((r) => r.rollout.deferred.length === 0))
     log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
@@ -253,7 +266,15 @@ function logResult(log: Logger, result: ReconcileResult): void {
 
 type AnswerLineFigures = Pick<
   LineFields<'reconcile_answer'>,
-  'pool_size' | 'pool_passing' | 'members_added' | 'members_removed' | 'members_deferred' | 'writes' | 'api_reads' | 'api_writes'
+  | 'pool_size'
+  | 'pool_passing'
+  | 'members_added'
+  | 'members_removed'
+  | 'members_deferred'
+  | 'members_leaving'
+  | 'writes'
+  | 'api_reads'
+  | 'api_writes'
 >;
 
 /** The final line's figures: the pool after the answer, what changed in it, the writes (a dry run's: those it would make). */
@@ -271,6 +292,7 @@ function answerLineFigures(result: ReconcileResult | undefined): AnswerLineFigur
     members_added: figures.added,
     members_removed: figures.removed,
     members_deferred: figures.deferred,
+    members_leaving: new Set((result?.leaving ?? []).map((m) => m.ip)).size,
     writes: writes.map(describeAction),
     ...(result && { api_reads: result.apiCalls.reads, api_writes: result.apiCalls.writes }),
   };

@@ -57,6 +57,8 @@ export const reconcileAnswerLine = z.strictObject({
   members_added: count,
   members_removed: count,
   members_deferred: count,
+  /** Leaving servers (kOps' needs-update mark, or the target's leavingTags) the pools met: kept, kept out or admitted. */
+  members_leaving: count.optional(),
   /** The writes made, one line each; in a dry run, the writes it would make. */
   writes: z.array(z.string()),
   /** From the originating event's occurredAt (kept through retries) to an applied or noop answer. */

@@ -42,5 +42,5 @@ export async function discoverPool(gateway: ScalewayGateway, target: Target): Pr
             ),
         })
       : [];
-  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress);
+  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress, target.servers.leavingTags);
 }

@@ -1,7 +1,9 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { unconfirmedServerIps, untrustedServerIpsError } from '../core/asserted-ips';
 import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
-import { desiredBackends, unusableAddressWarning } from '../core/desired';
+import { unusableAddressWarning } from '../core/desired';
+import type { LeavingMember } from '../core/leaving';
+import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
 import { filterMismatchWarning } from '../core/discovery-check';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedBackend, ObservedLb } from '../core/model';
@@ -14,8 +16,10 @@ import type { Deadline } from '../platform/deadline';
 import { NO_DEADLINE } from '../platform/deadline';
 import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
+import { desiredWithLeaving } from './admit-leaving';
 import { applyActions } from './apply';
 import { discoverPool } from './discover';
+import { healthReadOnce } from './health-read-once';
 import { assertWritable, findLb, observeBackends } from './observe';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
@@ -37,6 +41,8 @@ export interface ReconcileResult {
   planned: Action[];
   /** For each pool write that removes members: what leaves now, what waits and why, the stages to come. */
   rollouts?: BackendRollout[];
+  /** The leaving servers (kOps' needs-update mark, or the target's own leaving tags), per backend, and their verdict. */
+  leaving?: LeavingMember[];
   /** What was written (a prefix of planned when a write failed). */
   done: Action[];
   warnings: string[];
@@ -58,7 +64,12 @@ export interface ReconcileOptions {
   /** The invocation's deadline: the transient wait and the wait for the write to apply are clipped to it. */
   deadline?: Deadline;
   /** Told the plan before any write, so logs read in the order things happen. */
-  onPlanned?: (actions: readonly Action[], pool: DiscoveredPool, rollouts: readonly BackendRollout[]) => void;
+  onPlanned?: (
+    actions: readonly Action[],
+    pool: DiscoveredPool,
+    rollouts: readonly BackendRollout[],
+    leaving: readonly LeavingMember[],
+  ) => void;
 }
 
 export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
@@ -91,7 +102,8 @@ function severalAddressesWarning(s: SeveralAddresses): string {
  * then an address discovery lacks is carried as untrusted_server_ips (as held removals are), so the event is retried.
  */
 export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
-  const { gateway } = options;
+  // The leaving servers' check and the staging of removals may both need a backend's health: one read serves both.
+  const { gateway } = healthReadOnce(options.gateway);
   const now = options.now ?? Date.now;
   const clock = { sleep: options.sleep ?? realSleep, now };
   const deadline = options.deadline ?? NO_DEADLINE;
@@ -131,10 +143,20 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const pool = await poolPromise;
     result.pool = pool;
-    const unlisted = unconfirmedServerIps(event.serverIps, pool.ips);
+    // An address of a leaving server is known to discovery: never written for the event, nor retried for.
+    const namedLeaving = leavingAssertions(event.serverIps, pool.marked);
+    const unlisted = unconfirmedServerIps(event.serverIps, [...pool.ips, ...namedLeaving.map((m) => m.ip)]);
     // An event asserting addresses discovery lacks is retried once the pool is settled (written, or planned).
     const unconfirmed = unlisted.length > 0 ? untrustedServerIpsError(unlisted, target.name, pool.ips) : undefined;
-    const desired = desiredBackends(target, pool.ips);
+    for (const m of namedLeaving)
+      result.warnings.push(
+        `event serverIps names ${m.ip} of server ${m.server}, which is leaving (${m.why}): it is not added for the event`,
+      );
+    const withLeaving = await desiredWithLeaving(gateway, target, lb, pool, observed.byName);
+    const { desired } = withLeaving;
+    if (withLeaving.leaving.length > 0) result.leaving = withLeaving.leaving;
+    const admitted = admittedLeavingWarning(withLeaving.leaving);
+    if (admitted) result.warnings.push(admitted);
     const judged = judgeAllDuplicates(desired, observed.duplicates, now(), options.duplicateGraceMs ?? DEFAULT_DUPLICATE_GRACE_MS);
     for (const { duplicates: d, verdicts } of judged) {
       result.warnings.push(
@@ -146,14 +168,14 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
       );
     }
     // Once per reconcile: every answer left out, from the LB, server, IPAM and backend listings alike.
-    const refused = [...refusedLbs, ...pool.refused, ...observed.refused];
+    const refused = [...refusedLbs, ...pool.refused, ...observed.refused, ...withLeaving.refused];
     const mismatch = filterMismatchWarning(refused);
     if (mismatch) result.warnings.push(mismatch);
     const unusable = unusableAddressWarning(pool.unusable);
     if (unusable) result.warnings.push(unusable);
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
     if (target.servers.ipSource === 'kops') result.warnings.push(...pool.several.map(severalAddressesWarning));
-    if (pool.ips.length === 0 && !target.allowEmptyPool) {
+    if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool) {
       throw new LbSyncError(
         'no_servers',
         `${kopsMessage.listServers()}: no server with an address matches tags ${target.servers.tags.join(', ')}; the pool is left as it is`,
@@ -162,16 +184,18 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     }
     // Rolling-update safety: a pool write that removes members is cut down to what the LB's health checks allow.
     const staged = await stageRemovals(gateway, target, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
-    if (staged.refused.length > 0) {
+    // The leaving servers' check may have read the same backend's health already: its reports are named once.
+    const stagedRefused = staged.refused.filter((r) => !withLeaving.refused.some((o) => o.what === r.what && o.why === r.why));
+    if (stagedRefused.length > 0) {
       // The health read comes later; its reports of another backend join the one warning of this reconcile.
-      const joined = filterMismatchWarning([...refused, ...staged.refused]) as string;
+      const joined = filterMismatchWarning([...refused, ...stagedRefused]) as string;
       if (mismatch) result.warnings.splice(result.warnings.indexOf(mismatch), 1, joined);
       else result.warnings.push(joined);
     }
     const planned = staged.actions;
     result.planned = planned;
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
-    options.onPlanned?.(planned, pool, staged.rollouts);
+    options.onPlanned?.(planned, pool, staged.rollouts, withLeaving.leaving);
     // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
     // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
     // them in its plan). The status still says what was written.

@@ -16,6 +16,9 @@ import {
 } from './primitives';
 import { closest } from './suggest';
 
+/** The tag `kops update cluster` adds to a server whose spec changed; `kops rolling-update` replaces exactly those. */
+export const KOPS_NEEDS_UPDATE_TAG = 'noprefix=kops.k8s.io/needs-update';
+
 /** Health-check fields a target names are compared; fields it leaves out are never rewritten. */
 export const healthCheckSchema = z
   .object({
@@ -60,6 +63,13 @@ export const serverSelectorSchema = z
       .default('public')
       .describe(
         "public: the public IPv4; ipam-private: the private-NIC IPv4 from IPAM; kops: kOps' own rule, the server's zonal IPAM IPv4 (its routed public IPv4); the lowest when a server has several",
+      ),
+    leavingTags: z
+      .array(z.string().min(1).max(255))
+      .max(20)
+      .default([])
+      .describe(
+        `a server carrying any of these tags is leaving: never added to a pool (unless no other member would pass its health check), kept while it is in one; kOps marks the servers it will replace with ${KOPS_NEEDS_UPDATE_TAG} (the kops shorthand names it)`,
       ),
   })
   .strict();
@@ -171,6 +181,7 @@ export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
     servers: {
       tags: [`noprefix=kops.k8s.io/cluster=${cluster}`, 'noprefix=kops.k8s.io/role=ControlPlane'],
       ipSource: 'kops',
+      leavingTags: [KOPS_NEEDS_UPDATE_TAG],
     },
     allowEmptyPool: false,
     maxUnavailable,

@@ -57,7 +57,11 @@ describe('targets', () => {
           healthCheck: { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
         }),
       ],
-      servers: { tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource: 'kops' },
+      servers: {
+        tags: ['noprefix=kops.k8s.io/cluster=prod.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
+        ipSource: 'kops',
+        leavingTags: ['noprefix=kops.k8s.io/needs-update'],
+      },
       allowEmptyPool: false,
       maxUnavailable: 1,
       trustPartialDiscovery: false,

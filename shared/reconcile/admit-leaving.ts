@@ -1,0 +1,50 @@
+import type { ScalewayGateway } from '../adapters/scaleway';
+import type { DiscoveredPool } from '../core/desired';
+import type { BackendLeaving, LeavingMember } from '../core/leaving';
+import { decideLeaving } from '../core/leaving';
+import type { DesiredBackend, ObservedBackend, ObservedLb, RefusedAnswer } from '../core/model';
+import { normalisePool } from '../core/pool';
+import { memberHealth } from '../core/rollout';
+import type { Target } from '../schemas/target';
+import { readBackendHealth } from './stage-removals';
+
+export interface DesiredWithLeaving {
+  desired: DesiredBackend[];
+  /** Every leaving server, per backend, and what its pool does with it. */
+  leaving: LeavingMember[];
+  /** Health reports of another backend the reads carried (named in discovery_filter_mismatch). */
+  refused: RefusedAnswer[];
+}
+
+/**
+ * Each backend's desired pool: discovery's servers, plus the leaving servers it already holds, plus (rarely) the
+ * leaving servers it needs because no other member would pass (shared/core/leaving.ts). The LB's health of a backend
+ * is read (ListBackendStats, once) only when that is what decides: a leaving server out of the pool while others
+ * could serve, as between kOps' deregistration of a control plane and its termination.
+ */
+export async function desiredWithLeaving(
+  gateway: ScalewayGateway,
+  target: Target,
+  lb: Pick<ObservedLb, 'id' | 'name'>,
+  pool: DiscoveredPool,
+  observed: ReadonlyMap<string, ObservedBackend>,
+): Promise<DesiredWithLeaving> {
+  const desired: DesiredBackend[] = [];
+  const leaving: LeavingMember[] = [];
+  const refused: RefusedAnswer[] = [];
+  for (const spec of target.backends) {
+    const backend = observed.get(spec.name);
+    const input = { backend: spec.name, joining: pool.ips, marked: pool.marked, current: backend?.pool };
+    let decision = decideLeaving(input);
+    if (decision === 'needs_health' && backend) {
+      const read = await readBackendHealth(gateway, target, lb, backend.id);
+      refused.push(...read.refused);
+      decision = decideLeaving({ ...input, health: memberHealth(read.reports) }) as BackendLeaving;
+    }
+    const decided = decision as BackendLeaving;
+    desired.push({ spec, pool: normalisePool(decided.pool) });
+    // A backend that is absent and never created (kops-controller in "auto") holds no one: nothing to tell.
+    if (backend || spec.createIfMissing) leaving.push(...decided.leaving);
+  }
+  return { desired, leaving, refused };
+}

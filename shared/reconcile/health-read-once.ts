@@ -1,0 +1,22 @@
+import type { ScalewayGateway } from '../adapters/scaleway';
+import type { ObservedMemberHealth } from '../core/model';
+
+/**
+ * The gateway with one ListBackendStats per backend, however often the steps ask for it (the leaving servers' check,
+ * the staging of removals, `lbsync status`); `read` says which were read (`zone/lbId/backendId`).
+ */
+export function healthReadOnce(gateway: ScalewayGateway): { gateway: ScalewayGateway; read: Set<string> } {
+  const answers = new Map<string, Promise<ObservedMemberHealth[]>>();
+  const read = new Set<string>();
+  const wrapped: ScalewayGateway = {
+    ...gateway,
+    listBackendHealth(zone, lbId, backendId) {
+      const key = `${zone}/${lbId}/${backendId}`;
+      const answer = answers.get(key) ?? gateway.listBackendHealth(zone, lbId, backendId);
+      answers.set(key, answer);
+      read.add(key);
+      return answer;
+    },
+  };
+  return { gateway: wrapped, read };
+}
