@@ -13,6 +13,7 @@ import { computeCost } from './cost';
 import { measureConvergence } from './convergence';
 import { measurePerEvent } from './per-event';
 import { jsonSummary, renderReport, type Measurements } from './report';
+import { measureRollingUpdate } from './rolling-update';
 import { measureRss } from './rss';
 import { measureSequential } from './sequential';
 import { buildDist, buildForDefaultHeap, FUNCTION_NODE, prepareOut } from './support/bundles';
@@ -47,6 +48,7 @@ const PLAN = {
     cliRuns: 7,
     watchRuns: 10,
     spreadTargets: 10_000,
+    rollingScale: 30,
   },
   quick: {
     coldRuns: 3,
@@ -59,6 +61,7 @@ const PLAN = {
     cliRuns: 3,
     watchRuns: 3,
     spreadTargets: 2_000,
+    rollingScale: 100,
   },
 };
 
@@ -90,6 +93,8 @@ async function main(): Promise<void> {
     () => measureSequential(plan.sequential, plan.unbounded ? { compare: { execArgv: [], handler: buildForDefaultHeap() } } : {}),
   );
   const cli = await step(`CLI start (N=${plan.cliRuns})`, () => measureCliStart(plan.cliRuns));
+  // Its own process: the local stack, kOps' rolling update played twice (alone, then beside scw-lb-sync).
+  const rollingUpdate = await step(`kOps rolling update (x${plan.rollingScale} clock)`, () => measureRollingUpdate(plan.rollingScale));
   // Last: the local stack sets this process' environment and loads the bundles in-process.
   const convergence = await step('convergence', () => measureConvergence(plan.convergenceRuns));
 
@@ -112,6 +117,7 @@ async function main(): Promise<void> {
     convergence,
     sweepSpread,
     watchLatency,
+    rollingUpdate,
     platform: { sequential, cli, cost: computeCost(sequential.rows, apiCalls) },
   };
   process.stdout.write(`${renderReport(measurements)}\n`);

@@ -8,6 +8,7 @@ import { platformJson, platformTargets, renderPlatformSections, type PlatformMea
 import type { RssRow } from './rss';
 import type { SweepRow } from './sweep-scale';
 import { renderSweepSpread, type SweepSpreadResult } from './sweep-spread';
+import { renderRollingUpdate, rollingUpdateVerdicts, type RollingUpdateResult } from './rolling-update';
 import { renderWatchLatency, WATCH_REAL, type WatchLatencyResult } from './watch-latency';
 import { table } from './support/text-table';
 
@@ -22,6 +23,8 @@ export interface Measurements {
   convergence: ConvergenceResult;
   sweepSpread?: SweepSpreadResult;
   watchLatency?: WatchLatencyResult;
+  /** kOps' rolling update, kOps alone and with scw-lb-sync (rolling-update.ts). */
+  rollingUpdate?: RollingUpdateResult;
   /** Memory, cold start, CLI and cost on the platform's terms (report-platform.ts). */
   platform: PlatformMeasurements;
 }
@@ -142,6 +145,10 @@ export function renderReport(m: Measurements): string {
     section('12. Replacement -> pool converged with only the watcher (no boot hook, no sweep; local stack, dist bundles, scaled clock)');
     out.push(...renderWatchLatency(m.watchLatency));
   }
+  if (m.rollingUpdate) {
+    section("13. kOps' rolling update of three control planes: kOps alone vs kOps + scw-lb-sync (local stack, dist bundles, scaled clock)");
+    out.push(...renderRollingUpdate(m.rollingUpdate));
+  }
 
   section('Targets');
   const noop = m.apiCalls.scenarios.find((s) => s.scenario === 'noop');
@@ -195,6 +202,7 @@ export function renderReport(m: Measurements): string {
       `watcher: replacement -> pool right, derived median ${(watch.derived.medianMs / 1000).toFixed(1)} s, worst ${(watch.derived.worstMs / 1000).toFixed(1)} s with Audit Trail listing after ${WATCH_REAL.auditDelayMs / 1000} s (target: worst <= delay + one cron period + 5 s = ${(bound + 5_000) / 1000} s)`,
     ]);
   }
+  if (m.rollingUpdate) for (const v of rollingUpdateVerdicts(m.rollingUpdate)) lines.push([v.ok, v.text]);
   for (const [ok, text, bound] of lines) {
     out.push(`${verdict(ok)}  ${text}`);
     if (!ok && bound) out.push(`      ${bound}`);
@@ -256,5 +264,14 @@ export function jsonSummary(m: Measurements): Record<string, unknown> {
     cost: platform.cost,
     ...(m.sweepSpread && { sweepSpread: m.sweepSpread }),
     ...(m.watchLatency && { watchLatency: m.watchLatency }),
+    ...(m.rollingUpdate && {
+      rollingUpdate: {
+        kopsAlone: m.rollingUpdate.kopsAlone.figures,
+        withLbsync: m.rollingUpdate.withLbsync.figures,
+        scale: m.rollingUpdate.scale,
+        workersGoneAfterApplyS: m.rollingUpdate.withLbsync.workersGoneAfterApplyS,
+        rollingUpdateS: m.rollingUpdate.withLbsync.rollingUpdateS,
+      },
+    }),
   };
 }

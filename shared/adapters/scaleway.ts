@@ -61,6 +61,9 @@ export interface ScalewayGateway {
   updateBackend(zone: string, action: Extract<Action, { kind: 'UpdateBackend' }>): Promise<void>;
   updateHealthCheck(zone: string, action: Extract<Action, { kind: 'UpdateHealthCheck' }>): Promise<void>;
   setBackendServers(zone: string, backendId: string, pool: readonly string[]): Promise<void>;
+  /** AddBackendServers / RemoveBackendServers: only these addresses, whatever else the pool holds at that moment. */
+  addBackendServers(zone: string, backendId: string, ips: readonly string[]): Promise<void>;
+  removeBackendServers(zone: string, backendId: string, ips: readonly string[]): Promise<void>;
   /** Deletes the backend; one already gone (a 404) is not an error: `deleted` says which it was. */
   deleteBackendIfExists(zone: string, backendId: string): Promise<{ deleted: boolean }>;
   calls(): ApiCallCount;
@@ -333,6 +336,12 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     },
     async setBackendServers(zone, backendId, pool) {
       await lb.setBackendServers({ zone: zone as Zone, backendId, serverIp: [...pool] });
+    },
+    async addBackendServers(zone, backendId, ips) {
+      await lb.addBackendServers({ zone: zone as Zone, backendId, serverIp: [...ips] });
+    },
+    async removeBackendServers(zone, backendId, ips) {
+      await lb.removeBackendServers({ zone: zone as Zone, backendId, serverIp: [...ips] });
     },
     async deleteBackendIfExists(zone, backendId) {
       try {

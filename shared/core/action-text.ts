@@ -8,7 +8,7 @@ export function describeAction(action: Action): string {
     case 'DeleteDuplicateBackend':
       return `DeleteDuplicateBackend ${action.backend} ${action.backendId} (keeping ${action.keptId})`;
     case 'SetBackendServers':
-      return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]`;
+      return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]${action.changesOnly ? ' (as AddBackendServers/RemoveBackendServers: the pool holds leaving servers)' : ''}`;
     case 'UpdateBackend':
     case 'UpdateHealthCheck':
       return `${action.kind} ${action.backend} ${action.changes.map((c) => `${c.field}: ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`).join(', ')}`;

@@ -135,7 +135,20 @@ export type Action =
       changes: FieldChange[];
     }
   | { kind: 'UpdateHealthCheck'; backend: string; backendId: string; healthCheck: ObservedHealthCheck; changes: FieldChange[] }
-  | { kind: 'SetBackendServers'; backend: string; backendId: string; pool: string[]; added: string[]; removed: string[] }
+  | {
+      kind: 'SetBackendServers';
+      backend: string;
+      backendId: string;
+      pool: string[];
+      added: string[];
+      removed: string[];
+      /**
+       * Written as its changes only (AddBackendServers, then RemoveBackendServers), never as the whole pool: set while
+       * the pool holds leaving servers (shared/core/leaving.ts), so a write planned on a pool read just before kOps
+       * deregistered one of them cannot put it back.
+       */
+      changesOnly?: true;
+    }
   | { kind: 'DeleteDuplicateBackend'; backend: string; backendId: string; keptId: string };
 
 export type ActionKind = Action['kind'];

@@ -60,7 +60,13 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
       return {
         message: kopsMessage.setServers(lb.name),
         notFound: 'backend_not_found',
-        run: () => gateway.setBackendServers(zone, action.backendId, action.pool),
+        run: action.changesOnly
+          ? async () => {
+              // Make before break: what joins first.
+              if (action.added.length > 0) await gateway.addBackendServers(zone, action.backendId, action.added);
+              if (action.removed.length > 0) await gateway.removeBackendServers(zone, action.backendId, action.removed);
+            }
+          : () => gateway.setBackendServers(zone, action.backendId, action.pool),
       };
   }
 }

@@ -96,6 +96,16 @@ function severalAddressesWarning(s: SeveralAddresses): string {
 }
 
 /**
+ * A pool write on a pool that holds leaving servers is made of its changes only: the whole pool, written from a read
+ * made just before kOps deregistered one of them, would put it back.
+ */
+function writtenAsChanges(action: Action, leaving: readonly LeavingMember[]): Action {
+  if (action.kind !== 'SetBackendServers') return action;
+  const holdsLeaving = leaving.some((m) => m.backend === action.backend && m.verdict === 'stays');
+  return holdsLeaving ? { ...action, changesOnly: true } : action;
+}
+
+/**
  * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
  * The event only names the target; it is never trusted as a description of the world. Its serverIps are
  * checked against discovery, never written: the discovered pool is written (it is the truth either way),
@@ -192,7 +202,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
       if (mismatch) result.warnings.splice(result.warnings.indexOf(mismatch), 1, joined);
       else result.warnings.push(joined);
     }
-    const planned = staged.actions;
+    const planned = staged.actions.map((action) => writtenAsChanges(action, withLeaving.leaving));
     result.planned = planned;
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
     options.onPlanned?.(planned, pool, staged.rollouts, withLeaving.leaving);
