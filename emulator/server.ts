@@ -14,6 +14,10 @@ import { auditTrailApiRoutes } from './routes/audit-trail';
 import { lbApiRoutes } from './routes/lb';
 import type { CallRecord } from './contract';
 import { actorOf } from './audit-trail';
+import { KopsControl } from './kops/control';
+
+/** kOps' rolling update, played by the emulator itself (emulator/kops/control.ts). */
+const KOPS_ROLLING_UPDATE_PATH = '/_emulator/kops/rolling-update';
 
 const API_ROUTES: readonly Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...instanceWriteRoutes, ...ipamApiRoutes];
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
@@ -56,6 +60,7 @@ class RequestPipeline {
   constructor(
     private readonly operations: EmulatorOperations,
     private readonly settings: ServerSettings,
+    readonly kops: KopsControl,
   ) {
     this.routes = [...API_ROUTES, ...auditTrailApiRoutes(() => operations.auditTrail)];
   }
@@ -73,6 +78,7 @@ class RequestPipeline {
 
   private control(method: string, path: string, bodyText: string): JsonAnswer {
     try {
+      if (path === KOPS_ROLLING_UPDATE_PATH) return this.kops.handle(method, parseJsonBody(bodyText));
       return handleControl(method, path, parseJsonBody(bodyText), this.operations);
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };
@@ -162,7 +168,8 @@ class RequestPipeline {
 }
 
 export async function listen(operations: EmulatorOperations, settings: ServerSettings): Promise<RunningServer> {
-  const pipeline = new RequestPipeline(operations, settings);
+  let url = '';
+  const pipeline = new RequestPipeline(operations, settings, new KopsControl(() => url));
   const server: Server = createServer((req, res) => {
     pipeline.handle(req, res).catch((error: unknown) => {
       console.error('[emulator] request failed', error);
@@ -178,14 +185,16 @@ export async function listen(operations: EmulatorOperations, settings: ServerSet
   });
   const { port } = server.address() as AddressInfo;
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  url = `http://${host}:${port}`;
   let stopping: Promise<void> | undefined;
   return {
-    url: `http://${host}:${port}`,
+    url,
     port,
     stop: () => {
       stopping ??= new Promise<void>((resolve) => {
         operations.gates.releaseAll();
         operations.serverLifecycle.clear();
+        pipeline.kops.stop();
         server.close(() => resolve());
         // Hung requests and idle keep-alive sockets would otherwise hold close() open.
         server.closeAllConnections();

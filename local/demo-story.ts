@@ -2,7 +2,9 @@
 // sweep creates the backend; a control-plane server is replaced and an instance-replacement event injected
 // while the LB is busy, so the event is retried with backoff; the pool ends on the new control plane;
 // another is replaced with no event at all (boot hook off, no sweep) and the watcher finds it in Audit Trail;
+// kOps' rolling update replaces all three control planes, as kOps does it, and none it deregistered is put back;
 // an invalid event lands in the dead-letter queue.
+import { kopsRollingUpdateStep } from './demo-kops-rolling-update';
 import type { LocalStack } from './stack';
 
 export const DEMO_CLUSTER = 'demo.k8s.local';
@@ -158,7 +160,21 @@ export async function runDemoStory(
     },
   );
 
-  await step('4. an invalid event goes to the dead-letter queue with its reason', async () => {
+  await step(
+    "4. kOps' rolling update replaces the three control planes (kops update cluster, kops rolling-update); none it deregistered is put back",
+    async () => {
+      await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: stepTimeoutMs });
+      stack.emulator.auditTrail.clear();
+      return kopsRollingUpdateStep(stack, say, {
+        cluster: DEMO_CLUSTER,
+        lbId: DEMO_LB_ID,
+        watchEveryMs: options.watchEveryMs ?? 1_000,
+        timeoutMs: stepTimeoutMs,
+      });
+    },
+  );
+
+  await step('5. an invalid event goes to the dead-letter queue with its reason', async () => {
     const refused = await stack.inject({ source: 'manual', target: DEMO_CLUSTER, serverIps: ['not-an-ip'] });
     say(`   inject refuses it at the edge: ${refused.status} ${JSON.stringify((refused.body as { errors?: unknown }).errors)}`);
     await stack.events.send(stack.reconcileQueueUrl, '{"version":1,"target":"demo.k8s.local","source":"manual","serverIps":["not-an-ip"]}');
@@ -177,7 +193,7 @@ export async function runDemoStory(
     return `dead-lettered: reason=${record.reason}, ${record.error.fieldErrors?.map((e) => e.path).join(', ')}`;
   });
 
-  await step('5. nothing lost, nothing left: the queue drains and the pool holds', async () => {
+  await step('6. nothing lost, nothing left: the queue drains and the pool holds', async () => {
     await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: stepTimeoutMs });
     const pool = backendPool(stack);
     const wanted = controlPlaneIps(stack);

@@ -116,6 +116,12 @@ Try it (in another terminal):
   curl -s -X POST ${stack.emulator.url}/_emulator/servers/972a8469-1641-4f82-8b9d-2434e465e150/replace \\
        -H 'Content-Type: application/json' -d '{"name":"cp-new","zone":"fr-par-1","tags":["noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}","noprefix=kops.k8s.io/role=ControlPlane"],"publicIps":["51.15.100.44"]}'
 
+kOps' rolling update of the three control planes, call by call as kOps makes them (lbsync status --watch shows each
+one leaving, the new one joining, the workers kOps' apply writes in going again):
+  curl -s -X POST ${stack.emulator.url}/_emulator/kops/rolling-update -H 'Content-Type: application/json' \
+       -d '{"cluster":"${DEMO_CLUSTER}","timings":{"drainMs":20000,"validateMs":10000}}'
+  curl -s ${stack.emulator.url}/_emulator/kops/rolling-update      # its steps so far
+
 The lbsync CLI against this stack (local, fake credentials), from this folder:
   export ${localEnvLine(stack.env)}
   alias lbsync="node $PWD/bin/lbsync.mjs"
