@@ -5,17 +5,30 @@
  * judging is left to accounting.ts and invariants.ts.
  */
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { faultBodies } from '../emulator';
-import type { FaultSpec } from '../emulator';
+import { faultBodies, KopsSession } from '../emulator';
+import type { FaultSpec, KopsStep } from '../emulator';
 import type { LocalStack } from '../local/stack';
 import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import type { AnswerRecorder } from './answer-recorder';
 import { answerKey, isTerminalOutcome } from './answer-key';
 import { drainDeadLetters } from './dead-letter-queue';
-import { BACKEND, type Cluster, type Fleet } from './fleet';
+import { BACKEND, type Cluster, type Fleet, ZONE } from './fleet';
 import type { FaultStep, Step } from './schedule';
 
 const DEAD_LETTER_QUEUE_NAME = 'lbsync-dead-letter';
+
+/** kOps' API key in a chaos run: its own principal in Audit Trail, its own User-Agent in the call log. */
+const CHAOS_KOPS_KEY = 'kops-chaos-0000-4000-8000-00000000c0de';
+/** kOps' waits on the chaos clock (kOps' own are seconds to minutes: emulator/kops/rolling-update.ts). */
+export const CHAOS_KOPS_TIMINGS = {
+  drainMs: 300,
+  postDrainDelayMs: 20,
+  controlPlaneIntervalMs: 50,
+  validateMs: 100,
+  serverPollMs: 30,
+  lbPollMs: 20,
+  waitTimeoutMs: 20_000,
+};
 
 /**
  * What the final answer to a produced event must be: processed, dead-lettered for that reason, or (untrusted: an
@@ -55,6 +68,11 @@ export class ChaosDriver {
   /** Events asserting the new server's address (the boot hook's), and hostile ones. */
   hostileInjected = 0;
   private readonly finished = new Set<string>();
+  /** Addresses kOps marked needs-update, with the server and from when until when (its termination): the leaving rule's evidence. */
+  readonly leaving = new Map<string, { serverId: string; from: number; to: number }>();
+  /** kOps' rolling updates played, and the attempts that failed (a fault of the schedule met by one of kOps' calls). */
+  kopsRuns = 0;
+  readonly kopsFailures: string[] = [];
   /** Since when ListServers' tags filter has been loose (a `tags_filter` step), and how many such windows so far. */
   private looseSince: number | undefined;
   private looseWindows = 0;
@@ -220,6 +238,8 @@ export class ChaosDriver {
         for (const server of this.fleet.restoreAll(cluster)) this.stack.emulator.upsertServer(server);
         return this.inject(step.restore, step.cluster);
       }
+      case 'kops_rolling_update':
+        return this.kopsRollingUpdate(step.cluster, step.cloudOnly, step.sync);
       case 'server_change': {
         const cluster = this.fleet.clusters[step.cluster];
         if (!cluster) return;
@@ -334,6 +354,104 @@ export class ChaosDriver {
         (a) => a.status === 200 && a.startedAt > since && (a.answer?.outcome === 'applied' || a.answer?.outcome === 'noop'),
       );
     if (!planned()) await this.nudgeUntil(cluster, `chaos-loose-filter-${++this.looseWindows}`, planned);
+  }
+
+  /**
+   * kOps' rolling update of a cluster in sync, with kOps' own calls, API key and User-Agent. What the deployment does
+   * beside it is played at kOps' own pace (kOps waits on each): the watcher's event when kOps deregisters a control
+   * plane (RemoveBackendServers is a watched write) and when its apply writes the pool, the boot hook's when a new one
+   * runs. Each waits for its final answer, so a reconcile meets every stage (the drain above all). The marks are kept
+   * as evidence for the leaving rule (invariants.ts, checkLeavingAdds). A run kOps could not finish (a fault of the
+   * schedule hit one of its calls) is run again, as an operator does, at most three times.
+   */
+  private async kopsRollingUpdate(index: number, cloudOnly: boolean, sync: string): Promise<void> {
+    const cluster = this.fleet.clusters[index];
+    if (!cluster) return;
+    await this.untilSettled(cluster, sync);
+    // kOps' reads would meet the schedule's faults too, and kOps does not retry: they are cleared for its run.
+    this.stack.emulator.clearFaults();
+    this.setLbStatus(cluster.lbId, 'ready');
+    this.stuckUntil.delete(index);
+    this.kopsRuns += 1;
+    const tag = `chaos-kops-${this.kopsRuns}`;
+    let nudges = 0;
+    const react = async (source: 'audit' | 'instance-replacement') => {
+      const id = `${tag}-${source}-${++nudges}`;
+      this.expectEvent(id, 'valid');
+      await this.send(this.event(id, index, { source }));
+      const deadline = Date.now() + 15_000;
+      while (!this.finished.has(id) && Date.now() < deadline) await sleep(10);
+    };
+    const ipOf = (serverId: string) => this.stack.emulator.state.servers.get(serverId)?.publicIps[0]?.address;
+    const onStep = async (step: KopsStep) => {
+      if (step.step === 'marked') {
+        const ip = ipOf(step.serverId);
+        if (ip) this.leaving.set(ip, { serverId: step.serverId, from: step.at, to: Number.POSITIVE_INFINITY });
+      } else if (step.step === 'created') {
+        this.fleet.adopt(cluster, step.ip, step.at);
+      } else if (step.step === 'deregistered') {
+        await react('audit');
+      } else if (step.step === 'running') {
+        await react('instance-replacement');
+      } else if (step.step === 'backend_written') {
+        await react('audit');
+      }
+    };
+    // One session: kOps keeps its spec (three control planes) from one attempt to the next.
+    const session = new KopsSession({
+      apiUrl: this.stack.emulator.url,
+      secretKey: CHAOS_KOPS_KEY,
+      cluster: cluster.name,
+      zone: ZONE,
+      cloudOnly,
+      timings: CHAOS_KOPS_TIMINGS,
+      onStep,
+    });
+    let done = false;
+    for (let attempt = 1; attempt <= 3 && !done; attempt += 1) {
+      try {
+        await session.updateCluster();
+        await session.rollingUpdate();
+        done = true;
+      } catch (error) {
+        this.kopsFailures.push(`${cluster.name} attempt ${attempt}: ${(error as Error)?.message ?? String(error)}`);
+        this.stack.emulator.clearFaults();
+      }
+    }
+    // Until a mark leaves with its server: terminated servers end their window.
+    const now = Date.now();
+    for (const mark of this.leaving.values())
+      if (mark.to === Number.POSITIVE_INFINITY && !this.stack.emulator.state.servers.has(mark.serverId)) mark.to = now;
+    const running = [...this.stack.emulator.state.servers.values()].filter(
+      (s) => s.tags.includes(`noprefix=kops.k8s.io/cluster=${cluster.name}`) && s.tags.includes('noprefix=kops.k8s.io/role=ControlPlane'),
+    );
+    if (!done) {
+      // kOps gave up: the operator takes the marks off, as a reverted spec would, and the cluster goes on as it is.
+      for (const server of running.filter((s) => s.tags.includes('noprefix=kops.k8s.io/needs-update'))) {
+        this.stack.emulator.upsertServer({
+          id: server.id,
+          name: server.name,
+          zone: server.zone,
+          state: server.state,
+          tags: server.tags.filter((t) => t !== 'noprefix=kops.k8s.io/needs-update'),
+          publicIps: server.publicIps.map((p) => p.address),
+          publicIpIds: server.publicIps.map((p) => p.id),
+        });
+        const mark = server.publicIps[0] && this.leaving.get(server.publicIps[0].address);
+        if (mark) mark.to = Date.now();
+      }
+      this.violations.push(`kOps' rolling update of ${cluster.name} did not finish in 3 attempts: ${this.kopsFailures.slice(-1)[0]}`);
+    }
+    const live = running.filter((s) => s.state === 'running' && s.publicIps.length > 0);
+    if (live.length !== 3) {
+      this.violations.push(`kOps' rolling update of ${cluster.name} left ${live.length} running control planes, not 3`);
+      return;
+    }
+    this.fleet.adoptControlPlanes(
+      cluster,
+      live.map((s) => ({ id: s.id, ip: s.publicIps[0]?.address ?? '' })),
+      Date.now(),
+    );
   }
 
   /** An address outside the target: another cluster's control plane, this cluster's worker, or someone else's. */

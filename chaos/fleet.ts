@@ -232,6 +232,21 @@ export class Fleet {
     });
   }
 
+  /**
+   * After kOps' rolling update: the cluster's slots are the control planes the emulator now runs (kOps created
+   * them; their addresses were taken as control-plane addresses when each was created, see `adopt`).
+   */
+  adoptControlPlanes(c: Cluster, servers: readonly { id: string; ip: string }[], at: number): void {
+    for (const s of c.controlPlane) if (!servers.some((n) => n.id === s.id)) c.leftAt.set(s.ip, at);
+    c.controlPlane = servers.slice(0, 3).map((s) => ({ id: s.id, ip: s.ip, condition: 'ok' }));
+    c.generation += 1;
+  }
+
+  /** A control plane kOps just created: its address is one of the cluster's from now on. */
+  adopt(c: Cluster, ip: string, at: number): void {
+    if (!c.controlPlaneSince.has(ip)) c.controlPlaneSince.set(ip, at);
+  }
+
   /** The addresses the pool should hold: the ok servers'. */
   desiredPool(c: Cluster): string[] {
     return c.controlPlane

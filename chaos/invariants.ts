@@ -11,12 +11,21 @@
  *   empty pool (unless the target allows one and no member passed) is a bad write;
  * - no unsafe shrink: no pool write removed more serving members than maxUnavailable, or left none passing
  *   (judged by the write's own record of the LB's health checks and the servers' states, see judgeShrink);
+ * - no leaving server added: no pool write adds a server kOps had marked needs-update (the reconcile's own read of
+ *   the servers came after the mark) while another member passed its health check (checkLeavingAdds);
+ * pool writes are scw-lb-sync's (its User-Agent): kOps' rolling update writes workers and deregisters serving members
+ * by design, and is the yardstick, not the judged;
  * - no retry storm: API calls <= API_CALLS_PER_EVENT x events, deliveries <= DELIVERIES_PER_EVENT x events;
  * - the reconcile queue is empty.
  * (That every event got a final answer is accounting.ts.)
  */
 import type { CallRecord, PoolWrite } from '../emulator';
+import { LBSYNC_USER_AGENT_MARKER } from '../shared/outbound/user-agent';
+import { eventOfCall } from './evidence';
 import { BACKEND, type Fleet } from './fleet';
+
+/** A write or call scw-lb-sync made (its User-Agent), not kOps' (kOps' rolling update writes the same pools). */
+export const byLbsync = (record: { userAgent?: string }): boolean => (record.userAgent ?? '').includes(LBSYNC_USER_AGENT_MARKER);
 
 /**
  * Per event: ~3 reads + a health read, at most a few writes and readiness polls per attempt, a few attempts under
@@ -67,7 +76,7 @@ export function checkConvergence(fleet: Fleet, state: EmulatorStateDump): { conv
 /** Why a pool write was bad, or undefined when it was fine (see the rule at the top of this file). */
 export function judgePoolWrite(
   fleet: Fleet,
-  write: Pick<PoolWrite, 'lbId' | 'backendName' | 'pool' | 'at'> & Partial<Pick<PoolWrite, 'poolBefore' | 'health'>>,
+  write: Pick<PoolWrite, 'lbId' | 'backendName' | 'pool' | 'at'> & Partial<Pick<PoolWrite, 'poolBefore' | 'health' | 'operation'>>,
 ): string | undefined {
   const cluster = fleet.byLbId(write.lbId);
   if (!cluster) return 'written to an LB outside the fleet';
@@ -79,7 +88,11 @@ export function judgePoolWrite(
     if (passing.length > 0) return `emptied the pool while ${passing.join(', ')} passed`;
     return undefined;
   }
-  for (const ip of write.pool) {
+  // A write of its changes alone (AddBackendServers, RemoveBackendServers) answers for what it added, not for what
+  // others had put there (kOps' apply writes the workers in).
+  const changesOnly = write.operation === 'AddBackendServers' || write.operation === 'RemoveBackendServers';
+  const written = changesOnly ? write.pool.filter((ip) => !(write.poolBefore ?? []).includes(ip)) : write.pool;
+  for (const ip of written) {
     const since = cluster.controlPlaneSince.get(ip);
     if (since === undefined) return `${ip} was never a control-plane IP of ${cluster.name}`;
     if (since > write.at) return `${ip} was not yet a control-plane IP of ${cluster.name}`;
@@ -139,32 +152,39 @@ export function judgeShrink(
  * apart. The earliest write of the same backend committed at or after the sending holds the pool (and the LB's
  * health of it) as it was then.
  */
+/** A write as its writer decided it: the pool (and the LB's health of it) when it was sent, not when it committed. */
+function asSent(history: readonly PoolWrite[], index: number, sentAt: number): PoolWrite {
+  const write = history[index] as PoolWrite;
+  const reference = history.slice(0, index + 1).find((w) => w.backendId === write.backendId && w.at >= sentAt) ?? write;
+  return {
+    ...write,
+    poolBefore: reference.poolBefore,
+    health: { ...reference.health, ...write.health },
+    serverStates: { ...reference.serverStates, ...write.serverStates },
+  };
+}
+
 export function checkShrinks(
   history: readonly PoolWrite[],
   calls: readonly Pick<CallRecord, 'seq' | 'at' | 'status'>[],
   maxUnavailable: number,
+  judged: (write: PoolWrite) => boolean = () => true,
 ): { unsafeShrinks: number; samples: string[]; lateCommits: number; violations: string[] } {
   const bySeq = new Map(calls.map((c) => [c.seq, c]));
   const samples: string[] = [];
   let unsafeShrinks = 0;
   let lateCommits = 0;
   history.forEach((write, index) => {
+    if (!judged(write)) return;
     const call = bySeq.get(write.seq);
     if (call?.status === 0) lateCommits += 1;
-    const sentAt = call?.at ?? write.at;
-    const reference = history.slice(0, index + 1).find((w) => w.backendId === write.backendId && w.at >= sentAt) ?? write;
-    const asSent = {
-      ...write,
-      poolBefore: reference.poolBefore,
-      health: { ...reference.health, ...write.health },
-      serverStates: { ...reference.serverStates, ...write.serverStates },
-    };
-    const problem = judgeShrink(asSent, maxUnavailable);
+    const sent = asSent(history, index, call?.at ?? write.at);
+    const problem = judgeShrink(sent, maxUnavailable);
     if (!problem) return;
     unsafeShrinks += 1;
     if (samples.length < 10)
       samples.push(
-        `#${write.seq} ${write.operation} ${write.lbId} [${asSent.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`,
+        `#${write.seq} ${write.operation} ${write.lbId} [${sent.poolBefore.join(', ')}] -> [${write.pool.join(', ')}]: ${problem}`,
       );
   });
   return {
@@ -172,6 +192,50 @@ export function checkShrinks(
     samples,
     lateCommits,
     violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [],
+  };
+}
+
+/** When an address was marked leaving (kOps' needs-update), until its server left. */
+export type LeavingMarks = ReadonlyMap<string, { from: number; to: number }>;
+
+/**
+ * Every write of scw-lb-sync that added an address marked leaving while another member passed the LB's check (as
+ * sent). Only a mark its reconcile could see counts: one made before that reconcile's last ListServers before the
+ * write (the calls of one event carry its id in their User-Agent).
+ */
+export function checkLeavingAdds(
+  history: readonly PoolWrite[],
+  calls: readonly CallRecord[],
+  marks: LeavingMarks,
+): { bad: number; samples: string[]; violations: string[] } {
+  const bySeq = new Map(calls.map((c) => [c.seq, c]));
+  const samples: string[] = [];
+  let bad = 0;
+  history.forEach((write, index) => {
+    if (!byLbsync(write) || write.deleted) return;
+    const call = bySeq.get(write.seq);
+    const event = call && eventOfCall(call);
+    const read = event
+      ? calls.filter((c) => c.operation === 'ListServers' && c.seq < write.seq && eventOfCall(c) === event).at(-1)
+      : undefined;
+    const readAt = read?.at ?? call?.at ?? write.at;
+    const sent = asSent(history, index, call?.at ?? write.at);
+    for (const ip of write.pool.filter((a) => !sent.poolBefore.includes(a))) {
+      const mark = marks.get(ip);
+      if (!mark || readAt < mark.from || readAt >= mark.to) continue;
+      const passing = sent.poolBefore.filter((o) => o !== ip && sent.health[o] === 'passed');
+      if (passing.length === 0) continue;
+      bad += 1;
+      if (samples.length < 10)
+        samples.push(
+          `#${write.seq} ${write.operation} ${write.lbId}: added ${ip}, marked needs-update, while ${passing.join(', ')} passed`,
+        );
+    }
+  });
+  return {
+    bad,
+    samples,
+    violations: bad > 0 ? [`${bad} bad pool write(s) adding a leaving server: ${samples.slice(0, 3).join('; ')}`] : [],
   };
 }
 

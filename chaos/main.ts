@@ -104,6 +104,9 @@ try {
     `pool writes: ${report.poolWrites}, bad: ${report.badPoolWrites}, unsafe shrinks: ${report.unsafeShrinks}, committed after the client gave up: ${report.lateCommits}`,
   );
   console.log(
+    `kOps rolling updates: ${report.kopsRollingUpdates} (kOps' own calls, not counted below: ${report.kopsApiCalls}); attempts kOps could not finish: ${report.kopsFailures.length}`,
+  );
+  console.log(
     `api calls: ${report.apiCalls} (bound ${report.apiCallBound} = ${API_CALLS_PER_EVENT}/event); deliveries: ${report.deliveries} (bound ${report.deliveryBound} = ${DELIVERIES_PER_EVENT}/event); queue empty: ${report.queueEmpty}`,
   );
   for (const v of report.violations) console.log(`VIOLATION: ${v}`);

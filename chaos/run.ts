@@ -21,7 +21,16 @@ import { writeDump } from './dump';
 import { ChaosDriver } from './driver';
 import { checkEvidence, eventOfCall } from './evidence';
 import { Fleet, ZONE } from './fleet';
-import { checkConvergence, checkPoolWrites, checkQueueEmpty, checkRetryStorm, checkShrinks, type EmulatorStateDump } from './invariants';
+import {
+  byLbsync,
+  checkConvergence,
+  checkLeavingAdds,
+  checkPoolWrites,
+  checkQueueEmpty,
+  checkRetryStorm,
+  checkShrinks,
+  type EmulatorStateDump,
+} from './invariants';
 import { createPrng } from './prng';
 import { buildSchedule } from './schedule';
 
@@ -100,6 +109,11 @@ export interface ChaosReport {
   /** Events inject refused (system fields, loopback addresses), none of which ever reached the queue or the API. */
   refusedAtInject: number;
   poolWrites: number;
+  /** kOps' rolling updates the schedule played, kOps' own API calls (not in apiCalls), and its attempts that failed. */
+  kopsRollingUpdates: number;
+  kopsApiCalls: number;
+  kopsFailures: string[];
+  /** scw-lb-sync's API calls (kOps' are counted apart). */
   apiCalls: number;
   apiCallBound: number;
   deliveries: number;
@@ -154,7 +168,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       LBSYNC_TRANSIENT_WAIT_MS: '300',
     },
   });
-  stack.emulator.setBehaviours(CHAOS_HEALTH);
+  // kOps' servers boot and terminate on the chaos clock (the recorded 5 s and 15 s, 50 and 75 times shorter).
+  stack.emulator.setBehaviours({ ...CHAOS_HEALTH, poweronMs: 100, terminateMs: 200 });
   // The stack's own bridge is replaced by one that delivers through the answer recorder (same bridge code).
   await stack.bridge.stop();
   let substitute: ServedFunction | undefined;
@@ -273,9 +288,11 @@ async function collectReport({
   });
   const queue = checkQueueEmpty(await stack.events.attributes(stack.reconcileQueueUrl));
   const history = stack.emulator.history();
-  const poolWrites = checkPoolWrites(fleet, history);
-  const shrinks = checkShrinks(history, calls, MAX_UNAVAILABLE);
-  const apiCalls = calls.length;
+  // scw-lb-sync's writes are judged; kOps' are the yardstick (its rolling update writes workers in by design).
+  const poolWrites = checkPoolWrites(fleet, history.filter(byLbsync));
+  const leavingAdds = checkLeavingAdds(history, calls, driver.leaving);
+  const shrinks = checkShrinks(history, calls, MAX_UNAVAILABLE, byLbsync);
+  const apiCalls = calls.filter(byLbsync).length;
   const deliveries = recorder.answers.length;
   const storm = checkRetryStorm({ events: accounting.events, apiCalls, deliveries });
   // What inject refused never went further: no delivery, no API call carries its id.
@@ -292,6 +309,7 @@ async function collectReport({
     ...queue.violations,
     ...convergence.violations,
     ...poolWrites.violations,
+    ...leavingAdds.violations,
     ...shrinks.violations,
     ...storm.violations,
     ...(leaked.length > 0 ? [`refused by inject, yet delivered or used: ${leaked.slice(0, 3).join(', ')}`] : []),
@@ -310,8 +328,8 @@ async function collectReport({
     lost: accounting.lostEvents.length,
     lostEvents: accounting.lostEvents,
     dupBackends: convergence.dupBackends,
-    badPoolWrites: poolWrites.badPoolWrites,
-    badPoolWriteSamples: poolWrites.badPoolWriteSamples,
+    badPoolWrites: poolWrites.badPoolWrites + leavingAdds.bad,
+    badPoolWriteSamples: [...poolWrites.badPoolWriteSamples, ...leavingAdds.samples],
     unsafeShrinks: shrinks.unsafeShrinks,
     unsafeShrinkSamples: shrinks.samples,
     lateCommits: shrinks.lateCommits,
@@ -320,6 +338,9 @@ async function collectReport({
     backedAnswers: evidence.backed,
     refusedAtInject: driver.refusedAtInject.size,
     poolWrites: poolWrites.poolWrites,
+    kopsRollingUpdates: driver.kopsRuns,
+    kopsApiCalls: calls.length - apiCalls,
+    kopsFailures: driver.kopsFailures,
     apiCalls,
     apiCallBound: storm.apiCallBound,
     deliveries,

@@ -71,6 +71,14 @@ export type Step = { gapMs: number } & (
    * back (`restore`: the event sent then). Placed.
    */
   | { kind: 'drain'; cluster: number; sync: string; inject: string; restore: string }
+  /**
+   * kOps' rolling update of the cluster's three control planes, played with kOps' own calls (emulator/kops/):
+   * `kops update cluster` marks them needs-update, `kops rolling-update` deregisters, drains, terminates and
+   * succeeds each (`--cloudonly`: no deregistration, no drain). On a cluster in sync (`sync`), outside a loose tags
+   * filter. Beside it, as deployed: the watcher's event when kOps deregisters one and when its apply writes the pool,
+   * the boot hook's when a successor runs. Placed.
+   */
+  | { kind: 'kops_rolling_update'; cluster: number; cloudOnly: boolean; sync: string }
   /** A control plane stops, is stopping, loses its role tag or its address, or comes back. */
   | { kind: 'server_change'; cluster: number; slot: number; change: ServerChange; inject?: string }
   /** An inject caller asserting addresses outside the target: accepted (202), never written, dead-lettered untrusted_server_ips. */
@@ -159,11 +167,30 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
   // taken for it, so the rest of the schedule is the same as without it.
   const looseFilter = options.events >= 20 ? { from: Math.floor(events / 3), to: Math.floor((2 * events) / 3) } : undefined;
   let filterState: 'all' | 'any' = 'all';
+  // kOps' rolling updates, outside the loose filter's third, from a stream of their own (the rest stays as it was).
+  const kops = createPrng((options.seed ^ 0x6b6f) >>> 0);
+  const kopsEvery = Math.max(40, Math.floor(options.events / 5));
+  let nextKops = Math.floor(options.events / 8);
+  let kopsRuns = 0;
   while (planned < events) {
     const wanted = looseFilter && planned >= looseFilter.from && planned < looseFilter.to ? 'any' : 'all';
     if (wanted !== filterState) {
       steps.push({ gapMs: 0, kind: 'fault', fault: { type: 'tags_filter', filter: wanted } });
       filterState = wanted;
+    }
+    if (options.events >= 20 && planned >= nextKops && filterState === 'all') {
+      // Every other one --cloudonly, the first not: the deregistration is what the leaving rule guards.
+      steps.push({
+        gapMs: kops.int(0, 8),
+        kind: 'kops_rolling_update',
+        cluster: kops.int(0, options.targets - 1),
+        cloudOnly: kopsRuns % 2 === 1,
+        sync: id(),
+      });
+      kopsRuns += 1;
+      planned += 1;
+      nextKops += kopsEvery;
+      continue;
     }
     if (options.events >= 20 && planned >= nextPlaced) {
       const first = rollout.int(0, 2);

@@ -46,7 +46,8 @@ export interface ApplyOptions {
   image: string;
   instanceWait: WaitSettings;
   lbWait: WaitSettings;
-  onStep: (step: ApplyStep) => void;
+  /** Told each step as it happens; kOps waits for what it returns (a test's barrier). */
+  onStep: (step: ApplyStep) => void | Promise<void>;
 }
 
 /** findFirstFreeIndex: the lowest n no server's name ends with (kOps names servers `<instance-group>-<n>`). */
@@ -65,7 +66,7 @@ async function instanceTask(cloud: KopsCloud, group: InstanceGroupSpec, options:
   for (const { id } of stale) {
     const { server } = await cloud.getServer(id);
     await cloud.sdk.send('PATCH', `/instance/v1/zones/${cloud.zone}/servers/${id}`, { tags: [...server.tags, TAG_NEEDS_UPDATE] });
-    options.onStep({ step: 'marked', server: server.name, serverId: id });
+    await options.onStep({ step: 'marked', server: server.name, serverId: id });
   }
   for (let missing = group.count - servers.length; missing > 0; missing -= 1) {
     const existing = await cloud.clusterServers(options.cluster, group.name);
@@ -82,12 +83,12 @@ async function instanceTask(cloud: KopsCloud, group: InstanceGroupSpec, options:
         ...(options.projectId && { project: options.projectId }),
       },
     );
-    options.onStep({ step: 'created', server: name, serverId: server.id, ip: server.public_ips[0]?.address ?? '' });
+    await options.onStep({ step: 'created', server: name, serverId: server.id, ip: server.public_ips[0]?.address ?? '' });
     await cloud.waitForServer(server.id, options.instanceWait);
     await cloud.sdk.send('POST', `/instance/v1/zones/${cloud.zone}/servers/${server.id}/action`, { action: 'poweron' });
-    options.onStep({ step: 'powered_on', server: name, serverId: server.id });
+    await options.onStep({ step: 'powered_on', server: name, serverId: server.id });
     await cloud.waitForServer(server.id, options.instanceWait);
-    options.onStep({ step: 'running', server: name, serverId: server.id });
+    await options.onStep({ step: 'running', server: name, serverId: server.id });
   }
 }
 
@@ -132,7 +133,7 @@ async function backendTask(cloud: KopsCloud, lb: { id: string; name: string }, s
     proxy_protocol: 'proxy_protocol_none',
   });
   await cloud.sdk.send('PUT', `/lb/v1/zones/${cloud.zone}/backends/${backend.id}/servers`, { server_ip: pool });
-  options.onStep({ step: 'backend_written', backend: spec.name, pool });
+  await options.onStep({ step: 'backend_written', backend: spec.name, pool });
   // WaitForLb: GetLb until the LB's own status is terminal (it does not look at the instances).
   const until = Date.now() + options.lbWait.timeoutMs;
   for (;;) {

@@ -66,7 +66,9 @@ export class KopsControl {
       ...(Array.isArray(body.changedGroups) && { changedGroups: body.changedGroups.map(String) }),
       timings,
       signal: run.abort.signal,
-      onStep: (step) => run.steps.push(step),
+      onStep: (step) => {
+        run.steps.push(step);
+      },
     });
     void (async () => {
       await session.updateCluster();

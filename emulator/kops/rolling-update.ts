@@ -68,7 +68,8 @@ export interface KopsRollingUpdateOptions {
   changedGroups?: readonly string[];
   timings?: Partial<KopsTimings>;
   userAgent?: string;
-  onStep?: (step: KopsStep) => void;
+  /** Told each step as it happens; kOps goes on once what it returns settles (a test's barrier, e.g. during a drain). */
+  onStep?: (step: KopsStep) => void | Promise<void>;
   signal?: AbortSignal;
 }
 
@@ -133,10 +134,10 @@ export class KopsSession {
     this.cloud = new KopsCloud(sdk, options.zone);
   }
 
-  private note(step: KopsStepBody): void {
+  private async note(step: KopsStepBody): Promise<void> {
     const stamped: KopsStep = { ...step, at: Date.now() };
     this.run.steps.push(stamped);
-    this.options.onStep?.(stamped);
+    await this.options.onStep?.(stamped);
   }
 
   private wait(pollMs: number): WaitSettings {
@@ -182,14 +183,14 @@ export class KopsSession {
   async updateCluster(): Promise<void> {
     await this.readSpec();
     const changed = this.options.changedGroups ?? this.groups.filter((g) => g.role === ROLE_CONTROL_PLANE).map((g) => g.name);
-    this.note({ step: 'update_cluster' });
+    await this.note({ step: 'update_cluster' });
     await this.apply(new Set(changed));
   }
 
   /** DeregisterInstance alone: the server's address removed from every backend of the cluster's LBs that holds it. */
   async deregister(server: Pick<WireServer, 'id' | 'name'>): Promise<void> {
     const { ip, backends } = await this.cloud.deregisterInstance(server.id);
-    this.note({ step: 'deregistered', server: server.name, serverId: server.id, ip, backends });
+    await this.note({ step: 'deregistered', server: server.name, serverId: server.id, ip, backends });
   }
 
   /** `kops rolling-update cluster --yes [--cloudonly]`: every server marked needs-update replaced, control planes first. */
@@ -197,13 +198,13 @@ export class KopsSession {
     await this.readSpec();
     const { cluster, cloudOnly } = this.options;
     const { timings } = this;
-    this.note({ step: 'rolling_update' });
+    await this.note({ step: 'rolling_update' });
     const controlPlanes = this.groups.filter((g) => g.role === ROLE_CONTROL_PLANE).reduce((n, g) => n + g.count, 0);
     const deregister = !cloudOnly && controlPlanes >= 2;
     const validate = async (after: string) => {
       if (cloudOnly) return;
       await this.sleep(timings.validateMs);
-      this.note({ step: 'validated', after });
+      await this.note({ step: 'validated', after });
     };
     for (const group of this.groups) {
       // GetCloudGroups: the cluster's servers, each with its address; those carrying the mark need an update.
@@ -215,14 +216,14 @@ export class KopsSession {
       for (const server of update) {
         const oldIp = await this.cloud.serverIp(server.id, server.zone);
         if (!cloudOnly) {
-          this.note({ step: 'cordoned', server: server.name, serverId: server.id });
+          await this.note({ step: 'cordoned', server: server.name, serverId: server.id });
           if (deregister) await this.deregister(server);
           await this.sleep(timings.drainMs);
           await this.sleep(timings.postDrainDelayMs);
-          this.note({ step: 'drained', server: server.name, serverId: server.id });
+          await this.note({ step: 'drained', server: server.name, serverId: server.id });
         }
         await this.cloud.deleteInstance(server.id, this.wait(timings.serverPollMs));
-        this.note({ step: 'terminated', server: server.name, serverId: server.id });
+        await this.note({ step: 'terminated', server: server.name, serverId: server.id });
         const before = this.run.steps.length;
         await this.apply();
         const created = this.run.steps.slice(before).find((s) => s.step === 'created');
@@ -232,7 +233,7 @@ export class KopsSession {
         await validate(' after terminating instance');
       }
     }
-    this.note({ step: 'done' });
+    await this.note({ step: 'done' });
   }
 }
 

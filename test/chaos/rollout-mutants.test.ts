@@ -2,7 +2,9 @@
 // fail `npm run chaos` on the CI seed and size (the unbroken code passes it: test/chaos/chaos.test.ts). The schedule
 // builds what each rule guards (chaos/schedule.ts): for shared/core/rollout.ts, two or more passing members leaving
 // while every desired member passes (surge) and a pool drained to its last passing member (drain); for
-// shared/core/discovery-check.ts, a middle third played under a ListServers tags filter that matches any one tag.
+// shared/core/discovery-check.ts, a middle third played under a ListServers tags filter that matches any one tag; for
+// shared/core/desired.ts' leaving servers, kOps' rolling update (a control plane deregistered and marked
+// needs-update while the others pass, a reconcile during its drain).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +36,7 @@ function mutatedCopy(file: string, find: string, replace: string): string {
 
 const ROLLOUT = 'shared/core/rollout.ts';
 const DISCOVERY_CHECK = 'shared/core/discovery-check.ts';
+const DESIRED = 'shared/core/desired.ts';
 
 describe('npm run chaos fails a copy of the code with one pool rule broken', () => {
   it.each([
@@ -60,6 +63,14 @@ describe('npm run chaos fails a copy of the code with one pool rule broken', () 
       'const missing: string[] = [];',
       'bad_pool_writes',
       /^VIOLATION: \d+ bad pool write\(s\)/m,
+    ],
+    [
+      'a discovery that ignores the leaving mark (needs-update servers are members like any other)',
+      DESIRED,
+      '    if (tag !== undefined) {',
+      '    if (false) {',
+      'bad_pool_writes',
+      /^VIOLATION: \d+ bad pool write\(s\) adding a leaving server: /m,
     ],
   ])(
     '%s: exit 1, its counter > 0',
