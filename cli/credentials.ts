@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Profile } from '@scaleway/configuration-loader';
 import { loadProfileFromConfigurationFile, loadProfileFromEnvironmentValues } from '@scaleway/configuration-loader';
 import type { ScalewaySettings } from '../shared/adapters/scaleway';
-import { runtimeConfigFromEnv } from '../shared/platform/config';
+import { ownerIdFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
 import { validationError } from '../shared/errors/lbsync-error';
 
 export interface ResolvedCredentials {
@@ -94,6 +94,7 @@ export function resolveScalewayCredentials(env: NodeJS.ProcessEnv = process.env)
       ...(profile.defaultZone && { defaultZone: profile.defaultZone }),
       ...(profile.apiURL && { apiUrl: profile.apiURL }),
       requestTimeoutMs: runtimeConfigFromEnv(env).requestTimeoutMs,
+      ownerId: ownerIdFromEnv(env),
     },
   };
 }

@@ -21,6 +21,7 @@ import { describeAction } from '../shared/core/action-text';
 import type { ObservedBackend, RefusedAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
+import { CONTEST_THRESHOLD, contestWarning } from '../shared/core/contest';
 import { describeLeaving } from '../shared/core/leaving';
 import { describeRollout } from '../shared/core/rollout-text';
 import { TRANSIENT_LB_STATUSES } from '../shared/core/model';
@@ -36,6 +37,7 @@ import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcil
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
 import { configuredTargets, selectTargets } from './environment';
+import { readWriters, type WritersRead } from './writers-read';
 import { CliError, type DescribedError, describeError } from './output';
 
 export type CheckStatus = 'ok' | 'fail' | 'warn';
@@ -374,6 +376,7 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
       fail('credentials', `the API refused the key from ${source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint),
     ];
   }
+  checks.push(...writersChecks(await readWriters(env, targets), targets));
   const credentials =
     targets.length === 0
       ? warn('credentials', `key found (${source}), not tried: no target to read`)
@@ -381,6 +384,31 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
         ? ok('credentials', `the API accepted the key from ${source}`)
         : warn('credentials', `key found (${source}), not proven: no read got an answer from the API (see the failed lines)`);
   return [credentials, ...ledger.checks(), ...checks];
+}
+
+/**
+ * Each target's other writers in the last 30 minutes (Audit Trail): ok when none, or when none is contested; warn
+ * pool_contested naming the writer. Audit Trail not readable (no permission): one skipped line each; no organization
+ * known: no line.
+ */
+function writersChecks(writers: WritersRead, targets: readonly Target[]): Check[] {
+  // No organization known: Audit Trail is not this key's to read (the watch function has its own), nothing is said.
+  if (!writers.read && !writers.configured) return [];
+  return targets.map((target) => {
+    const name = `target:${target.name}:writers`;
+    if (!writers.read) return skipped(name, writers.why);
+    const contested = writers.contests.filter((c) => c.target === target.name);
+    if (contested.length > 0)
+      return warn(name, contested.map((c) => contestWarning(c, writers.ownerId)).join('; '), WARNING_CATALOG.pool_contested.hint);
+    const foreign = writers.foreign.filter((w) => w.target === target.name);
+    if (foreign.length === 0) return ok(name, 'no pool or backend write by anyone else in the last 30 minutes (Audit Trail)');
+    const counts = new Map<string, number>();
+    for (const w of foreign) counts.set(w.writer, (counts.get(w.writer) ?? 0) + 1);
+    return ok(
+      name,
+      `written by others in the last 30 minutes, none reverted ${CONTEST_THRESHOLD} times: ${[...counts].map(([w, n]) => `${w} (${n})`).join(', ')}`,
+    );
+  });
 }
 
 interface QueueAttributes {

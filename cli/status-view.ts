@@ -3,6 +3,8 @@
 // Pure: cli/status-read.ts reads, cli/commands/status.ts prints and refreshes. Only what was read is shown: a
 // backend whose read failed shows no members, and a target whose plan failed is never called in sync.
 import type { Action, FieldChange, ObservedBackend } from '../shared/core/model';
+import type { Contest, ForeignWrite } from '../shared/core/contest';
+import { contestWarning } from '../shared/core/contest';
 import { compareIps } from '../shared/core/pool';
 import type { Colors, DescribedError } from './output';
 import { describeError, EXIT, plural, renderError, table } from './output';
@@ -57,6 +59,8 @@ export interface TargetStatus {
   members: MemberStatus[];
   actions: ActionSummary[];
   warnings: string[];
+  /** Pool writes on its backends by anyone else in the last 30 minutes (Audit Trail; absent when it was not read). */
+  foreignWrites?: { method: string; writer: string; userAgent: string; at: string }[];
   /** The Scaleway API calls this target's status cost. */
   apiCalls: { reads: number; writes: number; byOperation: Record<string, number> };
   error?: DescribedError;
@@ -143,6 +147,17 @@ export function targetStatus(read: TargetStatusRead): TargetStatus {
   };
 }
 
+/** Adds what Audit Trail says of the target's other writers: their writes, and a pool_contested warning for a flap. */
+export function withWriters(
+  t: TargetStatus,
+  writers: { ownerId?: string; foreign: readonly ForeignWrite[]; contests: readonly Contest[] },
+): void {
+  t.foreignWrites = writers.foreign
+    .filter((w) => w.target === t.target)
+    .map(({ method, writer, userAgent, at }) => ({ method, writer, userAgent, at }));
+  for (const c of writers.contests.filter((c) => c.target === t.target)) t.warnings.push(contestWarning(c, writers.ownerId));
+}
+
 /** 0 every target in sync, 2 one is not (and none failed), 1 a target or the queues could not be read: as `plan`. */
 export function statusExitCode(snapshot: StatusSnapshot): number {
   if (snapshot.targets.some((t) => t.state === 'failed') || (snapshot.queues && 'error' in snapshot.queues)) return EXIT.error;
@@ -215,6 +230,12 @@ export function renderTargetStatus(t: TargetStatus, c: Colors): string[] {
     lines.push(`  desired pool  ${t.desiredPool.join(', ') || '(empty)'} ${c.dim(from)}`);
   }
   for (const b of t.backends) lines.push(...renderBackend(t, b, c));
+  if (t.foreignWrites && t.foreignWrites.length > 0) {
+    const counts = new Map<string, number>();
+    for (const w of t.foreignWrites) counts.set(w.writer, (counts.get(w.writer) ?? 0) + 1);
+    const named = [...counts].map(([writer, n]) => `${writer} (${plural(n, 'write')})`).join(', ');
+    lines.push(`  ${c.dim('written by others in the last 30 minutes:')} ${named}`);
+  }
   for (const w of t.warnings) lines.push(`  ${c.yellow('warning:')} ${w}`);
   if (t.error) {
     lines.push(`  ${c.red('error')} ${c.dim(`[${t.error.code}]`)} ${t.error.message.split('\n').join('\n    ')}`);

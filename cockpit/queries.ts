@@ -2,7 +2,7 @@
 // with the words docs/operations.md shows for them. `npm run cockpit` writes all three from here. The queries read
 // only the lines and keys of shared/platform/log-schema.ts and Cockpit's labels (test/unit/cockpit/queries.test.ts
 // checks each one with Grafana's LogQL grammar).
-import type { ErrorCode } from '../shared/errors/lbsync-error';
+import type { ErrorCode, WarningCode } from '../shared/errors/lbsync-error';
 import type { LogType } from '../shared/platform/log-schema';
 import type { FunctionName } from './settings';
 import { FUNCTIONS, SWEEP_PERIOD_MINUTES, selector } from './settings';
@@ -12,6 +12,8 @@ export const PRINTED_BY: Record<LogType, readonly FunctionName[]> = {
   reconcile_answer: ['reconcile'],
   sweep_heartbeat: ['sweep'],
   watch_heartbeat: ['watch'],
+  foreign_write: ['watch'],
+  pool_contested: ['watch'],
   function_failed: FUNCTIONS,
 };
 
@@ -194,6 +196,24 @@ export const PANELS: readonly PanelSpec[] = [
     ],
   },
   {
+    title: 'Other writers of the pools, and contests',
+    description:
+      "Pool and backend writes on the targets' backends by anyone else, as the watcher read them in Audit Trail (foreign_write, by writer), and the writers scw-lb-sync kept reverting (pool_contested: 3 times in 30 minutes). kOps' apply writing its workers in is expected; two scw-lb-sync deployments or a Terraform-managed pool are not (docs/troubleshooting.md#pool_contested).",
+    kind: 'timeseries',
+    bars: true,
+    unit: 'short',
+    queries: [
+      {
+        expr: `sum by (target, writer_kind) (count_over_time(${lines('foreign_write', `target=~"${DASHBOARD_VARIABLES.target}"`)} [${STEP}]))`,
+        legend: '{{target}} written by {{writer_kind}}',
+      },
+      {
+        expr: `sum by (target, writer) (count_over_time(${lines('pool_contested', `target=~"${DASHBOARD_VARIABLES.target}"`)} [${STEP}]))`,
+        legend: '{{target}} contested by {{writer}}',
+      },
+    ],
+  },
+  {
     title: 'Answers to look at',
     description: 'The retries, dead letters and failed hand-offs themselves, newest first.',
     kind: 'logs',
@@ -210,7 +230,7 @@ export const PANELS: readonly PanelSpec[] = [
 ];
 
 /** Where an alert's runbook_url points: an error code's troubleshooting entry, the code the alert carries, or its own entry. */
-export type Runbook = { code: ErrorCode } | { codeLabel: true } | { ownEntry: true };
+export type Runbook = { code: ErrorCode | WarningCode } | { codeLabel: true } | { ownEntry: true };
 
 export interface AlertSpec {
   alert: string;
@@ -276,6 +296,18 @@ export const ALERTS: readonly AlertSpec[] = [
     means: "The API gateway keeps answering 429: each time the reconcile waits and retries, so the target's pool is late.",
     action: 'Find what else uses the API key (another tool, a loop); sweep less often, or give the functions their own key.',
     runbook: { code: 'rate_limited' },
+  },
+  {
+    alert: 'LbSyncPoolContested',
+    group: 'runs',
+    expr: `sum by (target, writer) (count_over_time(${lines('pool_contested', 'writer_kind!="kops"')} [30m])) > 0`,
+    severity: 'warning',
+    summary: "{{ $labels.target }}: scw-lb-sync and {{ $labels.writer }} keep rewriting each other's pool",
+    means:
+      "The watcher found scw-lb-sync reverting the same writer's pool writes on this target 3 times in 30 minutes (kOps is left out: its apply writes its workers in, which converges).",
+    action:
+      'Untangle the writers: two scw-lb-sync deployments on one target (keep it in one LBSYNC_TARGETS), a Terraform-managed pool (ignore_changes = [server_ips]), the cloud-controller-manager, or someone editing it by hand.',
+    runbook: { code: 'pool_contested' },
   },
   {
     alert: 'LbSyncQueueHandOffFailed',

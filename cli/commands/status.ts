@@ -9,6 +9,8 @@ import { configuredTargets, queueAccess, scalewayGateway, selectTargets } from '
 import type { Output } from '../output';
 import { CliError, EXIT } from '../output';
 import { readQueueDepths, readTargetStatus } from '../status-read';
+import { withWriters } from '../status-view';
+import { readWriters } from '../writers-read';
 import type { StatusBlock, StatusSnapshot } from '../status-view';
 import { appendedLines, renderStatus, statusBlocks, statusExitCode, statusPayload, targetStatus, terminalFrame } from '../status-view';
 
@@ -44,6 +46,9 @@ async function readSnapshot(reader: Reader, queueOf: () => ReturnType<typeof que
   // One gateway per target: its call count is that target's cost.
   for (const target of reader.targets)
     targets.push(targetStatus(await readTargetStatus(target, scalewayGateway(reader.env), reader.settings)));
+  // Who else wrote the pools (Audit Trail, when the organization is known): named, and a contest warned.
+  const writers = await readWriters(reader.env, reader.targets);
+  if (writers.read) for (const t of targets) withWriters(t, writers);
   return { at, targets, ...(queues && { queues: await queues }) };
 }
 

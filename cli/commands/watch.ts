@@ -1,36 +1,21 @@
 import { Command } from 'commander';
-import { auditTrailSettingsFromEnv, runtimeConfigFromEnv } from '../../shared/platform/config';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { WatchDeps, WatchOutcome } from '../../shared/handlers/watch-request';
 import { watchOnce } from '../../shared/handlers/watch-request';
 import { createLogger } from '../../shared/platform/log';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/outbound/user-agent';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { resolveScalewayCredentials } from '../credentials';
 import { configuredTargets, queueFor, selectTargets } from '../environment';
 import type { Output } from '../output';
 import { EXIT, plural } from '../output';
+import { auditTrailSettings } from '../writers-read';
 
 interface WatchOptions {
   once?: boolean;
   target?: string[];
   file?: string;
   dryRun?: boolean;
-}
-
-/** The watch function's settings, with the keys and organization found the way `scw` finds them. */
-function auditTrailSettings(env: NodeJS.ProcessEnv) {
-  const credentials = resolveScalewayCredentials(env);
-  const { settings } = credentials;
-  const organizationId = env.SCW_DEFAULT_ORGANIZATION_ID?.trim() || credentials.organizationId;
-  return auditTrailSettingsFromEnv({
-    ...env,
-    SCW_ACCESS_KEY: settings.accessKey,
-    SCW_SECRET_KEY: settings.secretKey,
-    ...(organizationId && { SCW_DEFAULT_ORGANIZATION_ID: organizationId }),
-    ...(settings.apiUrl && { SCW_API_URL: settings.apiUrl }),
-    ...(settings.projectId && { SCW_DEFAULT_PROJECT_ID: settings.projectId }),
-  });
 }
 
 function print(out: Output, result: WatchOutcome, dryRun: boolean): void {
@@ -46,6 +31,13 @@ function print(out: Output, result: WatchOutcome, dryRun: boolean): void {
     for (const reason of match.reasons.slice(0, 5)) out.line(`    ${c.dim(reason)}`);
     if (match.reasons.length > 5) out.line(`    ${c.dim(`... ${match.reasons.length - 5} more`)}`);
   }
+  for (const w of report.foreignWrites.slice(0, 20))
+    out.line(`  ${c.yellow('written by another:')} ${w.target}: ${w.method} by ${w.writer} at ${w.at}`);
+  if (report.foreignWrites.length > 20) out.line(`  ${c.dim(`... ${report.foreignWrites.length - 20} more foreign writes`)}`);
+  for (const contest of report.contested)
+    out.line(
+      `  ${c.red('pool contested:')} ${contest.target}: reverted ${contest.writer} ${contest.reverts} times in ${contest.windowMinutes} min`,
+    );
   const ignored = Object.entries(result.ignored).map(([why, n]) => `${n} ${why.replace(/_/g, ' ')}`);
   if (ignored.length > 0) out.line(`  ${c.dim(`ignored: ${ignored.join(', ')}`)}`);
   if (result.error) {
@@ -95,7 +87,11 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           queue: () => q.queue,
           reconcileQueueUrl: q.url,
           window: watch,
-          own: { userAgentMarker: LBSYNC_USER_AGENT_MARKER, principalIds: new Set(ownPrincipalIds) },
+          own: {
+            userAgentMarker: LBSYNC_USER_AGENT_MARKER,
+            principalIds: new Set(ownPrincipalIds),
+            ...(auditTrail.ownerId && { ownerId: auditTrail.ownerId }),
+          },
           ...(projectId && { projectId }),
           logger: createLogger({ service: 'lbsync-cli', level: 'silent' }),
         };

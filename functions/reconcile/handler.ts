@@ -25,6 +25,7 @@ export const handle = functionShell(
       runtime: runtime.config,
       logger,
       scrubber: runtime.scrubber,
+      ownerId: scalewaySettings().ownerId,
     });
   },
   (message) => ({ outcome: 'handoff_failed', error: { code: 'invalid_config', message } }),

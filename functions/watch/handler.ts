@@ -20,7 +20,11 @@ export const handle = functionShell(
       queue: runtime.queue,
       reconcileQueueUrl: runtime.queueEnv().reconcileQueueUrl,
       window: runtime.config.watch,
-      own: { userAgentMarker: LBSYNC_USER_AGENT_MARKER, principalIds: new Set(ownPrincipalIds) },
+      own: {
+        userAgentMarker: LBSYNC_USER_AGENT_MARKER,
+        principalIds: new Set(ownPrincipalIds),
+        ...(auditTrail.ownerId && { ownerId: auditTrail.ownerId }),
+      },
       ...(projectId && { projectId }),
       logger,
     });

@@ -4,7 +4,7 @@
 import { AuditTrailv1alpha1 } from '@scaleway/sdk-audit-trail';
 import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import type { AuditEvent, AuditResource } from '../core/audit-relevance';
-import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
+import { userAgentFor } from '../outbound/user-agent';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { sdkHttpClient } from './sdk-http-client';
 
@@ -21,6 +21,8 @@ export interface AuditTrailSettings {
   pageSize?: number;
   /** Pages read per query before giving up on the rest (the answer then says truncated). */
   maxPages?: number;
+  /** This deployment's owner id, in the User-Agent. */
+  ownerId?: string;
 }
 
 export interface EventQuery {
@@ -99,7 +101,7 @@ export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrai
       }),
     ),
     withDefaultPageSize(pageSize),
-    withUserAgentSuffix(LBSYNC_USER_AGENT),
+    withUserAgentSuffix(userAgentFor(undefined, settings.ownerId)),
   );
   const api = new AuditTrailv1alpha1.API(client);
 

@@ -30,6 +30,8 @@ export interface ScalewaySettings {
   remainingMs?: () => number;
   /** The event these calls are made for: the User-Agent then ends in ` event/<id>` (see userAgentFor). */
   eventId?: string;
+  /** This deployment's owner id (LBSYNC_OWNER_ID): the User-Agent names it, ` owner/<id>`. */
+  ownerId?: string;
   /** Receives every exchange with the API, scrubbed (`lbsync doctor --record`). */
   recorder?: ExchangeRecorder;
 }
@@ -229,7 +231,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     withDefaultPageSize(PAGE_SIZE),
     // Audit Trail records it: the watcher ignores the writes that carry it (our own). The event id lets the
     // API's own logs (and the chaos run, through the emulator's call log) tie each call to its event.
-    withUserAgentSuffix(userAgentFor(settings.eventId)),
+    withUserAgentSuffix(userAgentFor(settings.eventId, settings.ownerId)),
   );
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);

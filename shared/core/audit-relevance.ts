@@ -46,6 +46,11 @@ export interface OwnIdentity {
   userAgentMarker: string;
   /** The IAM application or user ids whose backend writes are ours (LBSYNC_WATCH_OWN_PRINCIPAL_IDS). */
   principalIds: ReadonlySet<string>;
+  /**
+   * This deployment's owner id (LBSYNC_OWNER_ID): a scw-lb-sync User-Agent naming another is another deployment's,
+   * not ours. Unset: any scw-lb-sync User-Agent is ours.
+   */
+  ownerId?: string;
 }
 
 export interface RelevanceOptions {
@@ -85,7 +90,7 @@ export const WATCHED_RESOURCE_TYPES = ['instance_server', 'load_balancer_backend
 const POOL_NEUTRAL_ACTIONS = new Set(['reboot', 'backup']);
 /** UpdateServer fields that change a server's tags or addresses; any other update leaves pools alone. */
 const POOL_FIELDS = ['tags', 'public_ip', 'public_ips', 'routed_ip_enabled', 'dynamic_ip_required', 'enable_ipv6', 'private_nics'];
-const BACKEND_METHODS = new Set([
+export const BACKEND_METHODS = new Set([
   'CreateBackend',
   'UpdateBackend',
   'DeleteBackend',
@@ -97,7 +102,7 @@ const BACKEND_METHODS = new Set([
 
 type Outcome = { targets: Target[]; why: string } | { ignored: IgnoreReason };
 
-function inLocality(target: Target, locality: string): boolean {
+export function inLocality(target: Target, locality: string): boolean {
   return target.zone === locality || regionOf(target.zone) === locality;
 }
 
@@ -150,21 +155,34 @@ function serverOutcome(event: AuditEvent, server: AuditResource, zoneTargets: Ta
   }
 }
 
-function isOwn(event: AuditEvent, own: OwnIdentity): boolean {
-  if (event.userAgent?.includes(own.userAgentMarker)) return true;
-  return event.principalId !== undefined && own.principalIds.has(event.principalId);
+const OWNER_TOKEN = / owner\/(\S+)/;
+
+/** A call this deployment made: its principal, or our User-Agent naming our owner id (or none, an older version). */
+export function isOwn(event: Pick<AuditEvent, 'userAgent' | 'principalId'>, own: OwnIdentity): boolean {
+  if (event.principalId !== undefined && own.principalIds.has(event.principalId)) return true;
+  const ua = event.userAgent ?? '';
+  if (!ua.includes(own.userAgentMarker)) return false;
+  const owner = OWNER_TOKEN.exec(ua)?.[1];
+  return owner === undefined || own.ownerId === undefined || owner === own.ownerId;
+}
+
+/**
+ * The targets a backend write may concern: a target names its LB by id (exact) or by name; the event only carries
+ * the LB's id, so a target named by LB name is matched on the zone and the backend's name.
+ */
+export function targetsOfBackend(backend: AuditResource, zoneTargets: readonly Target[]): Target[] {
+  const name = backend.name;
+  const managesName = (t: Target) => name === undefined || t.backends.some((b) => b.name === name);
+  const concerns = (t: Target) => ('id' in t.loadBalancer && backend.lbId ? t.loadBalancer.id === backend.lbId : true) && managesName(t);
+  return zoneTargets.filter(concerns);
 }
 
 function backendOutcome(event: AuditEvent, backend: AuditResource, zoneTargets: Target[], own: OwnIdentity): Outcome {
   if (!BACKEND_METHODS.has(event.methodName)) return { ignored: 'change_not_watched' };
   if (isOwn(event, own)) return { ignored: 'own_write' };
   const name = backend.name;
-  const managesName = (t: Target) => name === undefined || t.backends.some((b) => b.name === name);
-  // A target names its LB by id (exact) or by name; the event only carries the LB's id, so a target
-  // named by LB name is matched on the zone and the backend's name.
-  const concerns = (t: Target) => ('id' in t.loadBalancer && backend.lbId ? t.loadBalancer.id === backend.lbId : true) && managesName(t);
   return {
-    targets: zoneTargets.filter(concerns),
+    targets: targetsOfBackend(backend, zoneTargets),
     why: `${event.methodName} on backend ${name ?? backend.id} of LB ${backend.lbId ?? '?'} (${event.locality}) by someone else`,
   };
 }

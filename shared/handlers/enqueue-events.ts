@@ -12,9 +12,9 @@ export const ENQUEUE_FAILURE_STATUS = 503;
 
 /** An event the functions make themselves (a sweep's, the watcher's): version 1, a new id, the first attempt. */
 export function newEvent(
-  fields: Pick<LbSyncEvent, 'source' | 'target' | 'occurredAt'> & Partial<Pick<LbSyncEvent, 'dryRun' | 'notBefore'>>,
+  fields: Pick<LbSyncEvent, 'source' | 'target' | 'occurredAt'> & Partial<Pick<LbSyncEvent, 'dryRun' | 'notBefore' | 'contested'>>,
 ): LbSyncEvent {
-  const { source, target, occurredAt, dryRun, notBefore } = fields;
+  const { source, target, occurredAt, dryRun, notBefore, contested } = fields;
   return {
     version: 1,
     id: newEventId(),
@@ -24,6 +24,7 @@ export function newEvent(
     attempt: 0,
     ...(dryRun !== undefined && { dryRun }),
     ...(notBefore !== undefined && { notBefore }),
+    ...(contested !== undefined && contested.length > 0 && { contested }),
   };
 }
 

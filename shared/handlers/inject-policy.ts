@@ -10,6 +10,7 @@ const SYSTEM_FIELDS: Record<string, string> = {
   attempt: 'is set by the system when it re-enqueues an event, never by a caller',
   notBefore: 'is set by the system when it schedules a retry, never by a caller',
   firstAttemptAt: 'is set by the system when it first schedules a retry, never by a caller',
+  contested: 'is set by the watcher from Audit Trail, never by a caller',
 };
 
 export interface InjectPolicyCheck {

@@ -48,6 +48,8 @@ export interface ReconcileMessageDeps {
   random?: () => number;
   /** Applied to dead-letter records (the answer is scrubbed by the function shell); default: URL credentials only. */
   scrubber?: Scrubber;
+  /** This deployment's owner id (LBSYNC_OWNER_ID): a pool_contested warning names both deployments. */
+  ownerId?: string;
 }
 
 /** The reconcile function's answer: its keys are a contract (docs/architecture.md, "The functions' answers"). */
@@ -210,6 +212,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       deadline,
       now: () => now().getTime(),
       ...reconcileSettings(deps.runtime),
+      ...(deps.ownerId && { ownerId: deps.ownerId }),
       sleep,
       onPlanned: (actions, pool, rollouts, leaving) => logPlan(log, actions, pool.ips, rollouts, leaving),
     });

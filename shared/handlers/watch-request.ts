@@ -4,6 +4,8 @@ import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../ad
 import type { EventQueue } from '../adapters/queue';
 import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
 import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../core/audit-relevance';
+import type { Contest, ForeignWrite } from '../core/contest';
+import { CONTEST_WINDOW_MS, contests, contestWarning, foreignWrites } from '../core/contest';
 import { regionOf } from '../core/locality';
 import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
@@ -47,6 +49,10 @@ export interface WatchReport {
   enqueued: number;
   targets: string[];
   window: { from: string; to: string };
+  /** Pool and backend writes on a target's backends by anyone else, in the window, each with its writer named. */
+  foreignWrites: { target: string; method: string; userAgent: string; at: string; writer: string }[];
+  /** Writers scw-lb-sync kept reverting on a target (three times in 30 minutes): pool_contested. */
+  contested: { target: string; writer: string; reverts: number; windowMinutes: number }[];
 }
 
 const PERMISSION_HINT =
@@ -65,12 +71,15 @@ async function readWindow(
     WATCHED_RESOURCE_TYPES.map((resourceType: WatchedResourceType) => ({ region, resourceType })),
   );
   const maxPages = Math.max(1, Math.floor(maxPagesPerRun / queries.length));
+  // Backend writes are read over the contest window too: a flap is three reverts in 30 minutes.
+  const backendsFrom = new Date(Math.min(from.getTime(), to.getTime() - CONTEST_WINDOW_MS));
   const listings = await Promise.all(
     queries.map(async (q): Promise<EventListing & { region: string }> => {
+      const after = q.resourceType === 'load_balancer_backend' ? backendsFrom : from;
       const listing = await callGateway({
         message: `listing Audit Trail ${q.resourceType} events in ${q.region}`,
         notFound: 'unknown_api_error',
-        run: () => gateway.listEvents({ ...q, recordedAfter: from, recordedBefore: to, maxPages, ...(projectId && { projectId }) }),
+        run: () => gateway.listEvents({ ...q, recordedAfter: after, recordedBefore: to, maxPages, ...(projectId && { projectId }) }),
       });
       return { ...listing, region: q.region };
     }),
@@ -110,7 +119,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
 
   const { selected } = selectCronTargets(args, deps.targets, deps.logger, 'watch');
   const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
-  const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window };
+  const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window, foreignWrites: [], contested: [] };
   const dryRun = args.dryRun === true;
   if (regions.length === 0) {
     deps.logger.info(heartbeat(report, { dryRun }), summaryMessage(report));
@@ -129,9 +138,17 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
   }
   const read = answer.value;
-  const relevance = relevantTargets(read.events, selected, { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) });
+  const scope = { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) };
+  // The run's own window decides what to reconcile; the older backend writes only count towards contests.
+  const inWindow = read.events.filter((e) => e.recordedAt >= window.from);
+  const relevance = relevantTargets(inWindow, selected, scope);
   const matches = withTruncatedRegions(relevance, selected, read.truncatedRegions, window.to);
-  report.events = read.events.length;
+  const foreign = foreignWrites(inWindow, selected, scope);
+  const contested = contests(read.events, selected, scope, to.getTime());
+  report.foreignWrites = foreign.map(({ target, method, userAgent, at, writer }) => ({ target, method, userAgent, at, writer }));
+  report.contested = contested.map(({ target, writer, reverts, windowMinutes }) => ({ target, writer, reverts, windowMinutes }));
+  logWriters(deps.logger, foreign, contested, deps.own.ownerId);
+  report.events = inWindow.length;
   report.relevant = relevance.relevant;
   const outcome = (status: WatchOutcome['status'], error?: WatchOutcome['error']): WatchOutcome => ({
     status,
@@ -147,6 +164,17 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
       target: match.target,
       occurredAt: match.lastRecordedAt || window.to,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
+      // The reconcile answer says it too (pool_contested), naming the writer.
+      contested: contested
+        .filter((c) => c.target === match.target)
+        .slice(0, 10)
+        .map(({ writer, writerKind, owner, reverts, windowMinutes }) => ({
+          writer,
+          writerKind,
+          ...(owner && { owner }),
+          reverts,
+          windowMinutes,
+        })),
     }),
   }));
   const runFacts = { dryRun, ignored: relevance.ignored, listCalls: read.calls, truncatedRegions: read.truncatedRegions };
@@ -163,6 +191,47 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     deps.logger.info({ target: match.target, reasons: match.reasons.slice(0, 5) }, `watch: ${match.target}: ${match.reasons[0]}`);
   deps.logger.info(heartbeat(report, runFacts), summaryMessage(report));
   return outcome(200);
+}
+
+/** One `foreign_write` line per write someone else made on a target's backend, one `pool_contested` per flap. */
+function logWriters(logger: Logger, foreign: readonly ForeignWrite[], contested: readonly Contest[], ownerId?: string): void {
+  for (const w of foreign) {
+    logger.info(
+      {
+        target: w.target,
+        ...({
+          log_type: 'foreign_write',
+          method: w.method,
+          user_agent: w.userAgent,
+          writer: w.writer,
+          writer_kind: w.writerKind,
+          at: w.at,
+          ...(w.principalId && { principal_id: w.principalId }),
+          ...(w.backend && { backend: w.backend }),
+          ...(w.lbId && { lb_id: w.lbId }),
+        } satisfies LineFields<'foreign_write'>),
+      },
+      `watch: ${w.target}: ${w.method} on backend ${w.backend ?? '?'} by ${w.writer}`,
+    );
+  }
+  for (const c of contested) {
+    logger.warn(
+      {
+        target: c.target,
+        ...({
+          log_type: 'pool_contested',
+          code: 'pool_contested',
+          writer: c.writer,
+          writer_kind: c.writerKind,
+          user_agent: c.userAgent,
+          reverts: c.reverts,
+          window_minutes: c.windowMinutes,
+          ...(c.owner && { owner: c.owner }),
+        } satisfies LineFields<'pool_contested'>),
+      },
+      contestWarning(c, ownerId),
+    );
+  }
 }
 
 function summaryMessage(report: WatchReport): string {

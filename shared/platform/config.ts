@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import type { AuditTrailSettings } from '../adapters/audit-trail';
@@ -69,6 +70,30 @@ function readConfigFile(path: string, label: string): string {
   }
 }
 
+const OWNER_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
+
+/**
+ * This deployment's owner id (LBSYNC_OWNER_ID), carried in every User-Agent: set, or derived from the reconcile
+ * queue's URL (each deployment has its own queue), or `local` (the CLI without a queue).
+ */
+export function ownerIdFromEnv(env: Env = process.env): string {
+  const given = nonEmpty(env.LBSYNC_OWNER_ID);
+  if (given !== undefined) {
+    if (OWNER_ID.test(given)) return given;
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_OWNER_ID',
+        message: 'must be letters, digits, ".", "_" or "-" (at most 63, starting with a letter or digit)',
+        received: given,
+        fix: 'name the deployment plainly, e.g. LBSYNC_OWNER_ID=prod-par (or leave it unset: derived from RECONCILE_QUEUE_URL)',
+      },
+    ]);
+  }
+  const queue = nonEmpty(env.RECONCILE_QUEUE_URL);
+  if (queue === undefined) return 'local';
+  return `q${createHash('sha256').update(stripUrlCredentials(queue)).digest('hex').slice(0, 10)}`;
+}
+
 export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySettings {
   const accessKey = scw(env, 'SCW_ACCESS_KEY');
   const secretKey = scw(env, 'SCW_SECRET_KEY');
@@ -88,6 +113,7 @@ export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySetting
     ...(defaultZone && { defaultZone }),
     ...(apiUrl && { apiUrl }),
     requestTimeoutMs: runtimeConfigFromEnv(env).requestTimeoutMs,
+    ownerId: ownerIdFromEnv(env),
   };
 }
 
@@ -135,6 +161,7 @@ export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSet
     ...(scaleway.apiUrl && { apiUrl: scaleway.apiUrl }),
     ...(scaleway.projectId && { projectId: scaleway.projectId }),
     ...(scaleway.requestTimeoutMs !== undefined && { requestTimeoutMs: scaleway.requestTimeoutMs }),
+    ...(scaleway.ownerId && { ownerId: scaleway.ownerId }),
     ownPrincipalIds,
   };
 }

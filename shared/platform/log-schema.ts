@@ -4,7 +4,7 @@
 // cannot drift from what the functions print. Every key is snake_case.
 import * as z from 'zod';
 import { DEAD_LETTER_REASONS } from '../core/disposition';
-import { EVENT_SOURCES } from '../schemas/primitives';
+import { EVENT_SOURCES, WRITER_KINDS } from '../schemas/primitives';
 
 /** The key that names a line of this table; a line without it is free text for people (with the common keys). */
 export const LOG_TYPE_KEY = 'log_type';
@@ -108,6 +108,36 @@ export const watchHeartbeatLine = z.strictObject({
   failed: refused.optional(),
 });
 
+/** The watcher: one per pool or backend write on a target's backend made by anyone but this deployment. */
+export const foreignWriteLine = z.strictObject({
+  ...commonKeys,
+  log_type: z.literal('foreign_write'),
+  method: z.string(),
+  user_agent: z.string(),
+  /** Who, as an operator reads it: `kOps 1.37.0`, `Terraform (...)`, `another scw-lb-sync deployment (owner x)`. */
+  writer: z.string(),
+  writer_kind: z.enum(WRITER_KINDS),
+  /** When the call was recorded. */
+  at: isoTime,
+  principal_id: z.string().optional(),
+  backend: z.string().optional(),
+  lb_id: z.string().optional(),
+});
+
+/** The watcher: scw-lb-sync kept reverting one writer on one target (3 times in 30 minutes); see troubleshooting. */
+export const poolContestedLine = z.strictObject({
+  ...commonKeys,
+  log_type: z.literal('pool_contested'),
+  code: z.literal('pool_contested'),
+  writer: z.string(),
+  writer_kind: z.enum(WRITER_KINDS),
+  user_agent: z.string(),
+  reverts: count,
+  window_minutes: count,
+  /** Another scw-lb-sync deployment's owner id. */
+  owner: z.string().optional(),
+});
+
 /** A function that could not run at all (an invalid configuration, mostly): it answered 500. */
 export const functionFailedLine = z.strictObject({
   ...commonKeys,
@@ -120,6 +150,8 @@ export const LOG_LINES = {
   reconcile_answer: reconcileAnswerLine,
   sweep_heartbeat: sweepHeartbeatLine,
   watch_heartbeat: watchHeartbeatLine,
+  foreign_write: foreignWriteLine,
+  pool_contested: poolContestedLine,
   function_failed: functionFailedLine,
 } as const;
 export type LogType = keyof typeof LOG_LINES;

@@ -4,6 +4,7 @@ import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
 import { unusableAddressWarning } from '../core/desired';
 import type { LeavingMember } from '../core/leaving';
 import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
+import { contestWarning } from '../core/contest';
 import { filterMismatchWarning } from '../core/discovery-check';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedBackend, ObservedLb } from '../core/model';
@@ -63,6 +64,8 @@ export interface ReconcileOptions {
   now?: () => number;
   /** The invocation's deadline: the transient wait and the wait for the write to apply are clipped to it. */
   deadline?: Deadline;
+  /** This deployment's owner id (LBSYNC_OWNER_ID), to name both deployments in a pool_contested warning. */
+  ownerId?: string;
   /** Told the plan before any write, so logs read in the order things happen. */
   onPlanned?: (
     actions: readonly Action[],
@@ -85,7 +88,7 @@ export function reconcileSettings(config: Pick<RuntimeConfig, 'waitBudgetMs' | '
   return { waitBudgetMs: config.waitBudgetMs, transientWaitMs: config.transientWaitMs, duplicateGraceMs: config.duplicateGraceMs };
 }
 
-type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun'>>;
+type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun' | 'contested'>>;
 
 /** kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so. */
 function severalAddressesWarning(s: SeveralAddresses): string {
@@ -133,6 +136,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
   const finish = (patch: Partial<ReconcileResult>): ReconcileResult =>
     Object.assign(result, patch, { apiCalls: gateway.calls(), durationMs: now() - started });
 
+  // The writers the watcher found us reverting on this target: named once, whatever the reconcile does.
+  for (const c of event.contested ?? []) result.warnings.push(contestWarning({ ...c, target: target.name }, options.ownerId));
   try {
     // The LB lookup and server discovery are independent: run them side by side.
     let poolPromise = discoverPool(gateway, target);

@@ -3,9 +3,20 @@ import { LbSyncError, validationError } from '../errors/lbsync-error';
 import { backendIpSchema } from './backend-address';
 import { toFieldErrors } from './zod-issues';
 import { decodeJsonInput, problemText } from './json-input';
-import { EVENT_SOURCES, isoDateTimeSchema, targetNameSchema } from './primitives';
+import { EVENT_SOURCES, isoDateTimeSchema, targetNameSchema, WRITER_KINDS } from './primitives';
 
 export const MAX_EVENT_BYTES = 64 * 1024;
+
+/** One writer the watcher found scw-lb-sync reverting on the target (shared/core/contest.ts). */
+const contestedSchema = z
+  .object({
+    writer: z.string().min(1).max(200).describe('who, as an operator reads it'),
+    writerKind: z.enum(WRITER_KINDS).describe('what kind of writer'),
+    owner: z.string().min(1).max(63).optional().describe("another scw-lb-sync deployment's owner id"),
+    reverts: z.number().int().min(1).max(100_000).describe('how often scw-lb-sync wrote the pool back after it'),
+    windowMinutes: z.number().int().min(1).max(1440).describe('within how long'),
+  })
+  .strict();
 
 export const eventSchema = z
   .object({
@@ -30,6 +41,11 @@ export const eventSchema = z
     firstAttemptAt: isoDateTimeSchema
       .optional()
       .describe('set by the system when it first schedules a retry, then carried unchanged: retries stop LBSYNC_RETRY_HORIZON_MS after it'),
+    contested: z
+      .array(contestedSchema)
+      .max(10)
+      .optional()
+      .describe('set by the watcher: writers scw-lb-sync kept reverting on this target (the reconcile answer warns pool_contested)'),
   })
   .strict();
 

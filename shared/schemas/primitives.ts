@@ -15,6 +15,9 @@ export const PROXY_PROTOCOLS = [
 export const IP_SOURCES = ['public', 'ipam-private', 'kops'] as const;
 export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep', 'audit'] as const;
 
+/** The writers of a pool the watcher tells apart by their User-Agent (shared/core/writers.ts). */
+export const WRITER_KINDS = ['kops', 'terraform', 'ccm', 'cli', 'console', 'lbsync', 'sdk', 'unknown'] as const;
+
 /**
  * The zones where Scaleway offers Load Balancers: the LB API's own list (@scaleway/sdk-lb, `Lbv1.ZonedAPI.LOCALITY`;
  * test/unit/zones.test.ts keeps the two equal). A target's LB and servers live in one of them.

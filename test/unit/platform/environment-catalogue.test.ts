@@ -28,6 +28,7 @@ const SAMPLES: Record<string, string> = {
   LBSYNC_INJECT_INSECURE: 'false',
   FUNCTION_TOKEN: 'function-token-0123',
   LBSYNC_WATCH_OWN_PRINCIPAL_IDS: UUID,
+  LBSYNC_OWNER_ID: 'prod-par',
 };
 
 /** A value for every catalogued variable, under its own name or, in a function, its deployed one. */
@@ -56,6 +57,7 @@ function recording(values: Record<string, string>): { env: Env; read: Set<string
 const READERS: Record<string, (env: Env) => unknown> = {
   loadTargets: config.loadTargets,
   scalewaySettingsFromEnv: config.scalewaySettingsFromEnv,
+  ownerIdFromEnv: config.ownerIdFromEnv,
   auditTrailSettingsFromEnv: config.auditTrailSettingsFromEnv,
   runtimeConfigFromEnv: config.runtimeConfigFromEnv,
   runtimeDefaults: () => config.runtimeDefaults(),

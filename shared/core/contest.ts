@@ -1,0 +1,156 @@
+// Other writers of a target's pools, from Audit Trail: every backend write on a target's backend by anyone but this
+// deployment is a foreign write, named by its writer (core/writers.ts); when scw-lb-sync keeps reverting the same
+// writer on one target (a foreign write followed by one of ours on the same backend, three times within 30 minutes),
+// the pool is contested: a warning (`pool_contested`) that names the writer and says what to do. kOps' own apply
+// writes the workers in on every `kops update cluster` and rolling update, which scw-lb-sync takes out again: that
+// one is expected and converges; two scw-lb-sync deployments, or a Terraform-managed pool, must be untangled. Pure.
+import type { Target } from '../schemas/target';
+import type { WarningCode } from '../errors/lbsync-error';
+import type { AuditEvent, OwnIdentity } from './audit-relevance';
+import { BACKEND_METHODS, inLocality, isOwn, targetsOfBackend } from './audit-relevance';
+import type { WriterKind } from './writers';
+import { writerOf } from './writers';
+
+/** A flap: scw-lb-sync reverted the same writer this many times on one target... */
+export const CONTEST_THRESHOLD = 3;
+/** ... within this long. */
+export const CONTEST_WINDOW_MS = 30 * 60_000;
+
+export interface ForeignWrite {
+  target: string;
+  method: string;
+  userAgent: string;
+  /** recorded_at of the call. */
+  at: string;
+  /** Who, as an operator reads it (`kOps 1.37.0`, `another scw-lb-sync deployment (owner prod-par)`). */
+  writer: string;
+  writerKind: WriterKind;
+  principalId?: string;
+  backend?: string;
+  lbId?: string;
+}
+
+export interface Contest {
+  target: string;
+  writer: string;
+  writerKind: WriterKind;
+  /** The other deployment's owner id, when the writer is another scw-lb-sync. */
+  owner?: string;
+  userAgent: string;
+  /** Foreign writes of this writer on the target that a write of ours followed, within the window. */
+  reverts: number;
+  windowMinutes: number;
+}
+
+export interface ContestOptions {
+  own: OwnIdentity;
+  projectId?: string;
+}
+
+interface BackendWrite {
+  event: AuditEvent;
+  backendId: string;
+  targets: Target[];
+  own: boolean;
+}
+
+/** The successful backend writes of the events that concern a target, oldest first, each told ours or not. */
+function backendWrites(events: readonly AuditEvent[], targets: readonly Target[], options: ContestOptions): BackendWrite[] {
+  const writes: BackendWrite[] = [];
+  const ordered = [...events].sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : 0));
+  for (const event of ordered) {
+    if (event.statusCode < 200 || event.statusCode > 299 || !BACKEND_METHODS.has(event.methodName)) continue;
+    if (options.projectId && event.projectId && event.projectId !== options.projectId) continue;
+    const backend = event.resources.find((r) => r.type === 'load_balancer_backend');
+    if (!backend) continue;
+    const concerned = targetsOfBackend(
+      backend,
+      targets.filter((t) => inLocality(t, event.locality)),
+    );
+    if (concerned.length > 0) writes.push({ event, backendId: backend.id, targets: concerned, own: isOwn(event, options.own) });
+  }
+  return writes;
+}
+
+/** Every backend write on a target's backend by anyone but this deployment, one per target it concerns. */
+export function foreignWrites(events: readonly AuditEvent[], targets: readonly Target[], options: ContestOptions): ForeignWrite[] {
+  return backendWrites(events, targets, options)
+    .filter((w) => !w.own)
+    .flatMap(({ event, targets: concerned }) => {
+      const writer = writerOf(event.userAgent);
+      const backend = event.resources.find((r) => r.type === 'load_balancer_backend');
+      return concerned.map(
+        (t): ForeignWrite => ({
+          target: t.name,
+          method: event.methodName,
+          userAgent: event.userAgent ?? '',
+          at: event.recordedAt,
+          writer: writer.name,
+          writerKind: writer.kind,
+          ...(event.principalId && { principalId: event.principalId }),
+          ...(backend?.name && { backend: backend.name }),
+          ...(backend?.lbId && { lbId: backend.lbId }),
+        }),
+      );
+    });
+}
+
+/**
+ * The contests of the events (a window of at least CONTEST_WINDOW_MS ending `now`): per target and writer, the
+ * foreign writes a write of ours followed on the same backend, counted when there are CONTEST_THRESHOLD or more.
+ */
+export function contests(events: readonly AuditEvent[], targets: readonly Target[], options: ContestOptions, now: number): Contest[] {
+  const since = now - CONTEST_WINDOW_MS;
+  const pending = new Map<string, AuditEvent>(); // target/backend -> the last foreign write not yet reverted
+  const counted = new Map<string, Contest>();
+  for (const write of backendWrites(events, targets, options)) {
+    if (Date.parse(write.event.recordedAt) < since) continue;
+    for (const target of write.targets) {
+      const key = `${target.name}/${write.backendId}`;
+      if (!write.own) {
+        pending.set(key, write.event);
+        continue;
+      }
+      const reverted = pending.get(key);
+      if (!reverted) continue;
+      pending.delete(key);
+      const writer = writerOf(reverted.userAgent);
+      const id = `${target.name}/${writer.kind}/${writer.name}`;
+      const contest = counted.get(id) ?? {
+        target: target.name,
+        writer: writer.name,
+        writerKind: writer.kind,
+        ...(writer.owner && { owner: writer.owner }),
+        userAgent: reverted.userAgent ?? '',
+        reverts: 0,
+        windowMinutes: CONTEST_WINDOW_MS / 60_000,
+      };
+      contest.reverts += 1;
+      counted.set(id, contest);
+    }
+  }
+  return [...counted.values()].filter((c) => c.reverts >= CONTEST_THRESHOLD);
+}
+
+const ADVICE: Record<WriterKind, string> = {
+  kops: "expected: kOps' apply (every `kops update cluster` and rolling update) writes its own pool, workers included, and scw-lb-sync takes the workers out again; it converges",
+  lbsync:
+    'two scw-lb-sync deployments manage this target and undo each other: keep the target in one of them (compare their LBSYNC_TARGETS and LBSYNC_OWNER_ID)',
+  terraform:
+    "a Terraform-managed pool: Terraform writes its server_ips back on every apply; keep the backend's servers out of Terraform (lifecycle ignore_changes = [server_ips]) or the target out of scw-lb-sync",
+  ccm: 'the cloud-controller-manager manages this backend (a Service of type LoadBalancer): keep the target out of scw-lb-sync, or the backend out of the CCM',
+  cli: 'someone sets this pool by hand with the Scaleway CLI: stop, or take the target out of scw-lb-sync while doing so',
+  console: 'someone edits this pool in the console: stop, or take the target out of scw-lb-sync while doing so',
+  sdk: 'a script or tool writes this pool: find it by its principal in Audit Trail, and keep one writer',
+  unknown: 'find the writer by its principal in Audit Trail, and keep one writer',
+};
+
+/** The warning of a contest: its code, the writer, how often, and what to do. */
+export function contestWarning(
+  c: Pick<Contest, 'target' | 'writer' | 'writerKind' | 'reverts' | 'windowMinutes' | 'owner'>,
+  ownerId?: string,
+): string {
+  const code: WarningCode = 'pool_contested';
+  const deployments = c.writerKind === 'lbsync' && c.owner && ownerId ? ` (owners ${c.owner} and ours, ${ownerId})` : '';
+  return `[${code}] target ${c.target}: scw-lb-sync reverted ${c.writer}${deployments} ${c.reverts} times in the last ${c.windowMinutes} minutes: ${ADVICE[c.writerKind]}`;
+}
