@@ -5,7 +5,7 @@
  * judging is left to accounting.ts and invariants.ts.
  */
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { faultBodies, KopsSession } from '../emulator';
+import { faultBodies, KopsSession, scaledKopsTimings } from '../emulator';
 import type { FaultSpec, KopsStep } from '../emulator';
 import type { LocalStack } from '../local/stack';
 import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
@@ -19,16 +19,8 @@ const DEAD_LETTER_QUEUE_NAME = 'lbsync-dead-letter';
 
 /** kOps' API key in a chaos run: its own principal in Audit Trail, its own User-Agent in the call log. */
 const CHAOS_KOPS_KEY = 'kops-chaos-0000-4000-8000-00000000c0de';
-/** kOps' waits on the chaos clock (kOps' own are seconds to minutes: emulator/kops/rolling-update.ts). */
-export const CHAOS_KOPS_TIMINGS = {
-  drainMs: 300,
-  postDrainDelayMs: 20,
-  controlPlaneIntervalMs: 50,
-  validateMs: 100,
-  serverPollMs: 30,
-  lbPollMs: 20,
-  waitTimeoutMs: 20_000,
-};
+/** kOps' waits on the chaos clock: 400 times shorter than kOps' own (a drain of 300 ms). */
+const CHAOS_KOPS_TIMINGS = scaledKopsTimings(400);
 
 /**
  * What the final answer to a produced event must be: processed, dead-lettered for that reason, or (untrusted: an

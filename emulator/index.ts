@@ -45,6 +45,7 @@ export {
   KOPS_TIMINGS,
   KopsSession,
   kopsRollingUpdate,
+  scaledKopsTimings,
   type KopsRollingUpdateOptions,
   type KopsRun,
   type KopsStep,

@@ -4,23 +4,15 @@
 // server and the watcher every second. Judged by the emulator's pool history: scw-lb-sync never writes back an
 // address kOps deregistered, and the pool ends on the three new control planes.
 import type { KopsStep } from '../emulator';
-import { KOPS_USER_AGENT, kopsRollingUpdate } from '../emulator';
+import { KOPS_USER_AGENT, kopsRollingUpdate, scaledKopsTimings } from '../emulator';
 import { LBSYNC_USER_AGENT_MARKER } from '../shared/outbound/user-agent';
 import type { LocalStack } from './stack';
 
 const ROLE_TAG = 'noprefix=kops.k8s.io/role=ControlPlane';
 const NEEDS_UPDATE = 'noprefix=kops.k8s.io/needs-update';
 
-/** kOps' waits, shortened for the demo (kOps' own: a drain of minutes, 5 s after it, 15 s between control planes). */
-export const DEMO_KOPS_TIMINGS = {
-  drainMs: 1_200,
-  postDrainDelayMs: 100,
-  controlPlaneIntervalMs: 300,
-  validateMs: 400,
-  serverPollMs: 150,
-  lbPollMs: 100,
-  waitTimeoutMs: 30_000,
-};
+/** kOps' waits, 100 times shorter for the demo (kOps' own: a drain of minutes, 5 s after it, 15 s between control planes). */
+const DEMO_KOPS_TIMINGS = scaledKopsTimings(100);
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

@@ -15,7 +15,7 @@
  * times over: the figures are upper bounds for it.
  */
 import type { EmulatorHandle, KopsRun, KopsStep, PoolWrite, SeedBackend } from '../../emulator';
-import { KOPS_USER_AGENT, kopsRollingUpdate, startEmulator } from '../../emulator';
+import { KOPS_TIMINGS, KOPS_USER_AGENT, kopsRollingUpdate, scaledKopsTimings, startEmulator } from '../../emulator';
 import { startLocalStack, type LocalStack } from '../../local/stack';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/outbound/user-agent';
 import { readFileSync } from 'node:fs';
@@ -26,18 +26,13 @@ const ROLE_TAG = 'noprefix=kops.k8s.io/role=ControlPlane';
 const NEEDS_UPDATE = 'noprefix=kops.k8s.io/needs-update';
 
 /**
- * The real-world timings: kOps' defaults (post-drain 5 s, control-plane interval 15 s), the recorded Instance
- * timings (poweron 5 s, terminate 15 s), and the assumed ones (drain 2 min, a validation 1 min, a health check that
- * passes 10 s and fails 15 s after the change, Audit Trail listing 30 s after a call); scw-lb-sync as deployed
+ * The real-world timings: kOps' (KOPS_TIMINGS: its defaults, post-drain 5 s, control-plane interval 15 s; assumed, a
+ * drain of 2 min, a validation of 1 min), the recorded Instance timings (poweron 5 s, terminate 15 s), and the assumed
+ * ones (a health check that passes 10 s and fails 15 s after the change, Audit Trail listing 30 s after a call); scw-lb-sync as deployed
  * (watcher every minute over a 2-minute overlap, sweep every 5 minutes).
  */
 export const ROLLING_REAL = {
-  drainMs: 120_000,
-  postDrainDelayMs: 5_000,
-  controlPlaneIntervalMs: 15_000,
-  validateMs: 60_000,
-  serverPollMs: 5_000,
-  lbPollMs: 2_000,
+  ...KOPS_TIMINGS,
   poweronMs: 5_000,
   terminateMs: 15_000,
   healthPassAfterMs: 10_000,
@@ -210,15 +205,7 @@ export async function playRollingUpdate(settings: RollingUpdateSettings): Promis
       cluster: ROLLING_CLUSTER,
       zone: 'fr-par-1',
       ...(settings.cloudOnly && { cloudOnly: true }),
-      timings: {
-        drainMs: at(ROLLING_REAL.drainMs),
-        postDrainDelayMs: at(ROLLING_REAL.postDrainDelayMs),
-        controlPlaneIntervalMs: at(ROLLING_REAL.controlPlaneIntervalMs),
-        validateMs: at(ROLLING_REAL.validateMs),
-        serverPollMs: at(ROLLING_REAL.serverPollMs),
-        lbPollMs: at(ROLLING_REAL.lbPollMs),
-        waitTimeoutMs: 60_000,
-      },
+      timings: scaledKopsTimings(scale),
       onStep,
     });
     const done = Date.now();

@@ -44,6 +44,15 @@ export const KOPS_TIMINGS: Readonly<KopsTimings> = Object.freeze({
   waitTimeoutMs: 300_000,
 });
 
+/**
+ * kOps' waits (KOPS_TIMINGS) on a clock `scale` times faster, at least 1 ms each; the wait timeout stays long enough
+ * for a busy machine. The tests, the demo, the bench and chaos play kOps so.
+ */
+export function scaledKopsTimings(scale: number): KopsTimings {
+  const scaled = Object.fromEntries(Object.entries(KOPS_TIMINGS).map(([name, ms]) => [name, Math.max(1, Math.round(ms / scale))]));
+  return { ...(scaled as unknown as KopsTimings), waitTimeoutMs: Math.max(30_000, KOPS_TIMINGS.waitTimeoutMs / scale) };
+}
+
 /** What the rolling update did, in order, each with when (epoch ms): the timeline the tests and the bench read. */
 export type KopsStepBody =
   | ApplyStep
