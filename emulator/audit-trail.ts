@@ -9,6 +9,7 @@
  * a listing about 1 s after the call did not show it and one about 2 s after it did.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import { KOPS_USER_AGENT } from './kops/go-sdk';
 import type { BackendRecord, LbRecord, ServerRecord } from './records';
 import type { Ownership } from './seed';
 import type { PoolWrite } from './contract';
@@ -26,10 +27,10 @@ export interface AuditActor {
   sourceIp: string;
 }
 
-/** Changes made through the control API stand for someone else's tooling (kOps, the console). */
+/** Changes made through the control API stand for someone else's tooling: kOps, with kOps' own User-Agent. */
 export const OPERATOR_ACTOR: AuditActor = {
   principalId: '0e7a7c55-0b5e-4c3a-9f4e-6b0c0ffee001',
-  userAgent: 'scaleway-sdk-go/v1.0.0-beta.7 (go1.25.3; linux; amd64) kops/1.33 (emulated)',
+  userAgent: KOPS_USER_AGENT,
   sourceIp: '198.51.100.7',
 };
 

@@ -110,6 +110,7 @@ function cockpitApi(cli: Cli, region: string): CockpitGateway {
     region,
     ...(settings.apiUrl && { apiUrl: settings.apiUrl }),
     ...(settings.requestTimeoutMs !== undefined && { requestTimeoutMs: settings.requestTimeoutMs }),
+    ...(settings.ownerId && { ownerId: settings.ownerId }),
   });
 }
 

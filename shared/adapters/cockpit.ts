@@ -4,7 +4,7 @@
 import { Cockpitv1 } from '@scaleway/sdk-cockpit';
 import { createAdvancedClient, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
-import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
+import { userAgentFor } from '../outbound/user-agent';
 import { callGateway } from './api-failure';
 import { sdkHttpClient } from './sdk-http-client';
 
@@ -17,6 +17,8 @@ export interface CockpitSettings {
   region: string;
   apiUrl?: string;
   requestTimeoutMs?: number;
+  /** This deployment's owner id, in the User-Agent. */
+  ownerId?: string;
 }
 
 export interface LogsDataSource {
@@ -55,7 +57,7 @@ export function createCockpitGateway(settings: CockpitSettings): CockpitGateway 
         scrubber: createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]),
       }),
     ),
-    withUserAgentSuffix(LBSYNC_USER_AGENT),
+    withUserAgentSuffix(userAgentFor(undefined, settings.ownerId)),
   );
   const regional = new Cockpitv1.RegionalAPI(client);
   const global = new Cockpitv1.GlobalAPI(client);
