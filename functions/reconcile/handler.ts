@@ -1,6 +1,6 @@
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
-import { scalewaySettingsFromEnv } from '../../shared/platform/config';
+import { ownerIdFromEnv, scalewaySettingsFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
 import { requestBody } from '../../shared/platform/request-response';
 import { once } from '../../shared/platform/runtime';
@@ -25,7 +25,8 @@ export const handle = functionShell(
       runtime: runtime.config,
       logger,
       scrubber: runtime.scrubber,
-      ownerId: scalewaySettings().ownerId,
+      // Read without the keys: an event refused before any API call needs none.
+      ownerId: ownerIdFromEnv(process.env),
     });
   },
   (message) => ({ outcome: 'handoff_failed', error: { code: 'invalid_config', message } }),

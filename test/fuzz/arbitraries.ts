@@ -84,6 +84,7 @@ export const EVENT_FIELDS = [
   'attempt',
   'notBefore',
   'firstAttemptAt',
+  'contested',
 ] as const;
 
 export const validEvent = fc.record(
@@ -98,6 +99,15 @@ export const validEvent = fc.record(
     attempt: fc.integer({ min: 0, max: 1000 }),
     notBefore: isoDate,
     firstAttemptAt: isoDate,
+    contested: fc.array(
+      fc.record({
+        writer: fc.constantFrom('kOps 1.37.0', 'Terraform (scaleway provider v2.60.0)', 'another scw-lb-sync deployment (owner b)'),
+        writerKind: fc.constantFrom('kops', 'terraform', 'lbsync'),
+        reverts: fc.integer({ min: 1, max: 50 }),
+        windowMinutes: fc.constant(30),
+      }),
+      { maxLength: 3 },
+    ),
   },
   { requiredKeys: ['version', 'id', 'source', 'target', 'occurredAt'] },
 );
