@@ -355,7 +355,9 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
       fail(
         'credentials',
         fieldProblems(described) || described.message.replace(/\s*\n\s*-?\s*/g, ' '),
-        described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint,
+        described.code === 'invalid_credentials'
+          ? ERROR_CATALOG.invalid_credentials.hint
+          : (described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint),
       ),
     ];
   }

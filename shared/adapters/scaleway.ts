@@ -11,6 +11,7 @@ import { userAgentFor } from '../outbound/user-agent';
 import { classifyApiFailure } from './api-failure';
 import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
+import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -206,6 +207,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     const key = operationKey(method, url);
     count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
   };
+  // The SDK's own check quotes a malformed key back in its message: ours names the shape and never the value.
+  assertApiKeyShape(settings, GIVEN_KEY);
   const client = createAdvancedClient(
     withProfile({
       accessKey: settings.accessKey,

@@ -104,6 +104,12 @@ export const ERROR_GUIDE = {
     examples: [],
     doc: '401: the API key was refused. Check `SCW_ACCESS_KEY`/`SCW_SECRET_KEY` (`LBSYNC_SCW_…` in a function), that the key is not expired, and that `SCW_API_URL` is not pointing somewhere else. `lbsync doctor` tells a key the API refuses (401) from one the SDK refuses before sending anything (a malformed key).',
   },
+  invalid_credentials: {
+    examples: [
+      'the Scaleway API key is malformed:\n  - SCW_SECRET_KEY is not a Scaleway secret key: expected a UUID: 36 characters, 32 hexadecimal digits in groups of 8-4-4-4-12 joined by "-"; it has 3 characters',
+    ],
+    doc: "The key was refused on our side before any request: a half of it does not have the shape Scaleway's keys have. The message names where it was read — `SCW_ACCESS_KEY` / `SCW_SECRET_KEY` (the CLI), `LBSYNC_SCW_ACCESS_KEY` / `LBSYNC_SCW_SECRET_KEY` (a deployed function), or the `access_key` / `secret_key` of a profile in the scw config file — and never shows any part of the value. Common causes: a truncated paste, quotes or spaces kept in the value, the two halves swapped (the message says so), or another tool's token. A function answers 500 (as for `invalid_config`), so its messages stay on the queue until fixed; fix the secret and deploy, then `lbsync dlq redrive --all` for the `max_receives` dead letters.",
+  },
   permissions_denied: {
     examples: [`${kopsMessage.setServers(LB)}: insufficient permissions: <action> <resource>`],
     doc: "403: the key lacks a permission. `lbsync doctor` names the missing one (`iam:lb-read`, `iam:lb-backends`, `iam:instance-servers`, `iam:ipam-read`) without writing anything. The functions' key needs, on the project, `LoadBalancersFullAccess` (Scaleway has no narrower set that writes backends), `InstancesReadOnly` and `IPAMReadOnly`; the watcher's key `AuditTrailReadOnly` at organization scope. See [deploy.md, IAM](deploy.md#2-iam-one-application-per-role-least-privilege).",

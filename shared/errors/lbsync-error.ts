@@ -83,6 +83,10 @@ export const ERROR_CATALOG = {
     errorClass: 'permanent',
     hint: 'The API key was refused (401); check SCW_ACCESS_KEY / SCW_SECRET_KEY and that the key is not expired.',
   },
+  invalid_credentials: {
+    errorClass: 'permanent',
+    hint: 'The Scaleway API key is malformed, so nothing was sent to the API: the access key is "SCW" and 17 letters or digits, the secret key a UUID. The message names the variable (or profile field) it was read from; copy both halves of an IAM API key exactly.',
+  },
   permissions_denied: {
     errorClass: 'permanent',
     hint: "The API key lacks a permission (403). The functions' key needs LoadBalancersFullAccess (Scaleway has no narrower set that writes backends), InstancesReadOnly and IPAMReadOnly on the project; the watcher's key AuditTrailReadOnly at organization scope. `lbsync doctor` names the missing one.",

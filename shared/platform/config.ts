@@ -4,6 +4,7 @@ import type { AuditTrailSettings } from '../adapters/audit-trail';
 import type { ScalewaySettings } from '../adapters/scaleway';
 import { type LbSyncError, validationError } from '../errors/lbsync-error';
 import type { FieldError } from '../errors/field-errors';
+import { assertApiKeyShape } from '../schemas/api-key';
 import { toFieldErrors } from '../schemas/zod-issues';
 import type { RetryPolicy } from '../core/retry-horizon';
 import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
@@ -17,6 +18,11 @@ export type Env = Record<string, string | undefined>;
 /** Reads SCW_X, or LBSYNC_SCW_X where the platform reserves SCW_* (deployed functions). */
 function scw(env: Env, name: string): string | undefined {
   return nonEmpty(env[`LBSYNC_${name}`]) ?? nonEmpty(env[name]);
+}
+
+/** The variable scw() read its value from, for messages: LBSYNC_SCW_X when that is set, else SCW_X. */
+function scwSource(env: Env, name: string): string {
+  return nonEmpty(env[`LBSYNC_${name}`]) !== undefined ? `LBSYNC_${name}` : name;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -76,6 +82,10 @@ export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySetting
     throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
   if (!secretKey)
     throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
+  assertApiKeyShape(
+    { accessKey, secretKey },
+    { accessKey: scwSource(env, 'SCW_ACCESS_KEY'), secretKey: scwSource(env, 'SCW_SECRET_KEY') },
+  );
   const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
   const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
   // Credentials in the URL are never sent nor shown (configWarnings says so): the API authenticates with the key.
