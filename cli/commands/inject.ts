@@ -7,6 +7,8 @@ import { stripUrlCredentials } from '../../shared/outbound/scrub';
 import { networkCause } from '../../shared/adapters/request-failure';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
+import type { CommandErrorCode, ErrorCode } from '../../shared/errors/lbsync-error';
+import { COMMAND_ERROR_CATALOG, ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 import { readSecret } from '../secrets';
 
 interface InjectOptions {
@@ -73,7 +75,7 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
     );
   }
   const text = await response.text();
-  let body: { eventId?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
+  let body: { eventId?: string; error?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
@@ -94,10 +96,16 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
   const details = (body.errors ?? []).map((e) => `\n  ${e.path}: ${e.message}; fix: ${e.fix}`).join('');
   const summary = details ? (body.message ?? '').split('\n')[0] : (body.message ?? text.slice(0, 200));
   throw new CliError(
-    `http_${response.status}`,
+    answerCode(body.error),
     `the inject function answered ${response.status}: ${summary}${details}`,
     response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined,
   );
+}
+
+/** The code the inject function's answer gives (its `error`), when it is one of ours; else inject_failed. */
+function answerCode(code: unknown): ErrorCode | CommandErrorCode {
+  if (typeof code === 'string' && (code in ERROR_CATALOG || code in COMMAND_ERROR_CATALOG)) return code as ErrorCode | CommandErrorCode;
+  return 'inject_failed';
 }
 
 export function injectCommand(cli: Cli): Command {

@@ -13,9 +13,9 @@ import { renderEnvironmentReference, SECTIONS, sectionsIn } from '../../scripts/
 import { generated, homelessSections } from '../../scripts/docs';
 import { exportedInterfaceFields } from '../../scripts/emulator-reference';
 import { DEAD_LETTER_REASONS } from '../../shared/core/disposition';
-import { ERROR_GUIDE, WARNING_GUIDE } from '../../shared/errors/error-guide';
+import { COMMAND_ERROR_GUIDE, ERROR_GUIDE, WARNING_GUIDE } from '../../shared/errors/error-guide';
 import { kopsMessage } from '../../shared/errors/kops-messages';
-import { ERROR_CATALOG, WARNING_CATALOG } from '../../shared/errors/lbsync-error';
+import { COMMAND_ERROR_CATALOG, ERROR_CATALOG, WARNING_CATALOG } from '../../shared/errors/lbsync-error';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
@@ -26,8 +26,8 @@ const REPO_PATH = /\b(?:shared|test|scripts|emulator|local|cli|cockpit|functions
 const readme = read('README.md');
 const architecture = read('docs/architecture.md');
 const troubleshooting = read('docs/troubleshooting.md');
-const CODES = [...Object.keys(ERROR_CATALOG), ...Object.keys(WARNING_CATALOG)];
-const GUIDE = { ...ERROR_GUIDE, ...WARNING_GUIDE } as Record<string, { examples: readonly string[]; doc: string }>;
+const CODES = [...Object.keys(ERROR_CATALOG), ...Object.keys(COMMAND_ERROR_CATALOG), ...Object.keys(WARNING_CATALOG)];
+const GUIDE = { ...ERROR_GUIDE, ...COMMAND_ERROR_GUIDE, ...WARNING_GUIDE } as Record<string, { examples: readonly string[]; doc: string }>;
 /** Every Markdown page a reader is sent to. */
 const DOCS = [
   'README.md',
@@ -192,7 +192,7 @@ describe('docs/troubleshooting.md', () => {
   });
 
   it('gives every entry the hint the tool prints, and its guide', () => {
-    for (const [code, { hint }] of [...Object.entries(ERROR_CATALOG), ...Object.entries(WARNING_CATALOG)]) {
+    for (const [code, { hint }] of [...Object.entries(ERROR_CATALOG), ...Object.entries(COMMAND_ERROR_CATALOG), ...Object.entries(WARNING_CATALOG)]) {
       const start = troubleshooting.indexOf(`### \`${code}\`\n`);
       const entry = troubleshooting.slice(start, troubleshooting.indexOf('\n### ', start + 1));
       expect(entry, code).toContain(`Hint, as printed: ${hint}`);
