@@ -249,7 +249,10 @@ export function ambiguousIdError(id: string, lookup: Extract<IdLookup, { kind: '
 
 /** Why an id shorter than a prefix may be named nothing: it is not a whole id, and prefixes need 8 characters. */
 export function tooShortWhy(id: string, starts: number): string {
-  const found = starts === 0 ? 'no id starts with it either' : `${plural(starts, "dead letter's id", "dead letters' ids")} start${starts === 1 ? 's' : ''} with it`;
+  const found =
+    starts === 0
+      ? 'no id starts with it either'
+      : `${plural(starts, "dead letter's id", "dead letters' ids")} start${starts === 1 ? 's' : ''} with it`;
   return `--id ${id} is no whole id, and shorter than the ${MIN_ID_PREFIX} characters a prefix needs (${found})`;
 }
 

@@ -60,7 +60,7 @@ export interface DoctorOptions {
 
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
 const PERMISSIONS = {
-  'iam:lb-read': { calls: 'ListLBs / GetLB', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
+  'iam:lb-read': { calls: 'ListLbs / GetLb', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
   'iam:lb-backends': { calls: 'ListBackends / ListBackendStats', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
   'iam:instance-servers': { calls: 'ListServers by tags', set: 'InstancesReadOnly' },
   'iam:ipam-read': { calls: 'IPAM ListIPs', set: 'IPAMReadOnly' },

@@ -73,7 +73,7 @@ export function cockpitSection(): string {
     '',
     '### Alert rules (cockpit/alerts.yaml)',
     '',
-    `Rule groups ${groups}, evaluated every minute. Each alert's \`runbook_url\` is its entry here, or the troubleshooting entry of its error code.`,
+    `Rule groups ${groups}, evaluated every minute. Each alert's \`runbook\` annotation is its entry here, or the troubleshooting entry of its error code, as a path of these docs (the version installed); \`lbsync cockpit install --docs-url <base>\` adds a \`runbook_url\` at the base where your team reads them.`,
     '',
     ...ALERTS.flatMap((spec) => [alertEntry(spec), '']),
     '### Dashboard panels (cockpit/dashboard.json)',

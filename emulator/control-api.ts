@@ -71,7 +71,7 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => {
       const specs = (Array.isArray(ctx.body) ? ctx.body : [objectBody(ctx.body)]) as FaultSpec[];
       try {
-        for (const spec of specs) ctx.operations.addFault(spec);
+        ctx.operations.addFaults(specs);
       } catch (error) {
         throw new ControlError(400, (error as Error).message);
       }

@@ -73,6 +73,12 @@ export class EmulatorOperations {
     this.faultQueue.add(fault);
   }
 
+  /** Arms every fault or, when one is refused, none. */
+  addFaults(faults: readonly FaultSpec[]): void {
+    for (const fault of faults) this.faultQueue.check(fault);
+    for (const fault of faults) this.faultQueue.add(fault);
+  }
+
   clearFaults(): void {
     this.faultQueue.clear();
   }

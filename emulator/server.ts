@@ -7,13 +7,9 @@ import { ApiError, apiErrors, defaultFaultBody, defaultFaultHeaders } from './er
 import { applyWorldChange } from './fault-effects';
 import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
 import type { PermissionRules } from './permissions';
-import { instanceApiRoutes } from './routes/instance';
-import { ipamApiRoutes } from './routes/ipam';
-import { auditTrailApiRoutes } from './routes/audit-trail';
-import { lbApiRoutes } from './routes/lb';
+import { apiRoutes, UNMATCHED_OPERATION } from './api-routes';
 import type { CallRecord } from './contract';
 
-const API_ROUTES: readonly Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...ipamApiRoutes];
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 const CONTROL_PREFIX = '/_emulator/';
 
@@ -55,7 +51,7 @@ class RequestPipeline {
     private readonly operations: EmulatorOperations,
     private readonly settings: ServerSettings,
   ) {
-    this.routes = [...API_ROUTES, ...auditTrailApiRoutes(() => operations.auditTrail)];
+    this.routes = apiRoutes(() => operations.auditTrail);
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -80,7 +76,7 @@ class RequestPipeline {
 
   private async api(req: IncomingMessage, res: ServerResponse, method: string, url: URL, bodyText: string): Promise<void> {
     const match = matchRoute(this.routes, method, url.pathname);
-    const operation = match.kind === 'found' ? match.route.operation : 'Unknown';
+    const operation = match.kind === 'found' ? match.route.operation : UNMATCHED_OPERATION;
     const call = this.operations.callLog.start(
       operation,
       method,

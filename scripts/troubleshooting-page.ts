@@ -9,7 +9,7 @@ const CLASS_LINE: Record<ErrorClass | 'warning' | 'command', string> = {
   permanent: '*Permanent*: not retried ([what happens](#what-happens-to-the-event)).',
   not_found: '*Recoverable*: the next attempt takes the create path ([what happens](#what-happens-to-the-event)).',
   warning: '*Warning*: the reconcile goes on without what it names.',
-  command: '*A command\'s or an HTTP answer\'s*: no event is involved; the CLI exits 1 (64 for `usage`).',
+  command: "*A command's or an HTTP answer's*: no event is involved; the CLI exits 1 (64 for `usage`).",
 };
 
 const INTRO = `# Troubleshooting: every error and warning code
@@ -64,7 +64,7 @@ export function renderTroubleshooting(): string {
     '',
     errors.join('\n\n'),
     '',
-    '## Errors of the CLI and of the functions\' HTTP answers',
+    "## Errors of the CLI and of the functions' HTTP answers",
     '',
     COMMANDS_INTRO,
     '',

@@ -108,6 +108,21 @@ function answerCode(code: unknown): ErrorCode | CommandErrorCode {
   return 'inject_failed';
 }
 
+/**
+ * A dry run's plan is made by the reconcile function when the event is delivered, not here: where to read it (its
+ * answer line in the function's logs, by event id), and the command that makes the same plan now.
+ */
+function whereThePlanIs(eventId: string, target: string): { note: string; where: string[] } {
+  return {
+    note: 'dry run: the reconcile plans this event when the queue delivers it and writes nothing; its plan is its answer line',
+    where: [
+      `  in the reconcile function's logs: "outcome: dry_run, would write: ..." with event_id ${eventId}`,
+      `  in Cockpit (Explore, the logs data source): {resource_type="serverless_function", resource_name="reconcile"} |= "${eventId}"`,
+      `  the same plan, made now from here: lbsync plan -t ${target}`,
+    ],
+  };
+}
+
 export function injectCommand(cli: Cli): Command {
   return new Command('inject')
     .description(
@@ -191,7 +206,8 @@ export function injectCommand(cli: Cli): Command {
           await q.queue.send(q.url, JSON.stringify(event));
           via = 'queue';
         }
-        if (out.format === 'json') out.result(true, { eventId, target: event.target, via });
+        const plan = options.dryRun ? whereThePlanIs(eventId, event.target) : undefined;
+        if (out.format === 'json') out.result(true, { eventId, target: event.target, via, ...(plan && { dryRun: true, plan }) });
         else {
           out.line(eventId);
           out.note(
@@ -199,6 +215,7 @@ export function injectCommand(cli: Cli): Command {
               `${via === 'function' ? 'accepted by the inject function' : 'enqueued on the reconcile queue'} for target ${event.target}`,
             ),
           );
+          if (plan) for (const line of [plan.note, ...plan.where]) out.note(out.ce.dim(line));
         }
         return EXIT.ok;
       }),

@@ -167,7 +167,10 @@ export const WARNING_GUIDE = {
 
 export const COMMAND_ERROR_GUIDE = {
   usage: {
-    examples: ["error: unknown option '--prot-base' (did you mean --port-base?)", '--watch takes a whole number of seconds from 1 to 3600, got "0"'],
+    examples: [
+      "error: unknown option '--prot-base' (did you mean --port-base?)",
+      '--watch takes a whole number of seconds from 1 to 3600, got "0"',
+    ],
     doc: 'Exit code 64: nothing ran. Unknown commands and flags get the closest known one ("did you mean"); a `--target` the configuration lacks is a usage error too (`lbsync targets validate` lists the names). `npm start` tells its own flags the same way.',
   },
   unexpected: {
@@ -225,6 +228,6 @@ export const COMMAND_ERROR_GUIDE = {
   },
   inject_failed: {
     examples: ['the inject function answered 503: could not enqueue the injected event'],
-    doc: 'The inject function answered an error other than the ones above, usually a 503: the queue refused or could not be reached ([`queue_unavailable`](#queue_unavailable)). Nothing was enqueued; try again, and read the function\'s log lines.',
+    doc: "The inject function answered an error other than the ones above, usually a 503: the queue refused or could not be reached ([`queue_unavailable`](#queue_unavailable)). Nothing was enqueued; try again, and read the function's log lines.",
   },
 } as const satisfies Record<CommandErrorCode, GuideEntry>;

@@ -133,13 +133,19 @@ export const COMMAND_ERROR_CATALOG = {
   unexpected: {
     hint: 'A failure this tool has no code for (a bug, or an environment it does not know); the message is what was thrown. Run again with LOG_LEVEL=debug and report it with the message.',
   },
-  not_found: { hint: 'What the command was asked for does not exist (a dead letter id, a logs data source); the message says what was looked for.' },
+  not_found: {
+    hint: 'What the command was asked for does not exist (a dead letter id, a logs data source); the message says what was looked for.',
+  },
   ambiguous_id: { hint: "The --id is the start of several dead letters' ids; the candidates are listed: give more of the id." },
   id_too_short: {
     hint: 'A prefix given as --id must have at least 8 characters (the evt-0b7c1a2f a log line prints); shorter, only a whole id matches.',
   },
-  invalid_seed: { hint: 'The emulator seed is not readable JSON of the seed format; give a file like emulator/seeds/demo.json, or "demo" or "kops-made".' },
-  record_failed: { hint: '`lbsync doctor --record` could not write its cassette; the message names the file and why. The checks ran and are printed anyway.' },
+  invalid_seed: {
+    hint: 'The emulator seed is not readable JSON of the seed format; give a file like emulator/seeds/demo.json, or "demo" or "kops-made".',
+  },
+  record_failed: {
+    hint: '`lbsync doctor --record` could not write its cassette; the message names the file and why. The checks ran and are printed anyway.',
+  },
   unauthorized: {
     hint: 'The inject function refused the bearer token (401): the caller must send Authorization: Bearer <INJECT_TOKEN>, the value the function holds.',
   },
@@ -150,7 +156,9 @@ export const COMMAND_ERROR_CATALOG = {
   method_not_allowed: { hint: 'The inject function takes POST only (405).' },
   payload_too_large: { hint: 'The event is over 64 KiB (413); an event names a target and asserts a few addresses, no more.' },
   unsupported_media_type: { hint: 'The inject function takes JSON only (415): send Content-Type: application/json.' },
-  invalid_args: { hint: "A cron trigger's JSON args are not what the function takes (400); the message names the field. Fix `input:` in serverless.yml." },
+  invalid_args: {
+    hint: "A cron trigger's JSON args are not what the function takes (400); the message names the field. Fix `input:` in serverless.yml.",
+  },
   inject_unreachable: {
     hint: "The inject function's URL gave no answer (no connection, DNS, TLS, timeout); nothing was enqueued. Check the URL and the network.",
   },

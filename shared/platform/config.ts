@@ -40,6 +40,16 @@ function missing(variable: string, fix: string): LbSyncError {
 export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG'): Target[] {
   const inline = nonEmpty(env.LBSYNC_TARGETS);
   const file = nonEmpty(env.LBSYNC_CONFIG);
+  if (!inline && !file && env.LBSYNC_TARGETS !== undefined) {
+    // Set to nothing (a deploy's `${env:LBSYNC_TARGETS}` of an empty shell variable): told as what it is.
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_TARGETS',
+        message: 'is set but empty',
+        fix: 'give it a JSON array of targets, e.g. [{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}], or unset it and set LBSYNC_CONFIG to a JSON file',
+      },
+    ]);
+  }
   if (!inline && !file) {
     throw missing('LBSYNC_TARGETS', 'set LBSYNC_TARGETS to a JSON array of targets, or LBSYNC_CONFIG to a JSON file holding one');
   }
@@ -56,9 +66,16 @@ export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG')
       },
     ]);
   }
-  // A config file may hold { "targets": [...] } as well as the bare array.
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value) value = (value as { targets: unknown }).targets;
-  return parseTargets(value, source);
+  // A config file may hold { "targets": [...] } as well as the bare array; its errors are then under .targets.
+  const wrapped = unwrapTargets(value, source);
+  return parseTargets(wrapped.value, wrapped.path);
+}
+
+/** `{"targets": [...]}` as its array, with the path its errors start with (`<source>.targets`); a bare array as it is. */
+export function unwrapTargets(value: unknown, source: string): { value: unknown; path: string } {
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value)
+    return { value: (value as { targets: unknown }).targets, path: `${source}.targets` };
+  return { value, path: source };
 }
 
 function readConfigFile(path: string, label: string): string {
@@ -82,10 +99,7 @@ export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySetting
     throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
   if (!secretKey)
     throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
-  assertApiKeyShape(
-    { accessKey, secretKey },
-    { accessKey: scwSource(env, 'SCW_ACCESS_KEY'), secretKey: scwSource(env, 'SCW_SECRET_KEY') },
-  );
+  assertApiKeyShape({ accessKey, secretKey }, { accessKey: scwSource(env, 'SCW_ACCESS_KEY'), secretKey: scwSource(env, 'SCW_SECRET_KEY') });
   const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
   const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
   // Credentials in the URL are never sent nor shown (configWarnings says so): the API authenticates with the key.

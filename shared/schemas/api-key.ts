@@ -27,7 +27,7 @@ function accessKeyProblem(value: string, where: string, secret: string): FieldEr
     message: swapped
       ? `holds what looks like a secret key (a UUID), not an access key: the two may be swapped`
       : `is not a Scaleway access key: expected ${ACCESS_KEY_SHAPE}; ${length(value)}`,
-    fix: "copy the access key of an IAM API key (console: IAM > API keys; or the ACCESS KEY column of `scw iam api-key list`); nothing was sent to the API",
+    fix: 'copy the access key of an IAM API key (console: IAM > API keys; or the ACCESS KEY column of `scw iam api-key list`); nothing was sent to the API',
   };
 }
 

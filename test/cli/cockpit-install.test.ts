@@ -128,14 +128,14 @@ describe('lbsync cockpit install', () => {
     expect(run.stdout).not.toContain('grafana-sa-token-4242');
   }, 60_000);
 
-  it("--docs-url: every runbook_url starts at the operator's copy of the docs; a later run without it puts the shipped ones back", async () => {
+  it("--docs-url: every rule gets a runbook_url at the operator's copy of the docs; a later run without it installs none again", async () => {
     const docs = 'https://git.example.com/ops/scw-lb-sync/-/blob/main';
     const moved = await install(['--docs-url', `${docs}/`, '--no-dashboard', '-o', 'json']);
     expect(moved.code, moved.stderr).toBe(0);
     const urls = namespace().flatMap((group) => (group as unknown as RuleGroup).rules.map((rule) => rule.annotations.runbook_url));
     expect(urls.length).toBe(shippedGroups.flatMap((g) => g.rules).length);
     for (const url of urls)
-      expect(url.startsWith(`${docs}/docs/`) && /\/docs\/(troubleshooting|operations)\.md#/.test(url), url).toBe(true);
+      expect(url?.startsWith(`${docs}/docs/`) && /\/docs\/(troubleshooting|operations)\.md#/.test(url ?? ''), url).toBe(true);
     const back = await install(['--no-dashboard', '-o', 'json']);
     expect((json(back).alerts as { groups: { change: string }[] }).groups.map((g) => g.change)).toEqual(shippedGroups.map(() => 'updated'));
     expect(namespace()).toEqual(shippedGroups);

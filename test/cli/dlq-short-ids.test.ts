@@ -55,7 +55,9 @@ describe('lbsync dlq --id with the short id the logs print', () => {
     // Shorter than 8 characters: only a whole id matches.
     const tooShort = await dlq(['show', '--id', 'evt-9f0']);
     expect(tooShort.code).toBe(1);
-    expect(tooShort.stderr).toContain("error [id_too_short] --id evt-9f0 is no whole id, and shorter than the 8 characters a prefix needs (1 dead letter's id starts with it)");
+    expect(tooShort.stderr).toContain(
+      "error [id_too_short] --id evt-9f0 is no whole id, and shorter than the 8 characters a prefix needs (1 dead letter's id starts with it)",
+    );
   });
 
   it('show: an ambiguous prefix lists the candidates (exit 1, ambiguous_id)', async () => {
@@ -83,7 +85,7 @@ describe('lbsync dlq --id with the short id the logs print', () => {
     expect(text.stderr).not.toContain('no dead letter');
     const none = await dlq(['show', '--id', 'evt-f', '-o', 'json']);
     expect(none.json()).toMatchObject({ error: { code: 'id_too_short', fieldErrors: [{ path: '--id', received: 'evt-f' }] } });
-    expect(none.json().error.message).toContain('no id starts with it either');
+    expect((none.json() as { error: { message: string } }).error.message).toContain('no id starts with it either');
     const redrive = await dlq(['redrive', '--id', 'evt-9', '-o', 'json']);
     expect(redrive.json()).toMatchObject({ skipped: [{ id: 'evt-9', why: expect.stringContaining('shorter than the 8 characters') }] });
   });

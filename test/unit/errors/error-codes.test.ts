@@ -52,7 +52,10 @@ function codesIn(path: string): { found: Found[]; built: string[] } {
     if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && CODE_FIELDS.has(node.name.text) && !insideZodIssue(node)) {
       if (ts.isStringLiteral(node.initializer) || ts.isTemplateExpression(node.initializer)) take(node.initializer);
     }
-    if ((ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) && /error \[[a-z_]+\]/.test(node.text))
+    if (
+      (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) &&
+      /error \[[a-z_]+\]/.test(node.text)
+    )
       for (const m of node.text.matchAll(/error \[([a-z_]+)\]/g)) found.push({ code: m[1] as string, at: at(node) });
     ts.forEachChild(node, visit);
   };
