@@ -20,9 +20,9 @@ afterAll(async () => emulator.stop());
 
 /** Pieces of the secret that must appear nowhere: a short one whole, a longer one as every run of 6 of its characters. */
 function pieces(secret: string): RegExp[] {
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  if (secret.length <= 6) return [new RegExp(`(?<![A-Za-z0-9])${escape(secret)}(?![A-Za-z0-9])`)];
-  return Array.from({ length: secret.length - 5 }, (_, at) => new RegExp(escape(secret.slice(at, at + 6))));
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  if (secret.length <= 6) return [new RegExp(`(?<![A-Za-z0-9])${literal(secret)}(?![A-Za-z0-9])`)];
+  return Array.from({ length: secret.length - 5 }, (_, at) => new RegExp(literal(secret.slice(at, at + 6))));
 }
 
 const CASES = [
