@@ -27,7 +27,7 @@ export interface QueryFacts {
 
 /** Grafana's dashboard variables, replaced as Grafana does before a query reaches Loki (a step, the target regex). */
 export function interpolate(expr: string): string {
-  return expr.replaceAll('$__interval', '1m').replaceAll('$target', '.*');
+  return expr.replaceAll('$__interval', '1m').replaceAll('$__range', '6h').replaceAll('$target', '.*');
 }
 
 /** Loki's own labels: the error a stage left (filtered out after unwrap). */

@@ -29,13 +29,25 @@ export function lines(types: LogType | readonly LogType[], ...stages: string[]):
 }
 
 /** Grafana's variables in the dashboard's queries: the panel's step, and the dashboard's target filter (a regex). */
-export const DASHBOARD_VARIABLES = { interval: '$__interval', target: '$target' } as const;
+export const DASHBOARD_VARIABLES = { interval: '$__interval', range: '$__range', target: '$target' } as const;
 const STEP = DASHBOARD_VARIABLES.interval;
 
 /** The reconcile function's final lines of the targets the dashboard shows. */
 const answers = (...stages: string[]) => lines('reconcile_answer', `target=~"${DASHBOARD_VARIABLES.target}"`, ...stages);
 const SUCCESS = 'outcome=~"applied|noop"';
 const unwrap = (key: string) => [`unwrap ${key}`, '__error__=""'];
+
+/**
+ * A shadow deployment's answers that would have written (shadow_writes > 0), counted by target over `range`: the
+ * dashboard's shadow panel and `lbsync status` (in shadow mode) read this one query, so both say the same N.
+ */
+export function shadowWritesQuery(range: string, targetFilter?: string): string {
+  const filter = targetFilter === undefined ? [] : [`target=~"${targetFilter}"`];
+  return `sum by (target) (count_over_time(${lines('reconcile_answer', ...filter, 'shadow_writes > 0')} [${range}]))`;
+}
+
+/** The window `lbsync status` reads the shadow count over. */
+export const SHADOW_STATUS_RANGE = '24h';
 
 export interface PanelQuery {
   expr: string;
@@ -65,6 +77,14 @@ export const PANELS: readonly PanelSpec[] = [
     bars: true,
     unit: 'short',
     queries: [{ expr: `sum by (target, outcome) (count_over_time(${answers()} [${STEP}]))`, legend: '{{target}} {{outcome}}' }],
+  },
+  {
+    title: 'Shadow mode: would have written, per target',
+    description:
+      'LBSYNC_MODE=shadow: the answers that would have written in the time range (nothing was written), by target; lbsync status shows the same count. A drift nobody fixes is planned again by every reconcile (each sweep), so the count grows while it lasts. Empty for a writing deployment.',
+    kind: 'stat',
+    unit: 'short',
+    queries: [{ expr: shadowWritesQuery(DASHBOARD_VARIABLES.range, DASHBOARD_VARIABLES.target), legend: '{{target}}', instant: true }],
   },
   {
     title: 'Convergence latency per target (p50, p95)',

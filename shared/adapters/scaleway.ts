@@ -12,6 +12,7 @@ import { classifyApiFailure } from './api-failure';
 import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
 import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
+import { LbSyncError } from '../errors/lbsync-error';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -350,4 +351,19 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       return { reads: count.reads, writes: count.writes, byOperation: { ...count.byOperation } };
     },
   };
+}
+
+/** The gateway's calls that write: in a shadow deployment each is refused before anything is sent. */
+const WRITE_CALLS = ['createBackend', 'updateBackend', 'updateHealthCheck', 'setBackendServers', 'deleteBackendIfExists'] as const;
+
+/**
+ * The gateway of a shadow deployment (LBSYNC_MODE=shadow): every read as it is, every write refused before it is
+ * sent. The reconcile plans without writing anyway; this is the second lock, so that no path can write.
+ */
+export function withoutWrites(gateway: ScalewayGateway): ScalewayGateway {
+  const refuse = (call: string) => () =>
+    Promise.reject(
+      new LbSyncError('unknown_api_error', `${call} refused before it was sent: this deployment is in shadow mode (LBSYNC_MODE=shadow)`),
+    );
+  return Object.assign(Object.create(gateway) as ScalewayGateway, Object.fromEntries(WRITE_CALLS.map((call) => [call, refuse(call)])));
 }

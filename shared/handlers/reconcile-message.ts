@@ -1,5 +1,6 @@
 import type { EventQueue } from '../adapters/queue';
 import type { ScalewayGateway } from '../adapters/scaleway';
+import { withoutWrites } from '../adapters/scaleway';
 import { describeAction } from '../core/action-text';
 import { answerFigures } from '../core/answer-figures';
 import type { DeadLetter, DeadLetterReason, Done, Requeue } from '../core/disposition';
@@ -60,6 +61,8 @@ export interface ReconcileAnswerBody {
   actions?: Action['kind'][];
   /** A dry run's answer: the writes it would make, one line each (none made). */
   planned?: string[];
+  /** A shadow deployment's answer (LBSYNC_MODE=shadow): nothing was written, whatever the event asked. */
+  mode?: 'shadow';
   apiCalls?: { reads: number; writes: number };
   retryInMs?: number;
   warnings?: string[];
@@ -87,6 +90,8 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   const sleep = deps.sleep ?? realSleep;
   const scrubber = deps.scrubber ?? createScrubber();
   const policy = { retry: deps.runtime.retry, delayMode: deps.runtime.delayMode, maxHoldMs: deps.runtime.maxHoldMs };
+  // LBSYNC_MODE=shadow: read and plan as a write would, write nothing (twice locked: the plan, and the gateway).
+  const shadow = deps.runtime.mode === 'shadow';
   // Every wait below is clipped to this, so the invocation hands the event on before the platform's timeout.
   const deadline = invocationDeadline(now().getTime(), deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, () =>
     now().getTime(),
@@ -129,6 +134,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       target: event.target,
       eventId: event.id,
       attempt: event.attempt,
+      ...(shadow && { mode: 'shadow' as const }),
       ...(result && {
         actions: result.done.map((a) => a.kind),
         apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
@@ -140,7 +146,11 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
         const { outcome } = disposition;
         if (outcome === 'dry_run') {
           const planned = (result?.planned ?? []).map(describeAction);
-          log.info(answered({ outcome }), `outcome: dry_run, would write: ${planned.length > 0 ? planned.join('; ') : 'nothing'}`);
+          const shadowed = result?.shadow ? { shadow_writes: planned.length } : {};
+          const writes = planned.length > 0 ? planned.join('; ') : 'nothing';
+          if (result?.shadow)
+            log.info(answered({ outcome, ...shadowed }), `outcome: dry_run (shadow mode, nothing written), would write: ${writes}`);
+          else log.info(answered({ outcome }), `outcome: dry_run, would write: ${writes}`);
           return jsonResponse(200, { outcome, ...common, planned } satisfies ReconcileAnswerBody);
         }
         log.info(answered({ outcome, ...convergence(event, now()) }), `outcome: ${outcome}`);
@@ -200,8 +210,10 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
 
     // An unknown target was dead-lettered above: the target is known here.
     const startedAt = now();
+    const gateway = deps.gateway(deadline, event.id);
     result = await reconcileTarget(target as Target, event, {
-      gateway: deps.gateway(deadline, event.id),
+      gateway: shadow ? withoutWrites(gateway) : gateway,
+      shadow,
       deadline,
       now: () => now().getTime(),
       ...reconcileSettings(deps.runtime),

@@ -9,11 +9,15 @@ import { toFieldErrors } from '../schemas/zod-issues';
 import type { RetryPolicy } from '../core/retry-horizon';
 import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
 import type { Target } from '../schemas/target';
-import { parseTargets } from '../schemas/target';
+import { parseTargets, unwrapTargets } from '../schemas/target';
 import { VARIABLES as V, variableNames } from './environment-catalogue';
 import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 
 export type Env = Record<string, string | undefined>;
+
+/** write: a deployment that writes; shadow: one that reads, plans and logs, and never writes (docs/deploy.md). */
+export const DEPLOYMENT_MODES = ['write', 'shadow'] as const;
+export type DeploymentMode = (typeof DEPLOYMENT_MODES)[number];
 
 /** Reads SCW_X, or LBSYNC_SCW_X where the platform reserves SCW_* (deployed functions). */
 function scw(env: Env, name: string): string | undefined {
@@ -69,13 +73,6 @@ export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG')
   // A config file may hold { "targets": [...] } as well as the bare array; its errors are then under .targets.
   const wrapped = unwrapTargets(value, source);
   return parseTargets(wrapped.value, wrapped.path);
-}
-
-/** `{"targets": [...]}` as its array, with the path its errors start with (`<source>.targets`); a bare array as it is. */
-export function unwrapTargets(value: unknown, source: string): { value: unknown; path: string } {
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value)
-    return { value: (value as { targets: unknown }).targets, path: `${source}.targets` };
-  return { value, path: source };
 }
 
 function readConfigFile(path: string, label: string): string {
@@ -186,6 +183,7 @@ export const runtimeSchema = z.object({
   LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(V.LBSYNC_FUNCTION_TIMEOUT_MS.default),
   LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(V.LBSYNC_DEADLINE_MARGIN_MS.default),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default(V.QUEUE_DELAY_MODE.default as 'hold' | 'native'),
+  LBSYNC_MODE: z.enum(DEPLOYMENT_MODES).default(V.LBSYNC_MODE.default as DeploymentMode),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(V.LOG_LEVEL.default as 'info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default(V.LOG_FORMAT.default as 'json' | 'pretty'),
 });
@@ -196,6 +194,8 @@ export function runtimeDefaults(): z.output<typeof runtimeSchema> {
 }
 
 export interface RuntimeConfig {
+  /** LBSYNC_MODE: shadow reads, plans and logs, and never writes. */
+  mode: DeploymentMode;
   /** Backoff base and cap, the retry horizon, and the safety cap on attempts (sized from the horizon). */
   retry: RetryPolicy;
   delayMode: 'hold' | 'native';
@@ -235,6 +235,7 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     ]);
   }
   return {
+    mode: v.LBSYNC_MODE,
     retry: retryPolicy(v),
     delayMode: v.QUEUE_DELAY_MODE,
     maxHoldMs: v.LBSYNC_MAX_HOLD_MS,

@@ -32,6 +32,8 @@ export const commonKeys = {
   event_id: z.string().optional(),
   target: z.string().optional(),
   attempt: count.optional(),
+  /** Only in a shadow deployment (LBSYNC_MODE=shadow), on every line. */
+  mode: z.literal('shadow').optional(),
 };
 
 /**
@@ -63,6 +65,8 @@ export const reconcileAnswerLine = z.strictObject({
   convergence_ms: count.optional(),
   api_reads: count.optional(),
   api_writes: count.optional(),
+  /** In a shadow deployment, for an event that was no dry run itself: the writes a writing deployment would have made. */
+  shadow_writes: count.optional(),
   error: loggedError.optional(),
 });
 

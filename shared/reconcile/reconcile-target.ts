@@ -28,7 +28,10 @@ export interface ReconcileResult {
   target: string;
   eventId?: string;
   status: ReconcileStatus;
+  /** Nothing was written: the event was a dry run, or the deployment is in shadow mode. */
   dryRun: boolean;
+  /** A shadow deployment's reconcile of an event that was no dry run: every read a write would make, no write. */
+  shadow: boolean;
   lb?: Pick<ObservedLb, 'id' | 'name' | 'status'>;
   pool?: DiscoveredPool;
   /** The backends as read, by target backend name (null: missing), for showing desired vs actual. */
@@ -57,6 +60,11 @@ export interface ReconcileOptions {
   now?: () => number;
   /** The invocation's deadline: the transient wait and the wait for the write to apply are clipped to it. */
   deadline?: Deadline;
+  /**
+   * LBSYNC_MODE=shadow: read and plan as a writing deployment would (it waits while the LB is busy and refuses one
+   * that is not writable, as before a write), then write nothing: the plan is the result (status planned).
+   */
+  shadow?: boolean;
   /** Told the plan before any write, so logs read in the order things happen. */
   onPlanned?: (actions: readonly Action[], pool: DiscoveredPool, rollouts: readonly BackendRollout[]) => void;
 }
@@ -96,12 +104,16 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
   const clock = { sleep: options.sleep ?? realSleep, now };
   const deadline = options.deadline ?? NO_DEADLINE;
   const started = now();
-  const dryRun = event.dryRun === true;
+  // An operator's dry run plans from what is there now; a shadow deployment goes as far as a write would.
+  const askedDryRun = event.dryRun === true;
+  const shadow = options.shadow === true && !askedDryRun;
+  const dryRun = askedDryRun || shadow;
   const result: ReconcileResult = {
     target: target.name,
     ...(event.id && { eventId: event.id }),
     status: 'noop',
     dryRun,
+    shadow,
     planned: [],
     done: [],
     warnings: [],
@@ -117,9 +129,9 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     poolPromise.catch(() => undefined);
     const { lb: found, refused: refusedLbs } = await findLb(gateway, target);
     let lb = found;
-    if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
+    if (!askedDryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
-    if (!dryRun) assertWritable(lb);
+    if (!askedDryRun) assertWritable(lb);
     if (lb !== found) {
       // We waited for a busy LB (up to LBSYNC_TRANSIENT_WAIT_MS): servers read before the wait may have stopped or
       // started since, and a member whose server was stopped then leaves freely. Read them again, as of the write.
@@ -174,7 +186,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     options.onPlanned?.(planned, pool, staged.rollouts);
     // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
     // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
-    // them in its plan). The status still says what was written.
+    // them in its plan; a shadow deployment, which adds no member, would wait for one it never added: not carried,
+    // so it dead-letters nothing a writing deployment would not). The status still says what was written.
     const carried = unconfirmed ?? (dryRun ? undefined : staged.hold);
     const held = carried ? { error: carried } : {};
     if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned', ...held });

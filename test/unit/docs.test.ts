@@ -246,7 +246,7 @@ describe('docs/troubleshooting.md', () => {
       [...read(doc).matchAll(/README\.md#([a-z_]+)/g)].filter((m) => CODES.includes(m[1] as string)).map((m) => `${doc}: ${m[0]}`),
     );
     expect(linksToReadme).toEqual([]);
-    expect(read('cockpit/alerts.yaml')).toContain('/docs/troubleshooting.md#{{ $labels.code }}');
+    expect(read('cockpit/alerts.yaml')).toContain('docs/troubleshooting.md#{{ $labels.code }}');
   });
 });
 
