@@ -164,3 +164,30 @@ export function queryProblems(expr: string): string[] {
   }
   return problems;
 }
+
+/**
+ * What is wrong with a metrics panel's PromQL: no grammar of PromQL ships here, so it is held to a narrow shape —
+ * balanced brackets, every metric one Scaleway documents for Functions, selecting the four functions by
+ * resource_name (and, for the status, status="error"), grouped by resource_name only.
+ */
+export function metricQueryProblems(expr: string, documented: readonly string[]): string[] {
+  const problems: string[] = [];
+  let depth = 0;
+  for (const ch of expr) {
+    depth += ch === '(' || ch === '{' ? 1 : ch === ')' || ch === '}' ? -1 : 0;
+    if (depth < 0) break;
+  }
+  if (depth !== 0) problems.push('unbalanced brackets');
+  for (const m of expr.matchAll(/([a-z_]+)\{([^}]*)\}/g)) {
+    const [, name = '', matchers = ''] = m;
+    if (!documented.includes(name)) problems.push(`"${name}" is no metric Scaleway documents for Functions`);
+    for (const matcher of matchers.split(',').map((x) => x.trim())) {
+      const ok =
+        matcher === `resource_name=~"${FUNCTIONS.join('|')}"` || (name === 'serverless_function_status' && matcher === 'status="error"');
+      if (!ok) problems.push(`${name}: matcher ${matcher} selects something else than the four functions`);
+    }
+  }
+  for (const m of expr.matchAll(/by \(([^)]*)\)/g)) if (m[1] !== 'resource_name') problems.push(`grouped by ${m[1]}, not resource_name`);
+  if (![...expr.matchAll(/([a-z_]+)\{/g)].length) problems.push('no metric selected');
+  return problems;
+}

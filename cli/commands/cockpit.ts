@@ -3,6 +3,8 @@ import { Command } from 'commander';
 import type { Shipped } from '../../cockpit/install';
 import { plannedRequests, readShipped, syncDashboard, syncRuleGroups } from '../../cockpit/install';
 import { withDocsBase } from '../../cockpit/alerts';
+import { withTargets } from '../../cockpit/dashboard';
+import { configuredTargets, targetsConfigured } from '../environment';
 import { RULE_NAMESPACE } from '../../cockpit/settings';
 import type { CockpitGateway } from '../../shared/adapters/cockpit';
 import { createCockpitGateway } from '../../shared/adapters/cockpit';
@@ -201,7 +203,10 @@ Credentials, from the environment only (never printed):
         const grafanaUrl = httpUrl('--grafana-url', options.grafanaUrl);
         const docsUrl = httpUrl('--docs-url', options.docsUrl);
         const read = readShippedFiles();
-        const shipped = docsUrl ? { ...read, groups: withDocsBase(read.groups, docsUrl) } : read;
+        const withDocs = docsUrl ? { ...read, groups: withDocsBase(read.groups, docsUrl) } : read;
+        // The dashboard's target list is the deployment's targets, when this shell has them (LBSYNC_TARGETS/CONFIG).
+        const names = targetsConfigured(env) ? configuredTargets(env).map((t) => t.name) : [];
+        const shipped = names.length > 0 ? { ...withDocs, dashboard: withTargets(withDocs.dashboard, names) } : withDocs;
         if (options.dryRun) return printPlanned(out, shipped, options, logsUrl, grafanaUrl);
 
         // Every credential is checked before the first request.

@@ -40,6 +40,9 @@ export interface ApiCallCount {
   reads: number;
   writes: number;
   byOperation: Record<string, number>;
+  /** The requests' time, all together, and the slowest one's (ms); absent where nothing timed them. */
+  ms?: number;
+  maxMs?: number;
 }
 
 /** Everything the reconciler needs from Scaleway, in domain types. Errors are the SDK's own. */
@@ -199,7 +202,11 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
  * callGateway (api-failure.ts).
  */
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
-  const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
+  const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {}, ms: 0, maxMs: 0 };
+  const timeRequest = (_method: string, _url: string, ms: number) => {
+    count.ms = (count.ms ?? 0) + ms;
+    count.maxMs = Math.max(count.maxMs ?? 0, ms);
+  };
   const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
   const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
   const countRequest = (method: string, url: string) => {
@@ -224,6 +231,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
         scrubber,
         ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
         onRequest: countRequest,
+        onDone: timeRequest,
         ...(settings.recorder && { recorder: settings.recorder }),
       }),
     ),
@@ -348,7 +356,13 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       }
     },
     calls() {
-      return { reads: count.reads, writes: count.writes, byOperation: { ...count.byOperation } };
+      return {
+        reads: count.reads,
+        writes: count.writes,
+        byOperation: { ...count.byOperation },
+        ms: count.ms ?? 0,
+        maxMs: count.maxMs ?? 0,
+      };
     },
   };
 }

@@ -101,11 +101,12 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   // Known once decoded and reconciled: the final line's source and pool figures (also when the hand-off fails).
   let decoded: LbSyncEvent | undefined;
   let result: ReconcileResult | undefined;
+  const receivedAt = now().getTime();
   /** The message's one final line (shared/platform/log-schema.ts): what it answered, and the pool figures. */
-  const answered = (fields: Omit<LineFields<'reconcile_answer'>, keyof AnswerLineFigures | 'log_type' | 'source'>) =>
+  const answered = (fields: Omit<LineFields<'reconcile_answer'>, keyof AnswerLineFigures | 'log_type' | 'source' | 'age_ms'>) =>
     ({
       log_type: 'reconcile_answer',
-      ...(decoded && { source: decoded.source }),
+      ...(decoded && { source: decoded.source, ...ageAtReceipt(decoded, receivedAt) }),
       ...fields,
       ...answerLineFigures(result),
     }) satisfies LineFields<'reconcile_answer'>;
@@ -214,6 +215,8 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     result = await reconcileTarget(target as Target, event, {
       gateway: shadow ? withoutWrites(gateway) : gateway,
       shadow,
+      // The sweep's events read every backend's health: each target's passing members are logged every period.
+      readHealth: event.source === 'sweep',
       deadline,
       now: () => now().getTime(),
       ...reconcileSettings(deps.runtime),
@@ -265,7 +268,18 @@ function logResult(log: Logger, result: ReconcileResult): void {
 
 type AnswerLineFigures = Pick<
   LineFields<'reconcile_answer'>,
-  'pool_size' | 'pool_passing' | 'members_added' | 'members_removed' | 'members_deferred' | 'writes' | 'api_reads' | 'api_writes'
+  | 'pool_size'
+  | 'pool_passing'
+  | 'pool_needed'
+  | 'pool_short'
+  | 'members_added'
+  | 'members_removed'
+  | 'members_deferred'
+  | 'writes'
+  | 'api_reads'
+  | 'api_writes'
+  | 'api_ms'
+  | 'api_max_ms'
 >;
 
 /** The final line's figures: the pool after the answer, what changed in it, the writes (a dry run's: those it would make). */
@@ -275,17 +289,28 @@ function answerLineFigures(result: ReconcileResult | undefined): AnswerLineFigur
     ...(result?.observedBackends && { observedBackends: result.observedBackends }),
     writes,
     ...(result?.rollouts && { rollouts: result.rollouts }),
+    ...(result?.health && { health: result.health }),
+    ...(result?.pool && { desiredSize: result.pool.ips.length }),
     dryRun: result?.dryRun ?? false,
   });
   return {
     ...(figures.poolSize !== undefined && { pool_size: figures.poolSize }),
     ...(figures.poolPassing !== undefined && { pool_passing: figures.poolPassing }),
+    ...(figures.poolNeeded !== undefined && { pool_needed: figures.poolNeeded }),
+    ...(figures.poolShort !== undefined && { pool_short: figures.poolShort }),
     members_added: figures.added,
     members_removed: figures.removed,
     members_deferred: figures.deferred,
     writes: writes.map(describeAction),
     ...(result && { api_reads: result.apiCalls.reads, api_writes: result.apiCalls.writes }),
+    ...(result?.apiCalls.ms !== undefined && { api_ms: result.apiCalls.ms, api_max_ms: result.apiCalls.maxMs ?? 0 }),
   };
+}
+
+/** How late the event was received: from when it was due (its notBefore, else its occurredAt) to its receipt. */
+function ageAtReceipt(event: LbSyncEvent, receivedAt: number): { age_ms?: number } {
+  const due = Date.parse(event.notBefore ?? event.occurredAt);
+  return Number.isFinite(due) ? { age_ms: Math.max(0, Math.round(receivedAt - due)) } : {};
 }
 
 /** From the originating event's occurredAt, which every retry carries unchanged, to this answer. */

@@ -6,7 +6,8 @@ import { filterMismatchWarning } from '../core/discovery-check';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedBackend, ObservedLb } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
-import type { BackendRollout } from '../core/rollout';
+import type { BackendRollout, MemberHealthView } from '../core/rollout';
+import { memberHealth } from '../core/rollout';
 import { kopsMessage } from '../errors/kops-messages';
 import { asLbSyncError, LbSyncError } from '../errors/lbsync-error';
 import type { RuntimeConfig } from '../platform/config';
@@ -19,7 +20,7 @@ import { discoverPool } from './discover';
 import { assertWritable, findLb, observeBackends } from './observe';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
-import { stageRemovals } from './stage-removals';
+import { readBackendHealth, stageRemovals } from './stage-removals';
 
 export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
 
@@ -40,6 +41,8 @@ export interface ReconcileResult {
   planned: Action[];
   /** For each pool write that removes members: what leaves now, what waits and why, the stages to come. */
   rollouts?: BackendRollout[];
+  /** The LB's health checks of each backend's members, where this reconcile read them (a removal, or readHealth). */
+  health?: { backend: string; health: Record<string, MemberHealthView> }[];
   /** What was written (a prefix of planned when a write failed). */
   done: Action[];
   warnings: string[];
@@ -65,6 +68,11 @@ export interface ReconcileOptions {
    * that is not writable, as before a write), then write nothing: the plan is the result (status planned).
    */
   shadow?: boolean;
+  /**
+   * Read the LB's health checks of every existing backend's members even when no removal needs them (one
+   * ListBackendStats per backend): the sweep's events do, so every target's passing members are logged each period.
+   */
+  readHealth?: boolean;
   /** Told the plan before any write, so logs read in the order things happen. */
   onPlanned?: (actions: readonly Action[], pool: DiscoveredPool, rollouts: readonly BackendRollout[]) => void;
 }
@@ -90,6 +98,29 @@ function severalAddressesWarning(s: SeveralAddresses): string {
     `server ${s.server} has ${s.candidates.length} routed public IPv4 addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest. ` +
     "kOps' GetServerIP takes the most recently created one, so `kops update cluster` may write another"
   );
+}
+
+/** The health checks of the target's existing backends a removal did not read already; a failed read is a warning. */
+async function healthOfTheRest(
+  gateway: ScalewayGateway,
+  target: Target,
+  lb: ObservedLb,
+  byName: ReadonlyMap<string, ObservedBackend>,
+  read: readonly { backend: string }[],
+  warnings: string[],
+): Promise<{ backend: string; health: Record<string, MemberHealthView> }[]> {
+  const found: { backend: string; health: Record<string, MemberHealthView> }[] = [];
+  for (const spec of target.backends) {
+    const backend = byName.get(spec.name);
+    if (!backend || backend.pool.length === 0 || read.some((r) => r.backend === spec.name)) continue;
+    try {
+      const { reports } = await readBackendHealth(gateway, target, lb, backend.id);
+      found.push({ backend: spec.name, health: Object.fromEntries(memberHealth(reports)) });
+    } catch (error) {
+      warnings.push(`the LB's health checks of ${spec.name} could not be read: ${asLbSyncError(error).message}`);
+    }
+  }
+  return found;
 }
 
 /**
@@ -183,6 +214,9 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     const planned = staged.actions;
     result.planned = planned;
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
+    const health = staged.rollouts.map((r) => ({ backend: r.backend, health: r.health }));
+    if (options.readHealth) health.push(...(await healthOfTheRest(gateway, target, lb, observed.byName, health, result.warnings)));
+    if (health.length > 0) result.health = health;
     options.onPlanned?.(planned, pool, staged.rollouts);
     // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
     // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
