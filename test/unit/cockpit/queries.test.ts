@@ -209,9 +209,10 @@ describe('cockpit/dashboard.json', () => {
     expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'loki' }));
     expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: 'metrics', type: 'datasource', query: 'prometheus' }));
     expect(metricsShipped.length).toBeGreaterThan(0);
+    const metricsVariable = `\${${'metrics'}}`;
     for (const panel of dashboard.panels.filter((p) => !fromLogs(p))) {
-      expect(panel.datasource).toEqual({ type: 'prometheus', uid: '${metrics}' });
-      for (const target of panel.targets) expect(target.datasource.uid, panel.title).toBe('${metrics}');
+      expect(panel.datasource).toEqual({ type: 'prometheus', uid: metricsVariable });
+      for (const target of panel.targets) expect(target.datasource.uid, panel.title).toBe(metricsVariable);
     }
     for (const panel of dashboard.panels.filter(fromLogs)) {
       expect(panel.datasource, panel.title).toEqual({ type: 'loki', uid: variable });
