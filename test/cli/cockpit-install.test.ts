@@ -144,6 +144,26 @@ describe('lbsync cockpit install', () => {
     expect(refused.stderr).toContain('--docs-url must be an http(s) URL');
   }, 60_000);
 
+  it("the dashboard's target variable lists the configured targets (a list, not free text); without targets, as shipped", async () => {
+    const targets = JSON.stringify([
+      { kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1' } },
+      { kops: { cluster: 'staging.k8s.local', zone: 'nl-ams-1' } },
+    ]);
+    const run = await install(['--no-alerts'], { LBSYNC_TARGETS: targets });
+    expect(run.code, run.stderr).toBe(0);
+    const stored = standIn.dashboards.get('scw-lb-sync')?.dashboard as { templating: { list: Record<string, unknown>[] } };
+    expect(stored.templating.list.find((v) => v.name === 'target')).toMatchObject({
+      type: 'custom',
+      multi: true,
+      includeAll: true,
+      allValue: '.*',
+      query: 'prod.k8s.local,staging.k8s.local',
+      options: [expect.objectContaining({ value: 'prod.k8s.local' }), expect.objectContaining({ value: 'staging.k8s.local' })],
+    });
+    expect((await install(['--no-alerts'])).code).toBe(0);
+    expect(standIn.dashboards.get('scw-lb-sync')?.dashboard).toMatchObject({ templating: shippedDashboard.templating });
+  }, 60_000);
+
   it('--dry-run: no credentials, no request; it prints the bodies it would send, as shipped', async () => {
     const run = await runBin(['cockpit', 'install', '--dry-run', '--logs-url', standIn.logsUrl, '-o', 'json'], {});
     expect(run.code, run.stderr).toBe(0);
