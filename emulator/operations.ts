@@ -12,6 +12,7 @@ import {
 import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
+import { AccountsWorld } from './accounts';
 import { Gates } from './gates';
 import { EmulatorState } from './state';
 import type { CallRecord, EmulatorSeed, FaultSpec, LbStatus, PoolWrite, SeedServer } from './contract';
@@ -37,6 +38,8 @@ export class EmulatorOperations {
   readonly faultQueue = new FaultQueue();
   readonly auditTrail: AuditTrailLog;
   readonly gates = new Gates();
+  /** IAM and Messaging, for `lbsync bootstrap` (emulator/accounts.ts). */
+  readonly accounts = new AccountsWorld();
 
   constructor(behaviours: Partial<EmulatorBehaviours>, seed: EmulatorSeed | undefined, auditTrailDelayMs = DEFAULT_AUDIT_DELAY_MS) {
     this.state = new EmulatorState(behaviours);

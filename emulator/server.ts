@@ -51,7 +51,10 @@ class RequestPipeline {
     private readonly operations: EmulatorOperations,
     private readonly settings: ServerSettings,
   ) {
-    this.routes = apiRoutes(() => operations.auditTrail);
+    this.routes = apiRoutes(
+      () => operations.auditTrail,
+      () => operations.accounts,
+    );
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
