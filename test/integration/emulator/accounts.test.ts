@@ -80,14 +80,15 @@ describe('IAM and Messaging routes, against the recordings', () => {
   });
 
   it('iam-policy-basic: a policy bound to an application counts no rule in its create answer (#2), its rules listed (#6) and set (#13)', async () => {
-    const app = await iam.createApplication({ name: 'p', organizationId: ORG });
+    const app = await iam.createApplication({ name: 'p', organizationId: ORG, description: '', tags: [] });
     const policy = await iam.createPolicy({
       name: 'tf-test',
+      description: '',
       organizationId: ORG,
       applicationId: app.id,
       rules: [
-        { permissionSetNames: ['AllProductsFullAccess'], organizationId: ORG },
-        { permissionSetNames: ['ContainerRegistryReadOnly'], organizationId: ORG },
+        { permissionSetNames: ['AllProductsFullAccess'], organizationId: ORG, condition: '' },
+        { permissionSetNames: ['ContainerRegistryReadOnly'], organizationId: ORG, condition: '' },
       ],
     });
     expect(policy.nbRules).toBe(0);
@@ -109,7 +110,7 @@ describe('IAM and Messaging routes, against the recordings', () => {
   });
 
   it('iam-api-key-with-application: the secret in the create answer only (#2, #3); the default project is the organization', async () => {
-    const app = await iam.createApplication({ name: 'k', organizationId: ORG });
+    const app = await iam.createApplication({ name: 'k', organizationId: ORG, description: '', tags: [] });
     const key = await iam.createAPIKey({ applicationId: app.id, description: 'tf_tests_with_application' });
     expect(key.secretKey).toMatch(/^[0-9a-f-]{36}$/);
     expect(key.defaultProjectId).toBe(ORG);
