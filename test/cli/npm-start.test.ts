@@ -172,9 +172,9 @@ describe('npm start', () => {
     const started = npmStart(['--targets', file]);
     expect(await refusedOrReady(started)).toEqual({ code: 1, signal: null });
     const output = started.output();
-    expect(output).toContain(`error [invalid_config] ${file} is invalid:`);
-    expect(output).toContain(`${file}[0]: Unrecognized key: "kop" (did you mean "kops"?)`);
-    expect(output).toContain(`${file}[1].kops.zone: must be a zone where Scaleway offers Load Balancers (got "fr-pra-1")`);
+    expect(output).toContain(`error [invalid_config] ${file}.targets is invalid:`);
+    expect(output).toContain(`${file}.targets[0]: Unrecognized key: "kop" (did you mean "kops"?)`);
+    expect(output).toContain(`${file}.targets[1].kops.zone: must be a zone where Scaleway offers Load Balancers (got "fr-pra-1")`);
     expect(output).toContain('fix: did you mean "fr-par-1"?');
     expect(output).toContain(`hint: ${HINTS.targets}`);
     expect(output).not.toContain('local stack'); // nothing started

@@ -72,6 +72,8 @@ describe('calls', () => {
     await gateway.getLb('fr-par-1', DEMO_LB_ID);
     await gateway.setBackendServers('fr-par-1', BACKEND, DEMO_CONTROL_PLANE_IPS.slice(1));
     expect(gateway.calls()).toEqual({
+      ms: expect.any(Number),
+      maxMs: expect.any(Number),
       reads: 2,
       writes: 1,
       byOperation: {

@@ -406,15 +406,15 @@ describe("faults' world changes (deterministic races)", () => {
 
 describe('fault operation names', () => {
   it('a name the emulator does not serve is refused (the spelling it serves named), over the control API none of the list is armed', async () => {
-    expect(() => emulator.addFault({ operation: 'ListLbs', status: 500 })).toThrow(
-      'fault operation "ListLbs" is no operation the emulator serves (did you mean ListLbs?)',
+    expect(() => emulator.addFault({ operation: 'ListLBs', status: 500 })).toThrow(
+      'fault operation "ListLBs" is no operation the emulator serves (did you mean ListLbs?)',
     );
     expect(() => emulator.addFault({ operation: 'SetPool', status: 500 })).toThrow(/one of ListLbs, GetLb, .*Unknown/);
     const answer = await fetch(`${emulator.url}/_emulator/faults`, {
       method: 'POST',
       body: JSON.stringify([
         { operation: 'GetLb', status: 500 },
-        { operation: 'GetLb', status: 500 },
+        { operation: 'GetLB', status: 500 },
       ]),
     });
     expect(answer.status).toBe(400);
