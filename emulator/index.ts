@@ -24,6 +24,7 @@ export type {
   SeedPrivateNic,
   SeedServer,
 } from './contract';
+export { DEMO_HEALTH_TIMING } from './behaviours';
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './contract';
 export type { FaultWorldChange } from './contract';
 export { faultBodies, type FaultAnswer } from './errors';
