@@ -133,7 +133,7 @@ describe('npm start', () => {
     } finally {
       killGroup(started);
     }
-    expect(started.output()).toMatch(/^converged: 5\/5 steps passed$/m);
+    expect(started.output()).toMatch(/^converged: 6\/6 steps passed$/m);
     const printed = started
       .output()
       .split('\n')
