@@ -10,6 +10,7 @@ import { loadProfileFromConfigurationFile, loadProfileFromEnvironmentValues } fr
 import type { ScalewaySettings } from '../shared/adapters/scaleway';
 import { ownerIdFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';
 import { validationError } from '../shared/errors/lbsync-error';
+import { assertApiKeyShape } from '../shared/schemas/api-key';
 
 export interface ResolvedCredentials {
   settings: ScalewaySettings;
@@ -83,6 +84,15 @@ export function resolveScalewayCredentials(env: NodeJS.ProcessEnv = process.env)
       'export SCW_SECRET_KEY (the secret of the API key whose access key is in use), or run `scw init`',
     );
   }
+  // Named as where each half came from (a variable wins over the file key by key), so the message points at it.
+  const fromFile = (field: string) => `${field} of ${file.label ?? 'the scw config file'}`;
+  assertApiKeyShape(
+    { accessKey: profile.accessKey, secretKey: profile.secretKey },
+    {
+      accessKey: fromEnv.accessKey ? 'SCW_ACCESS_KEY' : fromFile('access_key'),
+      secretKey: fromEnv.secretKey ? 'SCW_SECRET_KEY' : fromFile('secret_key'),
+    },
+  );
   const source = fromEnv.accessKey && fromEnv.secretKey ? 'environment' : (file.label ?? 'environment');
   return {
     source,

@@ -7,7 +7,7 @@ import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import { deadLetterRecordId } from '../shared/handlers/dead-letter';
 import type { LbSyncEvent } from '../shared/schemas/event';
 import { decodeEvent, parseEvent } from '../shared/schemas/event';
-import { CliError } from './output';
+import { CliError, plural } from './output';
 
 export interface DeadLetterEntry {
   messageId: string;
@@ -196,6 +196,8 @@ export const MIN_ID_PREFIX = 8;
 export type IdLookup =
   | { kind: 'found'; entries: DeadLetterEntry[] }
   | { kind: 'ambiguous'; candidates: { id: string; target?: string; reason: string }[] }
+  /** Shorter than MIN_ID_PREFIX and not a whole id: `starts` dead letters' ids begin with it. */
+  | { kind: 'too_short'; starts: number }
   | { kind: 'missing' };
 
 /**
@@ -205,7 +207,10 @@ export type IdLookup =
 export function lookUpId(entries: readonly DeadLetterEntry[], id: string): IdLookup {
   const whole = entries.filter((e) => e.messageId === id || e.eventId === id);
   if (whole.length > 0) return { kind: 'found', entries: whole };
-  if (id.length < MIN_ID_PREFIX) return { kind: 'missing' };
+  if (id.length < MIN_ID_PREFIX) {
+    const starts = new Set(entries.flatMap((e) => [e.eventId, e.messageId].filter((name) => name?.startsWith(id)))).size;
+    return { kind: 'too_short', starts };
+  }
   const named = new Map<string, DeadLetterEntry[]>();
   for (const e of entries) {
     const name = e.eventId?.startsWith(id) ? e.eventId : e.messageId.startsWith(id) ? e.messageId : undefined;
@@ -240,6 +245,27 @@ export function ambiguousIdError(id: string, lookup: Extract<IdLookup, { kind: '
       },
     ],
   );
+}
+
+/** Why an id shorter than a prefix may be named nothing: it is not a whole id, and prefixes need 8 characters. */
+export function tooShortWhy(id: string, starts: number): string {
+  const found =
+    starts === 0
+      ? 'no id starts with it either'
+      : `${plural(starts, "dead letter's id", "dead letters' ids")} start${starts === 1 ? 's' : ''} with it`;
+  return `--id ${id} is no whole id, and shorter than the ${MIN_ID_PREFIX} characters a prefix needs (${found})`;
+}
+
+/** An id shorter than a prefix that is no whole id: told as a field error (exit 1). */
+export function tooShortIdError(id: string, starts: number): CliError {
+  return new CliError('id_too_short', tooShortWhy(id, starts), 'list the dead letters with `lbsync dlq list`', [
+    {
+      path: '--id',
+      message: `is shorter than the ${MIN_ID_PREFIX} characters a prefix needs`,
+      received: id,
+      fix: `give at least ${MIN_ID_PREFIX} characters (the evt-0b7c1a2f a log line prints), or the whole event or message id`,
+    },
+  ]);
 }
 
 /** The public shape (no receipt handle) for list --json. */

@@ -63,7 +63,7 @@ export interface DoctorOptions {
 
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
 const PERMISSIONS = {
-  'iam:lb-read': { calls: 'ListLBs / GetLB', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
+  'iam:lb-read': { calls: 'ListLbs / GetLb', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
   'iam:lb-backends': { calls: 'ListBackends / ListBackendStats', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
   'iam:instance-servers': { calls: 'ListServers by tags', set: 'InstancesReadOnly' },
   'iam:ipam-read': { calls: 'IPAM ListIPs', set: 'IPAMReadOnly' },
@@ -362,7 +362,9 @@ async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[]
       fail(
         'credentials',
         fieldProblems(described) || described.message.replace(/\s*\n\s*-?\s*/g, ' '),
-        described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint,
+        described.code === 'invalid_credentials'
+          ? ERROR_CATALOG.invalid_credentials.hint
+          : (described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint),
       ),
     ];
   }

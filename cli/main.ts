@@ -10,6 +10,7 @@ import { emulatorCommand } from './commands/emulator';
 import { injectCommand } from './commands/inject';
 import { planCommand } from './commands/plan';
 import { provisionCommand } from './commands/provision';
+import { bootstrapCommand } from './commands/bootstrap';
 import { reconcileCommand } from './commands/reconcile';
 import { statusCommand } from './commands/status';
 import { sweepCommand } from './commands/sweep';
@@ -64,6 +65,7 @@ export function buildProgram(io: CliIo, options: { stopSignal?: AbortSignal; pro
     .addCommand(dlqCommand(cli))
     .addCommand(targetsCommand(cli))
     .addCommand(provisionCommand(cli))
+    .addCommand(bootstrapCommand(cli))
     .addCommand(cockpitCommand(cli))
     .addCommand(emulatorCommand(cli, options.stopSignal));
   // Subcommands inherit exitOverride and the output routing only when set on each.

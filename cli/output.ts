@@ -4,6 +4,7 @@ import { stripVTControlCharacters } from 'node:util';
 import type { FieldError } from '../shared/errors/field-errors';
 import { renderFieldError } from '../shared/errors/field-errors';
 import type { LbIdentity } from '../shared/errors/lbsync-error';
+import type { CommandErrorCode, ErrorCode } from '../shared/errors/lbsync-error';
 import { ERROR_CATALOG, LbSyncError } from '../shared/errors/lbsync-error';
 import { QueueHandOffError } from '../shared/adapters/queue';
 import { configurationHint, HINTS } from './hints';
@@ -160,7 +161,8 @@ export function describeError(error: unknown): DescribedError {
 /** An error of the CLI's own (bad flag combination, nothing found), told like the others. */
 export class CliError extends Error {
   constructor(
-    readonly code: string,
+    /** A code of the catalogs, so docs/troubleshooting.md has its entry. */
+    readonly code: ErrorCode | CommandErrorCode,
     message: string,
     readonly hint?: string,
     readonly fieldErrors?: FieldError[],

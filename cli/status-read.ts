@@ -15,8 +15,11 @@ import { readBackendHealth } from '../shared/reconcile/stage-removals';
 import type { QueueEnv } from '../shared/platform/config';
 import { newEventId } from '../shared/schemas/event';
 import type { Target } from '../shared/schemas/target';
+import type { LokiQuery } from '../shared/adapters/loki-query';
+import { SHADOW_STATUS_RANGE, shadowWritesQuery } from '../cockpit/queries';
 import type { DescribedError } from './output';
 import { describeError } from './output';
+import type { ShadowCount } from './status-view';
 
 export interface TargetStatusRead {
   target: Target;
@@ -88,5 +91,30 @@ export async function readQueueDepths(access: () => QueueEnv & { queue: EventQue
     return { reconcile, deadLetter };
   } catch (error) {
     return { error: { ...describeError(error), hint: QUEUE_HINT } };
+  }
+}
+
+/** Where a shadow count is read from: the logs data source, or why it cannot be (no token, no URL). */
+export type ShadowSource = { query: LokiQuery } | { notRead: string; hint: string };
+
+/**
+ * A shadow deployment's count per target, read from its logs with the dashboard's own query: one instant query for
+ * all targets. A target the logs do not name would have written 0 times; a failed read says so for every target.
+ */
+export async function readShadowCounts(source: ShadowSource, targets: readonly string[], atMs: number): Promise<Map<string, ShadowCount>> {
+  const window = SHADOW_STATUS_RANGE;
+  const each = (count: (target: string) => ShadowCount) => new Map(targets.map((t) => [t, count(t)]));
+  if ('notRead' in source) return each(() => ({ window, notRead: source.notRead, hint: source.hint }));
+  try {
+    const samples = await source.query.instant(shadowWritesQuery(window), atMs);
+    const byTarget = new Map(samples.map((sample) => [sample.labels.target, sample.value]));
+    return each((target) => ({ window, wouldHaveWritten: byTarget.get(target) ?? 0 }));
+  } catch (error) {
+    const told = describeError(error);
+    return each(() => ({
+      window,
+      notRead: `the logs data source did not answer: [${told.code}] ${told.message}`,
+      ...(told.hint && { hint: told.hint }),
+    }));
   }
 }

@@ -63,8 +63,16 @@ export interface TargetStatus {
   foreignWrites?: { method: string; writer: string; userAgent: string; at: string }[];
   /** The Scaleway API calls this target's status cost. */
   apiCalls: { reads: number; writes: number; byOperation: Record<string, number> };
+  /** A shadow deployment's count for this target, as read from its logs (only in shadow mode). */
+  shadow?: ShadowCount;
   error?: DescribedError;
 }
+
+/**
+ * What a shadow deployment logged for a target over `window`: how many of its answers would have written (read
+ * from the logs data source with the dashboard's own query); or why it was not read. Never a guess.
+ */
+export type ShadowCount = { window: string; wouldHaveWritten: number } | { window: string; notRead: string; hint?: string };
 
 export interface StatusSnapshot {
   /** When the read started (ISO 8601). */
@@ -236,12 +244,26 @@ export function renderTargetStatus(t: TargetStatus, c: Colors): string[] {
     const named = [...counts].map(([writer, n]) => `${writer} (${plural(n, 'write')})`).join(', ');
     lines.push(`  ${c.dim('written by others in the last 30 minutes:')} ${named}`);
   }
+  if (t.shadow) lines.push(...renderShadow(t.shadow, c));
   for (const w of t.warnings) lines.push(`  ${c.yellow('warning:')} ${w}`);
   if (t.error) {
     lines.push(`  ${c.red('error')} ${c.dim(`[${t.error.code}]`)} ${t.error.message.split('\n').join('\n    ')}`);
     if (t.error.hint) lines.push(`    ${c.dim('hint:')} ${t.error.hint}`);
   }
   return lines;
+}
+
+/** "shadow: would have written 3 times in the last 24h (read from Cockpit's logs)", or why it is not known. */
+function renderShadow(shadow: ShadowCount, c: Colors): string[] {
+  if ('notRead' in shadow)
+    return [
+      `  ${c.yellow('shadow:')} would have written ? times in the last ${shadow.window}: not read (${shadow.notRead})`,
+      ...(shadow.hint ? [`    ${c.dim('hint:')} ${shadow.hint}`] : []),
+    ];
+  const times = plural(shadow.wouldHaveWritten, 'time');
+  return [
+    `  ${c.yellow('shadow:')} would have written ${times} in the last ${shadow.window} ${c.dim("(LBSYNC_MODE=shadow: nothing written; read from Cockpit's logs)")}`,
+  ];
 }
 
 const n = (value: number | null) => (value === null ? '?' : String(value));

@@ -1,16 +1,17 @@
 // cockpit/alerts.yaml from cockpit/queries.ts: Loki ruler rule groups in the Prometheus rule-group format (LogQL
-// expr), each group within Cockpit's 20 rules, each alert with summary, description and a runbook_url.
+// expr), each group within Cockpit's 20 rules, each alert with summary, description and its runbook (a docs page).
 import { stringify } from 'yaml';
 import type { AlertSpec } from './queries';
 import { ALERTS } from './queries';
-import { ALERTS_PAGE, DOCS_BASE_URL, MAX_RULES_PER_GROUP, RULE_NAMESPACE, TROUBLESHOOTING_PAGE } from './settings';
+import { ALERTS_PAGE, MAX_RULES_PER_GROUP, RULE_NAMESPACE, TROUBLESHOOTING_PAGE } from './settings';
 
 export interface AlertRule {
   alert: string;
   expr: string;
   for?: string;
   labels: { severity: AlertSpec['severity']; service: string };
-  annotations: { summary: string; description: string; runbook_url: string };
+  /** runbook: a page and anchor of the docs shipped with this version; runbook_url only where --docs-url gave a base. */
+  annotations: { summary: string; description: string; runbook: string; runbook_url?: string };
 }
 
 export interface RuleGroup {
@@ -24,21 +25,24 @@ export const alertHeading = (alert: string) => `\`${alert}\``;
 export const alertAnchor = (alert: string) => alert.toLowerCase();
 
 /** The troubleshooting entry of the alert's error code (the code label's, when the code varies), or its own entry. */
-export function runbookUrl(spec: AlertSpec): string {
+export function runbookPath(spec: AlertSpec): string {
   const { runbook } = spec;
-  if ('ownEntry' in runbook) return `${DOCS_BASE_URL}/${ALERTS_PAGE}#${alertAnchor(spec.alert)}`;
-  return `${DOCS_BASE_URL}/${TROUBLESHOOTING_PAGE}#${'code' in runbook ? runbook.code : '{{ $labels.code }}'}`;
+  if ('ownEntry' in runbook) return `${ALERTS_PAGE}#${alertAnchor(spec.alert)}`;
+  return `${TROUBLESHOOTING_PAGE}#${'code' in runbook ? runbook.code : '{{ $labels.code }}'}`;
 }
 
 /**
- * The groups with every runbook_url moved from DOCS_BASE_URL to `base`: where this copy of the docs is read (a fork,
- * a mirror, an internal Git server). Pure: the shipped file is not touched.
+ * The groups with a runbook_url on every rule: `base` (where this copy of the docs is read: a fork, a mirror, an
+ * internal Git server) followed by the rule's runbook. Pure: the shipped file is not touched.
  */
 export function withDocsBase(groups: readonly RuleGroup[], base: string): RuleGroup[] {
-  const moved = (url: string) => (url.startsWith(`${DOCS_BASE_URL}/`) ? `${base}${url.slice(DOCS_BASE_URL.length)}` : url);
+  const root = base.replace(/\/+$/, '');
   return groups.map((group) => ({
     ...group,
-    rules: group.rules.map((rule) => ({ ...rule, annotations: { ...rule.annotations, runbook_url: moved(rule.annotations.runbook_url) } })),
+    rules: group.rules.map((rule) => ({
+      ...rule,
+      annotations: { ...rule.annotations, runbook_url: `${root}/${rule.annotations.runbook}` },
+    })),
   }));
 }
 
@@ -62,7 +66,7 @@ function toRule(spec: AlertSpec): AlertRule {
     expr: spec.expr,
     ...(spec.for && { for: spec.for }),
     labels: { severity: spec.severity, service: RULE_NAMESPACE },
-    annotations: { summary: spec.summary, description: `${spec.means} What to do: ${spec.action}`, runbook_url: runbookUrl(spec) },
+    annotations: { summary: spec.summary, description: `${spec.means} What to do: ${spec.action}`, runbook: runbookPath(spec) },
   };
 }
 

@@ -38,7 +38,10 @@ interface LokiQuery extends DataQuery {
 }
 
 const DATASOURCE_VARIABLE = 'datasource';
+const METRICS_VARIABLE = 'metrics';
 const LOGS: DataSourceRef = { type: 'loki', uid: `\${${DATASOURCE_VARIABLE}}` };
+const METRICS: DataSourceRef = { type: 'prometheus', uid: `\${${METRICS_VARIABLE}}` };
+const sourceOf = (spec: PanelSpec): DataSourceRef => (spec.source === 'metrics' ? METRICS : LOGS);
 /** Grafana's grid is 24 units wide. */
 const GRID_WIDTH = 24;
 const PANEL_HEIGHT = 8;
@@ -52,15 +55,34 @@ const datasourceVariable: VariableModel = {
   hide: VariableHide.dontHide,
 };
 
-const targetVariable: VariableModel = {
-  type: 'textbox',
-  name: DASHBOARD_VARIABLES.target.slice(1),
-  label: 'Target (regex)',
-  description: 'The targets to show: a regular expression on the target name (.* for all).',
-  query: '.*',
-  current: { text: '.*', value: '.*' },
+const metricsVariable: VariableModel = {
+  type: 'datasource',
+  name: METRICS_VARIABLE,
+  label: 'Metrics data source',
+  description: "Cockpit's metrics data source of origin Scaleway (Scaleway Metrics): the Functions metrics panel reads it.",
+  query: 'prometheus',
   hide: VariableHide.dontHide,
 };
+
+/**
+ * The targets to show: a list of their names (several may be picked; All by default). The shipped file lists none
+ * (All only); `lbsync cockpit install` lists the configured targets' names (withTargets).
+ */
+function targetVariable(names: readonly string[] = []): VariableModel {
+  return {
+    type: 'custom',
+    name: DASHBOARD_VARIABLES.target.slice(1),
+    label: 'Target',
+    description: 'The targets to show (the configured targets, as `lbsync cockpit install` found them).',
+    query: names.join(','),
+    options: names.map((name) => ({ text: name, value: name, selected: false })),
+    multi: true,
+    includeAll: true,
+    allValue: '.*',
+    current: { text: 'All', value: '$__all' },
+    hide: VariableHide.dontHide,
+  };
+}
 
 /**
  * A panel plugin's options or custom field config, checked against its own type where it is declared, as the
@@ -68,10 +90,10 @@ const targetVariable: VariableModel = {
  */
 const pluginRecord = <T extends object>(value: T): T & Record<string, unknown> => value as T & Record<string, unknown>;
 
-function targets(queries: readonly PanelQuery[]): LokiQuery[] {
+function targets(queries: readonly PanelQuery[], source: DataSourceRef): LokiQuery[] {
   return queries.map((query, index) => ({
     refId: String.fromCharCode(65 + index),
-    datasource: LOGS,
+    datasource: source,
     expr: query.expr,
     ...(query.legend && { legendFormat: query.legend }),
     queryType: query.instant ? 'instant' : 'range',
@@ -135,14 +157,14 @@ function panel(spec: PanelSpec, index: number): Panel {
     type: spec.kind,
     title: spec.title,
     description: spec.description,
-    datasource: LOGS,
+    datasource: sourceOf(spec),
     gridPos: {
       h: wide ? 2 * PANEL_HEIGHT : PANEL_HEIGHT,
       w: width,
       x: wide ? 0 : (index % 2) * width,
       y: Math.floor(index / 2) * PANEL_HEIGHT,
     },
-    targets: targets(spec.queries) as unknown as Record<string, unknown>[],
+    targets: targets(spec.queries, sourceOf(spec)) as unknown as Record<string, unknown>[],
     ...visuals[spec.kind](spec),
   };
 }
@@ -158,9 +180,18 @@ export function dashboard(): Dashboard {
     schemaVersion: 39,
     time: { from: 'now-6h', to: 'now' },
     refresh: '1m',
-    templating: { list: [datasourceVariable, targetVariable] },
+    templating: { list: [datasourceVariable, metricsVariable, targetVariable()] },
     panels: PANELS.map(panel),
   };
+}
+
+/** The dashboard with the target variable listing these names (the deployment's targets). Pure: the file is not touched. */
+export function withTargets<D extends Record<string, unknown>>(shipped: D, names: readonly string[]): D {
+  const templating = (shipped.templating ?? {}) as { list?: unknown[] };
+  const list = (templating.list ?? []).map((variable) =>
+    (variable as VariableModel).name === DASHBOARD_VARIABLES.target.slice(1) ? targetVariable(names) : variable,
+  );
+  return { ...shipped, templating: { ...templating, list } };
 }
 
 /** The file as written: two-space JSON, one trailing newline. */

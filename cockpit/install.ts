@@ -67,7 +67,8 @@ export async function syncRuleGroups(ruler: LokiRuler, namespace: string, groups
   const changes: GroupChange[] = [];
   for (const group of groups) {
     const existing = there.get(group.name);
-    const change: Change = existing === undefined ? 'created' : holds(existing, group) ? 'unchanged' : 'updated';
+    // A rule group is all ours (the ruler adds nothing): the same both ways, so a runbook_url dropped is a change too.
+    const change: Change = existing === undefined ? 'created' : holds(existing, group) && holds(group, existing) ? 'unchanged' : 'updated';
     if (change !== 'unchanged') await ruler.setGroup(namespace, groupYaml(group));
     changes.push({ name: group.name, rules: group.rules.length, change });
   }

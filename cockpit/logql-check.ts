@@ -27,7 +27,7 @@ export interface QueryFacts {
 
 /** Grafana's dashboard variables, replaced as Grafana does before a query reaches Loki (a step, the target regex). */
 export function interpolate(expr: string): string {
-  return expr.replaceAll('$__interval', '1m').replaceAll('$target', '.*');
+  return expr.replaceAll('$__interval', '1m').replaceAll('$__range', '6h').replaceAll('$target', '.*');
 }
 
 /** Loki's own labels: the error a stage left (filtered out after unwrap). */
@@ -162,5 +162,32 @@ export function queryProblems(expr: string): string[] {
     if (!allowed || !values) continue;
     for (const value of values.filter((v) => !allowed.includes(v))) problems.push(`${comparison.key}: no line has the value "${value}"`);
   }
+  return problems;
+}
+
+/**
+ * What is wrong with a metrics panel's PromQL: no grammar of PromQL ships here, so it is held to a narrow shape —
+ * balanced brackets, every metric one Scaleway documents for Functions, selecting the four functions by
+ * resource_name (and, for the status, status="error"), grouped by resource_name only.
+ */
+export function metricQueryProblems(expr: string, documented: readonly string[]): string[] {
+  const problems: string[] = [];
+  let depth = 0;
+  for (const ch of expr) {
+    depth += ch === '(' || ch === '{' ? 1 : ch === ')' || ch === '}' ? -1 : 0;
+    if (depth < 0) break;
+  }
+  if (depth !== 0) problems.push('unbalanced brackets');
+  for (const m of expr.matchAll(/([a-z_]+)\{([^}]*)\}/g)) {
+    const [, name = '', matchers = ''] = m;
+    if (!documented.includes(name)) problems.push(`"${name}" is no metric Scaleway documents for Functions`);
+    for (const matcher of matchers.split(',').map((x) => x.trim())) {
+      const ok =
+        matcher === `resource_name=~"${FUNCTIONS.join('|')}"` || (name === 'serverless_function_status' && matcher === 'status="error"');
+      if (!ok) problems.push(`${name}: matcher ${matcher} selects something else than the four functions`);
+    }
+  }
+  for (const m of expr.matchAll(/by \(([^)]*)\)/g)) if (m[1] !== 'resource_name') problems.push(`grouped by ${m[1]}, not resource_name`);
+  if (![...expr.matchAll(/([a-z_]+)\{/g)].length) problems.push('no metric selected');
   return problems;
 }

@@ -2,7 +2,7 @@
 // with the words docs/operations.md shows for them. `npm run cockpit` writes all three from here. The queries read
 // only the lines and keys of shared/platform/log-schema.ts and Cockpit's labels (test/unit/cockpit/queries.test.ts
 // checks each one with Grafana's LogQL grammar).
-import type { ErrorCode, WarningCode } from '../shared/errors/lbsync-error';
+import type { CommandErrorCode, ErrorCode, WarningCode } from '../shared/errors/lbsync-error';
 import type { LogType } from '../shared/platform/log-schema';
 import type { FunctionName } from './settings';
 import { FUNCTIONS, SWEEP_PERIOD_MINUTES, selector } from './settings';
@@ -15,6 +15,8 @@ export const PRINTED_BY: Record<LogType, readonly FunctionName[]> = {
   foreign_write: ['watch'],
   pool_contested: ['watch'],
   function_failed: FUNCTIONS,
+  invocation_start: FUNCTIONS,
+  invocation_end: FUNCTIONS,
 };
 
 /**
@@ -30,14 +32,47 @@ export function lines(types: LogType | readonly LogType[], ...stages: string[]):
   return [`${selector(functions)} ${typed}`, ...stages].join(' | ');
 }
 
+/**
+ * The metrics Cockpit keeps for Serverless Functions, as Scaleway's guide to Functions alerts names them
+ * (Functions > How to configure alerts): the only names a metrics panel may use.
+ */
+export const FUNCTION_METRICS = [
+  'serverless_function_status',
+  'serverless_function_cpu_usage_ratio',
+  'serverless_function_memory_usage_bytes',
+  'serverless_function_memory_limit_bytes',
+] as const;
+
+/** One of those metrics, for the four functions (resource_name: the function's name, ASSUMED as for the logs). */
+function metric(name: (typeof FUNCTION_METRICS)[number], ...matchers: string[]): string {
+  return `${name}{${[`resource_name=~"${FUNCTIONS.join('|')}"`, ...matchers].join(', ')}}`;
+}
+
+/** Lines of one type, of these functions only (the invocation lines are every function's: this one's, here). */
+export function linesOf(functions: FunctionName | readonly FunctionName[], type: LogType, ...stages: string[]): string {
+  return [`${selector(functions)} |= "${type}" | json | log_type="${type}"`, ...stages].join(' | ');
+}
+
 /** Grafana's variables in the dashboard's queries: the panel's step, and the dashboard's target filter (a regex). */
-export const DASHBOARD_VARIABLES = { interval: '$__interval', target: '$target' } as const;
+export const DASHBOARD_VARIABLES = { interval: '$__interval', range: '$__range', target: '$target' } as const;
 const STEP = DASHBOARD_VARIABLES.interval;
 
 /** The reconcile function's final lines of the targets the dashboard shows. */
 const answers = (...stages: string[]) => lines('reconcile_answer', `target=~"${DASHBOARD_VARIABLES.target}"`, ...stages);
 const SUCCESS = 'outcome=~"applied|noop"';
 const unwrap = (key: string) => [`unwrap ${key}`, '__error__=""'];
+
+/**
+ * A shadow deployment's answers that would have written (shadow_writes > 0), counted by target over `range`: the
+ * dashboard's shadow panel and `lbsync status` (in shadow mode) read this one query, so both say the same N.
+ */
+export function shadowWritesQuery(range: string, targetFilter?: string): string {
+  const filter = targetFilter === undefined ? [] : [`target=~"${targetFilter}"`];
+  return `sum by (target) (count_over_time(${lines('reconcile_answer', ...filter, 'shadow_writes > 0')} [${range}]))`;
+}
+
+/** The window `lbsync status` reads the shadow count over. */
+export const SHADOW_STATUS_RANGE = '24h';
 
 export interface PanelQuery {
   expr: string;
@@ -50,6 +85,8 @@ export interface PanelQuery {
 export interface PanelSpec {
   title: string;
   description: string;
+  /** logs (default): LogQL over the functions' lines; metrics: PromQL over the metrics Cockpit keeps for Functions. */
+  source?: 'logs' | 'metrics';
   kind: 'timeseries' | 'stat' | 'logs';
   /** Grafana's unit id: short, ms, dateTimeFromNow. */
   unit?: string;
@@ -67,6 +104,14 @@ export const PANELS: readonly PanelSpec[] = [
     bars: true,
     unit: 'short',
     queries: [{ expr: `sum by (target, outcome) (count_over_time(${answers()} [${STEP}]))`, legend: '{{target}} {{outcome}}' }],
+  },
+  {
+    title: 'Shadow mode: would have written, per target',
+    description:
+      'LBSYNC_MODE=shadow: the answers that would have written in the time range (nothing was written), by target; lbsync status shows the same count. A drift nobody fixes is planned again by every reconcile (each sweep), so the count grows while it lasts. Empty for a writing deployment.',
+    kind: 'stat',
+    unit: 'short',
+    queries: [{ expr: shadowWritesQuery(DASHBOARD_VARIABLES.range, DASHBOARD_VARIABLES.target), legend: '{{target}}', instant: true }],
   },
   {
     title: 'Convergence latency per target (p50, p95)',
@@ -139,14 +184,15 @@ export const PANELS: readonly PanelSpec[] = [
     ],
   },
   {
-    title: 'Pool per target: members and passing',
+    title: 'Pool per target: members, passing, needed',
     description:
-      "The target's members after each answer, and how many passed the LB's health check when this reconcile read it (only reconciles that remove members read it).",
+      "The target's members after each answer; how many passed the LB's health check when this reconcile read it (every sweep's reconcile does, and those that remove members); and how many it needs, a majority of its desired pool (2 of 3 control planes). Passing under needed is the LbSyncPoolBelowQuorum alert.",
     kind: 'timeseries',
     unit: 'short',
     queries: [
       { expr: `max by (target) (max_over_time(${answers(...unwrap('pool_size'))} [${STEP}]))`, legend: '{{target}} members' },
       { expr: `min by (target) (min_over_time(${answers(...unwrap('pool_passing'))} [${STEP}]))`, legend: '{{target}} passing' },
+      { expr: `max by (target) (max_over_time(${answers(...unwrap('pool_needed'))} [${STEP}]))`, legend: '{{target}} needed' },
     ],
   },
   {
@@ -214,6 +260,100 @@ export const PANELS: readonly PanelSpec[] = [
     ],
   },
   {
+    title: 'Invocations per function: errors, cold starts, and none answered',
+    description:
+      'Every invocation has a start line and, when it answered, an end line with its status (function shell). Answers of 500 and over, cold starts, and invocations started but not answered (crashed, timed out, out of memory: no end line).',
+    kind: 'timeseries',
+    bars: true,
+    unit: 'short',
+    queries: [
+      {
+        expr: `sum by (resource_name) (count_over_time(${lines('invocation_end', 'status >= 500')} [${STEP}]))`,
+        legend: '{{resource_name}} answered >= 500',
+      },
+      {
+        expr: `sum by (resource_name) (count_over_time(${lines('invocation_end', 'cold_start="true"')} [${STEP}]))`,
+        legend: '{{resource_name}} cold starts',
+      },
+      {
+        expr: `sum by (resource_name) (count_over_time(${lines('invocation_start')} [${STEP}])) - sum by (resource_name) (count_over_time(${lines('invocation_end')} [${STEP}]))`,
+        legend: '{{resource_name}} started - answered',
+      },
+    ],
+  },
+  {
+    title: 'Invocation duration (p95) and memory, per function',
+    description:
+      "How long each function's invocations took (p95 of the end lines' duration_ms), and the process's resident memory at each answer (memory_mb; the functions run in the 128 MB tier). Cockpit's own metrics are in the panel below.",
+    kind: 'timeseries',
+    unit: 'short',
+    queries: [
+      {
+        expr: `quantile_over_time(0.95, ${lines('invocation_end', ...unwrap('duration_ms'))} [${STEP}]) by (resource_name)`,
+        legend: '{{resource_name}} p95 ms',
+      },
+      {
+        expr: `max by (resource_name) (max_over_time(${lines('invocation_end', ...unwrap('memory_mb'))} [${STEP}]))`,
+        legend: '{{resource_name}} MB',
+      },
+    ],
+  },
+  {
+    title: "Cockpit's own Functions metrics: memory, CPU, error status",
+    description:
+      "The metrics Cockpit keeps for Serverless Functions (Scaleway metrics data source; names from Scaleway's Functions alert guide): memory used against the limit, CPU used (percent of the tier's), and a function whose status is error. resource_name is assumed to be the function's name, as for the logs.",
+    source: 'metrics',
+    kind: 'timeseries',
+    unit: 'short',
+    queries: [
+      {
+        expr: `max by (resource_name) (${metric('serverless_function_memory_usage_bytes')} / ${metric('serverless_function_memory_limit_bytes')}) * 100`,
+        legend: '{{resource_name}} memory %',
+      },
+      { expr: `max by (resource_name) (${metric('serverless_function_cpu_usage_ratio')})`, legend: '{{resource_name}} CPU %' },
+      { expr: `max by (resource_name) (${metric('serverless_function_status', 'status="error"')})`, legend: '{{resource_name}} in error' },
+    ],
+  },
+  {
+    title: 'Scaleway API: calls and latency',
+    description:
+      'The Scaleway API requests of the reconciles (api_reads, api_writes), and the slowest request of each reconcile (p95 of api_max_ms, in ms).',
+    kind: 'timeseries',
+    unit: 'short',
+    queries: [
+      { expr: `sum(sum_over_time(${answers(...unwrap('api_reads'))} [${STEP}]))`, legend: 'reads' },
+      { expr: `sum(sum_over_time(${answers(...unwrap('api_writes'))} [${STEP}]))`, legend: 'writes' },
+      { expr: `quantile_over_time(0.95, ${answers(...unwrap('api_max_ms'))} [${STEP}])`, legend: 'slowest request p95 (ms)' },
+    ],
+  },
+  {
+    title: "Queues: waiting messages and dead letters, and events' age",
+    description:
+      "Both queues' depths as the sweep reads them at the end of each run (GetQueueAttributes: Cockpit documents no queue metric names), and how late each event was received (age_ms: from when it was due to the reconcile's receipt, p95, in ms).",
+    kind: 'timeseries',
+    unit: 'short',
+    queries: [
+      {
+        expr: `max(max_over_time(${lines('sweep_heartbeat', ...unwrap('reconcile_queue_waiting'))} [${STEP}]))`,
+        legend: 'reconcile queue waiting',
+      },
+      {
+        expr: `max(max_over_time(${lines('sweep_heartbeat', ...unwrap('dead_letters_waiting'))} [${STEP}]))`,
+        legend: 'dead letters waiting',
+      },
+      { expr: `quantile_over_time(0.95, ${answers(...unwrap('age_ms'))} [${STEP}])`, legend: 'events received, p95 age (ms)' },
+    ],
+  },
+  {
+    title: 'Inject answers by status',
+    description:
+      "What the inject function answered: 202 accepted; 400 a bad event; 401 a wrong token (the boot hook's INJECT_TOKEN); 503 the queue failed. A 403 (no valid X-Auth-Token) is answered by the platform before the function runs and never reaches these logs.",
+    kind: 'timeseries',
+    bars: true,
+    unit: 'short',
+    queries: [{ expr: `sum by (status) (count_over_time(${linesOf('inject', 'invocation_end')} [${STEP}]))`, legend: '{{status}}' }],
+  },
+  {
     title: 'Answers to look at',
     description: 'The retries, dead letters and failed hand-offs themselves, newest first.',
     kind: 'logs',
@@ -230,7 +370,7 @@ export const PANELS: readonly PanelSpec[] = [
 ];
 
 /** Where an alert's runbook_url points: an error code's troubleshooting entry, the code the alert carries, or its own entry. */
-export type Runbook = { code: ErrorCode | WarningCode } | { codeLabel: true } | { ownEntry: true };
+export type Runbook = { code: ErrorCode | WarningCode | CommandErrorCode } | { codeLabel: true } | { ownEntry: true };
 
 export interface AlertSpec {
   alert: string;
@@ -246,6 +386,10 @@ export interface AlertSpec {
   action: string;
   runbook: Runbook;
 }
+
+/** Per function, the invocation lines of one kind over a range (with its offset): `sum by (resource_name) (...)`. */
+const invocations = (type: 'invocation_start' | 'invocation_end', range: string) =>
+  `sum by (resource_name) (count_over_time(${lines(type)} ${range}))`;
 
 /** The reconcile function's final lines, of every target (alert rules have no dashboard variables). */
 const allAnswers = (...stages: string[]) => lines('reconcile_answer', ...stages);
@@ -322,16 +466,156 @@ export const ALERTS: readonly AlertSpec[] = [
     runbook: { code: 'queue_unavailable' },
   },
   {
+    alert: 'LbSyncPoolBelowQuorum',
+    group: 'reconcile',
+    expr: `min_over_time(${allAnswers(...unwrap('pool_short'))} [15m]) by (target) > 0`,
+    for: '5m',
+    severity: 'critical',
+    summary: '{{ $labels.target }}: fewer members pass the LB health check than the target needs',
+    means:
+      "Every reading of the target's pool for 15 minutes (each sweep reads the LB's health checks) found fewer passing members than a majority of its desired pool (2 of 3 control planes): one more failure and the API behind the LB is down. scw-lb-sync cannot add what does not pass; it only keeps serving members in.",
+    action:
+      "`lbsync status -t <target>` shows each member's health check. Look at the control planes that fail (the API server, etcd, the node), and at what removed or stopped servers; during a kOps rolling update this fires only if a new control plane never comes up.",
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncPoolNonePassing',
+    group: 'reconcile',
+    expr: `max_over_time(${allAnswers(...unwrap('pool_passing'))} [10m]) by (target) == 0`,
+    for: '2m',
+    severity: 'critical',
+    summary: '{{ $labels.target }}: no member passes the LB health check',
+    means:
+      "Every reading of the target's pool for 10 minutes found no member passing the LB's health check: the LB sends traffic nowhere, the API behind it is down.",
+    action:
+      "`lbsync status -t <target>`: if the pool holds the right servers, they are down or their port is closed (the LB's check, not scw-lb-sync); if it holds the wrong ones, `lbsync plan` says why and `lbsync reconcile` writes the right pool now.",
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncEventsLate',
+    group: 'reconcile',
+    expr: `quantile_over_time(0.9, ${allAnswers(...unwrap('age_ms'))} [15m]) > 600000`,
+    for: '10m',
+    severity: 'warning',
+    summary: 'events reach the reconcile function more than 10 minutes after they were due',
+    means:
+      "The reconcile function received most events of the last 15 minutes over 10 minutes late (age_ms: from an event's notBefore, else its occurredAt, to its receipt): the queue trigger is behind, stopped, or the function cannot keep up.",
+    action:
+      "Check the queue trigger (console: the reconcile function, Triggers), the LbSyncQueueBacklog alert and the reconcile function's errors; a sweep of many targets with LBSYNC_SWEEP_SPREAD_MS=0 makes a burst that takes time to drain.",
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncScalewayApiSlow',
+    group: 'reconcile',
+    expr: `quantile_over_time(0.95, ${allAnswers(...unwrap('api_max_ms'))} [15m]) > 5000`,
+    for: '10m',
+    severity: 'warning',
+    summary: 'the Scaleway API is slow: the slowest request of most reconciles takes over 5 s',
+    means:
+      'The slowest Scaleway API request of 95 % of the reconciles of the last 15 minutes took over 5 s (LBSYNC_REQUEST_TIMEOUT_MS cuts a request at 10 s by default): reconciles near their deadline and retry with network_error.',
+    action:
+      'Check https://status.scaleway.com; the Scaleway API panel shows calls and latency. Raise LBSYNC_REQUEST_TIMEOUT_MS only if the API is slow but answers.',
+    runbook: { code: 'network_error' },
+  },
+  {
     alert: 'LbSyncInvalidConfiguration',
     group: 'runs',
-    expr: `sum by (resource_name) (count_over_time(${lines('function_failed', 'code="invalid_config"')} [10m])) > 0`,
+    expr: `sum by (resource_name, code) (count_over_time(${lines('function_failed', 'code=~"invalid_config|invalid_credentials"')} [10m])) > 0`,
     severity: 'critical',
-    summary: 'the {{ $labels.resource_name }} function refuses its configuration',
+    summary: 'the {{ $labels.resource_name }} function refuses its configuration ({{ $labels.code }})',
     means:
-      'A function answered 500 because its configuration (LBSYNC_TARGETS, LBSYNC_CONFIG or another variable) is invalid: it does nothing until fixed.',
+      'A function answered 500 because its configuration (LBSYNC_TARGETS, LBSYNC_CONFIG or another variable) is invalid, or its Scaleway API key is malformed (invalid_credentials): it does nothing until fixed.',
     action:
-      'The ERROR line names each field and its fix; `lbsync targets validate` checks the targets. Fix, deploy, then `lbsync dlq redrive --all`.',
-    runbook: { code: 'invalid_config' },
+      "The ERROR line names each field (or the key's variable) and its fix; `lbsync targets validate` checks the targets. Fix, deploy, then `lbsync dlq redrive --all`.",
+    runbook: { codeLabel: true },
+  },
+  {
+    alert: 'LbSyncInvocationsUnanswered',
+    group: 'runs',
+    expr:
+      `(${invocations('invocation_start', '[30m] offset 7m')} > on (resource_name) ${invocations('invocation_end', '[37m]')})` +
+      ` or (${invocations('invocation_start', '[30m] offset 7m')} unless on (resource_name) ${invocations('invocation_end', '[37m]')})`,
+    severity: 'warning',
+    summary: 'the {{ $labels.resource_name }} function started invocations that never answered',
+    means:
+      'Invocations of the function started (invocation_start) and never wrote their end line: the function crashed, timed out or ran out of memory. A reconcile cut so answers nothing, so the queue redelivers its message, and after 4 deliveries it lands in the dead-letter queue as max_receives. The window ends 7 minutes ago, past the longest timeout (the sweep: 360 s).',
+    action:
+      "Read the function's last lines before the gap (Explore, by function_request_id), and Cockpit's memory panel: an out-of-memory kill shows as memory near 128 MB; a timeout as a duration near the function's timeout. Then `lbsync dlq list` for the max_receives dead letters.",
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncFunctionErrors',
+    group: 'runs',
+    expr: `sum by (resource_name) (count_over_time(${lines('invocation_end', 'status >= 500')} [15m])) > 3`,
+    for: '5m',
+    severity: 'warning',
+    summary: 'the {{ $labels.resource_name }} function answered 5xx more than 3 times in 15 minutes',
+    means:
+      'Invocations answered 500 or more: a reconcile that could not hand its message on (queue_unavailable), a sweep or watcher whose queue or Audit Trail failed, or a function that cannot run (function_failed). The more specific alerts name the cause; this one catches the rest.',
+    action: "Filter the function's lines on level ERROR (or log_type function_failed): their code's troubleshooting entry says what to do.",
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncFunctionMemoryHigh',
+    group: 'runs',
+    expr: `max_over_time(${lines('invocation_end', ...unwrap('memory_mb'))} [10m]) by (resource_name) > 112`,
+    for: '10m',
+    severity: 'warning',
+    summary: 'the {{ $labels.resource_name }} function ends invocations with over 112 MB of its 128 MB',
+    means:
+      "For 20 minutes the function's process has ended invocations with more than 112 MB resident (memory_mb of the end lines), near the 128 MB tier: the next big answer may be an out-of-memory kill.",
+    action:
+      'Look for what grew (many targets per sweep, a large Audit Trail window); docs/deploy.md, Sizing, tells the measured peaks and how to raise the tier.',
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncReconcileSlow',
+    group: 'runs',
+    expr: `quantile_over_time(0.95, ${linesOf('reconcile', 'invocation_end', ...unwrap('duration_ms'))} [15m]) > 45000`,
+    for: '10m',
+    severity: 'warning',
+    summary: 'reconcile invocations take over 45 s (p95), near their 60 s timeout',
+    means:
+      'Most reconciles end close to their deadline (LBSYNC_FUNCTION_TIMEOUT_MS minus LBSYNC_DEADLINE_MARGIN_MS): an LB long busy, a slow API, or waits (hold, transient, apply) that add up. They hand the event on with a retry rather than being cut, but convergence is slow.',
+    action:
+      'The retries panel says which code; the Scaleway API panel, whether the API is slow. Hold + transient wait + wait budget must fit the timeout (docs/deploy.md).',
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncDeadLettersWaiting',
+    group: 'runs',
+    expr: `min_over_time(${lines('sweep_heartbeat', ...unwrap('dead_letters_waiting'))} [30m]) > 0`,
+    severity: 'warning',
+    summary: 'dead letters have been waiting for 30 minutes',
+    means:
+      'Every sweep of the last 30 minutes found messages in the dead-letter queue (GetQueueAttributes). This counts what no answer line tells: a message the queue moved there itself after 4 deliveries (max_receives: a function that crashed, timed out or answered 500), as well as the dead letters the reconcile wrote.',
+    action:
+      "`lbsync dlq list`: each dead letter's reason and code; fix, then `lbsync dlq redrive`, or `lbsync dlq delete` what must not run again.",
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncQueueBacklog',
+    group: 'runs',
+    expr: `min_over_time(${lines('sweep_heartbeat', ...unwrap('reconcile_queue_waiting'))} [15m]) > 20`,
+    for: '5m',
+    severity: 'warning',
+    summary: 'more than 20 messages have been waiting on the reconcile queue for 15 minutes',
+    means:
+      'Every sweep of the last 15 minutes found over 20 messages waiting on the reconcile queue: the queue trigger does not deliver, or the reconcile function cannot keep up (at most 10 in flight).',
+    action: 'Check the queue trigger of the reconcile function, its errors, and the LbSyncEventsLate alert.',
+    runbook: { ownEntry: true },
+  },
+  {
+    alert: 'LbSyncInjectRefused',
+    group: 'runs',
+    expr: `sum(count_over_time(${linesOf('inject', 'invocation_end', 'status="401"')} [30m])) >= 3`,
+    severity: 'warning',
+    summary: 'the inject function refused the token 3 times or more in 30 minutes',
+    means:
+      "Callers of inject (the boot hook on new control planes, scripts) send a bearer token that is not INJECT_TOKEN (401): new servers are announced only by the watcher and the sweep meanwhile. A 403 (no valid X-Auth-Token) is refused by the platform before the function runs: it is on the node's journal only.",
+    action:
+      "Check the token on the callers (/etc/lbsync/token on the nodes, hooks/README.md) against the function's INJECT_TOKEN; after a rotation, the nodes' asset first.",
+    runbook: { code: 'unauthorized' },
   },
   {
     alert: 'LbSyncSweepHeartbeatMissing',

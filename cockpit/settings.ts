@@ -25,10 +25,10 @@ export const COCKPIT_LABELS = ['resource_type', 'resource_name', 'resource_id', 
 export const SWEEP_PERIOD_MINUTES = 5;
 
 /**
- * Where the repository's documents are read on the web: an alert's runbook_url is this plus the page and anchor.
- * The troubleshooting entries (one per error code) live in TROUBLESHOOTING_PAGE.
+ * An alert's runbook is a page and anchor of the docs that ship with the version installed (its `runbook`
+ * annotation, relative to the repository: `docs/troubleshooting.md#<code>`). No web address is assumed: `lbsync
+ * cockpit install --docs-url <base>` adds a runbook_url at the base where your team reads that copy.
  */
-export const DOCS_BASE_URL = 'https://github.com/scw-lb-sync/scw-lb-sync/blob/main';
 export const TROUBLESHOOTING_PAGE = 'docs/troubleshooting.md';
 /** The page that tells, for each alert, what it means and what to do. */
 export const ALERTS_PAGE = 'docs/operations.md';

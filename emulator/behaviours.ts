@@ -136,3 +136,10 @@ export function readBehaviours(input: unknown): Partial<EmulatorBehaviours> {
 export function withDefaults(partial: Partial<EmulatorBehaviours> = {}): EmulatorBehaviours {
   return { ...DEFAULT_BEHAVIOURS, multiCloudLbTypes: [...DEFAULT_BEHAVIOURS.multiCloudLbTypes], ...readBehaviours(partial) };
 }
+
+/**
+ * The LB's health checks as the demo world runs them (`npm start`, `lbsync emulator`): a new member passes 8 s after
+ * its server runs in the pool, and the member of a server gone keeps passing 20 s (kOps' check: 3 s x 5 retries, and
+ * more), so a replacement shows make-before-break: the old member held, `~ leaves later`, until its successor passes.
+ */
+export const DEMO_HEALTH_TIMING = { healthPassAfterMs: 8_000, healthFailAfterMs: 20_000 } as const;

@@ -143,6 +143,8 @@ export interface EmulatorOptions {
   denyApis?: ApiDenial[];
   /** Audit Trail: how long after a mutation its event becomes listable (ASSUMED; default 30000). */
   auditTrailDelayMs?: number;
+  /** The SQS endpoint Messaging's sqs-info answers (default Scaleway's, as recorded): a local queue in tests. */
+  sqsEndpointUrl?: string;
 }
 
 export interface CallRecord {

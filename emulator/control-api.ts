@@ -36,6 +36,43 @@ function serverBody(ctx: ControlContext, pathId: string | undefined): SeedServer
 
 const ok = (body: unknown = { ok: true }): JsonAnswer => ({ status: 200, body });
 
+/** A server named by its id or by its exact name (a demo's curl names a control plane, whose id changes each replacement). */
+function serverIdOf(ctx: ControlContext, idOrName: string): string {
+  const { servers } = ctx.operations.state;
+  if (servers.has(idOrName)) return idOrName;
+  const named = [...servers.values()].filter((s) => s.name === idOrName);
+  if (named.length === 1) return (named[0] as { id: string }).id;
+  if (named.length > 1) throw new ControlError(409, `${named.length} servers are named ${idOrName}: name one by its id`);
+  throw new ControlError(404, `no server ${idOrName} (servers: ${[...servers.values()].map((s) => `${s.name} ${s.id}`).join(', ')})`);
+}
+
+/** The first public IPv4 of this /24 that no server holds, from .31 up (the demo's replacements: 51.15.100.31, .32...). */
+function freeAddress(ctx: ControlContext, near: string | undefined): string {
+  const taken = new Set([...ctx.operations.state.servers.values()].flatMap((s) => s.publicIps.map((ip) => ip.address)));
+  const prefix = (near ?? '51.15.100.1').split('.').slice(0, 3).join('.');
+  for (let host = 31; host < 255; host += 1) if (!taken.has(`${prefix}.${host}`)) return `${prefix}.${host}`;
+  throw new ControlError(409, `no free address left in ${prefix}.0/24`);
+}
+
+/** A new server from a body that may leave out what `like` gives (a replacement) or the emulator makes up (an address). */
+function newServerBody(
+  ctx: ControlContext,
+  like?: { name: string; zone: string; tags: string[]; publicIps: { address: string }[] },
+): SeedServer {
+  const body = ctx.body === undefined || ctx.body === null ? {} : objectBody(ctx.body);
+  const name = typeof body.name === 'string' ? body.name : like?.name;
+  const tags = Array.isArray(body.tags) ? (body.tags as string[]) : like?.tags;
+  if (!name || !tags) throw new ControlError(400, "a new server needs a name and tags (a replacement takes the old one's)");
+  const publicIps = Array.isArray(body.publicIps) ? (body.publicIps as string[]) : [freeAddress(ctx, like?.publicIps[0]?.address)];
+  return {
+    ...(body as unknown as SeedServer),
+    name,
+    zone: typeof body.zone === 'string' ? body.zone : (like?.zone ?? 'fr-par-1'),
+    tags,
+    publicIps,
+  };
+}
+
 const controlRoutes: Route<ControlContext>[] = [
   { method: 'GET', pattern: '/_emulator/health', operation: 'Health', handle: () => ok({ ok: true }) },
   { method: 'GET', pattern: '/_emulator/calls', operation: 'Calls', handle: (ctx) => ok({ calls: ctx.operations.calls() }) },
@@ -71,7 +108,7 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => {
       const specs = (Array.isArray(ctx.body) ? ctx.body : [objectBody(ctx.body)]) as FaultSpec[];
       try {
-        for (const spec of specs) ctx.operations.addFault(spec);
+        ctx.operations.addFaults(specs);
       } catch (error) {
         throw new ControlError(400, (error as Error).message);
       }
@@ -122,13 +159,21 @@ const controlRoutes: Route<ControlContext>[] = [
     handle: (ctx) => ok({ id: ctx.operations.upsertServer(serverBody(ctx, ctx.params.serverId)).id }),
   },
   {
+    method: 'POST',
+    pattern: '/_emulator/servers',
+    operation: 'AddServer',
+    // A server made through the API (CreateServer with its tags, then poweron); its address made up when not given.
+    handle: (ctx) => {
+      const server = ctx.operations.upsertServer(newServerBody(ctx));
+      return ok({ id: server.id, name: server.name, publicIps: server.publicIps.map((ip) => ip.address) });
+    },
+  },
+  {
     method: 'DELETE',
     pattern: '/_emulator/servers/{serverId}',
     operation: 'RemoveServer',
     handle: (ctx) => {
-      const serverId = ctx.params.serverId ?? '';
-      if (!ctx.operations.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
-      ctx.operations.removeServer(serverId);
+      ctx.operations.removeServer(serverIdOf(ctx, ctx.params.serverId ?? ''));
       return ok();
     },
   },
@@ -137,8 +182,7 @@ const controlRoutes: Route<ControlContext>[] = [
     pattern: '/_emulator/servers/{serverId}/action',
     operation: 'ServerAction',
     handle: (ctx) => {
-      const serverId = ctx.params.serverId ?? '';
-      if (!ctx.operations.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
+      const serverId = serverIdOf(ctx, ctx.params.serverId ?? '');
       const action = objectBody(ctx.body).action as ServerActionName;
       if (!SERVER_ACTIONS.includes(action)) throw new ControlError(400, `action must be one of ${SERVER_ACTIONS.join(', ')}`);
       ctx.operations.serverAction(serverId, action);
@@ -149,10 +193,13 @@ const controlRoutes: Route<ControlContext>[] = [
     method: 'POST',
     pattern: '/_emulator/servers/{serverId}/replace',
     operation: 'ReplaceServer',
+    // By id or name, as often as asked: the successor takes the old server's name, zone and tags, and a free
+    // address of its /24, unless the body says otherwise.
     handle: (ctx) => {
-      const serverId = ctx.params.serverId ?? '';
-      if (!ctx.operations.state.servers.has(serverId)) throw new ControlError(404, `no server ${serverId}`);
-      return ok({ id: ctx.operations.replaceServer(serverId, serverBody(ctx, undefined)).id });
+      const serverId = serverIdOf(ctx, ctx.params.serverId ?? '');
+      const old = ctx.operations.state.servers.get(serverId);
+      const next = ctx.operations.replaceServer(serverId, newServerBody(ctx, old));
+      return ok({ id: next.id, name: next.name, publicIps: next.publicIps.map((ip) => ip.address), replaced: serverId });
     },
   },
   {

@@ -24,6 +24,7 @@ export type {
   SeedPrivateNic,
   SeedServer,
 } from './contract';
+export { DEMO_HEALTH_TIMING } from './behaviours';
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './contract';
 export type { FaultWorldChange } from './contract';
 export { faultBodies, type FaultAnswer } from './errors';
@@ -38,6 +39,7 @@ export { EMULATED_APIS, parseDenial, type ApiDenial, type EmulatedApi } from './
 export type { EmulatorState } from './state';
 export { HEALTH_CHECK_STATUSES, type HealthCheckStatus, type MemberHealth, type ForcedHealth } from './health';
 import type { ForcedHealth, HealthCheckStatus, MemberHealth } from './health';
+import type { AccountsWorld } from './accounts';
 export { DEFAULT_AUDIT_DELAY_MS, OPERATOR_ACTOR, principalIdOf } from './audit-trail';
 export { SERVER_ACTIONS, type ServerActionName } from './operations';
 export type { WireAuditEvent } from './wire/audit-trail';
@@ -106,6 +108,8 @@ export interface EmulatorHandle {
   /** Every backend's members as ListBackendStats reports them now, and the forced addresses. */
   backendHealth(): { backends: { lbId: string; backendId: string; name: string; members: MemberHealth[] }[]; forced: ForcedHealth[] };
   auditTrail: AuditTrailHandle;
+  /** IAM applications, policies, API keys and Queues credentials, as `lbsync bootstrap` made them. */
+  accounts: AccountsWorld;
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<EmulatorHandle> {
@@ -114,6 +118,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     options.seed,
     options.auditTrailDelayMs,
   );
+  if (options.sqsEndpointUrl) operations.accounts.sqsEndpointUrl = options.sqsEndpointUrl;
   const server = await listen(operations, {
     host: options.host ?? '127.0.0.1',
     port: options.port ?? 0,
@@ -146,6 +151,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     forceHealth: (ip, status, forMs) => operations.forceHealth(ip, status, forMs),
     clearForcedHealth: (ip) => operations.clearForcedHealth(ip),
     backendHealth: () => operations.backendHealth(),
+    accounts: operations.accounts,
     auditTrail: {
       delayMs: () => operations.auditTrail.delayMs,
       setDelayMs: (ms) => operations.setAuditTrailDelay(ms),

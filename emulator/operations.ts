@@ -12,6 +12,7 @@ import {
 import type { EmulatorBehaviours } from './behaviours';
 import { CallLog } from './call-log';
 import { FaultQueue } from './faults';
+import { AccountsWorld } from './accounts';
 import { Gates } from './gates';
 import { ServerLifecycle } from './server-lifecycle';
 import { EmulatorState } from './state';
@@ -40,6 +41,8 @@ export class EmulatorOperations {
   readonly gates = new Gates();
   /** Servers created, re-tagged and powered through the Instance API's routes, with the recorded timings. */
   readonly serverLifecycle: ServerLifecycle;
+  /** IAM and Messaging, for `lbsync bootstrap` (emulator/accounts.ts). */
+  readonly accounts = new AccountsWorld();
 
   constructor(behaviours: Partial<EmulatorBehaviours>, seed: EmulatorSeed | undefined, auditTrailDelayMs = DEFAULT_AUDIT_DELAY_MS) {
     this.state = new EmulatorState(behaviours);
@@ -75,6 +78,12 @@ export class EmulatorOperations {
 
   addFault(fault: FaultSpec): void {
     this.faultQueue.add(fault);
+  }
+
+  /** Arms every fault or, when one is refused, none. */
+  addFaults(faults: readonly FaultSpec[]): void {
+    for (const fault of faults) this.faultQueue.check(fault);
+    for (const fault of faults) this.faultQueue.add(fault);
   }
 
   clearFaults(): void {

@@ -7,11 +7,7 @@ import { ApiError, apiErrors, defaultFaultBody, defaultFaultHeaders } from './er
 import { applyWorldChange } from './fault-effects';
 import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
 import type { PermissionRules } from './permissions';
-import { instanceApiRoutes } from './routes/instance';
-import { instanceWriteRoutes } from './routes/instance-writes';
-import { ipamApiRoutes } from './routes/ipam';
-import { auditTrailApiRoutes } from './routes/audit-trail';
-import { lbApiRoutes } from './routes/lb';
+import { apiRoutes, UNMATCHED_OPERATION } from './api-routes';
 import type { CallRecord } from './contract';
 import { actorOf } from './audit-trail';
 import { KopsControl } from './kops/control';
@@ -19,7 +15,6 @@ import { KopsControl } from './kops/control';
 /** kOps' rolling update, played by the emulator itself (emulator/kops/control.ts). */
 const KOPS_ROLLING_UPDATE_PATH = '/_emulator/kops/rolling-update';
 
-const API_ROUTES: readonly Route[] = [...lbApiRoutes, ...instanceApiRoutes, ...instanceWriteRoutes, ...ipamApiRoutes];
 const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 const CONTROL_PREFIX = '/_emulator/';
 
@@ -62,7 +57,10 @@ class RequestPipeline {
     private readonly settings: ServerSettings,
     readonly kops: KopsControl,
   ) {
-    this.routes = [...API_ROUTES, ...auditTrailApiRoutes(() => operations.auditTrail)];
+    this.routes = apiRoutes(
+      () => operations.auditTrail,
+      () => operations.accounts,
+    );
   }
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -88,7 +86,7 @@ class RequestPipeline {
 
   private async api(req: IncomingMessage, res: ServerResponse, method: string, url: URL, bodyText: string): Promise<void> {
     const match = matchRoute(this.routes, method, url.pathname);
-    const operation = match.kind === 'found' ? match.route.operation : 'Unknown';
+    const operation = match.kind === 'found' ? match.route.operation : UNMATCHED_OPERATION;
     const call = this.operations.callLog.start(
       operation,
       method,

@@ -2,12 +2,17 @@
 // sweep creates the backend; a control-plane server is replaced and an instance-replacement event injected
 // while the LB is busy, so the event is retried with backoff; the pool ends on the new control plane;
 // another is replaced with no event at all (boot hook off, no sweep) and the watcher finds it in Audit Trail;
+// a third is replaced while its old member still passes, and held until its successor passes (make-before-break);
 // kOps' rolling update replaces all three control planes, as kOps does it, and none it deregistered is put back;
 // an invalid event lands in the dead-letter queue.
 import { kopsRollingUpdateStep } from './demo-kops-rolling-update';
 import type { LocalStack } from './stack';
 
 export const DEMO_CLUSTER = 'demo.k8s.local';
+export { DEMO_HEALTH_TIMING } from '../emulator';
+
+/** The control plane the printed hint replaces, by name: its successor takes the name, so the hint works every time. */
+export const DEMO_REPLACED_NAME = 'control-plane-fr-par-1-2';
 export const DEMO_LB_ID = 'bd9c66b3-ad3c-4d6d-9a3d-1fa7bc8960a9';
 const REPLACED_SERVER_ID = '972a8469-1641-4f82-8b9d-2434e465e150';
 const WATCHED_SERVER_ID = '9a1de644-815e-46d1-bb8f-aa1837f8a88b';
@@ -161,7 +166,44 @@ export async function runDemoStory(
   );
 
   await step(
-    "4. kOps' rolling update replaces the three control planes (kops update cluster, kops rolling-update); none it deregistered is put back",
+    '4. a control plane replaced while its old member still passes: the old one is held until its successor passes (make-before-break)',
+    async () => {
+      await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: stepTimeoutMs });
+      // Step 2's server has booted by now (a state change on the platform's side: nothing in Audit Trail).
+      stack.emulator.upsertServer({ ...NEW_SERVER, state: 'running' });
+      const timing = { healthPassAfterMs: 3_000, healthFailAfterMs: 60_000 };
+      stack.emulator.setBehaviours(timing);
+      try {
+        const started = Date.now();
+        const at = () => `+${((Date.now() - started) / 1000).toFixed(1)} s`;
+        // As the hint `npm start` prints: the control API, by the server's name.
+        const answer = await fetch(`${stack.emulator.url}/_emulator/servers/${DEMO_REPLACED_NAME}/replace`, { method: 'POST' });
+        const replaced = (await answer.json()) as { publicIps: string[] };
+        const newIp = replaced.publicIps[0] as string;
+        const oldIp = (backendPool(stack) ?? []).find((ip) => !controlPlaneIps(stack).includes(ip)) as string;
+        say(
+          `   ${at()} replaced ${DEMO_REPLACED_NAME} (${oldIp}) by its successor (${newIp}); new members pass after ${timing.healthPassAfterMs / 1000} s here`,
+        );
+        await stack.inject({ source: 'instance-replacement', target: DEMO_CLUSTER });
+        await waitFor('the successor added', () => (backendPool(stack) ?? []).includes(newIp), stepTimeoutMs);
+        const added = stack.emulator.history().find((w) => w.pool.includes(newIp));
+        const oldThen = added?.health[oldIp];
+        say(`   ${at()} ${newIp} added, ${oldIp} kept: it still passes (${oldThen ?? 'no report'}) and ${newIp} does not yet`);
+        if (!added?.pool.includes(oldIp)) throw new Error(`the write that added ${newIp} removed ${oldIp} at once`);
+        await waitFor('the old member removed', () => !(backendPool(stack) ?? []).includes(oldIp), stepTimeoutMs);
+        const removal = stack.emulator.history().find((w) => w.poolBefore.includes(oldIp) && !w.pool.includes(oldIp));
+        const newAtRemoval = removal?.health[newIp];
+        say(`   ${at()} ${oldIp} removed, once ${newIp} passed (${newAtRemoval ?? 'no report'})`);
+        if (newAtRemoval !== 'passed') throw new Error(`${oldIp} left before ${newIp} passed (${newAtRemoval})`);
+        return `pool = [${backendPool(stack)?.join(', ')}]: the old member served until its successor passed`;
+      } finally {
+        stack.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailAfterMs: 0 });
+      }
+    },
+  );
+
+  await step(
+    "5. kOps' rolling update replaces the three control planes (kops update cluster, kops rolling-update); none it deregistered is put back",
     async () => {
       await stack.bridge.waitIdle({ quietMs: 200, timeoutMs: stepTimeoutMs });
       stack.emulator.auditTrail.clear();
@@ -174,7 +216,7 @@ export async function runDemoStory(
     },
   );
 
-  await step('5. an invalid event goes to the dead-letter queue with its reason', async () => {
+  await step('6. an invalid event goes to the dead-letter queue with its reason', async () => {
     const refused = await stack.inject({ source: 'manual', target: DEMO_CLUSTER, serverIps: ['not-an-ip'] });
     say(`   inject refuses it at the edge: ${refused.status} ${JSON.stringify((refused.body as { errors?: unknown }).errors)}`);
     await stack.events.send(stack.reconcileQueueUrl, '{"version":1,"target":"demo.k8s.local","source":"manual","serverIps":["not-an-ip"]}');
@@ -193,7 +235,7 @@ export async function runDemoStory(
     return `dead-lettered: reason=${record.reason}, ${record.error.fieldErrors?.map((e) => e.path).join(', ')}`;
   });
 
-  await step('6. nothing lost, nothing left: the queue drains and the pool holds', async () => {
+  await step('7. nothing lost, nothing left: the queue drains and the pool holds', async () => {
     await stack.bridge.waitIdle({ quietMs: 300, timeoutMs: stepTimeoutMs });
     const pool = backendPool(stack);
     const wanted = controlPlaneIps(stack);

@@ -1,7 +1,7 @@
 // npm start: the embedded local stack with the demo kOps cluster. `npm start -- --once` runs the
 // demo story to the end and exits 0 only if everything converged. SIGINT/SIGTERM stop it cleanly
 // ("stopped", exit 0); the npm script execs this process, so a signal sent to npm reaches it.
-import { DEMO_CLUSTER, runDemoStory } from './demo-story';
+import { DEMO_CLUSTER, DEMO_HEALTH_TIMING, DEMO_REPLACED_NAME, runDemoStory } from './demo-story';
 import type { LocalStack } from './stack';
 import { startLocalStack } from './stack';
 import type { StartOptions } from './start-options';
@@ -34,6 +34,8 @@ const starting = startLocalStack({
   sweepCron: args.once ? false : args.sweepCron,
   watchCron: args.once ? false : args.watchCron,
   auditTrailDelayMs: args.auditTrailDelayMs,
+  // Interactive, the LB's checks take their time, so a replacement shows make-before-break in `lbsync status --watch`.
+  ...(!args.once && { behaviours: DEMO_HEALTH_TIMING }),
   ...(args.ports && { ports: args.ports }),
   env: {
     LOG_FORMAT: args.logFormat,
@@ -113,8 +115,13 @@ if (args.once) {
 Try it (in another terminal):
   curl -s -X POST ${stack.functions.inject.url} -H 'Authorization: Bearer ${stack.injectToken}' \\
        -H 'Content-Type: application/json' -d '{"target":"${DEMO_CLUSTER}","source":"manual"}'
-  curl -s -X POST ${stack.emulator.url}/_emulator/servers/972a8469-1641-4f82-8b9d-2434e465e150/replace \\
-       -H 'Content-Type: application/json' -d '{"name":"cp-new","zone":"fr-par-1","tags":["noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}","noprefix=kops.k8s.io/role=ControlPlane"],"publicIps":["51.15.100.44"]}'
+  # replace a control plane (as often as you like: its successor takes its name and a free address); the old
+  # member keeps passing ${DEMO_HEALTH_TIMING.healthFailAfterMs / 1000} s and is held until the new one passes (${DEMO_HEALTH_TIMING.healthPassAfterMs / 1000} s): lbsync status --watch 2
+  curl -s -X POST ${stack.emulator.url}/_emulator/servers/${DEMO_REPLACED_NAME}/replace
+  # add a server, and remove one (by name or id)
+  curl -s -X POST ${stack.emulator.url}/_emulator/servers -H 'Content-Type: application/json' \\
+       -d '{"name":"control-plane-fr-par-1-3","tags":["noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}","noprefix=kops.k8s.io/role=ControlPlane"]}'
+  curl -s -X DELETE ${stack.emulator.url}/_emulator/servers/control-plane-fr-par-1-3
 
 kOps' rolling update of the three control planes, call by call as kOps makes them (lbsync status --watch shows each
 one leaving, the new one joining, the workers kOps' apply writes in going again):

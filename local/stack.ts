@@ -2,7 +2,7 @@
 // an SQS-compatible queue with its dead-letter queue, the four functions served by Scaleway's local
 // runtime, a trigger bridge playing the queue trigger, and cron tickers for the sweep and the watcher.
 import { randomBytes } from 'node:crypto';
-import type { EmulatorHandle, EmulatorSeed } from '../emulator';
+import type { EmulatorBehaviours, EmulatorHandle, EmulatorSeed } from '../emulator';
 import { startEmulator } from '../emulator';
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
@@ -25,6 +25,8 @@ export interface LocalStackOptions {
   /** dist: the deployable bundles (npm start); source: the TypeScript, for tests. */
   functionsFrom: 'dist' | 'source';
   instancePendingMs?: number;
+  /** The emulator's switches (health timing, ...): npm start's demo lets a new member take a while to pass. */
+  behaviours?: Partial<EmulatorBehaviours>;
   /** Extra environment for the functions (retry tuning, LOG_LEVEL...). */
   env?: Record<string, string>;
   /** 5-field cron for the sweep; false for none. */
@@ -100,6 +102,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.ports?.emulator !== undefined && { port: options.ports.emulator }),
       ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }),
       ...(options.auditTrailDelayMs !== undefined && { auditTrailDelayMs: options.auditTrailDelayMs }),
+      ...(options.behaviours && { behaviours: options.behaviours }),
     });
     started.push(emulator);
     const queue = await startLocalQueue(options.ports?.queue !== undefined ? { port: options.ports.queue } : {});

@@ -8,7 +8,8 @@ import type { EmulatorSeed } from '../emulator';
 import { HINTS } from '../cli/hints';
 import { validationError } from '../shared/errors/lbsync-error';
 import type { TargetInput } from '../shared/schemas/target';
-import { parseTargets } from '../shared/schemas/target';
+import { parseTargets, unwrapTargets } from '../shared/schemas/target';
+import { closest } from '../shared/schemas/suggest';
 import { DEMO_CLUSTER } from './demo-story';
 import { FUNCTION_NAMES, type FunctionName } from '../functions/names.mjs';
 import type { LocalStackPorts } from './stack';
@@ -101,34 +102,42 @@ function readTargets(path: string): TargetInput[] {
     );
   }
   // Like LBSYNC_CONFIG: the bare array, or {"targets": [...]}.
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value) value = (value as { targets: unknown }).targets;
+  const wrapped = unwrapTargets(value, path);
   try {
-    parseTargets(value, path);
+    parseTargets(wrapped.value, wrapped.path);
   } catch (error) {
     return refuse(error);
   }
-  return value as TargetInput[];
+  return wrapped.value as TargetInput[];
+}
+
+const START_FLAGS = {
+  once: { type: 'boolean', default: false },
+  seed: { type: 'string' },
+  targets: { type: 'string' },
+  'port-base': { type: 'string' },
+  'sweep-cron': { type: 'string', default: '* * * * *' },
+  'watch-cron': { type: 'string', default: '* * * * *' },
+  'audit-delay-ms': { type: 'string' },
+  'log-level': { type: 'string', default: 'info' },
+  'log-format': { type: 'string', default: 'pretty' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const;
+
+/** node's parseArgs error, with the closest flag for an unknown one (as the lbsync CLI's commander does). */
+function badFlag(error: unknown): string {
+  const { code, message } = error as { code?: string; message: string };
+  const unknown = code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? /'(--?[^']+)'/.exec(message)?.[1] : undefined;
+  if (unknown === undefined) return message;
+  const match = closest(unknown.replace(/^-+/, ''), Object.keys(START_FLAGS));
+  return `error: unknown option '${unknown}'${match ? ` (did you mean --${match}?)` : ''}`;
 }
 
 function parseStartArgs(argv: string[]) {
   try {
-    return parseArgs({
-      args: argv,
-      options: {
-        once: { type: 'boolean', default: false },
-        seed: { type: 'string' },
-        targets: { type: 'string' },
-        'port-base': { type: 'string' },
-        'sweep-cron': { type: 'string', default: '* * * * *' },
-        'watch-cron': { type: 'string', default: '* * * * *' },
-        'audit-delay-ms': { type: 'string' },
-        'log-level': { type: 'string', default: 'info' },
-        'log-format': { type: 'string', default: 'pretty' },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    }).values;
+    return parseArgs({ args: argv, options: START_FLAGS }).values;
   } catch (error) {
-    throw new StartRefused(64, `${(error as Error).message}\n(npm start -- --help for usage)`);
+    throw new StartRefused(64, `${badFlag(error)}\n(npm start -- --help for usage)`);
   }
 }
 

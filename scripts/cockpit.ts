@@ -4,8 +4,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { alertsYaml } from '../cockpit/alerts';
 import { dashboardJson } from '../cockpit/dashboard';
 import { withCockpitSection } from '../cockpit/doc-section';
-import { queryProblems } from '../cockpit/logql-check';
-import { ALERTS, PANELS } from '../cockpit/queries';
+import { metricQueryProblems, queryProblems } from '../cockpit/logql-check';
+import { ALERTS, FUNCTION_METRICS, PANELS } from '../cockpit/queries';
 
 const at = (path: string) => new URL(`../${path}`, import.meta.url);
 
@@ -19,9 +19,13 @@ export const GENERATED = {
 export function problems(): string[] {
   const queries = [
     ...ALERTS.map((a) => ({ name: `alert ${a.alert}`, expr: a.expr })),
-    ...PANELS.flatMap((p) => p.queries.map((q) => ({ name: `panel "${p.title}"`, expr: q.expr }))),
+    ...PANELS.flatMap((p) => p.queries.map((q) => ({ name: `panel "${p.title}"`, expr: q.expr, metrics: p.source === 'metrics' }))),
   ];
-  return queries.flatMap(({ name, expr }) => queryProblems(expr).map((problem) => `${name}: ${problem}`));
+  return queries.flatMap(({ name, expr, ...rest }) =>
+    ('metrics' in rest && rest.metrics ? metricQueryProblems(expr, FUNCTION_METRICS) : queryProblems(expr)).map(
+      (problem) => `${name}: ${problem}`,
+    ),
+  );
 }
 
 if (process.argv[1] && import.meta.url === new URL(`file://${process.argv[1]}`).href) {

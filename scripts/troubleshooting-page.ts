@@ -1,14 +1,15 @@
 // Renders docs/troubleshooting.md from the error and warning catalogs (class, hint) and their guide (examples, what
 // to do), so the page, the hints the tool prints and the codes it emits cannot drift. `npm run docs` writes it.
-import { ERROR_GUIDE, type GuideEntry, WARNING_GUIDE } from '../shared/errors/error-guide';
-import { ERROR_CATALOG, type ErrorClass, WARNING_CATALOG } from '../shared/errors/lbsync-error';
+import { COMMAND_ERROR_GUIDE, ERROR_GUIDE, type GuideEntry, WARNING_GUIDE } from '../shared/errors/error-guide';
+import { COMMAND_ERROR_CATALOG, ERROR_CATALOG, type ErrorClass, WARNING_CATALOG } from '../shared/errors/lbsync-error';
 
 /** One line per entry: its class, and what that does to the event. The classes are told once, under "What happens". */
-const CLASS_LINE: Record<ErrorClass | 'warning', string> = {
+const CLASS_LINE: Record<ErrorClass | 'warning' | 'command', string> = {
   transient: '*Transient*: retried with backoff ([what happens](#what-happens-to-the-event)).',
   permanent: '*Permanent*: not retried ([what happens](#what-happens-to-the-event)).',
   not_found: '*Recoverable*: the next attempt takes the create path ([what happens](#what-happens-to-the-event)).',
   warning: '*Warning*: the reconcile goes on without what it names.',
+  command: "*A command's or an HTTP answer's*: no event is involved; the CLI exits 1 (64 for `usage`).",
 };
 
 const INTRO = `# Troubleshooting: every error and warning code
@@ -33,13 +34,16 @@ Find the code below; each entry says what happens to the event, the hint the too
   keeps the message until its RedrivePolicy moves it. In the CLI, exit 1. Fix the cause, then \`lbsync dlq redrive\`.
 - **Recoverable** (\`backend_not_found\`): the next attempt re-reads the LB and creates the backend.`;
 
+const COMMANDS_INTRO = `These codes involve no event: a command's own (\`lbsync ... -o json\` gives them as \`error.code\`), or what the inject
+function and the cron triggers answer over HTTP (the \`error\` field of their JSON body).`;
+
 function examples(entry: GuideEntry): string[] {
   if (entry.examples.length === 0) return [];
   const lines = entry.examples.map((m) => (m.includes('\n') ? `\`\`\`\n${m}\n\`\`\`` : `\`${m}\``));
   return [entry.examples.length === 1 ? 'Message:' : 'Messages:', '', ...lines.flatMap((l) => [l, '']).slice(0, -1), ''];
 }
 
-function entry(code: string, kind: ErrorClass | 'warning', hint: string, guide: GuideEntry): string {
+function entry(code: string, kind: ErrorClass | 'warning' | 'command', hint: string, guide: GuideEntry): string {
   return [`### \`${code}\``, '', CLASS_LINE[kind], '', ...examples(guide), `Hint, as printed: ${hint}`, '', guide.doc].join('\n');
 }
 
@@ -50,5 +54,25 @@ export function renderTroubleshooting(): string {
   const warnings = Object.entries(WARNING_CATALOG).map(([code, { hint }]) =>
     entry(code, 'warning', hint, WARNING_GUIDE[code as keyof typeof WARNING_GUIDE]),
   );
-  return [INTRO, '', '## Errors', '', errors.join('\n\n'), '', '## Warnings', '', warnings.join('\n\n'), ''].join('\n');
+  const commands = Object.entries(COMMAND_ERROR_CATALOG).map(([code, { hint }]) =>
+    entry(code, 'command', hint, COMMAND_ERROR_GUIDE[code as keyof typeof COMMAND_ERROR_GUIDE]),
+  );
+  return [
+    INTRO,
+    '',
+    '## Errors',
+    '',
+    errors.join('\n\n'),
+    '',
+    "## Errors of the CLI and of the functions' HTTP answers",
+    '',
+    COMMANDS_INTRO,
+    '',
+    commands.join('\n\n'),
+    '',
+    '## Warnings',
+    '',
+    warnings.join('\n\n'),
+    '',
+  ].join('\n');
 }

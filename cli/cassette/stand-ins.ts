@@ -9,7 +9,7 @@
 // - in a label (a name, tag, host name, description), every word (a run of letters and digits) becomes a
 //   four-letter word: "x" and three letters other than x (xaab, xaac, ...), keeping the word's case pattern;
 //   separators ("-", ".", "=", "/", ",", " ") and numbers of up to three digits stay. So names and tags keep their
-//   shape, and a label holds another exactly where the real ones did: a name filter (ListLBs?name=) answers the
+//   shape, and a label holds another exactly where the real ones did: a name filter (ListLbs?name=) answers the
 //   same LBs, kOps' cluster name stays one word across tags and server names. Stand-in words never overlap
 //   ("x" starts each), so no new containment appears; the words of a name filter that matched inside a longer
 //   word are split out first (`filters`), so that match survives too (not when two filters' matches overlap
@@ -106,7 +106,7 @@ export class StandIns {
     email: new Map<string, string>(),
     word: new Map<string, string>(),
   };
-  /** Name filters sent in the recording (ListLBs?name=...): split out of longer words so their matches survive. */
+  /** Name filters sent in the recording (ListLbs?name=...): split out of longer words so their matches survive. */
   private filters: string[] = [];
 
   /** Labels the recording holds, found again inside other text (an error message naming an LB) as whole words. */

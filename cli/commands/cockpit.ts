@@ -3,7 +3,9 @@ import { Command } from 'commander';
 import type { Shipped } from '../../cockpit/install';
 import { plannedRequests, readShipped, syncDashboard, syncRuleGroups } from '../../cockpit/install';
 import { withDocsBase } from '../../cockpit/alerts';
-import { DOCS_BASE_URL, RULE_NAMESPACE } from '../../cockpit/settings';
+import { withTargets } from '../../cockpit/dashboard';
+import { configuredTargets, targetsConfigured } from '../environment';
+import { RULE_NAMESPACE } from '../../cockpit/settings';
 import type { CockpitGateway } from '../../shared/adapters/cockpit';
 import { createCockpitGateway } from '../../shared/adapters/cockpit';
 import type { GrafanaAuth } from '../../shared/adapters/grafana-dashboards';
@@ -164,7 +166,7 @@ function installCommand(cli: Cli): Command {
     .option('--namespace <name>', 'the ruler namespace the rule groups go in', RULE_NAMESPACE)
     .option(
       '--docs-url <url>',
-      `where your copy of this repository's files is read: each alert's runbook_url starts there (default ${DOCS_BASE_URL})`,
+      "where your team reads this repository's files (a fork, an internal Git server): each alert gets a runbook_url there; without it, alerts name their runbook as a docs path (docs/troubleshooting.md#<code>) of the version installed",
     )
     .option('--no-alerts', 'leave the alert rules alone')
     .option('--no-dashboard', 'leave the dashboard alone')
@@ -202,7 +204,10 @@ Credentials, from the environment only (never printed):
         const grafanaUrl = httpUrl('--grafana-url', options.grafanaUrl);
         const docsUrl = httpUrl('--docs-url', options.docsUrl);
         const read = readShippedFiles();
-        const shipped = docsUrl ? { ...read, groups: withDocsBase(read.groups, docsUrl) } : read;
+        const withDocs = docsUrl ? { ...read, groups: withDocsBase(read.groups, docsUrl) } : read;
+        // The dashboard's target list is the deployment's targets, when this shell has them (LBSYNC_TARGETS/CONFIG).
+        const names = targetsConfigured(env) ? configuredTargets(env).map((t) => t.name) : [];
+        const shipped = names.length > 0 ? { ...withDocs, dashboard: withTargets(withDocs.dashboard, names) } : withDocs;
         if (options.dryRun) return printPlanned(out, shipped, options, logsUrl, grafanaUrl);
 
         // Every credential is checked before the first request.

@@ -2,7 +2,17 @@ import { Command } from 'commander';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import type { DeadLetterEntry } from '../dead-letters';
-import { ambiguousIdError, candidateList, entrySummary, groupsFor, lookUpId, release, scanDeadLetters } from '../dead-letters';
+import {
+  ambiguousIdError,
+  candidateList,
+  entrySummary,
+  groupsFor,
+  lookUpId,
+  release,
+  scanDeadLetters,
+  tooShortIdError,
+  tooShortWhy,
+} from '../dead-letters';
 import { queueAccess } from '../environment';
 import type { Output } from '../output';
 import { CliError, EXIT, plural, table } from '../output';
@@ -32,6 +42,7 @@ function selectByIds(entries: readonly DeadLetterEntry[], ids: readonly string[]
     const lookup = lookUpId(entries, id);
     if (lookup.kind === 'found') selected.push(...lookup.entries.filter((e) => !selected.includes(e)));
     else if (lookup.kind === 'missing') skipped.push({ id, why: 'no dead letter with this event or message id' });
+    else if (lookup.kind === 'too_short') skipped.push({ id, why: tooShortWhy(id, lookup.starts) });
     else
       skipped.push({
         id,
@@ -181,6 +192,7 @@ function showCommand(cli: Cli): Command {
         await release(q.queue, q.deadLetterQueueUrl, entries);
         const lookup = lookUpId(entries, options.id);
         if (lookup.kind === 'ambiguous') throw ambiguousIdError(options.id, lookup);
+        if (lookup.kind === 'too_short') throw tooShortIdError(options.id, lookup.starts);
         const entry = lookup.kind === 'found' ? (lookup.entries.find((e) => !e.duplicateOf) ?? lookup.entries[0]) : undefined;
         if (!entry)
           throw new CliError('not_found', `no dead letter with event or message id ${options.id}`, 'list them with `lbsync dlq list`');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { EmulatorSeed } from '../../emulator';
-import { EMULATED_APIS, parseDenial, startEmulator } from '../../emulator';
+import { DEMO_HEALTH_TIMING, EMULATED_APIS, parseDenial, startEmulator } from '../../emulator';
 import { readBehaviours } from '../../emulator/behaviours';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
@@ -41,8 +41,29 @@ function readBehavioursFlag(text: string | undefined) {
   }
 }
 
+/** The targets to use each named seed's world with (a seed of your own: yours). */
+const SEED_TARGETS: Record<string, unknown[]> = {
+  demo: [{ kops: { cluster: 'demo.k8s.local', zone: 'fr-par-1' } }],
+  'kops-made': [{ kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1' } }],
+};
+
+/** The local fake key the emulator accepts (any key of the right shape does; this one is in the docs). */
+const LOCAL_KEY = { access: 'SCWXXXXXXXXXXXXXXXXX', secret: '00000000-0000-4000-8000-000000000000' };
+
+/** The shell line to point the lbsync CLI (and the SDKs) at this emulator, as `npm start` prints its own. */
+function environmentLine(url: string, seed: string | undefined): string {
+  const targets = seed ? SEED_TARGETS[seed] : undefined;
+  return [
+    `SCW_API_URL='${url}'`,
+    `SCW_ACCESS_KEY='${LOCAL_KEY.access}'`,
+    `SCW_SECRET_KEY='${LOCAL_KEY.secret}'`,
+    `SCW_DEFAULT_ORGANIZATION_ID='00000000-0000-4000-8000-000000000001'`,
+    ...(targets ? [`LBSYNC_TARGETS='${JSON.stringify(targets)}'`] : []),
+  ].join(' ');
+}
+
 function readSeed(path: string | undefined): EmulatorSeed | undefined {
-  if (!path) return undefined;
+  if (!path || path === 'none') return undefined;
   try {
     return JSON.parse(readFileSync(NAMED_SEEDS[path] ?? path, 'utf8')) as EmulatorSeed;
   } catch (error) {
@@ -86,7 +107,8 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option(
       '--seed <file>',
-      'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing), or "kops-made" (an LB exactly as kOps makes it)',
+      'JSON seed (LBs, servers, IPAM IPs), or "demo" (the demo kOps cluster, backend missing: the default), "kops-made" (an LB exactly as kOps makes it), or "none" (an empty world)',
+      'demo',
     )
     .option('--instance-pending-ms <ms>', 'how long LB instances stay pending after a write (default 400, as recorded)')
     .option(
@@ -105,7 +127,7 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
       'after',
       helpText(
         [
-          'lbsync emulator --seed demo',
+          'lbsync emulator                    # the demo world; prints the export line for the CLI',
           'lbsync emulator --seed kops-made   # then: lbsync plan with {"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}',
           'lbsync emulator --port 0 --seed my-seed.json --instance-pending-ms 200',
           'SCW_API_URL=http://127.0.0.1:8090 SCW_ACCESS_KEY=SCWXXXXXXXXXXXXXXXXX SCW_SECRET_KEY=00000000-0000-4000-8000-000000000000 lbsync plan',
@@ -115,12 +137,14 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           [1, 'could not start (port in use, bad seed)'],
           [64, 'bad flags'],
         ],
-        '{ok, command: "emulator", url, stateUrl} once it listens (then it runs until stopped)',
+        '{ok, command: "emulator", url, stateUrl, environment} once it listens (then it runs until stopped)',
       ),
     )
     .action(
       act<EmulatorOptions>(cli, async (options, out) => {
         const seed = readSeed(options.seed);
+        // The demo world's LB checks take their time, as in `npm start`: a replacement shows make-before-break.
+        const behaviours = readBehavioursFlag(options.behaviours) ?? (options.seed === 'demo' ? { ...DEMO_HEALTH_TIMING } : undefined);
         const emulator = await startEmulator({
           host: options.host,
           port: whole('--port', options.port),
@@ -129,15 +153,19 @@ export function emulatorCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           latencyMs: whole('--latency-ms', options.latencyMs),
           auditTrailDelayMs: whole('--audit-delay-ms', options.auditDelayMs),
           requireAuth: options.auth,
-          behaviours: readBehavioursFlag(options.behaviours),
+          behaviours,
           denyApis: (options.deny ?? []).map(denial),
         });
-        if (out.format === 'json') out.result(true, { url: emulator.url, stateUrl: `${emulator.url}/_emulator/state` });
+        const line = environmentLine(emulator.url, options.seed);
+        if (out.format === 'json') out.result(true, { url: emulator.url, stateUrl: `${emulator.url}/_emulator/state`, environment: line });
         else out.line(emulator.url);
         out.note(
           out.ce.dim(
-            `Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state); point SCW_API_URL at it. Ctrl-C stops it.`,
+            `Scaleway API emulator on ${emulator.url} (state: ${emulator.url}/_emulator/state), serving ${options.seed === 'none' ? 'an empty world' : `the ${options.seed} world`}. Ctrl-C stops it.`,
           ),
+        );
+        out.note(
+          `The lbsync CLI against it, from the clone (local, fake credentials):\n  export ${line}\n  lbsync doctor --no-queue; lbsync plan; lbsync status --watch`,
         );
         await untilStopped(stopSignal);
         await emulator.stop();

@@ -7,6 +7,8 @@ import { stripUrlCredentials } from '../../shared/outbound/scrub';
 import { networkCause } from '../../shared/adapters/request-failure';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
+import type { CommandErrorCode, ErrorCode } from '../../shared/errors/lbsync-error';
+import { COMMAND_ERROR_CATALOG, ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 import { readSecret } from '../secrets';
 
 interface InjectOptions {
@@ -73,7 +75,7 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
     );
   }
   const text = await response.text();
-  let body: { eventId?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
+  let body: { eventId?: string; error?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
   try {
     body = JSON.parse(text) as typeof body;
   } catch {
@@ -94,10 +96,31 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
   const details = (body.errors ?? []).map((e) => `\n  ${e.path}: ${e.message}; fix: ${e.fix}`).join('');
   const summary = details ? (body.message ?? '').split('\n')[0] : (body.message ?? text.slice(0, 200));
   throw new CliError(
-    `http_${response.status}`,
+    answerCode(body.error),
     `the inject function answered ${response.status}: ${summary}${details}`,
     response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined,
   );
+}
+
+/** The code the inject function's answer gives (its `error`), when it is one of ours; else inject_failed. */
+function answerCode(code: unknown): ErrorCode | CommandErrorCode {
+  if (typeof code === 'string' && (code in ERROR_CATALOG || code in COMMAND_ERROR_CATALOG)) return code as ErrorCode | CommandErrorCode;
+  return 'inject_failed';
+}
+
+/**
+ * A dry run's plan is made by the reconcile function when the event is delivered, not here: where to read it (its
+ * answer line in the function's logs, by event id), and the command that makes the same plan now.
+ */
+function whereThePlanIs(eventId: string, target: string): { note: string; where: string[] } {
+  return {
+    note: 'dry run: the reconcile plans this event when the queue delivers it and writes nothing; its plan is its answer line',
+    where: [
+      `  in the reconcile function's logs: "outcome: dry_run, would write: ..." with event_id ${eventId}`,
+      `  in Cockpit (Explore, the logs data source): {resource_type="serverless_function", resource_name="reconcile"} |= "${eventId}"`,
+      `  the same plan, made now from here: lbsync plan -t ${target}`,
+    ],
+  };
 }
 
 export function injectCommand(cli: Cli): Command {
@@ -183,7 +206,8 @@ export function injectCommand(cli: Cli): Command {
           await q.queue.send(q.url, JSON.stringify(event));
           via = 'queue';
         }
-        if (out.format === 'json') out.result(true, { eventId, target: event.target, via });
+        const plan = options.dryRun ? whereThePlanIs(eventId, event.target) : undefined;
+        if (out.format === 'json') out.result(true, { eventId, target: event.target, via, ...(plan && { dryRun: true, plan }) });
         else {
           out.line(eventId);
           out.note(
@@ -191,6 +215,7 @@ export function injectCommand(cli: Cli): Command {
               `${via === 'function' ? 'accepted by the inject function' : 'enqueued on the reconcile queue'} for target ${event.target}`,
             ),
           );
+          if (plan) for (const line of [plan.note, ...plan.where]) out.note(out.ce.dim(line));
         }
         return EXIT.ok;
       }),

@@ -3,6 +3,7 @@ import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
 import { reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';
+import { withoutWrites } from '../../shared/adapters/scaleway';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { configuredTargets, scalewayGateway, selectTargets } from '../environment';
@@ -20,6 +21,7 @@ function resultJson(r: ReconcileResult) {
     target: r.target,
     eventId: r.eventId,
     status: r.status,
+    ...(r.shadow && { mode: 'shadow' }),
     lb: r.lb,
     pool: r.pool?.ips,
     done: r.done.map(summariseAction),
@@ -40,6 +42,7 @@ function resultJson(r: ReconcileResult) {
 }
 
 function statusText(r: ReconcileResult, c: Colors): string {
+  if (r.shadow) return c.yellow(r.status === 'noop' ? 'noop (shadow)' : 'planned (shadow)');
   if (r.status === 'applied') return c.green('applied');
   if (r.status === 'noop') return c.green('noop');
   return c.red(r.status);
@@ -73,14 +76,28 @@ export function reconcileCommand(cli: Cli): Command {
       act<ReconcileOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = selectTargets(configuredTargets(env, options.file), options.target);
-        const settings = reconcileSettings(runtimeConfigFromEnv(env));
+        const runtime = runtimeConfigFromEnv(env);
+        const settings = reconcileSettings(runtime);
+        // The deployment's mode, when this shell holds its environment: a shadow deployment writes nothing, here too.
+        const shadow = runtime.mode === 'shadow';
+        if (shadow && out.format === 'text')
+          out.note(
+            out.ce.yellow('LBSYNC_MODE=shadow: planning as a write would, writing nothing (LBSYNC_MODE=write lbsync reconcile writes)'),
+          );
         const results: ReconcileResult[] = [];
         for (const target of targets) {
           if (out.format === 'text' && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
-          results.push(await reconcileTarget(target, { id: newEventId() }, { gateway: scalewayGateway(env), ...settings }));
+          const gateway = scalewayGateway(env);
+          results.push(
+            await reconcileTarget(
+              target,
+              { id: newEventId() },
+              { gateway: shadow ? withoutWrites(gateway) : gateway, shadow, ...settings },
+            ),
+          );
         }
         // A removal held back by the rolling-update rules is not done yet: its error (and hint) is printed, exit 1.
-        const ok = results.every((r) => (r.status === 'applied' || r.status === 'noop') && !r.error);
+        const ok = results.every((r) => (r.status === 'applied' || r.status === 'noop' || r.shadow) && !r.error);
         const code = ok ? EXIT.ok : EXIT.error;
         if (out.format === 'json') {
           out.result(ok, { targets: results.map(resultJson) });
@@ -90,7 +107,13 @@ export function reconcileCommand(cli: Cli): Command {
         const rows = results.map((r) => [
           c.bold(r.target),
           statusText(r, c),
-          r.done.length > 0 ? r.done.map((a) => `${a.kind} ${a.backend}`).join(', ') : r.status === 'noop' ? 'in sync' : '-',
+          r.done.length > 0
+            ? r.done.map((a) => `${a.kind} ${a.backend}`).join(', ')
+            : r.shadow && r.planned.length > 0
+              ? `shadow, not written: ${r.planned.map((a) => `${a.kind} ${a.backend}`).join(', ')}`
+              : r.status === 'noop'
+                ? 'in sync'
+                : '-',
           c.dim(`${plural(r.apiCalls.reads, 'read')}, ${plural(r.apiCalls.writes, 'write')}, ${r.durationMs} ms`),
         ]);
         for (const line of table(rows)) out.line(line);

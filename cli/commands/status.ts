@@ -8,9 +8,11 @@ import { act, collect, helpText } from '../command';
 import { configuredTargets, queueAccess, scalewayGateway, selectTargets } from '../environment';
 import type { Output } from '../output';
 import { CliError, EXIT } from '../output';
-import { readQueueDepths, readTargetStatus } from '../status-read';
+import type { ShadowSource } from '../status-read';
+import { readQueueDepths, readShadowCounts, readTargetStatus } from '../status-read';
 import { withWriters } from '../status-view';
 import { readWriters } from '../writers-read';
+import { createLokiQuery } from '../../shared/adapters/loki-query';
 import type { StatusBlock, StatusSnapshot } from '../status-view';
 import { appendedLines, renderStatus, statusBlocks, statusExitCode, statusPayload, targetStatus, terminalFrame } from '../status-view';
 
@@ -19,6 +21,23 @@ interface StatusOptions {
   file?: string;
   queue: boolean;
   watch?: string | true;
+  shadow?: boolean;
+  logsUrl?: string;
+}
+
+const SHADOW_HINT =
+  "the count is read from the functions' logs: COCKPIT_TOKEN, a Cockpit token with the logs query permission (console: Cockpit > Tokens), and --logs-url, the logs data source's URL (console: Cockpit > Data sources, type Logs, origin Scaleway)";
+
+/** Where the shadow count is read from, when the deployment is in shadow mode (LBSYNC_MODE=shadow, or --shadow). */
+function shadowSource(options: StatusOptions, env: NodeJS.ProcessEnv, protect: (secret: string) => void): ShadowSource | undefined {
+  if (!options.shadow && runtimeConfigFromEnv(env).mode !== 'shadow') return undefined;
+  const token = env.COCKPIT_TOKEN?.trim();
+  if (!options.logsUrl) return { notRead: 'no --logs-url', hint: SHADOW_HINT };
+  if (!/^https?:\/\/[^@/]+/.test(options.logsUrl))
+    throw new CliError('usage', `--logs-url must be an http(s) URL without credentials`, SHADOW_HINT);
+  if (!token) return { notRead: 'COCKPIT_TOKEN is not set', hint: SHADOW_HINT };
+  protect(token);
+  return { query: createLokiQuery({ url: options.logsUrl, token }) };
 }
 
 const DEFAULT_EVERY_SECONDS = 5;
@@ -37,11 +56,19 @@ interface Reader {
   env: NodeJS.ProcessEnv;
   settings: ReconcileSettings;
   queue: boolean;
+  shadow?: ShadowSource;
 }
 
 async function readSnapshot(reader: Reader, queueOf: () => ReturnType<typeof queueAccess>): Promise<StatusSnapshot> {
   const at = new Date().toISOString();
   const queues = reader.queue ? readQueueDepths(queueOf) : undefined;
+  const shadow = reader.shadow
+    ? readShadowCounts(
+        reader.shadow,
+        reader.targets.map((t) => t.name),
+        Date.parse(at),
+      )
+    : undefined;
   const targets = [];
   // One gateway per target: its call count is that target's cost.
   for (const target of reader.targets)
@@ -49,6 +76,11 @@ async function readSnapshot(reader: Reader, queueOf: () => ReturnType<typeof que
   // Who else wrote the pools (Audit Trail, when the organization is known): named, and a contest warned.
   const writers = await readWriters(reader.env, reader.targets);
   if (writers.read) for (const t of targets) withWriters(t, writers);
+  const counts = await shadow;
+  for (const t of targets) {
+    const count = counts?.get(t.target);
+    if (count) t.shadow = count;
+  }
   return { at, targets, ...(queues && { queues: await queues }) };
 }
 
@@ -90,6 +122,11 @@ export function statusCommand(cli: Cli, stopSignal?: AbortSignal): Command {
     .option('-f, --file <path>', 'targets file (instead of LBSYNC_TARGETS / LBSYNC_CONFIG)')
     .option('--no-queue', 'leave the queues out (no SQS variables needed)')
     .option(
+      '--shadow',
+      "show each target's shadow count (read from the functions' logs) as a shadow deployment does; implied by LBSYNC_MODE=shadow",
+    )
+    .option('--logs-url <url>', "the logs data source's URL, for the shadow count (with COCKPIT_TOKEN, a token that may query logs)")
+    .option(
       '-w, --watch [seconds]',
       `refresh every N seconds (default ${DEFAULT_EVERY_SECONDS}) until Ctrl-C: redrawn in place on a terminal; otherwise a time-stamped block appended for each target that changed`,
     )
@@ -100,6 +137,7 @@ export function statusCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           'lbsync status',
           'lbsync status --watch            # a rolling update converging, live',
           'lbsync status -t prod.k8s.local --no-queue --watch 2 | tee converge.log',
+          'LBSYNC_MODE=shadow COCKPIT_TOKEN=... lbsync status --logs-url https://<id>.logs.cockpit.fr-par.scw.cloud',
           "lbsync status -o json | jq '.targets[] | {target, inSync, members}'",
         ],
         [
@@ -108,7 +146,7 @@ export function statusCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           [1, 'a target or the queues could not be read; errors win (with --watch: the last refresh decides)'],
           [64, 'bad flags, or a --target the configuration lacks'],
         ],
-        '{ok, command: "status", inSync, exitCode, at, targets: [{target, inSync, state, lb, desiredPool, backends, members: [{backend, ip, health, inPool, desired, change?, why?}], actions, apiCalls, error?}], queues?: {reconcile: {waiting, inFlight}, deadLetter: {waiting, inFlight}} | {error}}; with --watch, one per refresh',
+        '{ok, command: "status", inSync, exitCode, at, targets: [{target, inSync, state, lb, desiredPool, backends, members: [{backend, ip, health, inPool, desired, change?, why?}], actions, apiCalls, shadow?: {window, wouldHaveWritten} | {window, notRead, hint?}, error?}], queues?: {reconcile: {waiting, inFlight}, deadLetter: {waiting, inFlight}} | {error}}; with --watch, one per refresh',
       ),
     )
     .action(
@@ -116,7 +154,14 @@ export function statusCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         const env = cli.io.env;
         const everySeconds = options.watch === undefined ? undefined : refreshSeconds(options.watch);
         const targets = selectTargets(configuredTargets(env, options.file), options.target);
-        const reader: Reader = { targets, env, settings: reconcileSettings(runtimeConfigFromEnv(env)), queue: options.queue };
+        const shadow = shadowSource(options, env, cli.protect);
+        const reader: Reader = {
+          targets,
+          env,
+          settings: reconcileSettings(runtimeConfigFromEnv(env)),
+          queue: options.queue,
+          ...(shadow && { shadow }),
+        };
         scalewayGateway(env); // credentials missing or invalid: exit 1 now, not once per refresh
         let access: ReturnType<typeof queueAccess> | undefined;
         const queueOf = () => {

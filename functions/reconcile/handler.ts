@@ -16,9 +16,11 @@ export const handle = functionShell(
   'reconcile',
   (event, runtime, logger) => {
     const { reconcileQueueUrl, deadLetterQueueUrl } = runtime.queueEnv();
+    // Read (and the key's shape checked) before the message is handled: a bad key is the function's failure (500).
+    const settings = scalewaySettings();
     return handleReconcileMessage(requestBody(event), {
       targets: runtime.targetsByName(),
-      gateway: (deadline, eventId) => createScalewayGateway({ ...scalewaySettings(), remainingMs: deadline.remainingMs, eventId }),
+      gateway: (deadline, eventId) => createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, eventId }),
       queue: runtime.queue,
       reconcileQueueUrl,
       deadLetterQueueUrl,

@@ -10,6 +10,7 @@ export const handle = functionShell(
       targets: runtime.targets(),
       queue: runtime.queue,
       reconcileQueueUrl: runtime.queueEnv().reconcileQueueUrl,
+      deadLetterQueueUrl: runtime.queueEnv().deadLetterQueueUrl,
       spreadMs: runtime.config.sweepSpreadMs,
       delayMode: runtime.config.delayMode,
       logger,

@@ -7,6 +7,7 @@ import type { AuditEvent, AuditResource } from '../core/audit-relevance';
 import { userAgentFor } from '../outbound/user-agent';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { sdkHttpClient } from './sdk-http-client';
+import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
 
 type Region = `${string}-${string}`;
 export type WatchedResourceType = 'instance_server' | 'load_balancer_backend';
@@ -85,6 +86,8 @@ export function toAuditEvent(event: AuditTrailv1alpha1.Event): AuditEvent {
 export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrailGateway {
   const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, settings.pageSize ?? DEFAULT_PAGE_SIZE));
   const maxPages = settings.maxPages ?? DEFAULT_MAX_PAGES;
+  // The SDK's own check quotes a malformed key back in its message: ours names the shape and never the value.
+  assertApiKeyShape(settings, GIVEN_KEY);
   const client = createAdvancedClient(
     withProfile({
       accessKey: settings.accessKey,

@@ -7,6 +7,7 @@ import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound
 import { userAgentFor } from '../outbound/user-agent';
 import { callGateway } from './api-failure';
 import { sdkHttpClient } from './sdk-http-client';
+import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
 
 type Region = `${string}-${string}`;
 
@@ -43,6 +44,8 @@ function step<T>(what: string, run: () => Promise<T>): Promise<T> {
 }
 
 export function createCockpitGateway(settings: CockpitSettings): CockpitGateway {
+  // The SDK's own check quotes a malformed key back in its message: ours names the shape and never the value.
+  assertApiKeyShape(settings, GIVEN_KEY);
   const client = createAdvancedClient(
     withProfile({
       accessKey: settings.accessKey,

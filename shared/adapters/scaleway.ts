@@ -11,6 +11,8 @@ import { userAgentFor } from '../outbound/user-agent';
 import { classifyApiFailure } from './api-failure';
 import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
+import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
+import { LbSyncError } from '../errors/lbsync-error';
 
 type SdkBackend = Lbv1.Backend;
 type SdkLb = Lbv1.Lb;
@@ -40,6 +42,9 @@ export interface ApiCallCount {
   reads: number;
   writes: number;
   byOperation: Record<string, number>;
+  /** The requests' time, all together, and the slowest one's (ms); absent where nothing timed them. */
+  ms?: number;
+  maxMs?: number;
 }
 
 /** Everything the reconciler needs from Scaleway, in domain types. Errors are the SDK's own. */
@@ -202,7 +207,11 @@ function healthCheckRequest(hc: ObservedHealthCheck) {
  * callGateway (api-failure.ts).
  */
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
-  const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {} };
+  const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {}, ms: 0, maxMs: 0 };
+  const timeRequest = (_method: string, _url: string, ms: number) => {
+    count.ms = (count.ms ?? 0) + ms;
+    count.maxMs = Math.max(count.maxMs ?? 0, ms);
+  };
   const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
   const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
   const countRequest = (method: string, url: string) => {
@@ -211,6 +220,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     const key = operationKey(method, url);
     count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
   };
+  // The SDK's own check quotes a malformed key back in its message: ours names the shape and never the value.
+  assertApiKeyShape(settings, GIVEN_KEY);
   const client = createAdvancedClient(
     withProfile({
       accessKey: settings.accessKey,
@@ -225,6 +236,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
         scrubber,
         ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
         onRequest: countRequest,
+        onDone: timeRequest,
         ...(settings.recorder && { recorder: settings.recorder }),
       }),
     ),
@@ -355,7 +367,51 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       }
     },
     calls() {
-      return { reads: count.reads, writes: count.writes, byOperation: { ...count.byOperation } };
+      return {
+        reads: count.reads,
+        writes: count.writes,
+        byOperation: { ...count.byOperation },
+        ms: count.ms ?? 0,
+        maxMs: count.maxMs ?? 0,
+      };
     },
   };
+}
+
+/**
+ * Every call of the gateway, read or write: a new call must be put on one side here (the type says so), and in a
+ * shadow deployment each write is refused before anything is sent.
+ */
+const GATEWAY_CALLS = {
+  findLbsByName: 'read',
+  getLb: 'read',
+  listBackends: 'read',
+  listFrontendBackendIds: 'read',
+  listBackendHealth: 'read',
+  listServersByTags: 'read',
+  listPrivateNicIps: 'read',
+  listZonalIpv4: 'read',
+  createBackend: 'write',
+  updateBackend: 'write',
+  updateHealthCheck: 'write',
+  setBackendServers: 'write',
+  addBackendServers: 'write',
+  removeBackendServers: 'write',
+  deleteBackendIfExists: 'write',
+} as const satisfies Record<Exclude<keyof ScalewayGateway, 'projectId' | 'calls'>, 'read' | 'write'>;
+
+/** The gateway's calls that write. */
+export const WRITE_CALLS = (Object.keys(GATEWAY_CALLS) as (keyof typeof GATEWAY_CALLS)[]).filter((call) => GATEWAY_CALLS[call] === 'write');
+
+/**
+ * The gateway of a shadow deployment (LBSYNC_MODE=shadow): every read as it is, every write refused before it is
+ * sent. The reconcile plans without writing anyway; this is the second lock, so that no path can write.
+ */
+export function withoutWrites(gateway: ScalewayGateway): ScalewayGateway {
+  const refuse = (call: string) => () =>
+    Promise.reject(
+      new LbSyncError('unknown_api_error', `${call} refused before it was sent: this deployment is in shadow mode (LBSYNC_MODE=shadow)`),
+    );
+  // Own properties, as the gateway's: wrappers that copy it ({ ...gateway }, reconcile/health-read-once.ts) keep every call.
+  return { ...gateway, ...Object.fromEntries(WRITE_CALLS.map((call) => [call, refuse(call)])) };
 }

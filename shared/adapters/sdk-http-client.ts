@@ -15,6 +15,8 @@ export interface SdkHttpClientOptions {
   remainingMs?: () => number;
   /** Each request about to be sent (call counting). */
   onRequest?: (method: string, url: string) => void;
+  /** Each request once it ended (an answer or a failure), with how long it took. */
+  onDone?: (method: string, url: string, ms: number) => void;
   /** Each exchange that got an answer, scrubbed (`lbsync doctor --record`). */
   recorder?: ExchangeRecorder;
 }
@@ -47,9 +49,12 @@ export function sdkHttpClient(options: SdkHttpClientOptions): typeof fetch {
     const method = request.method.toUpperCase();
     options.onRequest?.(method, request.url);
     let response: HttpResponse;
+    const sentAt = Date.now();
     try {
       response = await transport(request, { timeoutMs });
+      options.onDone?.(method, request.url, Date.now() - sentAt);
     } catch (error) {
+      options.onDone?.(method, request.url, Date.now() - sentAt);
       // Named by URL and cause (connection refused, host not found, timed out, TLS).
       throw scrubbedError(requestFailure(method, request.url, error, timeoutMs), scrubber.text);
     }

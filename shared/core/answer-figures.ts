@@ -9,6 +9,10 @@ export interface AnswerFiguresInput {
   /** The writes made (or, in a dry run, the writes it would make). */
   writes: readonly Action[];
   rollouts?: readonly BackendRollout[];
+  /** Every health read of this reconcile, per backend (the rollouts' and the others'); default: the rollouts'. */
+  health?: readonly { health: Readonly<Record<string, { condition: string }>> }[];
+  /** The desired pool's size (discovery), from which the passing members needed are counted. */
+  desiredSize?: number;
   /** A dry run leaves the pool as it was read. */
   dryRun: boolean;
 }
@@ -18,6 +22,10 @@ export interface AnswerFigures {
   poolSize?: number;
   /** Of those, the ones every health read of this reconcile saw passing; undefined when it read none. */
   poolPassing?: number;
+  /** With poolPassing: the passing members the target needs, a majority of its desired pool (2 of 3 control planes). */
+  poolNeeded?: number;
+  /** With poolPassing: how many passing members it lacks (0 when it has enough). */
+  poolShort?: number;
   added: number;
   removed: number;
   deferred: number;
@@ -35,9 +43,9 @@ function poolsAfter(input: AnswerFiguresInput): Map<string, readonly string[]> {
 }
 
 /** Per address, whether every health read of it says passing (only the addresses some read reports). */
-function passingByIp(rollouts: readonly BackendRollout[]): Map<string, boolean> {
+function passingByIp(reads: readonly { health: Readonly<Record<string, { condition: string }>> }[]): Map<string, boolean> {
   const passing = new Map<string, boolean>();
-  for (const { health } of rollouts) {
+  for (const { health } of reads) {
     for (const [ip, view] of Object.entries(health)) passing.set(ip, (passing.get(ip) ?? true) && view.condition === 'passing');
   }
   return passing;
@@ -58,7 +66,21 @@ export function answerFigures(input: AnswerFiguresInput): AnswerFigures {
   if (input.observedBackends === undefined) return figures;
   const members = new Set([...poolsAfter(input).values()].flat());
   figures.poolSize = members.size;
-  const passing = passingByIp(input.rollouts ?? []);
-  if (passing.size > 0) figures.poolPassing = [...members].filter((ip) => passing.get(ip) === true).length;
+  const passing = passingByIp(input.health ?? input.rollouts ?? []);
+  if (passing.size > 0) {
+    figures.poolPassing = [...members].filter((ip) => passing.get(ip) === true).length;
+    if (input.desiredSize !== undefined && input.desiredSize > 0) {
+      figures.poolNeeded = neededPassing(input.desiredSize);
+      figures.poolShort = Math.max(0, figures.poolNeeded - figures.poolPassing);
+    }
+  }
   return figures;
+}
+
+/**
+ * The passing members a target needs: a majority of its desired pool. For an API endpoint in front of etcd-backed
+ * control planes that is the quorum (2 of 3): below it the API is one failure from down.
+ */
+export function neededPassing(desiredSize: number): number {
+  return Math.floor(desiredSize / 2) + 1;
 }

@@ -70,6 +70,8 @@ export interface DispositionPolicy {
 /** What the reconcile of one event came to, as far as its disposition goes. */
 export interface ReconcileVerdict {
   status: 'applied' | 'noop' | 'planned' | 'failed';
+  /** Nothing could be written (a dry run, or a shadow deployment): its answer is dry_run. Default: the event's dryRun. */
+  dryRun?: boolean;
   error?: LbSyncError;
 }
 
@@ -151,7 +153,8 @@ function afterReconcile(
   random: () => number,
 ): Done | Requeue | DeadLetter {
   const { error } = result;
-  if (!error) return { kind: 'done', outcome: event.dryRun ? 'dry_run' : result.status === 'applied' ? 'applied' : 'noop' };
+  const dryRun = result.dryRun ?? event.dryRun === true;
+  if (!error) return { kind: 'done', outcome: dryRun ? 'dry_run' : result.status === 'applied' ? 'applied' : 'noop' };
   if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
   // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
   const attempt = event.attempt + 1;

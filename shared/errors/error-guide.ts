@@ -3,7 +3,7 @@
 // ship without its entry (the type below) nor the page drift from them (test/unit/docs.test.ts). Not bundled into
 // the functions: only the page generator and the tests import it.
 import { kopsMessage } from './kops-messages';
-import type { ErrorCode, WarningCode } from './lbsync-error';
+import type { CommandErrorCode, ErrorCode, WarningCode } from './lbsync-error';
 
 export interface GuideEntry {
   /** Messages as the tool prints them; `<...>` stands for a value. kOps' words come from kopsMessage, as the code's do. */
@@ -104,6 +104,12 @@ export const ERROR_GUIDE = {
     examples: [],
     doc: '401: the API key was refused. Check `SCW_ACCESS_KEY`/`SCW_SECRET_KEY` (`LBSYNC_SCW_…` in a function), that the key is not expired, and that `SCW_API_URL` is not pointing somewhere else. `lbsync doctor` tells a key the API refuses (401) from one the SDK refuses before sending anything (a malformed key).',
   },
+  invalid_credentials: {
+    examples: [
+      'the Scaleway API key is malformed:\n  - SCW_SECRET_KEY is not a Scaleway secret key: expected a UUID: 36 characters, 32 hexadecimal digits in groups of 8-4-4-4-12 joined by "-"; it has 3 characters',
+    ],
+    doc: "The key was refused on our side before any request: a half of it does not have the shape Scaleway's keys have. The message names where it was read — `SCW_ACCESS_KEY` / `SCW_SECRET_KEY` (the CLI), `LBSYNC_SCW_ACCESS_KEY` / `LBSYNC_SCW_SECRET_KEY` (a deployed function), or the `access_key` / `secret_key` of a profile in the scw config file — and never shows any part of the value. Common causes: a truncated paste, quotes or spaces kept in the value, the two halves swapped (the message says so), or another tool's token. A function answers 500 (as for `invalid_config`), so its messages stay on the queue until fixed; fix the secret and deploy, then `lbsync dlq redrive --all` for the `max_receives` dead letters.",
+  },
   permissions_denied: {
     examples: [`${kopsMessage.setServers(LB)}: insufficient permissions: <action> <resource>`],
     doc: "403: the key lacks a permission. `lbsync doctor` names the missing one (`iam:lb-read`, `iam:lb-backends`, `iam:instance-servers`, `iam:ipam-read`) without writing anything. The functions' key needs, on the project, `LoadBalancersFullAccess` (Scaleway has no narrower set that writes backends), `InstancesReadOnly` and `IPAMReadOnly`; the watcher's key `AuditTrailReadOnly` at organization scope. See [deploy.md, IAM](deploy.md#2-iam-one-application-per-role-least-privilege).",
@@ -170,3 +176,70 @@ export const WARNING_GUIDE = {
     doc: "A leaving server (`kops update cluster` marks every server it will replace with `noprefix=kops.k8s.io/needs-update`; a full target may name its own `servers.leavingTags`) is never added to a pool, so scw-lb-sync does not put back a control plane kOps has deregistered and is draining. The one exception is this warning: without it the pool would hold no member that passes its health check, so it is added all the same (better a server about to be replaced than none). It leaves again when it stops or is removed. Find out why the other members fail (`lbsync status` shows the LB's health of each): a rolling update that replaced a control plane whose successor never came up should be stopped (`kops rolling-update` waits for validation; with `--cloudonly` it does not).",
   },
 } as const satisfies Record<WarningCode, GuideEntry>;
+
+export const COMMAND_ERROR_GUIDE = {
+  usage: {
+    examples: [
+      "error: unknown option '--prot-base' (did you mean --port-base?)",
+      '--watch takes a whole number of seconds from 1 to 3600, got "0"',
+    ],
+    doc: 'Exit code 64: nothing ran. Unknown commands and flags get the closest known one ("did you mean"); a `--target` the configuration lacks is a usage error too (`lbsync targets validate` lists the names). `npm start` tells its own flags the same way.',
+  },
+  unexpected: {
+    examples: ['error [unexpected] <what was thrown>'],
+    doc: 'A failure nothing in the tool has a code for. A function that fails so answers 500 and prints a `function_failed` line with `code="unexpected"`: the queue redelivers the message, and after 4 deliveries it becomes a `max_receives` dead letter. Run the command again with `LOG_LEVEL=debug`, and report the message and what you ran.',
+  },
+  not_found: {
+    examples: ['no dead letter with event or message id evt-0b7c1a2f', 'no logs data source made by Scaleway in fr-par for this project'],
+    doc: '`lbsync dlq show` found no dead letter with that id (`lbsync dlq list` lists them; an id is a whole event or message id, or a prefix of at least 8 characters); `lbsync cockpit install` found no logs data source (Cockpit makes it when a product first sends logs: deploy the functions first, or give `--logs-url`). Exit 1.',
+  },
+  ambiguous_id: {
+    examples: ["--id evt-0b7c is the start of 2 dead letters' ids: give more of it"],
+    doc: 'The prefix starts the ids of several dead letters; the candidates are listed with their targets and reasons. `redrive` and `delete` skip such an id and touch nothing for it. Give more of the id.',
+  },
+  id_too_short: {
+    examples: ["--id evt-f is shorter than the 8 characters a prefix needs: 2 dead letters' ids start with it"],
+    doc: 'A prefix must have at least 8 characters, so that a short one cannot pick the wrong dead letter by accident; the message says how many ids start with what was given. Give at least 8 characters (the `evt-0b7c1a2f` a log line prints), or the whole id.',
+  },
+  invalid_seed: {
+    examples: ["cannot read the seed my-seed.json: <why: no such file, or the JSON parser's message>"],
+    doc: '`lbsync emulator --seed` and `npm start -- --seed` read a JSON file in the format of `emulator/seeds/demo.json` (or take the names `demo` and `kops-made`). Exit 1, nothing started.',
+  },
+  record_failed: {
+    examples: ['--record: could not write doctor.cassette.yaml: EACCES: permission denied'],
+    doc: 'The doctor ran and printed its checks; only the cassette could not be written. Pick a writable path.',
+  },
+  unauthorized: {
+    examples: ['the inject function refused the token (401)'],
+    doc: "The inject function's own check: `Authorization: Bearer <token>` must be the function's `INJECT_TOKEN`. The CLI reads it from `--token-env` (default `INJECT_TOKEN`) or `--token-file`; the boot hook from `/etc/lbsync/token`. The function logs every refusal (`log_type=\"inject_answer\"`, `status` 401) and Cockpit's `LbSyncInjectRefused` alert counts them. Rotating: [operations.md §4](operations.md#4-rotating-keys-and-tokens).",
+  },
+  forbidden: {
+    examples: ['the platform refused the X-Auth-Token (403): nothing was enqueued'],
+    doc: "The platform's gate in front of a private function refused the call, before the function ran: so the function's logs never see it, and no alert can count it (the boot hook logs it on the node). Send `X-Auth-Token` with the secret key of an IAM application holding `FunctionsPrivateAccess` (`lbsync-injector`: [deploy.md](deploy.md)).",
+  },
+  not_configured: {
+    examples: ['the inject function has no INJECT_TOKEN configured'],
+    doc: 'The inject function refuses every request with 503 until its `INJECT_TOKEN` secret is set: set it and deploy ([deploy.md](deploy.md)).',
+  },
+  method_not_allowed: { examples: ['use POST'], doc: 'The inject function answers 405 to anything but POST.' },
+  payload_too_large: {
+    examples: ['the body must be at most 65536 bytes'],
+    doc: 'The inject function refuses a body over 64 KiB (413) before reading it as JSON.',
+  },
+  unsupported_media_type: {
+    examples: ['send Content-Type: application/json'],
+    doc: 'The inject function refuses a body that is not declared JSON (415).',
+  },
+  invalid_args: {
+    examples: ['the cron args are invalid: targets: must be an array of target names'],
+    doc: 'The sweep and the watcher take `{}` or `{"targets": ["<name>", ...]}` as their cron trigger\'s args (`input:` in serverless.yml); anything else is a 400 naming the field, and nothing runs.',
+  },
+  inject_unreachable: {
+    examples: ['could not reach the inject function: connection refused (ECONNREFUSED) on POST https://<host>/'],
+    doc: "`lbsync inject --url` got no answer from the URL (the function's endpoint: `https://` + its `domain_name`). Nothing was enqueued; check the URL, DNS, a proxy, and that the function is deployed.",
+  },
+  inject_failed: {
+    examples: ['the inject function answered 503: could not enqueue the injected event'],
+    doc: "The inject function answered an error other than the ones above, usually a 503: the queue refused or could not be reached ([`queue_unavailable`](#queue_unavailable)). Nothing was enqueued; try again, and read the function's log lines.",
+  },
+} as const satisfies Record<CommandErrorCode, GuideEntry>;

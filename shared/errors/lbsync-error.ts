@@ -83,6 +83,10 @@ export const ERROR_CATALOG = {
     errorClass: 'permanent',
     hint: 'The API key was refused (401); check SCW_ACCESS_KEY / SCW_SECRET_KEY and that the key is not expired.',
   },
+  invalid_credentials: {
+    errorClass: 'permanent',
+    hint: 'The Scaleway API key is malformed, so nothing was sent to the API: the access key is "SCW" and 17 letters or digits, the secret key a UUID. The message names the variable (or profile field) it was read from; copy both halves of an IAM API key exactly.',
+  },
   permissions_denied: {
     errorClass: 'permanent',
     hint: "The API key lacks a permission (403). The functions' key needs LoadBalancersFullAccess (Scaleway has no narrower set that writes backends), InstancesReadOnly and IPAMReadOnly on the project; the watcher's key AuditTrailReadOnly at organization scope. `lbsync doctor` names the missing one.",
@@ -118,6 +122,52 @@ export const ERROR_CATALOG = {
 } as const satisfies Record<string, { errorClass: ErrorClass; hint: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+/**
+ * The codes that are no reconcile's error: the CLI's own (bad usage, an id that names nothing) and the HTTP
+ * answers of the inject function and the cron triggers. Each is told with its hint; docs/troubleshooting.md has an
+ * entry for each (test/unit/errors/error-codes.test.ts finds every code the code emits and holds it to the page).
+ */
+export const COMMAND_ERROR_CATALOG = {
+  usage: { hint: 'A flag, argument or value the command does not take (exit 64); the message names it. Run the command with --help.' },
+  unexpected: {
+    hint: 'A failure this tool has no code for (a bug, or an environment it does not know); the message is what was thrown. Run again with LOG_LEVEL=debug and report it with the message.',
+  },
+  not_found: {
+    hint: 'What the command was asked for does not exist (a dead letter id, a logs data source); the message says what was looked for.',
+  },
+  ambiguous_id: { hint: "The --id is the start of several dead letters' ids; the candidates are listed: give more of the id." },
+  id_too_short: {
+    hint: 'A prefix given as --id must have at least 8 characters (the evt-0b7c1a2f a log line prints); shorter, only a whole id matches.',
+  },
+  invalid_seed: {
+    hint: 'The emulator seed is not readable JSON of the seed format; give a file like emulator/seeds/demo.json, or "demo" or "kops-made".',
+  },
+  record_failed: {
+    hint: '`lbsync doctor --record` could not write its cassette; the message names the file and why. The checks ran and are printed anyway.',
+  },
+  unauthorized: {
+    hint: 'The inject function refused the bearer token (401): the caller must send Authorization: Bearer <INJECT_TOKEN>, the value the function holds.',
+  },
+  forbidden: {
+    hint: 'The platform refused the call before the function (403): a private function needs X-Auth-Token, the secret key of an IAM key with FunctionsPrivateAccess.',
+  },
+  not_configured: { hint: 'The inject function has no INJECT_TOKEN and refuses every request (503); set the secret and deploy.' },
+  method_not_allowed: { hint: 'The inject function takes POST only (405).' },
+  payload_too_large: { hint: 'The event is over 64 KiB (413); an event names a target and asserts a few addresses, no more.' },
+  unsupported_media_type: { hint: 'The inject function takes JSON only (415): send Content-Type: application/json.' },
+  invalid_args: {
+    hint: "A cron trigger's JSON args are not what the function takes (400); the message names the field. Fix `input:` in serverless.yml.",
+  },
+  inject_unreachable: {
+    hint: "The inject function's URL gave no answer (no connection, DNS, TLS, timeout); nothing was enqueued. Check the URL and the network.",
+  },
+  inject_failed: {
+    hint: 'The inject function answered an error this tool has no code for (a 5xx: it could not enqueue); nothing was enqueued. Try again, and read its log lines.',
+  },
+} as const satisfies Record<string, { hint: string }>;
+
+export type CommandErrorCode = keyof typeof COMMAND_ERROR_CATALOG;
 
 /**
  * Every warning code: the reconcile goes on without what the warning names, and says why. A warning starts with its

@@ -1,5 +1,6 @@
 import type { EventQueue } from '../adapters/queue';
 import type { ScalewayGateway } from '../adapters/scaleway';
+import { withoutWrites } from '../adapters/scaleway';
 import { describeAction } from '../core/action-text';
 import { answerFigures } from '../core/answer-figures';
 import type { DeadLetter, DeadLetterReason, Done, Requeue } from '../core/disposition';
@@ -64,6 +65,8 @@ export interface ReconcileAnswerBody {
   actions?: Action['kind'][];
   /** A dry run's answer: the writes it would make, one line each (none made). */
   planned?: string[];
+  /** A shadow deployment's answer (LBSYNC_MODE=shadow): nothing was written, whatever the event asked. */
+  mode?: 'shadow';
   apiCalls?: { reads: number; writes: number };
   retryInMs?: number;
   warnings?: string[];
@@ -93,6 +96,8 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   const sleep = deps.sleep ?? realSleep;
   const scrubber = deps.scrubber ?? createScrubber();
   const policy = { retry: deps.runtime.retry, delayMode: deps.runtime.delayMode, maxHoldMs: deps.runtime.maxHoldMs };
+  // LBSYNC_MODE=shadow: read and plan as a write would, write nothing (twice locked: the plan, and the gateway).
+  const shadow = deps.runtime.mode === 'shadow';
   // Every wait below is clipped to this, so the invocation hands the event on before the platform's timeout.
   const deadline = invocationDeadline(now().getTime(), deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, () =>
     now().getTime(),
@@ -102,11 +107,12 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
   // Known once decoded and reconciled: the final line's source and pool figures (also when the hand-off fails).
   let decoded: LbSyncEvent | undefined;
   let result: ReconcileResult | undefined;
+  const receivedAt = now().getTime();
   /** The message's one final line (shared/platform/log-schema.ts): what it answered, and the pool figures. */
-  const answered = (fields: Omit<LineFields<'reconcile_answer'>, keyof AnswerLineFigures | 'log_type' | 'source'>) =>
+  const answered = (fields: Omit<LineFields<'reconcile_answer'>, keyof AnswerLineFigures | 'log_type' | 'source' | 'age_ms'>) =>
     ({
       log_type: 'reconcile_answer',
-      ...(decoded && { source: decoded.source }),
+      ...(decoded && { source: decoded.source, ...ageAtReceipt(decoded, receivedAt) }),
       ...fields,
       ...answerLineFigures(result),
     }) satisfies LineFields<'reconcile_answer'>;
@@ -135,6 +141,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       target: event.target,
       eventId: event.id,
       attempt: event.attempt,
+      ...(shadow && { mode: 'shadow' as const }),
       ...(result && {
         actions: result.done.map((a) => a.kind),
         apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
@@ -147,7 +154,11 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
         const { outcome } = disposition;
         if (outcome === 'dry_run') {
           const planned = (result?.planned ?? []).map(describeAction);
-          log.info(answered({ outcome }), `outcome: dry_run, would write: ${planned.length > 0 ? planned.join('; ') : 'nothing'}`);
+          const shadowed = result?.shadow ? { shadow_writes: planned.length } : {};
+          const writes = planned.length > 0 ? planned.join('; ') : 'nothing';
+          if (result?.shadow)
+            log.info(answered({ outcome, ...shadowed }), `outcome: dry_run (shadow mode, nothing written), would write: ${writes}`);
+          else log.info(answered({ outcome }), `outcome: dry_run, would write: ${writes}`);
           return jsonResponse(200, { outcome, ...common, planned } satisfies ReconcileAnswerBody);
         }
         log.info(answered({ outcome, ...convergence(event, now()) }), `outcome: ${outcome}`);
@@ -207,8 +218,12 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
 
     // An unknown target was dead-lettered above: the target is known here.
     const startedAt = now();
+    const gateway = deps.gateway(deadline, event.id);
     result = await reconcileTarget(target as Target, event, {
-      gateway: deps.gateway(deadline, event.id),
+      gateway: shadow ? withoutWrites(gateway) : gateway,
+      shadow,
+      // The sweep's events read every backend's health: each target's passing members are logged every period.
+      readHealth: event.source === 'sweep',
       deadline,
       now: () => now().getTime(),
       ...reconcileSettings(deps.runtime),
@@ -271,6 +286,8 @@ type AnswerLineFigures = Pick<
   LineFields<'reconcile_answer'>,
   | 'pool_size'
   | 'pool_passing'
+  | 'pool_needed'
+  | 'pool_short'
   | 'members_added'
   | 'members_removed'
   | 'members_deferred'
@@ -278,6 +295,8 @@ type AnswerLineFigures = Pick<
   | 'writes'
   | 'api_reads'
   | 'api_writes'
+  | 'api_ms'
+  | 'api_max_ms'
 >;
 
 /** The final line's figures: the pool after the answer, what changed in it, the writes (a dry run's: those it would make). */
@@ -287,18 +306,31 @@ function answerLineFigures(result: ReconcileResult | undefined): AnswerLineFigur
     ...(result?.observedBackends && { observedBackends: result.observedBackends }),
     writes,
     ...(result?.rollouts && { rollouts: result.rollouts }),
+    ...(result?.health && { health: result.health }),
+    // The control planes there are, leaving ones included: kOps marks them all at once, and while it replaces them the
+    // target still needs a majority of them passing.
+    ...(result?.pool && { desiredSize: new Set([...result.pool.ips, ...result.pool.marked.map((m) => m.ip)]).size }),
     dryRun: result?.dryRun ?? false,
   });
   return {
     ...(figures.poolSize !== undefined && { pool_size: figures.poolSize }),
     ...(figures.poolPassing !== undefined && { pool_passing: figures.poolPassing }),
+    ...(figures.poolNeeded !== undefined && { pool_needed: figures.poolNeeded }),
+    ...(figures.poolShort !== undefined && { pool_short: figures.poolShort }),
     members_added: figures.added,
     members_removed: figures.removed,
     members_deferred: figures.deferred,
     members_leaving: new Set((result?.leaving ?? []).map((m) => m.ip)).size,
     writes: writes.map(describeAction),
     ...(result && { api_reads: result.apiCalls.reads, api_writes: result.apiCalls.writes }),
+    ...(result?.apiCalls.ms !== undefined && { api_ms: result.apiCalls.ms, api_max_ms: result.apiCalls.maxMs ?? 0 }),
   };
+}
+
+/** How late the event was received: from when it was due (its notBefore, else its occurredAt) to its receipt. */
+function ageAtReceipt(event: LbSyncEvent, receivedAt: number): { age_ms?: number } {
+  const due = Date.parse(event.notBefore ?? event.occurredAt);
+  return Number.isFinite(due) ? { age_ms: Math.max(0, Math.round(receivedAt - due)) } : {};
 }
 
 /** From the originating event's occurredAt, which every retry carries unchanged, to this answer. */

@@ -27,6 +27,8 @@ export interface SweepDeps {
   targets: readonly Target[];
   queue: () => EventQueue;
   reconcileQueueUrl: string;
+  /** Read, with the reconcile queue, at the run's end: both depths go on the heartbeat (Cockpit has no queue metrics it documents). */
+  deadLetterQueueUrl?: string;
   logger: Logger;
   /** Spread the events' notBefore over this interval unless the args say otherwise; 0 sends all at once. */
   spreadMs?: number;
@@ -102,12 +104,47 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
   }
   // Refused entries (their SQS codes in `failed`) are a hand-off failure as much as a queue that cannot be reached.
   const refused = report.failed.length > 0 ? { code: 'queue_unavailable' } : undefined;
+  const depths = await queueDepths(deps);
   deps.logger[refused ? 'error' : 'info'](
-    heartbeat(report, startMs, args.dryRun, refused),
+    { ...heartbeat(report, startMs, args.dryRun, refused), ...depths },
     `sweep: ${report.enqueued}/${report.selected} targets enqueued in ${report.batches} batch(es), ${sending} over ${spreadMs} ms`,
   );
   if (!refused) return jsonResponse(200, report);
   return jsonResponse(ENQUEUE_FAILURE_STATUS, { ...enqueueFailureBody(refusal(report.failed)), ...report });
+}
+
+type Depths = Pick<
+  LineFields<'sweep_heartbeat'>,
+  'reconcile_queue_waiting' | 'reconcile_queue_in_flight' | 'dead_letters_waiting' | 'dead_letters_in_flight'
+>;
+
+const depth = (value: string | undefined): number | undefined => {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== '' && Number.isInteger(n) && n >= 0 ? n : undefined;
+};
+
+/**
+ * Both queues' depths (GetQueueAttributes, which publish-only credentials may call), for the heartbeat: the alerts on
+ * a backlog and on dead letters waiting read them. A queue that does not answer leaves its keys out, with a warning.
+ */
+async function queueDepths(deps: SweepDeps): Promise<Depths> {
+  if (!deps.deadLetterQueueUrl) return {};
+  const read = async (url: string) => {
+    try {
+      return await deps.queue().attributes(url);
+    } catch (error) {
+      deps.logger.warn({ error }, `sweep: could not read the depth of ${url}`);
+      return {};
+    }
+  };
+  const [reconcile, dead] = await Promise.all([read(deps.reconcileQueueUrl), read(deps.deadLetterQueueUrl)]);
+  const fields: Depths = {
+    reconcile_queue_waiting: depth(reconcile.ApproximateNumberOfMessages),
+    reconcile_queue_in_flight: depth(reconcile.ApproximateNumberOfMessagesNotVisible),
+    dead_letters_waiting: depth(dead.ApproximateNumberOfMessages),
+    dead_letters_in_flight: depth(dead.ApproximateNumberOfMessagesNotVisible),
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Depths;
 }
 
 /** The run's one heartbeat line (shared/platform/log-schema.ts); `failure` when the queue refused or failed. */

@@ -275,6 +275,6 @@ export async function handleWatchRequest(rawBody: string, deps: WatchDeps): Prom
   if ('error' in parsed) return parsed.error;
   const result = await watchOnce(parsed.args, deps);
   if (result.status === 200) return jsonResponse(200, result.report);
-  const { code, ...detail } = result.error ?? { code: 'unknown', message: '' };
+  const { code, ...detail } = result.error ?? { code: 'unexpected', message: '' };
   return jsonResponse(result.status, { error: code, ...detail, ...result.report });
 }

@@ -5,19 +5,29 @@ import type { AuditTrailSettings } from '../adapters/audit-trail';
 import type { ScalewaySettings } from '../adapters/scaleway';
 import { type LbSyncError, validationError } from '../errors/lbsync-error';
 import type { FieldError } from '../errors/field-errors';
+import { assertApiKeyShape } from '../schemas/api-key';
 import { toFieldErrors } from '../schemas/zod-issues';
 import type { RetryPolicy } from '../core/retry-horizon';
 import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
 import type { Target } from '../schemas/target';
-import { parseTargets } from '../schemas/target';
+import { parseTargets, unwrapTargets } from '../schemas/target';
 import { VARIABLES as V, variableNames } from './environment-catalogue';
 import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 
 export type Env = Record<string, string | undefined>;
 
+/** write: a deployment that writes; shadow: one that reads, plans and logs, and never writes (docs/deploy.md). */
+export const DEPLOYMENT_MODES = ['write', 'shadow'] as const;
+export type DeploymentMode = (typeof DEPLOYMENT_MODES)[number];
+
 /** Reads SCW_X, or LBSYNC_SCW_X where the platform reserves SCW_* (deployed functions). */
 function scw(env: Env, name: string): string | undefined {
   return nonEmpty(env[`LBSYNC_${name}`]) ?? nonEmpty(env[name]);
+}
+
+/** The variable scw() read its value from, for messages: LBSYNC_SCW_X when that is set, else SCW_X. */
+function scwSource(env: Env, name: string): string {
+  return nonEmpty(env[`LBSYNC_${name}`]) !== undefined ? `LBSYNC_${name}` : name;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -35,6 +45,16 @@ function missing(variable: string, fix: string): LbSyncError {
 export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG'): Target[] {
   const inline = nonEmpty(env.LBSYNC_TARGETS);
   const file = nonEmpty(env.LBSYNC_CONFIG);
+  if (!inline && !file && env.LBSYNC_TARGETS !== undefined) {
+    // Set to nothing (a deploy's `${env:LBSYNC_TARGETS}` of an empty shell variable): told as what it is.
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_TARGETS',
+        message: 'is set but empty',
+        fix: 'give it a JSON array of targets, e.g. [{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}], or unset it and set LBSYNC_CONFIG to a JSON file',
+      },
+    ]);
+  }
   if (!inline && !file) {
     throw missing('LBSYNC_TARGETS', 'set LBSYNC_TARGETS to a JSON array of targets, or LBSYNC_CONFIG to a JSON file holding one');
   }
@@ -51,9 +71,9 @@ export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG')
       },
     ]);
   }
-  // A config file may hold { "targets": [...] } as well as the bare array.
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value) value = (value as { targets: unknown }).targets;
-  return parseTargets(value, source);
+  // A config file may hold { "targets": [...] } as well as the bare array; its errors are then under .targets.
+  const wrapped = unwrapTargets(value, source);
+  return parseTargets(wrapped.value, wrapped.path);
 }
 
 function readConfigFile(path: string, label: string): string {
@@ -101,6 +121,7 @@ export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySetting
     throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
   if (!secretKey)
     throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
+  assertApiKeyShape({ accessKey, secretKey }, { accessKey: scwSource(env, 'SCW_ACCESS_KEY'), secretKey: scwSource(env, 'SCW_SECRET_KEY') });
   const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
   const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
   // Credentials in the URL are never sent nor shown (configWarnings says so): the API authenticates with the key.
@@ -189,6 +210,7 @@ export const runtimeSchema = z.object({
   LBSYNC_FUNCTION_TIMEOUT_MS: intFromEnv(1_000, 900_000).default(V.LBSYNC_FUNCTION_TIMEOUT_MS.default),
   LBSYNC_DEADLINE_MARGIN_MS: intFromEnv(0, 600_000).default(V.LBSYNC_DEADLINE_MARGIN_MS.default),
   QUEUE_DELAY_MODE: z.enum(['hold', 'native']).default(V.QUEUE_DELAY_MODE.default as 'hold' | 'native'),
+  LBSYNC_MODE: z.enum(DEPLOYMENT_MODES).default(V.LBSYNC_MODE.default as DeploymentMode),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default(V.LOG_LEVEL.default as 'info'),
   LOG_FORMAT: z.enum(['json', 'pretty']).default(V.LOG_FORMAT.default as 'json' | 'pretty'),
 });
@@ -199,6 +221,8 @@ export function runtimeDefaults(): z.output<typeof runtimeSchema> {
 }
 
 export interface RuntimeConfig {
+  /** LBSYNC_MODE: shadow reads, plans and logs, and never writes. */
+  mode: DeploymentMode;
   /** Backoff base and cap, the retry horizon, and the safety cap on attempts (sized from the horizon). */
   retry: RetryPolicy;
   delayMode: 'hold' | 'native';
@@ -238,6 +262,7 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
     ]);
   }
   return {
+    mode: v.LBSYNC_MODE,
     retry: retryPolicy(v),
     delayMode: v.QUEUE_DELAY_MODE,
     maxHoldMs: v.LBSYNC_MAX_HOLD_MS,

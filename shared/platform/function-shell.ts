@@ -24,16 +24,21 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
   return async (event, context = {}) => {
     const wasCold = coldStart;
     coldStart = false;
+    const startedMs = Date.now();
+    let logger: Logger | undefined;
     try {
       runtime ??= createFunctionRuntime(`lbsync-${name}`);
       const id = requestId(event);
-      const logger = invocationLogger(runtime.logger, {
+      logger = invocationLogger(runtime.logger, {
         functionName: context.functionName || name,
         coldStart: wasCold,
         ...(context.memoryLimitInMb !== undefined && { memorySizeMb: context.memoryLimitInMb }),
         ...(id && { requestId: id }),
       });
-      return scrubbed(await run(event, runtime, logger), runtime.scrubber);
+      logger.info({ log_type: 'invocation_start' } satisfies LineFields<'invocation_start'>, 'invocation started');
+      const answer = scrubbed(await run(event, runtime, logger), runtime.scrubber);
+      logEnd(logger, answer.statusCode, startedMs);
+      return answer;
     } catch (error) {
       const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
       const message = scrubber.text((error as Error)?.message ?? String(error));
@@ -50,9 +55,21 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
             error: scrubber.value(formatError(error)),
           }),
         );
+      if (logger) logEnd(logger, 500, startedMs);
       return scrubbed(jsonResponse(500, configErrorBody(message)), scrubber);
     }
   };
+}
+
+/** The invocation's last line: its status, its duration and the process's memory (an invocation cut short has none). */
+function logEnd(logger: Logger, status: number, startedMs: number): void {
+  const end: LineFields<'invocation_end'> = {
+    log_type: 'invocation_end',
+    status,
+    duration_ms: Math.max(0, Date.now() - startedMs),
+    memory_mb: Math.round(process.memoryUsage.rss() / (1024 * 1024)),
+  };
+  logger.info(end, `invocation answered ${status} in ${end.duration_ms} ms`);
 }
 
 function scrubbed(response: PlatformResponse, scrubber: Scrubber): PlatformResponse {

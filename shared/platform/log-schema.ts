@@ -32,6 +32,8 @@ export const commonKeys = {
   event_id: z.string().optional(),
   target: z.string().optional(),
   attempt: count.optional(),
+  /** Only in a shadow deployment (LBSYNC_MODE=shadow), on every line. */
+  mode: z.literal('shadow').optional(),
 };
 
 /**
@@ -65,6 +67,16 @@ export const reconcileAnswerLine = z.strictObject({
   convergence_ms: count.optional(),
   api_reads: count.optional(),
   api_writes: count.optional(),
+  /** In a shadow deployment, for an event that was no dry run itself: the writes a writing deployment would have made. */
+  shadow_writes: count.optional(),
+  /** With pool_passing: how many passing members the target needs (a majority of its desired pool), and how many it lacks. */
+  pool_needed: count.optional(),
+  pool_short: count.optional(),
+  /** How late the reconcile received the event: from when it was due (notBefore, else occurredAt) to its receipt. */
+  age_ms: count.optional(),
+  /** The Scaleway API requests of this reconcile: their total time and the slowest one. */
+  api_ms: count.optional(),
+  api_max_ms: count.optional(),
   error: loggedError.optional(),
 });
 
@@ -94,6 +106,11 @@ export const sweepHeartbeatLine = z.strictObject({
   batches: count,
   sending: z.enum(['all-at-once', 'delayed', 'paced']),
   spread_ms: count,
+  /** The queues' depths at the run's end (GetQueueAttributes; approximate, as SQS says); absent when not read. */
+  reconcile_queue_waiting: count.optional(),
+  reconcile_queue_in_flight: count.optional(),
+  dead_letters_waiting: count.optional(),
+  dead_letters_in_flight: count.optional(),
 });
 
 /** One per watch run. */
@@ -138,6 +155,25 @@ export const poolContestedLine = z.strictObject({
   owner: z.string().optional(),
 });
 
+/** Every invocation of every function, as it starts (logged by the function shell, before anything else). */
+export const invocationStartLine = z.strictObject({
+  ...commonKeys,
+  log_type: z.literal('invocation_start'),
+});
+
+/**
+ * Every invocation that ended with an answer (the function shell's last line): its HTTP status, how long it took,
+ * and the process's resident memory then. An invocation that crashed, timed out or ran out of memory has a start
+ * line and no end line: that gap is what Cockpit's alert counts.
+ */
+export const invocationEndLine = z.strictObject({
+  ...commonKeys,
+  log_type: z.literal('invocation_end'),
+  status: z.number().int().min(100).max(599),
+  duration_ms: count,
+  memory_mb: count,
+});
+
 /** A function that could not run at all (an invalid configuration, mostly): it answered 500. */
 export const functionFailedLine = z.strictObject({
   ...commonKeys,
@@ -153,6 +189,8 @@ export const LOG_LINES = {
   foreign_write: foreignWriteLine,
   pool_contested: poolContestedLine,
   function_failed: functionFailedLine,
+  invocation_start: invocationStartLine,
+  invocation_end: invocationEndLine,
 } as const;
 export type LogType = keyof typeof LOG_LINES;
 export const LOG_TYPES = Object.keys(LOG_LINES) as LogType[];

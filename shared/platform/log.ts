@@ -27,6 +27,8 @@ export interface LoggerOptions {
   /** Or the scrubber itself (its secrets, plus URL credentials); wins over `secrets`. */
   scrubber?: Scrubber;
   destination?: pino.DestinationStream;
+  /** Keys every line carries besides `service` (a shadow deployment's `mode`). */
+  base?: Record<string, string>;
 }
 
 /** An error on a log line, in Powertools' shape; what our own errors add to it comes after, in snake_case. */
@@ -109,7 +111,7 @@ export function createLogger(options: LoggerOptions): Logger {
       level: options.level ?? 'info',
       messageKey: 'message',
       errorKey: 'error',
-      base: { service: options.service },
+      base: { service: options.service, ...options.base },
       timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
       formatters: { level: (label) => ({ level: label.toUpperCase() }) },
       serializers: { error: (value: unknown) => (value instanceof Error ? formatError(value) : value) },

@@ -32,7 +32,14 @@ export function once<T>(make: () => T): () => T {
 export function createFunctionRuntime(service: string, env: Env = process.env): FunctionRuntime {
   const config = runtimeConfigFromEnv(env);
   const scrubber = createScrubber(secretValues(env));
-  const logger = createLogger({ service, level: config.logLevel, format: config.logFormat, scrubber });
+  // A shadow deployment says so on every line it prints (a writing one prints no mode: its lines are as before).
+  const logger = createLogger({
+    service,
+    level: config.logLevel,
+    format: config.logFormat,
+    scrubber,
+    ...(config.mode === 'shadow' && { base: { mode: config.mode } }),
+  });
   for (const warning of configWarnings(env)) logger.warn({ warning }, warning);
   const targets = once(() => loadTargets(env));
   const targetsByName = once(() => new Map(targets().map((t) => [t.name, t])));

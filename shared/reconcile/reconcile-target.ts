@@ -9,7 +9,8 @@ import { filterMismatchWarning } from '../core/discovery-check';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedBackend, ObservedLb } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
-import type { BackendRollout } from '../core/rollout';
+import type { BackendRollout, MemberHealthView } from '../core/rollout';
+import { memberHealth } from '../core/rollout';
 import { kopsMessage } from '../errors/kops-messages';
 import { asLbSyncError, LbSyncError } from '../errors/lbsync-error';
 import type { RuntimeConfig } from '../platform/config';
@@ -24,7 +25,7 @@ import { healthReadOnce } from './health-read-once';
 import { assertWritable, findLb, observeBackends } from './observe';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
-import { stageRemovals } from './stage-removals';
+import { readBackendHealth, stageRemovals } from './stage-removals';
 
 export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
 
@@ -33,7 +34,10 @@ export interface ReconcileResult {
   target: string;
   eventId?: string;
   status: ReconcileStatus;
+  /** Nothing was written: the event was a dry run, or the deployment is in shadow mode. */
   dryRun: boolean;
+  /** A shadow deployment's reconcile of an event that was no dry run: every read a write would make, no write. */
+  shadow: boolean;
   lb?: Pick<ObservedLb, 'id' | 'name' | 'status'>;
   pool?: DiscoveredPool;
   /** The backends as read, by target backend name (null: missing), for showing desired vs actual. */
@@ -44,6 +48,8 @@ export interface ReconcileResult {
   rollouts?: BackendRollout[];
   /** The leaving servers (kOps' needs-update mark, or the target's own leaving tags), per backend, and their verdict. */
   leaving?: LeavingMember[];
+  /** The LB's health checks of each backend's members, where this reconcile read them (a removal, or readHealth). */
+  health?: { backend: string; health: Record<string, MemberHealthView> }[];
   /** What was written (a prefix of planned when a write failed). */
   done: Action[];
   warnings: string[];
@@ -66,6 +72,16 @@ export interface ReconcileOptions {
   deadline?: Deadline;
   /** This deployment's owner id (LBSYNC_OWNER_ID), to name both deployments in a pool_contested warning. */
   ownerId?: string;
+  /**
+   * LBSYNC_MODE=shadow: read and plan as a writing deployment would (it waits while the LB is busy and refuses one
+   * that is not writable, as before a write), then write nothing: the plan is the result (status planned).
+   */
+  shadow?: boolean;
+  /**
+   * Read the LB's health checks of every existing backend's members even when no removal needs them (one
+   * ListBackendStats per backend): the sweep's events do, so every target's passing members are logged each period.
+   */
+  readHealth?: boolean;
   /** Told the plan before any write, so logs read in the order things happen. */
   onPlanned?: (
     actions: readonly Action[],
@@ -98,6 +114,29 @@ function severalAddressesWarning(s: SeveralAddresses): string {
   );
 }
 
+/** The health checks of the target's existing backends a removal did not read already; a failed read is a warning. */
+async function healthOfTheRest(
+  gateway: ScalewayGateway,
+  target: Target,
+  lb: ObservedLb,
+  byName: ReadonlyMap<string, ObservedBackend>,
+  read: readonly { backend: string }[],
+  warnings: string[],
+): Promise<{ backend: string; health: Record<string, MemberHealthView> }[]> {
+  const found: { backend: string; health: Record<string, MemberHealthView> }[] = [];
+  for (const spec of target.backends) {
+    const backend = byName.get(spec.name);
+    if (!backend || backend.pool.length === 0 || read.some((r) => r.backend === spec.name)) continue;
+    try {
+      const { reports } = await readBackendHealth(gateway, target, lb, backend.id);
+      found.push({ backend: spec.name, health: Object.fromEntries(memberHealth(reports)) });
+    } catch (error) {
+      warnings.push(`the LB's health checks of ${spec.name} could not be read: ${asLbSyncError(error).message}`);
+    }
+  }
+  return found;
+}
+
 /**
  * A pool write on a pool that holds leaving servers is made of its changes only: the whole pool, written from a read
  * made just before kOps deregistered one of them, would put it back.
@@ -121,12 +160,16 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
   const clock = { sleep: options.sleep ?? realSleep, now };
   const deadline = options.deadline ?? NO_DEADLINE;
   const started = now();
-  const dryRun = event.dryRun === true;
+  // An operator's dry run plans from what is there now; a shadow deployment goes as far as a write would.
+  const askedDryRun = event.dryRun === true;
+  const shadow = options.shadow === true && !askedDryRun;
+  const dryRun = askedDryRun || shadow;
   const result: ReconcileResult = {
     target: target.name,
     ...(event.id && { eventId: event.id }),
     status: 'noop',
     dryRun,
+    shadow,
     planned: [],
     done: [],
     warnings: [],
@@ -144,9 +187,9 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     poolPromise.catch(() => undefined);
     const { lb: found, refused: refusedLbs } = await findLb(gateway, target);
     let lb = found;
-    if (!dryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
+    if (!askedDryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
-    if (!dryRun) assertWritable(lb);
+    if (!askedDryRun) assertWritable(lb);
     if (lb !== found) {
       // We waited for a busy LB (up to LBSYNC_TRANSIENT_WAIT_MS): servers read before the wait may have stopped or
       // started since, and a member whose server was stopped then leaves freely. Read them again, as of the write.
@@ -210,10 +253,14 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     const planned = staged.actions.map((action) => writtenAsChanges(action, withLeaving.leaving));
     result.planned = planned;
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
+    const health = staged.rollouts.map((r) => ({ backend: r.backend, health: r.health }));
+    if (options.readHealth) health.push(...(await healthOfTheRest(gateway, target, lb, observed.byName, health, result.warnings)));
+    if (health.length > 0) result.health = health;
     options.onPlanned?.(planned, pool, staged.rollouts, withLeaving.leaving);
     // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
     // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
-    // them in its plan). The status still says what was written.
+    // them in its plan; a shadow deployment, which adds no member, would wait for one it never added: not carried,
+    // so it dead-letters nothing a writing deployment would not). The status still says what was written.
     const carried = unconfirmed ?? (dryRun ? undefined : staged.hold);
     const held = carried ? { error: carried } : {};
     if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned', ...held });

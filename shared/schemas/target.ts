@@ -222,6 +222,13 @@ function parseOne(value: unknown, path: string): { target?: Target; errors: Fiel
 }
 
 /** Validates a list of targets (full form or kOps shorthand); throws invalid_config naming every bad field. */
+/** `{"targets": [...]}` as its array, with the path its errors start with (`<source>.targets`); a bare array as it is. */
+export function unwrapTargets(value: unknown, source: string): { value: unknown; path: string } {
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'targets' in value)
+    return { value: (value as { targets: unknown }).targets, path: `${source}.targets` };
+  return { value, path: source };
+}
+
 export function parseTargets(value: unknown, source = 'targets'): Target[] {
   if (!Array.isArray(value)) {
     throw validationError('invalid_config', source, [

@@ -88,6 +88,32 @@ export function keysAt(schema: unknown, path: readonly PropertyKey[]): string[] 
   return [];
 }
 
+/** The keys of each object form a union accepts at `path` (wrappers and arrays looked through); [] when it is no union. */
+function unionForms(schema: unknown, path: readonly PropertyKey[]): string[][] {
+  const def = defOf(schema);
+  if (!def) return [];
+  if (def.innerType !== undefined) return unionForms(def.innerType, path);
+  if (def.type === 'pipe') return unionForms(def.in, path);
+  const [head, ...rest] = path;
+  if (head === undefined) return def.type === 'union' ? (def.options ?? []).map((option) => keysAt(option, [])) : [];
+  if (def.type === 'array' && typeof head === 'number') return unionForms(def.element, rest);
+  if (def.type === 'object' && typeof head === 'string') return unionForms(def.shape?.[head], rest);
+  return [];
+}
+
+/** A value that fits none of a union's object forms: which forms there are, and the fix that says them. */
+function unionFormsFix(forms: readonly string[][], missing: boolean): { message: string; fix: string } | undefined {
+  if (forms.length === 0 || forms.some((keys) => keys.length === 0)) return undefined;
+  const shown = forms.map((keys) => `{${keys.map((k) => `"${k}": ...`).join(', ')}}`);
+  const single = forms.every((keys) => keys.length === 1);
+  return {
+    message: missing ? `is missing: it takes one of the forms ${shown.join(' or ')}` : `fits none of its forms: ${shown.join(' or ')}`,
+    fix: single
+      ? `give exactly one of ${forms.map(([k]) => `"${k}"`).join(' or ')} (see the configuration reference)`
+      : `give one of the forms ${shown.join(' or ')}`,
+  };
+}
+
 /** A union of objects where every branch only refused unknown keys: those keys, once each (else undefined). */
 function unknownKeysOfUnion(issue: z.core.$ZodIssue): string[] | undefined {
   if (issue.code !== 'invalid_union' || !('errors' in issue) || issue.errors.length === 0) return undefined;
@@ -112,12 +138,19 @@ export function toFieldErrors(error: z.ZodError, root = '', schema?: unknown): F
     let message = issue.code === 'invalid_type' && issue.input === undefined ? `required ${issue.expected} is missing` : issue.message;
     if (issue.code === 'unrecognized_keys') message = unknownKeysMessage(issue.keys, known);
     if (unionKeys) message = unknownKeysMessage(unionKeys, known);
+    const forms =
+      issue.code === 'invalid_union' && !unionKeys
+        ? unionFormsFix(unionForms(schema, issue.path), !('input' in issue) || issue.input === undefined)
+        : undefined;
+    if (forms) message = forms.message;
     return {
       path: formatPath(issue.path, root),
       message,
       ...(received !== undefined && !unionKeys && { received }),
       ...(allowed && { allowed }),
-      fix: unionKeys ? `${unknownKeysFix(unionKeys, known)} (give one of: ${known.join(', ')})` : fixFor(issue, allowed, known),
+      fix: unionKeys
+        ? `${unknownKeysFix(unionKeys, known)} (give one of: ${known.join(', ')})`
+        : (forms?.fix ?? fixFor(issue, allowed, known)),
     };
   });
 }

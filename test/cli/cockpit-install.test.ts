@@ -128,20 +128,40 @@ describe('lbsync cockpit install', () => {
     expect(run.stdout).not.toContain('grafana-sa-token-4242');
   }, 60_000);
 
-  it("--docs-url: every runbook_url starts at the operator's copy of the docs; a later run without it puts the shipped ones back", async () => {
+  it("--docs-url: every rule gets a runbook_url at the operator's copy of the docs; a later run without it installs none again", async () => {
     const docs = 'https://git.example.com/ops/scw-lb-sync/-/blob/main';
     const moved = await install(['--docs-url', `${docs}/`, '--no-dashboard', '-o', 'json']);
     expect(moved.code, moved.stderr).toBe(0);
     const urls = namespace().flatMap((group) => (group as unknown as RuleGroup).rules.map((rule) => rule.annotations.runbook_url));
     expect(urls.length).toBe(shippedGroups.flatMap((g) => g.rules).length);
     for (const url of urls)
-      expect(url.startsWith(`${docs}/docs/`) && /\/docs\/(troubleshooting|operations)\.md#/.test(url), url).toBe(true);
+      expect(url?.startsWith(`${docs}/docs/`) && /\/docs\/(troubleshooting|operations)\.md#/.test(url ?? ''), url).toBe(true);
     const back = await install(['--no-dashboard', '-o', 'json']);
     expect((json(back).alerts as { groups: { change: string }[] }).groups.map((g) => g.change)).toEqual(shippedGroups.map(() => 'updated'));
     expect(namespace()).toEqual(shippedGroups);
     const refused = await install(['--docs-url', 'ftp://docs.example.com', '--dry-run']);
     expect(refused.code).toBe(64);
     expect(refused.stderr).toContain('--docs-url must be an http(s) URL');
+  }, 60_000);
+
+  it("the dashboard's target variable lists the configured targets (a list, not free text); without targets, as shipped", async () => {
+    const targets = JSON.stringify([
+      { kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1' } },
+      { kops: { cluster: 'staging.k8s.local', zone: 'nl-ams-1' } },
+    ]);
+    const run = await install(['--no-alerts'], { LBSYNC_TARGETS: targets });
+    expect(run.code, run.stderr).toBe(0);
+    const stored = standIn.dashboards.get('scw-lb-sync')?.dashboard as { templating: { list: Record<string, unknown>[] } };
+    expect(stored.templating.list.find((v) => v.name === 'target')).toMatchObject({
+      type: 'custom',
+      multi: true,
+      includeAll: true,
+      allValue: '.*',
+      query: 'prod.k8s.local,staging.k8s.local',
+      options: [expect.objectContaining({ value: 'prod.k8s.local' }), expect.objectContaining({ value: 'staging.k8s.local' })],
+    });
+    expect((await install(['--no-alerts'])).code).toBe(0);
+    expect(standIn.dashboards.get('scw-lb-sync')?.dashboard).toMatchObject({ templating: shippedDashboard.templating });
   }, 60_000);
 
   it('--dry-run: no credentials, no request; it prints the bodies it would send, as shipped', async () => {

@@ -101,9 +101,15 @@ describe('lbsync against the local stack', () => {
   it('inject --queue: straight onto the reconcile queue, JSON answer', async () => {
     const sent = await lbsync(['inject', '--target', 'demo.k8s.local', '--queue', '--dry-run', '--json']);
     expect(sent.code).toBe(0);
-    const { eventId, via } = JSON.parse(sent.stdout) as { eventId: string; via: string };
+    const { eventId, via, plan } = JSON.parse(sent.stdout) as { eventId: string; via: string; plan: { where: string[] } };
     expect(via).toBe('queue');
+    // The plan is the reconcile's, made on delivery: the answer says where to read it, by the event's id.
+    expect(plan.where.join('\n')).toContain(`event_id ${eventId}`);
+    expect(plan.where.join('\n')).toContain('lbsync plan -t demo.k8s.local');
     await waitFor('the queued event to be delivered', () => deliveredEvent(eventId));
+    const text = await lbsync(['inject', '--target', 'demo.k8s.local', '--queue', '--dry-run']);
+    expect(text.stderr).toContain('dry run: the reconcile plans this event when the queue delivers it');
+    expect(text.stderr).toContain(`|= "${text.stdout.trim()}"`);
     const unknown = await lbsync(['inject', '--target', 'ghost', '--queue']);
     expect(unknown.code).toBe(64); // a flag value the configuration lacks is bad usage, as in every command
     expect(unknown.stderr).toContain('no target named "ghost"');

@@ -55,7 +55,9 @@ describe('lbsync dlq --id with the short id the logs print', () => {
     // Shorter than 8 characters: only a whole id matches.
     const tooShort = await dlq(['show', '--id', 'evt-9f0']);
     expect(tooShort.code).toBe(1);
-    expect(tooShort.stderr).toContain('error [not_found] no dead letter with event or message id evt-9f0');
+    expect(tooShort.stderr).toContain(
+      "error [id_too_short] --id evt-9f0 is no whole id, and shorter than the 8 characters a prefix needs (1 dead letter's id starts with it)",
+    );
   });
 
   it('show: an ambiguous prefix lists the candidates (exit 1, ambiguous_id)', async () => {
@@ -72,6 +74,20 @@ describe('lbsync dlq --id with the short id the logs print', () => {
       command: 'dlq show',
       error: { code: 'ambiguous_id', fieldErrors: [{ path: '--id', received: 'evt-0b7c', allowed: [A, B] }] },
     });
+  });
+
+  it('show and redrive: a prefix under 8 characters says that a prefix needs 8 (exit 1, id_too_short), never "no dead letter"', async () => {
+    const text = await dlq(['show', '--id', 'evt-0']);
+    expect(text.code).toBe(1);
+    expect(text.stderr).toContain(
+      "error [id_too_short] --id evt-0 is no whole id, and shorter than the 8 characters a prefix needs (2 dead letters' ids start with it)",
+    );
+    expect(text.stderr).not.toContain('no dead letter');
+    const none = await dlq(['show', '--id', 'evt-f', '-o', 'json']);
+    expect(none.json()).toMatchObject({ error: { code: 'id_too_short', fieldErrors: [{ path: '--id', received: 'evt-f' }] } });
+    expect((none.json() as { error: { message: string } }).error.message).toContain('no id starts with it either');
+    const redrive = await dlq(['redrive', '--id', 'evt-9', '-o', 'json']);
+    expect(redrive.json()).toMatchObject({ skipped: [{ id: 'evt-9', why: expect.stringContaining('shorter than the 8 characters') }] });
   });
 
   it('delete and redrive: an ambiguous prefix is skipped with its candidates and touches nothing; a unique one acts', async () => {

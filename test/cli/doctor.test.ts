@@ -223,13 +223,14 @@ describe('lbsync doctor', () => {
     }
   });
 
-  it('a secret key the SDK refuses before any call says so (no "401"), and nothing is sent', async () => {
+  it('a malformed secret key is refused before any call, naming the variable and the shape (no "401"), and nothing is sent', async () => {
     const before = (await emulatorCalls()).length;
     const { code, report } = await doctor(['--no-queue'], { SCW_SECRET_KEY: 'not-a-uuid' });
     expect(code).toBe(1);
     expect(failed(report)).toEqual(['credentials']);
     const credentials = report.checks.find((c) => c.name === 'credentials');
-    expect(credentials?.detail).toMatch(/^the key from environment was refused before any call: Invalid secret key format/);
+    expect(credentials?.detail).toMatch(/^SCW_SECRET_KEY: is not a Scaleway secret key: expected a UUID/);
+    expect(credentials?.detail).not.toContain('not-a-uuid');
     expect(`${credentials?.detail} ${credentials?.hint}`).not.toMatch(/401|refused the key/);
     expect(credentials?.hint).toMatch(/nothing was sent/);
     expect(await emulatorCalls()).toHaveLength(before);

@@ -133,7 +133,7 @@ describe('npm start', () => {
     } finally {
       killGroup(started);
     }
-    expect(started.output()).toMatch(/^converged: 6\/6 steps passed$/m);
+    expect(started.output()).toMatch(/^converged: 7\/7 steps passed$/m);
     const printed = started
       .output()
       .split('\n')
@@ -176,9 +176,9 @@ describe('npm start', () => {
     const started = npmStart(['--targets', file]);
     expect(await refusedOrReady(started)).toEqual({ code: 1, signal: null });
     const output = started.output();
-    expect(output).toContain(`error [invalid_config] ${file} is invalid:`);
-    expect(output).toContain(`${file}[0]: Unrecognized key: "kop" (did you mean "kops"?)`);
-    expect(output).toContain(`${file}[1].kops.zone: must be a zone where Scaleway offers Load Balancers (got "fr-pra-1")`);
+    expect(output).toContain(`error [invalid_config] ${file}.targets is invalid:`);
+    expect(output).toContain(`${file}.targets[0]: Unrecognized key: "kop" (did you mean "kops"?)`);
+    expect(output).toContain(`${file}.targets[1].kops.zone: must be a zone where Scaleway offers Load Balancers (got "fr-pra-1")`);
     expect(output).toContain('fix: did you mean "fr-par-1"?');
     expect(output).toContain(`hint: ${HINTS.targets}`);
     expect(output).not.toContain('local stack'); // nothing started
@@ -190,16 +190,23 @@ describe('npm start', () => {
     const injectPort = portsFrom(base).functions.inject;
     await new Promise<void>((resolve) => blocker.listen(injectPort, resolve));
     try {
-      const runs = [npmStart(['--port-base', '0']), npmStart(['--bogus']), npmStart(['--port-base', String(base)])];
-      const [badBase, unknown, busy] = runs as [Started, Started, Started];
+      const runs = [
+        npmStart(['--port-base', '0']),
+        npmStart(['--bogus']),
+        npmStart(['--port-base', String(base)]),
+        npmStart(['--prot-base', '8090']),
+      ];
+      const [badBase, unknown, busy, typo] = runs as [Started, Started, Started, Started];
       await Promise.all(runs.map(refusedOrReady));
       expect(await badBase.exited).toEqual({ code: 64, signal: null });
       expect(badBase.output()).toContain('--port-base must be a whole number from 1 to 65530');
       expect(await unknown.exited).toEqual({ code: 64, signal: null });
-      expect(unknown.output()).toContain("Unknown option '--bogus'");
+      expect(unknown.output()).toContain("error: unknown option '--bogus'\n");
+      expect(await typo.exited).toEqual({ code: 64, signal: null });
+      expect(typo.output()).toContain("error: unknown option '--prot-base' (did you mean --port-base?)");
       expect(await busy.exited).toEqual({ code: 1, signal: null });
       expect(busy.output()).toContain(`port ${injectPort} (the inject function) in use: pick another --port-base`);
-      for (const run of [badBase, unknown, busy]) expect(run.output()).not.toContain('local stack');
+      for (const run of [badBase, unknown, busy, typo]) expect(run.output()).not.toContain('local stack');
     } finally {
       await new Promise<void>((resolve) => blocker.close(() => resolve()));
     }

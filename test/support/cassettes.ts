@@ -42,6 +42,9 @@ export function cassetteNames(): string[] {
     .sort();
 }
 
+/** The recordings of IAM and Messaging (`lbsync bootstrap`'s APIs): replayed by their own test, not the LB world's. */
+export const ACCOUNT_CASSETTE = /^(iam|mnq)-/;
+
 const cache = new Map<string, Interaction[]>();
 
 /** The interactions of one cassette, by its name without `.cassette.yaml`. */

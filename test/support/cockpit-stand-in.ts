@@ -2,11 +2,15 @@
 // exists; docs/operations.md says so): the Cockpit API as @scaleway/sdk-cockpit calls it (data sources, Grafana,
 // tokens), a logs data source's Loki ruler API (GET a namespace's groups as `<namespace>: [groups]`, POST one group
 // as YAML, DELETE one; the token in X-Auth-Token) and Grafana's dashboard API (GET by uid, POST /api/dashboards/db).
-// It keeps what was pushed and every call, so tests judge by its state, not by what the CLI says.
+// It keeps what was pushed and every call, so tests judge by its state, not by what the CLI says. The logs data
+// source also answers Loki's instant query (GET .../loki/api/v1/query) for the one expression `lbsync status` sends
+// (the shadow count, cockpit/queries.ts), evaluated over the log lines a test puts in `logLines` (lines the functions
+// really printed); any other expression is a 400, as Loki answers one it cannot parse.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parse, stringify } from 'yaml';
+import { SHADOW_STATUS_RANGE, shadowWritesQuery } from '../../cockpit/queries';
 
 export interface StandInOptions {
   /** The Scaleway API key's secret the Cockpit API accepts. */
@@ -33,6 +37,8 @@ export interface CockpitStandIn {
   dashboards: Map<string, { dashboard: Record<string, unknown>; version: number }>;
   /** Tokens made through the Cockpit API and not deleted. */
   tokens: Map<string, { secret: string; scopes: string[] }>;
+  /** What the logs data source holds: JSON log lines, as the functions printed them. */
+  logLines: Record<string, unknown>[];
   stop(): Promise<void>;
 }
 
@@ -103,8 +109,30 @@ export async function startCockpitStandIn(options: StandInOptions): Promise<Cock
     return send(response, 404, { type: 'not_found', message: 'resource is not found' });
   };
 
+  const logLines: Record<string, unknown>[] = [];
+  /** The shadow count over the lines held: answers with shadow_writes > 0 in (at - 24h, at], by target. */
+  const instantQuery = (request: IncomingMessage, response: ServerResponse) => {
+    const params = new URL(request.url ?? '/', 'http://stand-in').searchParams;
+    if (params.get('query') !== shadowWritesQuery(SHADOW_STATUS_RANGE))
+      return send(response, 400, 'parse error: this stand-in evaluates only the shadow count of cockpit/queries.ts', 'text/plain');
+    const atMs = Number(BigInt(params.get('time') ?? '0') / 1_000_000n);
+    const from = atMs - 24 * 3_600_000;
+    const counts = new Map<string, number>();
+    for (const line of logLines) {
+      const at = Date.parse(String(line.timestamp));
+      if (line.log_type !== 'reconcile_answer' || !(Number(line.shadow_writes) > 0) || !(at > from && at <= atMs)) continue;
+      counts.set(String(line.target), (counts.get(String(line.target)) ?? 0) + 1);
+    }
+    const result = [...counts].map(([target, n]) => ({ metric: { target }, value: [atMs / 1000, String(n)] }));
+    return send(response, 200, { status: 'success', data: { resultType: 'vector', result } });
+  };
+
   const ruler = async (request: IncomingMessage, response: ServerResponse, path: string) => {
     const token = request.headers['x-auth-token'];
+    if (request.method === 'GET' && path === '/logs/scaleway-logs/loki/api/v1/query') {
+      if (!(options.cockpitToken && token === options.cockpitToken)) return send(response, 401, 'unauthorized', 'text/plain');
+      return instantQuery(request, response);
+    }
     const made = [...tokens.values()].some((t) => t.secret === token && t.scopes.includes('full_access_logs_rules'));
     if (!made && !(options.cockpitToken && token === options.cockpitToken)) return send(response, 401, 'unauthorized', 'text/plain');
     const match = /^\/logs\/scaleway-logs\/loki\/api\/v1\/rules\/([^/]+)(?:\/([^/]+))?$/.exec(path);
@@ -180,6 +208,7 @@ export async function startCockpitStandIn(options: StandInOptions): Promise<Cock
     rules,
     dashboards,
     tokens,
+    logLines,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

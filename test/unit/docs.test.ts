@@ -13,9 +13,10 @@ import { renderEnvironmentReference, SECTIONS, sectionsIn } from '../../scripts/
 import { generated, homelessSections } from '../../scripts/docs';
 import { exportedInterfaceFields } from '../../scripts/emulator-reference';
 import { DEAD_LETTER_REASONS } from '../../shared/core/disposition';
-import { ERROR_GUIDE, WARNING_GUIDE } from '../../shared/errors/error-guide';
+import { OPERATION_NAMES } from '../../emulator/api-routes';
+import { COMMAND_ERROR_GUIDE, ERROR_GUIDE, WARNING_GUIDE } from '../../shared/errors/error-guide';
 import { kopsMessage } from '../../shared/errors/kops-messages';
-import { ERROR_CATALOG, WARNING_CATALOG } from '../../shared/errors/lbsync-error';
+import { COMMAND_ERROR_CATALOG, ERROR_CATALOG, WARNING_CATALOG } from '../../shared/errors/lbsync-error';
 
 const ROOT = new URL('../../', import.meta.url);
 const read = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
@@ -26,8 +27,8 @@ const REPO_PATH = /\b(?:shared|test|scripts|emulator|local|cli|cockpit|functions
 const readme = read('README.md');
 const architecture = read('docs/architecture.md');
 const troubleshooting = read('docs/troubleshooting.md');
-const CODES = [...Object.keys(ERROR_CATALOG), ...Object.keys(WARNING_CATALOG)];
-const GUIDE = { ...ERROR_GUIDE, ...WARNING_GUIDE } as Record<string, { examples: readonly string[]; doc: string }>;
+const CODES = [...Object.keys(ERROR_CATALOG), ...Object.keys(COMMAND_ERROR_CATALOG), ...Object.keys(WARNING_CATALOG)];
+const GUIDE = { ...ERROR_GUIDE, ...COMMAND_ERROR_GUIDE, ...WARNING_GUIDE } as Record<string, { examples: readonly string[]; doc: string }>;
 /** Every Markdown page a reader is sent to. */
 const DOCS = [
   'README.md',
@@ -192,7 +193,11 @@ describe('docs/troubleshooting.md', () => {
   });
 
   it('gives every entry the hint the tool prints, and its guide', () => {
-    for (const [code, { hint }] of [...Object.entries(ERROR_CATALOG), ...Object.entries(WARNING_CATALOG)]) {
+    for (const [code, { hint }] of [
+      ...Object.entries(ERROR_CATALOG),
+      ...Object.entries(COMMAND_ERROR_CATALOG),
+      ...Object.entries(WARNING_CATALOG),
+    ]) {
       const start = troubleshooting.indexOf(`### \`${code}\`\n`);
       const entry = troubleshooting.slice(start, troubleshooting.indexOf('\n### ', start + 1));
       expect(entry, code).toContain(`Hint, as printed: ${hint}`);
@@ -241,7 +246,7 @@ describe('docs/troubleshooting.md', () => {
       [...read(doc).matchAll(/README\.md#([a-z_]+)/g)].filter((m) => CODES.includes(m[1] as string)).map((m) => `${doc}: ${m[0]}`),
     );
     expect(linksToReadme).toEqual([]);
-    expect(read('cockpit/alerts.yaml')).toContain('/docs/troubleshooting.md#{{ $labels.code }}');
+    expect(read('cockpit/alerts.yaml')).toContain('docs/troubleshooting.md#{{ $labels.code }}');
   });
 });
 
@@ -645,5 +650,20 @@ describe('how the docs tell users to run lbsync', () => {
     const found = files.flatMap((file) => bareNpx(readFileSync(new URL(file, root), 'utf8')).map((hit) => `${file}: ${hit}`));
     expect(found).toEqual([]);
     expect(readme).toContain('npx --no-install lbsync');
+  });
+});
+
+describe('operation names', () => {
+  it('are spelt one way, as the call log and a fault name them (ListLbs, not ListLBs), in every page and the CLI', () => {
+    const names = new Map(OPERATION_NAMES.map((name) => [name.toLowerCase(), name]));
+    const texts = [...DOCS.map((doc) => [doc, read(doc)] as const), ['cli/doctor.ts', read('cli/doctor.ts')] as const];
+    const misspelt = texts.flatMap(([file, text]) =>
+      [...text.matchAll(/\b[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+\b/g)]
+        .map((m) => m[0])
+        .filter((word) => names.has(word.toLowerCase()) && names.get(word.toLowerCase()) !== word)
+        .map((word) => `${file}: ${word} (the call log says ${names.get(word.toLowerCase())})`),
+    );
+    expect(misspelt).toEqual([]);
+    expect(names.get('listlbs')).toBe('ListLbs');
   });
 });

@@ -3,7 +3,9 @@
 // is not made once the invocation has no time left.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { classifyApiFailure, wrapApiFailure } from '../../../shared/adapters/api-failure';
-import { createScalewayGateway } from '../../../shared/adapters/scaleway';
+import type { ScalewayGateway } from '../../../shared/adapters/scaleway';
+import { createScalewayGateway, WRITE_CALLS, withoutWrites } from '../../../shared/adapters/scaleway';
+import { healthReadOnce } from '../../../shared/reconcile/health-read-once';
 import type { World } from '../../support/world';
 import {
   DEMO_CONTROL_PLANE_IPS,
@@ -72,6 +74,8 @@ describe('calls', () => {
     await gateway.getLb('fr-par-1', DEMO_LB_ID);
     await gateway.setBackendServers('fr-par-1', BACKEND, DEMO_CONTROL_PLANE_IPS.slice(1));
     expect(gateway.calls()).toEqual({
+      ms: expect.any(Number),
+      maxMs: expect.any(Number),
       reads: 2,
       writes: 1,
       byOperation: {
@@ -101,5 +105,42 @@ describe('calls', () => {
     );
     expect(gateway.calls()).toMatchObject({ reads: 0, writes: 0 });
     expect(world.emulator.calls()).toEqual([]);
+  });
+});
+
+describe('withoutWrites (LBSYNC_MODE=shadow)', () => {
+  it('refuses every write before it is sent, the changes-only pool writes of a rolling update included', async () => {
+    expect([...WRITE_CALLS].sort()).toEqual([
+      'addBackendServers',
+      'createBackend',
+      'deleteBackendIfExists',
+      'removeBackendServers',
+      'setBackendServers',
+      'updateBackend',
+      'updateHealthCheck',
+    ]);
+    const gateway = withoutWrites(world.gateway());
+    for (const call of WRITE_CALLS) {
+      const write = gateway[call] as (...args: unknown[]) => Promise<unknown>;
+      await expect(write('fr-par-1', BACKEND, ['51.15.9.9']), call).rejects.toThrow(
+        `${call} refused before it was sent: this deployment is in shadow mode`,
+      );
+    }
+    expect(world.emulator.calls()).toEqual([]);
+    expect(world.backends().map((b) => b.pool)).toEqual([DEMO_CONTROL_PLANE_IPS]);
+    expect(gateway.calls()).toMatchObject({ reads: 0, writes: 0 });
+  });
+
+  it("keeps every read, also under a wrapper that copies the gateway (the reconcile's one health read per backend)", async () => {
+    const { gateway } = healthReadOnce(withoutWrites(world.gateway()));
+    const reads: (keyof ScalewayGateway)[] = ['getLb', 'listBackends', 'listBackendHealth'];
+    for (const call of reads) expect(typeof gateway[call], call).toBe('function');
+    expect((await gateway.getLb('fr-par-1', DEMO_LB_ID)).id).toBe(DEMO_LB_ID);
+    expect((await gateway.listBackends('fr-par-1', DEMO_LB_ID)).map((b) => b.id)).toEqual([BACKEND]);
+    await gateway.listBackendHealth('fr-par-1', DEMO_LB_ID, BACKEND);
+    await gateway.listBackendHealth('fr-par-1', DEMO_LB_ID, BACKEND);
+    await expect(gateway.addBackendServers('fr-par-1', BACKEND, ['51.15.9.9'])).rejects.toThrow('shadow mode');
+    expect(world.emulator.calls().map((c) => c.operation)).toEqual(['GetLb', 'ListBackends', 'ListBackendStats']);
+    expect(gateway.calls()).toMatchObject({ reads: 3, writes: 0 });
   });
 });

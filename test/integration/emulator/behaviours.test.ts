@@ -404,6 +404,29 @@ describe("faults' world changes (deterministic races)", () => {
   });
 });
 
+describe('fault operation names', () => {
+  it('a name the emulator does not serve is refused (the spelling it serves named), over the control API none of the list is armed', async () => {
+    expect(() => emulator.addFault({ operation: 'ListLBs', status: 500 })).toThrow(
+      'fault operation "ListLBs" is no operation the emulator serves (did you mean ListLbs?)',
+    );
+    expect(() => emulator.addFault({ operation: 'SetPool', status: 500 })).toThrow(/one of ListLbs, GetLb, .*Unknown/);
+    const answer = await fetch(`${emulator.url}/_emulator/faults`, {
+      method: 'POST',
+      body: JSON.stringify([
+        { operation: 'GetLb', status: 500 },
+        { operation: 'GetLB', status: 500 },
+      ]),
+    });
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { message: string }).message).toContain('(did you mean GetLb?)');
+    const armed = async () => ((await (await fetch(`${emulator.url}/_emulator/faults`)).json()) as { faults: unknown[] }).faults;
+    expect(await armed()).toEqual([]);
+    emulator.addFault({ operation: 'Unknown', status: 404 });
+    expect(await armed()).toHaveLength(1);
+    emulator.clearFaults();
+  });
+});
+
 describe('docs/emulator.md', () => {
   const doc = readFileSync(new URL('../../../docs/emulator.md', import.meta.url), 'utf8');
   it('lists every switch with its settings, the default first', () => {

@@ -139,4 +139,29 @@ describe('the final line of each delivery', () => {
     expect(answerLines()[0]).not.toHaveProperty('pool_size');
     expect(problems).toEqual([]);
   });
+
+  it("a sweep event reads every backend's health even in sync: passing members, the majority needed, and how many lack", async () => {
+    stack.emulator.resetCalls();
+    const inSync = await send({ source: 'sweep' });
+    expect(await inSync.untilFinal()).toMatchObject({ outcome: 'noop', apiCalls: { reads: 4, writes: 0 } });
+    expect(stack.emulator.calls().filter((c) => c.operation === 'ListBackendStats')).toHaveLength(1);
+    expect(answerLines().at(-1)).toMatchObject({ outcome: 'noop', pool_size: 3, pool_passing: 3, pool_needed: 2, pool_short: 0 });
+
+    // Two of three control planes fail their check (their servers still run: nothing to remove): one short of 2.
+    stack.emulator.forceHealth('51.15.100.12', 'failed');
+    stack.emulator.forceHealth('51.15.100.13', 'failed');
+    await (await send({ source: 'sweep' })).untilFinal();
+    expect(answerLines().at(-1)).toMatchObject({ pool_passing: 1, pool_needed: 2, pool_short: 1 });
+    stack.emulator.forceHealth(CP0_IP, 'failed');
+    await (await send({ source: 'sweep' })).untilFinal();
+    expect(answerLines().at(-1)).toMatchObject({ pool_passing: 0, pool_short: 2 });
+
+    // Another source's no-op still costs its 3 reads, no health read (the no-op contract).
+    stack.emulator.resetCalls();
+    expect(await (await send()).untilFinal()).toMatchObject({ outcome: 'noop', apiCalls: { reads: 3, writes: 0 } });
+    expect(answerLines().at(-1)).not.toHaveProperty('pool_passing');
+    // Every line carries how late it was received and what the API calls took.
+    for (const line of answerLines()) expect(line).toMatchObject({ age_ms: expect.any(Number), api_ms: expect.any(Number) });
+    expect(problems).toEqual([]);
+  });
 });

@@ -179,6 +179,30 @@ describe('the heartbeat: one line per run (shared/platform/log-schema.ts)', () =
     expect(lines.flatMap(lineProblems)).toEqual([]);
   });
 
+  it("carries both queues' depths at its end, as GetQueueAttributes counts them (the backlog and dead-letter alerts read them)", async () => {
+    const url = await queue.createQueue(`depths-${process.pid}-${++queues}`, {});
+    const dead = await queue.createQueue(`depths-dl-${process.pid}-${++queues}`, {});
+    for (const body of ['{"a":1}', '{"b":2}']) await queue.send(dead, body);
+    const { lines, logger: log } = capturing();
+    await handleSweepRequest('{}', {
+      targets: targets.slice(0, 3),
+      queue: () => queue,
+      reconcileQueueUrl: url,
+      deadLetterQueueUrl: dead,
+      logger: log,
+    });
+    expect(heartbeats(lines)).toEqual([
+      expect.objectContaining({
+        status: 'ok',
+        reconcile_queue_waiting: 3,
+        reconcile_queue_in_flight: 0,
+        dead_letters_waiting: 2,
+        dead_letters_in_flight: 0,
+      }),
+    ]);
+    expect(lines.flatMap(lineProblems)).toEqual([]);
+  });
+
   it('failed: the queue cannot be reached, status failed with queue_unavailable', async () => {
     const { lines, logger: log } = capturing();
     const answer = await handleSweepRequest('{"dryRun":true}', {

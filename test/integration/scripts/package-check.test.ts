@@ -212,7 +212,8 @@ const INVOCATIONS: Record<string, { request: PlatformRequest; env: Record<string
     // Not JSON: dead-lettered as invalid_event. The network is blocked, so the dead letter cannot be sent: the
     // documented answer is then 500 (the platform redelivers), naming the dead-letter queue it could not reach.
     request: platformPost('{"version":1,'),
-    env: { ...TARGETS, ...QUEUES },
+    // Its API key is read before the message (a missing or malformed one is the function's own failure).
+    env: { ...TARGETS, ...QUEUES, ...API_KEY },
     expect: ({ answer, connections }) => {
       expect(answer?.status).toBe(500);
       expect(answer?.body).toMatchObject({ outcome: 'handoff_failed', error: { code: 'queue_unavailable' } });

@@ -8,11 +8,10 @@ import { parser } from '@grafana/lezer-logql';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { RuleGroup } from '../../../cockpit/alerts';
-import { analyse, interpolate, queryProblems } from '../../../cockpit/logql-check';
-import { ALERTS } from '../../../cockpit/queries';
+import { analyse, interpolate, metricQueryProblems, queryProblems } from '../../../cockpit/logql-check';
+import { ALERTS, FUNCTION_METRICS } from '../../../cockpit/queries';
 import {
   ALERTS_PAGE,
-  DOCS_BASE_URL,
   FUNCTIONS,
   MAX_RULES_PER_GROUP,
   STREAM_LABELS,
@@ -36,10 +35,14 @@ const dashboard = JSON.parse(read('cockpit/dashboard.json')) as {
     targets: { expr: string; datasource: { uid: string } }[];
   }[];
 };
+const fromLogs = (p: (typeof dashboard.panels)[number]) => p.datasource.type === 'loki';
 const shipped = [
   ...rules.map((r) => ({ where: `alert ${r.alert}`, expr: r.expr })),
-  ...dashboard.panels.flatMap((p) => p.targets.map((t) => ({ where: `panel "${p.title}"`, expr: t.expr }))),
+  ...dashboard.panels.filter(fromLogs).flatMap((p) => p.targets.map((t) => ({ where: `panel "${p.title}"`, expr: t.expr }))),
 ];
+const metricsShipped = dashboard.panels
+  .filter((p) => !fromLogs(p))
+  .flatMap((p) => p.targets.map((t) => ({ where: `panel "${p.title}"`, expr: t.expr })));
 
 /** The offsets of error nodes in the grammar's tree (Grafana's variables replaced as Grafana sends them to Loki). */
 function grammarErrors(expr: string): number[] {
@@ -86,6 +89,17 @@ describe('every LogQL expression that ships', () => {
     ]);
   });
 
+  it.each(metricsShipped)(
+    "$where (Cockpit's Functions metrics) reads only the metrics Scaleway documents, for the four functions",
+    ({ expr }) => {
+      expect(metricQueryProblems(expr, FUNCTION_METRICS)).toEqual([]);
+      expect(
+        metricQueryProblems(expr.replace('serverless_function_cpu_usage_ratio', 'serverless_function_cpu_seconds'), FUNCTION_METRICS)
+          .length + metricQueryProblems(expr.replace('resource_name=~', 'resource_id=~'), FUNCTION_METRICS).length,
+      ).toBeGreaterThan(0);
+    },
+  );
+
   it('every stream selector is the one setting, STREAM_LABELS, with a function name where it has the placeholder', () => {
     for (const { where, expr } of shipped) {
       const selectors = analyse(interpolate(expr)).selectors;
@@ -116,15 +130,15 @@ describe('cockpit/alerts.yaml', () => {
     expect(new Set(rules.map((r) => r.alert)).size).toBe(rules.length);
   });
 
-  it('each alert has a summary, a description and a runbook_url to an entry that exists', () => {
+  it('each alert has a summary, a description and a runbook: an entry of the shipped docs that exists, and no web address assumed', () => {
     const troubleshooting = anchors(TROUBLESHOOTING_PAGE);
     const guide = anchors(ALERTS_PAGE);
     for (const rule of rules) {
       expect(rule.annotations.summary, rule.alert).toMatch(/\S{3}/);
       expect(rule.annotations.description, rule.alert).toContain('What to do:');
-      const url = rule.annotations.runbook_url;
-      const [page, anchor] = url.slice(DOCS_BASE_URL.length + 1).split('#') as [string, string];
-      expect(url.startsWith(`${DOCS_BASE_URL}/`), url).toBe(true);
+      const url = rule.annotations.runbook;
+      const [page, anchor] = url.split('#') as [string, string];
+      expect(rule.annotations.runbook_url, rule.alert).toBeUndefined();
       if (anchor === '{{ $labels.code }}') {
         // The code varies: the alert must carry it as a label, and every code has its entry.
         expect(rule.expr, rule.alert).toMatch(/^\(?sum by \([^)]*\bcode\b/);
@@ -146,17 +160,61 @@ describe('cockpit/alerts.yaml', () => {
       new RegExp(`^absent_over_time\\(.*sweep_heartbeat.*\\[${2 * SWEEP_PERIOD_MINUTES}m\\]\\)$`),
     );
     expect(expr('LbSyncWatchHeartbeatMissing')).toMatch(/^absent_over_time\(.*watch_heartbeat.*\[5m\]\)$/);
-    expect(expr('LbSyncInvalidConfiguration')).toContain('code="invalid_config"');
+    expect(expr('LbSyncInvalidConfiguration')).toContain('code=~"invalid_config|invalid_credentials"');
     expect(expr('LbSyncQueueHandOffFailed')).toContain('code="queue_unavailable"');
     expect(expr('LbSyncRemovalDeferred')).toMatch(/^min_over_time\(.*unwrap members_deferred.*\[30m\]\) by \(target\) > 0$/);
+    // Fewer passing members than the target needs (a majority of its desired pool), and none at all.
+    expect(expr('LbSyncPoolBelowQuorum')).toMatch(/^min_over_time\(.*unwrap pool_short.*\[15m\]\) by \(target\) > 0$/);
+    expect(expr('LbSyncPoolNonePassing')).toMatch(/^max_over_time\(.*unwrap pool_passing.*\[10m\]\) by \(target\) == 0$/);
+    // A function that crashed, timed out or ran out of memory: started, never answered; the window past every timeout.
+    expect(expr('LbSyncInvocationsUnanswered')).toMatch(
+      /invocation_start.*\[30m\] offset 7m.*> on \(resource_name\).*invocation_end.*\[37m\]/,
+    );
+    expect(expr('LbSyncInvocationsUnanswered')).toMatch(/unless on \(resource_name\)/);
+    // What no answer line says: dead letters the queue moved itself (max_receives), and its depth.
+    expect(expr('LbSyncDeadLettersWaiting')).toMatch(/sweep_heartbeat.*unwrap dead_letters_waiting/);
+    expect(expr('LbSyncQueueBacklog')).toMatch(/sweep_heartbeat.*unwrap reconcile_queue_waiting/);
+    expect(expr('LbSyncEventsLate')).toMatch(/unwrap age_ms/);
+    expect(expr('LbSyncInjectRefused')).toMatch(/resource_name="inject".*invocation_end.*status="401"/);
+    expect(expr('LbSyncFunctionErrors')).toMatch(/invocation_end.*status >= 500/);
+    expect(expr('LbSyncFunctionMemoryHigh')).toMatch(/unwrap memory_mb/);
+    expect(expr('LbSyncReconcileSlow')).toMatch(/resource_name="reconcile".*unwrap duration_ms/);
+    expect(expr('LbSyncScalewayApiSlow')).toMatch(/unwrap api_max_ms/);
+  });
+
+  it('an alert that one line (or one reading) could set off waits with for:, so a single line does not page', () => {
+    const byName = new Map(rules.map((r) => [r.alert, r]));
+    // A threshold on a count, a quantile or a peak: held for a while before it fires.
+    for (const alert of [
+      'LbSyncPoolBelowQuorum',
+      'LbSyncPoolNonePassing',
+      'LbSyncEventsLate',
+      'LbSyncScalewayApiSlow',
+      'LbSyncFunctionErrors',
+      'LbSyncFunctionMemoryHigh',
+      'LbSyncReconcileSlow',
+      'LbSyncQueueBacklog',
+    ])
+      expect(byName.get(alert)?.for, alert).toMatch(/^\d+m$/);
+    // The others fire on one event that matters by itself (a dead letter, a refused configuration, a crash), or
+    // already say "for this long" in their window (a missing heartbeat, dead letters waiting 30 minutes, 3 refusals).
+    const held = rules.filter((r) => r.for).length;
+    expect(held).toBeGreaterThanOrEqual(8);
   });
 });
 
 describe('cockpit/dashboard.json', () => {
-  it('its Loki data source is a dashboard variable, used by every panel and query', () => {
+  it('its Loki data source is a dashboard variable, used by every logs panel and query; the metrics one by the metrics panel', () => {
     const variable = `\${${'datasource'}}`;
     expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: 'datasource', type: 'datasource', query: 'loki' }));
-    for (const panel of dashboard.panels) {
+    expect(dashboard.templating.list).toContainEqual(expect.objectContaining({ name: 'metrics', type: 'datasource', query: 'prometheus' }));
+    expect(metricsShipped.length).toBeGreaterThan(0);
+    const metricsVariable = `\${${'metrics'}}`;
+    for (const panel of dashboard.panels.filter((p) => !fromLogs(p))) {
+      expect(panel.datasource).toEqual({ type: 'prometheus', uid: metricsVariable });
+      for (const target of panel.targets) expect(target.datasource.uid, panel.title).toBe(metricsVariable);
+    }
+    for (const panel of dashboard.panels.filter(fromLogs)) {
       expect(panel.datasource, panel.title).toEqual({ type: 'loki', uid: variable });
       for (const target of panel.targets) expect(target.datasource.uid, panel.title).toBe(variable);
     }

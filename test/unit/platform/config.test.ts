@@ -104,6 +104,26 @@ describe('loadTargets', () => {
     expect(loadTargets({ LBSYNC_CONFIG: `${dir}/t.json` })[0]?.name).toBe('c.k8s.local');
     expect(configError(() => loadTargets({ LBSYNC_CONFIG: `${dir}/missing.json` })).message).toMatch(/cannot read/);
   });
+  it("the errors of a {targets: [...]} file are under .targets, not at the file's root", async () => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/lbsync-`);
+    writeFileSync(`${dir}/t.json`, JSON.stringify({ targets: [{ kops: { cluster: 'c.k8s.local', zone: 'fr-pra-1' } }] }));
+    expect(configError(() => loadTargets({ LBSYNC_CONFIG: `${dir}/t.json` })).fieldErrors?.map((e) => e.path)).toEqual([
+      'LBSYNC_CONFIG.targets[0].kops.zone',
+    ]);
+    writeFileSync(`${dir}/a.json`, JSON.stringify([{ kops: { cluster: 'c.k8s.local', zone: 'fr-pra-1' } }]));
+    expect(configError(() => loadTargets({ LBSYNC_CONFIG: `${dir}/a.json` })).fieldErrors?.map((e) => e.path)).toEqual([
+      'LBSYNC_CONFIG[0].kops.zone',
+    ]);
+  });
+  it('LBSYNC_TARGETS set to nothing is told as set and empty, not as unset', () => {
+    for (const value of ['', '  ']) {
+      expect(configError(() => loadTargets({ LBSYNC_TARGETS: value })).fieldErrors).toEqual([
+        expect.objectContaining({ path: 'LBSYNC_TARGETS', message: 'is set but empty' }),
+      ]);
+    }
+    expect(configError(() => loadTargets({})).fieldErrors).toEqual([expect.objectContaining({ message: 'is not set' })]);
+  });
 });
 
 describe('the runtime settings', () => {

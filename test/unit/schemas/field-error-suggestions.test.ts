@@ -68,6 +68,25 @@ describe('unknown keys', () => {
     ]);
   });
 
+  it('loadBalancer {} (or both keys, or none): its two forms named, and a fix that says them', () => {
+    for (const loadBalancer of [{}, { name: 'api.x', id: '00000000-0000-4000-8000-000000000000' }]) {
+      expect(fieldErrors([full({ loadBalancer })])).toEqual([
+        expect.objectContaining({
+          path: 'targets[0].loadBalancer',
+          message: 'fits none of its forms: {"name": ...} or {"id": ...}',
+          fix: 'give exactly one of "name" or "id" (see the configuration reference)',
+        }),
+      ]);
+    }
+    const { loadBalancer: _lb, ...without } = full({});
+    expect(fieldErrors([without])).toEqual([
+      expect.objectContaining({
+        path: 'targets[0].loadBalancer',
+        message: 'is missing: it takes one of the forms {"name": ...} or {"id": ...}',
+      }),
+    ]);
+  });
+
   it('a key close to nothing is to be removed, as before', () => {
     expect(fieldErrors([full({ banana: 1 })])).toEqual([
       {
