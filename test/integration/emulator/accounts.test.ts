@@ -95,7 +95,7 @@ describe('IAM and Messaging routes, against the recordings', () => {
     expect((await iam.getPolicy({ policyId: policy.id })).nbRules).toBe(2);
     const listed = await raw(`/iam/v1alpha1/rules?policy_id=${policy.id}`);
     sameKeys(listed.body, recorded('iam-policy-basic', 6).body);
-    expect((listed.body?.rules as { permission_sets_scope_type: string }[])[0]?.permission_sets_scope_type).toBe('projects');
+    expect(((listed.body?.rules ?? []) as { permission_sets_scope_type: string }[])[0]?.permission_sets_scope_type).toBe('projects');
     const set = await raw('/iam/v1alpha1/rules', {
       method: 'PUT',
       body: JSON.stringify({
