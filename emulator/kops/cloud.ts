@@ -76,7 +76,7 @@ export class KopsCloud {
     return first.address.replace(/\/\d+$/, '');
   }
 
-  /** GetClusterLoadBalancers: ListLBs by the name api.<cluster> (the API's filter: its namesakes too), all pages. */
+  /** GetClusterLoadBalancers: ListLbs by the name api.<cluster> (the API's filter: its namesakes too), all pages. */
   clusterLoadBalancers(cluster: string): Promise<{ id: string; name: string; tags: string[] }[]> {
     return this.sdk.listAll(
       `/lb/v1/zones/${this.zone}/lbs`,
