@@ -135,27 +135,32 @@ describe('every control plane marked, all in the pool', () => {
   });
 });
 
+/** kOps deregisters control-plane 0, and a successor is made as kOps makes it (CreateServer stopped, poweron), not marked. */
+async function deregisterCp0AndCreateSuccessor(): Promise<string> {
+  await kops.deregister({ id: CP0_ID, name: 'control-plane-fr-par-1-0' });
+  const created = await kops.cloud.sdk.send<{ server: { id: string; public_ips: { address: string }[] } }>(
+    'POST',
+    '/instance/v1/zones/fr-par-1/servers',
+    {
+      name: 'control-plane-fr-par-1-3',
+      commercial_type: 'DEV1-M',
+      image: 'ubuntu_noble',
+      routed_ip_enabled: true,
+      tags: [
+        'noprefix=kops.k8s.io/cluster=demo.k8s.local',
+        'noprefix=kops.k8s.io/role=ControlPlane',
+        'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1',
+      ],
+    },
+  );
+  await kops.cloud.sdk.send('POST', `/instance/v1/zones/fr-par-1/servers/${created.server.id}/action`, { action: 'poweron' });
+  const successor = created.server.public_ips[0]?.address as string;
+  return successor;
+}
+
 describe('the successor joins while the deregistered one stays out', () => {
   it('one write, adding the successor only; status shows the deregistered one as leaving', async () => {
-    await kops.deregister({ id: CP0_ID, name: 'control-plane-fr-par-1-0' });
-    // A successor made as kOps makes it (CreateServer stopped, poweron), not marked.
-    const created = await kops.cloud.sdk.send<{ server: { id: string; public_ips: { address: string }[] } }>(
-      'POST',
-      '/instance/v1/zones/fr-par-1/servers',
-      {
-        name: 'control-plane-fr-par-1-3',
-        commercial_type: 'DEV1-M',
-        image: 'ubuntu_noble',
-        routed_ip_enabled: true,
-        tags: [
-          'noprefix=kops.k8s.io/cluster=demo.k8s.local',
-          'noprefix=kops.k8s.io/role=ControlPlane',
-          'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1',
-        ],
-      },
-    );
-    await kops.cloud.sdk.send('POST', `/instance/v1/zones/fr-par-1/servers/${created.server.id}/action`, { action: 'poweron' });
-    const successor = created.server.public_ips[0]?.address as string;
+    const successor = await deregisterCp0AndCreateSuccessor();
     const run = await sendEvent(
       stack.events,
       stack.emulator,
@@ -175,6 +180,33 @@ describe('the successor joins while the deregistered one stays out', () => {
     expect(member).toMatchObject({ inPool: false, desired: false, change: 'leaving' });
     expect(member?.why).toContain('marked needs-update; kOps removes it');
     expect(targetStatus(read).inSync).toBe(true);
+  });
+});
+
+describe('in shadow mode (LBSYNC_MODE=shadow), the same successor', () => {
+  it('is planned as the changes-only write and never written; the writing deployment then makes that write', async () => {
+    const successor = await deregisterCp0AndCreateSuccessor();
+    stack.emulator.resetCalls();
+    const event = { event: { source: 'instance-replacement', serverIps: [successor] } };
+    const shadow = await sendEvent(stack.events, stack.emulator, demoTarget(), { LBSYNC_MODE: 'shadow' }, event);
+    const answer = await shadow.untilFinal();
+    expect(answer).toMatchObject({ outcome: 'dry_run', mode: 'shadow' });
+    expect(answer?.planned).toEqual([
+      expect.stringContaining('(as AddBackendServers/RemoveBackendServers: the pool holds leaving servers)'),
+    ]);
+    expect(stack.emulator.calls().filter((c) => c.method !== 'GET')).toEqual([]);
+    expect(pool()).toEqual([CP1_IP, CP2_IP]);
+
+    // The write the shadow held back is the rolling update's own: AddBackendServers of the successor alone.
+    const written = await sendEvent(stack.events, stack.emulator, demoTarget(), {}, event);
+    expect(await written.untilFinal()).toMatchObject({ outcome: 'applied' });
+    expect(
+      stack.emulator
+        .calls()
+        .filter((c) => c.method !== 'GET')
+        .map((c) => c.operation),
+    ).toEqual(['AddBackendServers']);
+    expect(pool()).toEqual([CP1_IP, CP2_IP, successor].sort());
   });
 });
 
