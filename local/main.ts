@@ -125,7 +125,7 @@ Try it (in another terminal):
 
 kOps' rolling update of the three control planes, call by call as kOps makes them (lbsync status --watch shows each
 one leaving, the new one joining, the workers kOps' apply writes in going again):
-  curl -s -X POST ${stack.emulator.url}/_emulator/kops/rolling-update -H 'Content-Type: application/json' \
+  curl -s -X POST ${stack.emulator.url}/_emulator/kops/rolling-update -H 'Content-Type: application/json' \\
        -d '{"cluster":"${DEMO_CLUSTER}","timings":{"drainMs":20000,"validateMs":10000}}'
   curl -s ${stack.emulator.url}/_emulator/kops/rolling-update      # its steps so far
 
