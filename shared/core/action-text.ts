@@ -1,4 +1,9 @@
-import type { Action } from './model';
+import type { Action, ChangesOnlyReason } from './model';
+
+const CHANGES_ONLY_WHY: Record<ChangesOnlyReason, string> = {
+  leaving_servers: 'the pool holds leaving servers',
+  discovery_suspect: 'discovery looks partial',
+};
 
 /** One line per action, as the reconcile logs its plan and `lbsync doctor` shows what a reconcile would write. */
 export function describeAction(action: Action): string {
@@ -8,7 +13,7 @@ export function describeAction(action: Action): string {
     case 'DeleteDuplicateBackend':
       return `DeleteDuplicateBackend ${action.backend} ${action.backendId} (keeping ${action.keptId})`;
     case 'SetBackendServers':
-      return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]${action.changesOnly ? ' (as AddBackendServers/RemoveBackendServers: the pool holds leaving servers)' : ''}`;
+      return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]${action.changesOnly ? ` (as AddBackendServers/RemoveBackendServers: ${CHANGES_ONLY_WHY[action.changesOnly]})` : ''}`;
     case 'UpdateBackend':
     case 'UpdateHealthCheck':
       return `${action.kind} ${action.backend} ${action.changes.map((c) => `${c.field}: ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`).join(', ')}`;

@@ -143,12 +143,16 @@ export type Action =
       added: string[];
       removed: string[];
       /**
-       * Written as its changes only (AddBackendServers, then RemoveBackendServers), never as the whole pool: set while
-       * the pool holds leaving servers (shared/core/leaving.ts), so a write planned on a pool read just before kOps
-       * deregistered one of them cannot put it back.
+       * Written as its changes only (AddBackendServers, then RemoveBackendServers), never as the whole pool, and why:
+       * `leaving_servers` while the pool holds leaving servers (shared/core/leaving.ts), so a write planned on a pool
+       * read just before kOps deregistered one of them cannot put it back; `discovery_suspect` when this reconcile
+       * distrusts its own read (core/rollout.ts), so a whole pool built on it cannot put back what another writer (kOps'
+       * apply, a concurrent reconcile) removed since.
        */
-      changesOnly?: true;
+      changesOnly?: ChangesOnlyReason;
     }
   | { kind: 'DeleteDuplicateBackend'; backend: string; backendId: string; keptId: string };
 
 export type ActionKind = Action['kind'];
+
+export type ChangesOnlyReason = 'leaving_servers' | 'discovery_suspect';

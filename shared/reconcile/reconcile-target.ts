@@ -144,7 +144,7 @@ async function healthOfTheRest(
 function writtenAsChanges(action: Action, leaving: readonly LeavingMember[]): Action {
   if (action.kind !== 'SetBackendServers') return action;
   const holdsLeaving = leaving.some((m) => m.backend === action.backend && m.verdict === 'stays');
-  return holdsLeaving ? { ...action, changesOnly: true } : action;
+  return holdsLeaving && !action.changesOnly ? { ...action, changesOnly: 'leaving_servers' } : action;
 }
 
 /**

@@ -67,7 +67,10 @@ export async function stageRemovals(
       holds.push(`backend ${action.backend} keeps ${rollout.deferred.map((d) => d.ip).join(', ')} for now: ${rollout.hold.reason}`);
     }
     if (samePool(rollout.pool, current)) continue;
-    staged.push({ ...action, pool: rollout.pool, added: rollout.added, removed: rollout.removed.map((r) => r.ip) });
+    // A read discovery makes suspect is no base for a whole pool: written as its changes, it cannot put back what
+    // another writer removed since (kOps' apply, a reconcile of the same target running beside this one).
+    const suspect = rollout.hold?.code === 'discovery_suspect' ? { changesOnly: 'discovery_suspect' as const } : {};
+    staged.push({ ...action, pool: rollout.pool, added: rollout.added, removed: rollout.removed.map((r) => r.ip), ...suspect });
   }
   const hold =
     holds.length > 0

@@ -1,9 +1,22 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { faultBodies } from '../../../emulator';
+import { describeAction } from '../../../shared/core/action-text';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import type { Target } from '../../../shared/schemas/target';
 import type { World } from '../../support/world';
-import { DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID, DEMO_WORKER_IPS, demoSeed, demoTarget, startWorld } from '../../support/world';
+import {
+  DEMO_CLUSTER_TAG,
+  DEMO_CONTROL_PLANE_IDS,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  DEMO_LB_ID,
+  DEMO_WORKER_IPS,
+  demoBackend,
+  demoSeed,
+  demoSeedWith,
+  demoTarget,
+  startWorld,
+} from '../../support/world';
 
 let world: World;
 const fastSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20)));
@@ -181,6 +194,52 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(world.writes()).toEqual([]);
     expect(world.backends()[0]?.pool).toEqual(DEMO_CONTROL_PLANE_IPS);
     expect(world.emulator.calls().filter((c) => c.operation === 'ListServers')).toHaveLength(2);
+  });
+
+  // Found by the --cloudonly rolling-update scenario: two reconciles of one target ran side by side; the one whose
+  // read discovery made suspect wrote the whole pool it had read, putting back the members the other had just removed.
+  it('a write planned on a suspect read is made of its changes: what another writer removed since stays out', async () => {
+    const backendId = '00000000-0000-4000-8000-0000000000b5';
+    world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend([...DEMO_CONTROL_PLANE_IPS, ...DEMO_WORKER_IPS], { id: backendId })] }));
+    // Two control planes lose their role tag while still running and passing, a new one joins: discovery finds one of
+    // the five serving members (suspect), so nothing is removed and the write only adds.
+    const [cp0, cp1] = DEMO_CONTROL_PLANE_IDS as [string, string];
+    for (const [id, n] of [
+      [cp0, 0],
+      [cp1, 1],
+    ] as const)
+      world.emulator.upsertServer({
+        id,
+        name: `control-plane-fr-par-1-${n}`,
+        zone: 'fr-par-1',
+        tags: [DEMO_CLUSTER_TAG],
+        publicIps: [DEMO_CONTROL_PLANE_IPS[n] as string],
+      });
+    world.emulator.upsertServer({
+      name: 'control-plane-fr-par-1-3',
+      zone: 'fr-par-1',
+      tags: demoTarget().servers.tags,
+      publicIps: ['51.15.100.31'],
+    });
+    world.emulator.resetCalls();
+    world.emulator.addFault({ pathIncludes: `/backends/${backendId}/servers`, gate: 'pool-write', count: 1 });
+    const running = reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, sleep: fastSleep });
+    const started = Date.now();
+    while ((world.emulator.heldAtGates()['pool-write'] ?? 0) === 0) {
+      if (Date.now() - started > 10_000) throw new Error('the reconcile never wrote the pool');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // While its write is on the way, another writer takes out a member the reconcile keeps for now (kOps deregistering
+    // it, or a reconcile beside this one).
+    await world.gateway().removeBackendServers('fr-par-1', backendId, [DEMO_CONTROL_PLANE_IPS[0] as string]);
+    world.emulator.releaseGate('pool-write');
+    const result = await running;
+    expect(result.error?.code).toBe('discovery_suspect');
+    expect(result.done.map(describeAction)).toEqual([
+      `SetBackendServers lb-backend-https +[51.15.100.31] -[${DEMO_WORKER_IPS.join(', ')}] (as AddBackendServers/RemoveBackendServers: discovery looks partial)`,
+    ]);
+    expect(world.writes()).toEqual(['AddBackendServers', 'RemoveBackendServers', 'RemoveBackendServers']);
+    expect([...((world.backends()[0]?.pool as string[]) ?? [])].sort()).toEqual([...DEMO_CONTROL_PLANE_IPS.slice(1), '51.15.100.31']);
   });
 
   it('LB transient for longer than transientWaitMs: a transient result, no write', async () => {
