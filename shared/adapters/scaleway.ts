@@ -260,6 +260,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
   const ipam = new Ipamv1.API(client);
+  const ipamIps = async (request: Omit<Ipamv1.ListIPsRequest, 'page' | 'pageSize'>) =>
+    (await readPages('ListIPs', async (page, pageSize) => (await ipam.listIPs({ ...request, page, pageSize })).ips)).map(toIpamIpView);
 
   return {
     projectId: settings.projectId,
@@ -324,39 +326,16 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     },
     async listPrivateNicIps(region, nicIds) {
       if (nicIds.length === 0) return [];
-      const ips = await readPages(
-        'ListIPs',
-        async (page, pageSize) =>
-          (
-            await ipam.listIPs({
-              region: region as Region,
-              resourceIds: [...nicIds],
-              resourceType: 'instance_private_nic',
-              isIpv6: false,
-              page,
-              pageSize,
-            })
-          ).ips,
-      );
-      return ips.map(toIpamIpView);
+      return ipamIps({ region: region as Region, resourceIds: [...nicIds], resourceType: 'instance_private_nic', isIpv6: false });
     },
     async listZonalIpv4(zone, serverIds) {
-      const ips = await readPages(
-        'ListIPs',
-        async (page, pageSize) =>
-          (
-            await ipam.listIPs({
-              region: regionOf(zone) as Region,
-              zonal: zone,
-              isIpv6: false,
-              ...(serverIds.length > 0 && { resourceIds: [...serverIds] }),
-              orderBy: 'created_at_desc',
-              page,
-              pageSize,
-            })
-          ).ips,
-      );
-      return ips.map(toIpamIpView);
+      return ipamIps({
+        region: regionOf(zone) as Region,
+        zonal: zone,
+        isIpv6: false,
+        ...(serverIds.length > 0 && { resourceIds: [...serverIds] }),
+        orderBy: 'created_at_desc',
+      });
     },
     async createBackend(zone, lbId, action) {
       const { spec, healthCheck, pool } = action;

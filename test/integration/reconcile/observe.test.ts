@@ -25,6 +25,17 @@ const NEW = '00000000-0000-4000-8000-000000000002';
 const OTHER_LB = '00000000-0000-4000-8000-0000000000b2';
 const UUID = '[0-9a-f-]{36}';
 
+/** Two backends of the managed name on the demo LB, the younger one used by a frontend. */
+function namesakesOneInUse() {
+  return demoSeedWith({
+    backends: [
+      demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }),
+      demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }),
+    ],
+    frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
+  });
+}
+
 async function thrown(promise: Promise<unknown>): Promise<LbSyncError> {
   const error = await promise.then(
     () => undefined,
@@ -96,15 +107,7 @@ describe('observeBackends', () => {
   });
 
   it('a name carried twice: the frontends are read (once); the backend a frontend uses is kept, though it is younger', async () => {
-    world.emulator.loadSeed(
-      demoSeedWith({
-        backends: [
-          demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }),
-          demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }),
-        ],
-        frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
-      }),
-    );
+    world.emulator.loadSeed(namesakesOneInUse());
     const gateway = world.gateway();
     const lb = (await findLb(gateway, demoTarget())).lb;
     world.emulator.resetCalls();
@@ -269,16 +272,7 @@ describe('a listing of the LB’s own resources that names another LB is lb_answ
   });
 
   it('a ListFrontends answer naming another LB (read to tell duplicates apart): nothing written, no duplicate deleted', async () => {
-    world.emulator.loadSeed(
-      demoSeedWith({
-        backends: [
-          demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }),
-          demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }),
-        ],
-        frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
-        moreLbs: [{ id: OTHER_LB, name: 'api.staging.k8s.local', zone: 'fr-par-1' }],
-      }),
-    );
+    world.emulator.loadSeed(namesakesOneInUse());
     const { frontends } = await wireAnswer<{ frontends: Record<string, unknown>[] }>(
       world.emulator,
       `/lb/v1/zones/fr-par-1/lbs/${DEMO_LB_ID}/frontends`,
