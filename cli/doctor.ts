@@ -12,13 +12,12 @@ import { asLbSyncError, ERROR_CATALOG, type LbSyncError, WARNING_CATALOG } from 
 import { tryGateway } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
 import type { PoolMember } from '../shared/core/desired';
-import { discoveredPool, unusableAddressWarning } from '../shared/core/desired';
-import { admitServers, filterMismatchWarning, ownHealthReports } from '../shared/core/discovery-check';
-import { unusablePoolAddress } from '../shared/schemas/backend-address';
+import { unusableAddressWarning } from '../shared/core/desired';
+import { contradictionWarning, filterMismatchWarning, ownHealthReports } from '../shared/core/discovery-check';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
 import { describeAction } from '../shared/core/action-text';
-import type { ObservedBackend, RefusedAnswer } from '../shared/core/model';
+import type { ObservedBackend, ObservedLb, RefusedAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
 import { CONTEST_THRESHOLD, contestWarning } from '../shared/core/contest';
@@ -29,9 +28,9 @@ import type { DiscoveredPool } from '../shared/core/desired';
 import { lbLabel } from '../shared/core/lb-identity';
 import { normalisePool } from '../shared/core/pool';
 import { regionOf } from '../shared/core/locality';
-import { serverScope } from '../shared/reconcile/discover';
+import { discoverWith } from '../shared/reconcile/discover';
 import type { FoundLb } from '../shared/reconcile/observe';
-import { findLb, observeBackends } from '../shared/reconcile/observe';
+import { assertLbOnNetwork, findLb, observeBackends } from '../shared/reconcile/observe';
 import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
@@ -63,7 +62,10 @@ export interface DoctorOptions {
 
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
 const PERMISSIONS = {
-  'iam:lb-read': { calls: 'ListLbs / GetLb', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
+  'iam:lb-read': {
+    calls: 'ListLbs / GetLb (and ListLbPrivateNetworks for ipam-private)',
+    set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)',
+  },
   'iam:lb-backends': { calls: 'ListBackends / ListBackendStats', set: 'LoadBalancersFullAccess (or LoadBalancersReadOnly)' },
   'iam:instance-servers': { calls: 'ListServers by tags', set: 'InstancesReadOnly' },
   'iam:ipam-read': { calls: 'IPAM ListIPs', set: 'IPAMReadOnly' },
@@ -78,7 +80,15 @@ const fail = (name: string, detail: string, hint: string): Check => ({ name, sta
  * Failures that still prove the key may make the call: the API answered it. A 404 proves nothing (anything on the
  * way can answer one); an LB not found by name or found twice is our verdict on a list the API did answer.
  */
-const ANSWERED = new Set(['lb_not_found', 'lb_ambiguous', 'invalid_arguments', 'precondition_failed', 'resource_locked']);
+const ANSWERED = new Set([
+  'lb_not_found',
+  'lb_ambiguous',
+  'invalid_arguments',
+  'precondition_failed',
+  'resource_locked',
+  'private_network_not_attached',
+  'private_network_attaching',
+]);
 const answeredBy = (error: LbSyncError) => ANSWERED.has(error.code) && error.status !== 404;
 
 /** Thrown to stop the Scaleway checks: the key itself was refused, every further call would be too. */
@@ -154,6 +164,7 @@ function lbCheck(name: string, target: Target, { lb, refused }: FoundLb): Check 
 function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check {
   const leftOut = [
     filterMismatchWarning(pool.refused),
+    contradictionWarning(pool.contradicted),
     unusableAddressWarning(pool.unusable),
     ...pool.skipped.map((s) => `${s.server} left out: ${s.reason}`),
   ].filter((line) => line !== undefined);
@@ -165,8 +176,37 @@ function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check
   if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool)
     return fail(name, [detail, ...leftOut].join('; '), ERROR_CATALOG.no_servers.hint);
   if (pool.refused.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
+  if (pool.contradicted.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.contradictory_answer.hint);
   if (leftOut.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`);
   return ok(name, detail);
+}
+
+/**
+ * ipam-private: the LB's attachment to the private network the pool's addresses are on (ListLbPrivateNetworks), the
+ * check a reconcile makes before it writes; its code is in the line, as a reconcile's answer carries it.
+ */
+async function privateNetworkCheck(
+  name: string,
+  gateway: ScalewayGateway,
+  ledger: PermissionLedger,
+  target: Target,
+  lb: ObservedLb | undefined,
+  pool: DiscoveredPool | undefined,
+): Promise<Check> {
+  if (!lb) return skipped(name, `needs the load balancer (see ${name.replace(/private-network$/, 'lb')})`);
+  if (!pool) return skipped(name, `needs the servers (see ${name.replace(/private-network$/, 'servers')})`);
+  const network = pool.privateNetworkId;
+  if (network === undefined) return skipped(name, 'no server of the target has a private NIC: no private network to check');
+  try {
+    await ledger.prove('iam:lb-read', target.zone, kopsMessage.privateNetworks(lb.name), () =>
+      assertLbOnNetwork(gateway, target.zone, lb, network),
+    );
+    return ok(name, `${lb.name} is attached to private network ${network} (ready): it reaches the pool's addresses there`);
+  } catch (error) {
+    if (error instanceof KeyRefused) throw error;
+    const failure = asLbSyncError(error);
+    return fail(name, `[${failure.code}] ${failure.message}`, failure.hint);
+  }
 }
 
 /** For the kops ipSource: the address kOps' own GetServerIP would take for each server, from IPAM. */
@@ -226,22 +266,17 @@ function healthCheck(name: string, reports: readonly HealthReport[]): Check {
 }
 
 /** The servers and the pool they give, read and checked as discoverPool does, one permission per call. */
-async function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
-  const servers = await ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () =>
-    gateway.listServersByTags(target.zone, target.servers.tags),
-  );
-  const checked = admitServers(servers, serverScope(gateway, target));
-  const nicIds = checked.admitted.flatMap((s) => s.privateNicIds);
-  const privateNicIps =
-    target.servers.ipSource === 'ipam-private'
-      ? await ledger.prove(
-          'iam:ipam-read',
-          regionOf(target.zone),
-          kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(',')),
-          () => gateway.listPrivateNicIps(regionOf(target.zone), nicIds),
-        )
-      : [];
-  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress, target.servers.leavingTags);
+function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Target): Promise<DiscoveredPool> {
+  return discoverWith(target, gateway.projectId, {
+    servers: () =>
+      ledger.prove('iam:instance-servers', target.zone, kopsMessage.listServers(), () =>
+        gateway.listServersByTags(target.zone, target.servers.tags),
+      ),
+    privateNicIps: (nicIds, serverNames) =>
+      ledger.prove('iam:ipam-read', regionOf(target.zone), kopsMessage.serverIp(serverNames.join(',')), () =>
+        gateway.listPrivateNicIps(regionOf(target.zone), nicIds),
+      ),
+  });
 }
 
 async function targetChecks(
@@ -270,6 +305,8 @@ async function targetChecks(
   if (found) checks.push(lbCheck(at('lb'), target, found));
   const pool = await attempt('servers', () => discover(gateway, ledger, target));
   if (pool) checks.push(serversCheck(at('servers'), target, pool));
+  if (target.servers.ipSource === 'ipam-private')
+    checks.push(await privateNetworkCheck(at('private-network'), gateway, ledger, target, lb, pool));
   // kOps' own address rule reads IPAM (zonal IPv4 per server); the functions' key holds IPAMReadOnly either way.
   if (target.servers.ipSource !== 'ipam-private') {
     const parity = target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam';

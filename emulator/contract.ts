@@ -64,6 +64,16 @@ export interface SeedFrontend {
   backend: string;
 }
 
+/** The LB's attachment to a private network (ListLbPrivateNetworks), as the recording lb-with-private-networks-ipam-ids shows it. */
+export interface SeedLbPrivateNetwork {
+  privateNetworkId: string;
+  /** `ready` (default), `pending` (recorded right after the attach), `error` or `unknown`. */
+  status?: 'ready' | 'pending' | 'error' | 'unknown';
+  /** IPAM ids of the LB's addresses on the network (the attach request's `ipam_ids`); one new id when absent. */
+  ipamIds?: string[];
+  createdAt?: string;
+}
+
 export interface SeedLb {
   id?: string;
   name: string;
@@ -80,6 +90,8 @@ export interface SeedLb {
   instancesPendingMs?: number;
   backends?: SeedBackend[];
   frontends?: SeedFrontend[];
+  /** Private networks the LB is attached to (none by default). */
+  privateNetworks?: SeedLbPrivateNetwork[];
 }
 
 export interface SeedPrivateNic {

@@ -21,6 +21,7 @@ export type {
   SeedFrontend,
   SeedIpamIp,
   SeedLb,
+  SeedLbPrivateNetwork,
   SeedPrivateNic,
   SeedServer,
 } from './contract';

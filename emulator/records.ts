@@ -57,6 +57,15 @@ export interface FrontendRecord {
   createdAt: string;
 }
 
+/** An LB's attachment to a private network. */
+export interface LbAttachmentRecord {
+  privateNetworkId: string;
+  status: 'ready' | 'pending' | 'error' | 'unknown';
+  ipamIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
 export interface LbRecord {
   id: string;
   name: string;
@@ -79,6 +88,8 @@ export interface LbRecord {
   /** Instances show 'pending' until this epoch ms, after a backend mutation. */
   instancesPendingUntil: number;
   instancesUpdatedAt: number;
+  /** The private networks it is attached to (ListLbPrivateNetworks). */
+  privateNetworks: LbAttachmentRecord[];
 }
 
 export interface ServerPublicIp {

@@ -47,6 +47,13 @@ export function lbFromSeed(seed: SeedLb, owner: Ownership, now: string): LbRecor
     statusRevertsAt: null,
     instancesPendingUntil: 0,
     instancesUpdatedAt: Date.parse(seed.createdAt ?? now) || Date.now(),
+    privateNetworks: (seed.privateNetworks ?? []).map((attachment) => ({
+      privateNetworkId: attachment.privateNetworkId,
+      status: attachment.status ?? 'ready',
+      ipamIds: [...(attachment.ipamIds ?? [randomUUID()])],
+      createdAt: attachment.createdAt ?? now,
+      updatedAt: attachment.createdAt ?? now,
+    })),
   };
 }
 

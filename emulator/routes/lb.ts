@@ -7,7 +7,7 @@ import type { BackendRecord, LbRecord } from '../records';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
 import { TRANSIENT_LB_STATUSES } from '../contract';
-import { renderBackend, renderFrontend, renderHealthCheck, renderLb } from '../wire/lb';
+import { renderBackend, renderFrontend, renderHealthCheck, renderLb, renderLbAttachment } from '../wire/lb';
 import { getLbStats, listBackendStats } from './backend-stats';
 
 const ORDERS = ['created_at_asc', 'created_at_desc', 'name_asc', 'name_desc'] as const;
@@ -160,6 +160,19 @@ const listFrontends = (ctx: RouteContext): JsonAnswer =>
     (f, now) => renderFrontend(ctx.state, f, now),
   );
 
+/** ListLbPrivateNetworks: `{"private_network": [...], "total_count": N}` (the key is singular, as recorded), paged. */
+function listLbPrivateNetworks(ctx: RouteContext): JsonAnswer {
+  const lb = findLb(ctx);
+  const order = readEnumParam(ctx.query, 'order_by', ['created_at_asc', 'created_at_desc'] as const, 'created_at_asc');
+  const paging = readPagination(ctx.query, LB_PAGINATION);
+  const sorted = [...lb.privateNetworks].sort(compareBy((a) => a.createdAt, order === 'created_at_desc'));
+  const now = Date.now();
+  return ok({
+    private_network: pageOf(sorted, paging).map((attachment) => renderLbAttachment(ctx.state, lb, attachment, now)),
+    total_count: sorted.length,
+  });
+}
+
 function createBackend(ctx: RouteContext): JsonAnswer {
   const lb = findLb(ctx);
   const input = parseCreateBackend(ctx.body, ctx.state.behaviours.duplicateServerIps);
@@ -234,6 +247,7 @@ function lbRoutes(prefix: string): Route[] {
       handle: (ctx) => listBackendStats(ctx, findLb(ctx)),
     },
     { method: 'GET', pattern: `${prefix}/lbs/{lbId}/stats`, operation: 'GetLbStats', handle: (ctx) => getLbStats(ctx, findLb(ctx)) },
+    { method: 'GET', pattern: `${prefix}/lbs/{lbId}/private-networks`, operation: 'ListLbPrivateNetworks', handle: listLbPrivateNetworks },
     { method: 'POST', pattern: `${prefix}/lbs/{lbId}/backends`, operation: 'CreateBackend', handle: createBackend },
     {
       method: 'GET',

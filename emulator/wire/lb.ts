@@ -1,6 +1,6 @@
 /** LB API JSON shapes, field for field as in the recordings. */
 import { formatProtoDuration } from '../durations';
-import type { BackendRecord, FrontendRecord, HealthCheckFields, LbRecord } from '../records';
+import type { BackendRecord, FrontendRecord, HealthCheckFields, LbAttachmentRecord, LbRecord } from '../records';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
 
@@ -43,7 +43,7 @@ export function renderLb(state: EmulatorState, lb: LbRecord, now = Date.now()): 
     ],
     name: lb.name,
     organization_id: lb.organizationId,
-    private_network_count: 0,
+    private_network_count: lb.privateNetworks.length,
     project_id: lb.projectId,
     region,
     route_count: 0,
@@ -120,5 +120,27 @@ export function renderFrontend(state: EmulatorState, frontend: FrontendRecord, n
     name: frontend.name,
     timeout_client: null,
     updated_at: frontend.createdAt,
+  };
+}
+
+/**
+ * An LB's attachment to a private network as ListLbPrivateNetworks answers it (lb-with-private-networks-ipam-ids #11,
+ * #12): its LB embedded with no instances (so recorded, while GetLb lists one), and the deprecated `dhcp_config`
+ * echoing the first IPAM id.
+ */
+export function renderLbAttachment(
+  state: EmulatorState,
+  lb: LbRecord,
+  attachment: LbAttachmentRecord,
+  now = Date.now(),
+): Record<string, unknown> {
+  return {
+    created_at: attachment.createdAt,
+    dhcp_config: { ip_id: attachment.ipamIds[0] ?? null },
+    ipam_ids: [...attachment.ipamIds],
+    lb: { ...renderLb(state, lb, now), instances: [] },
+    private_network_id: attachment.privateNetworkId,
+    status: attachment.status,
+    updated_at: attachment.updatedAt,
   };
 }

@@ -3,6 +3,7 @@
 // what it throws into an LbSyncError here.
 import type { ErrorCode, LbIdentity } from '../errors/lbsync-error';
 import { LbSyncError } from '../errors/lbsync-error';
+import { LISTING_TOO_LONG_ERROR } from './pages';
 
 /** What a 404 means depends on the route: a missing backend is recoverable, a missing LB is not. */
 export type NotFoundMeaning = 'backend_not_found' | 'lb_not_found' | 'unknown_api_error';
@@ -45,6 +46,7 @@ export interface Classification {
 export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, now = Date.now()): Classification {
   const failure = (typeof error === 'object' && error !== null ? error : {}) as ApiFailureShape;
   const status = typeof failure.status === 'number' ? failure.status : undefined;
+  if (failure.name === LISTING_TOO_LONG_ERROR) return { code: 'listing_too_long' };
   if (status === undefined) return { code: 'network_error' };
   const type = bodyType(failure.body);
   const withStatus = (code: ErrorCode): Classification => ({ code, status });

@@ -4,11 +4,21 @@ import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import type { IpamIpView } from '../core/kops-rule';
 import { regionOf } from '../core/locality';
-import type { Action, ObservedBackend, ObservedHealthCheck, ObservedLb, ObservedMemberHealth, ObservedServer } from '../core/model';
+import type {
+  Action,
+  ObservedBackend,
+  ObservedFrontend,
+  ObservedHealthCheck,
+  ObservedLb,
+  ObservedLbAttachment,
+  ObservedMemberHealth,
+  ObservedServer,
+} from '../core/model';
 import { normalisePool } from '../core/pool';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { userAgentFor } from '../outbound/user-agent';
 import { classifyApiFailure } from './api-failure';
+import { PAGE_SIZE, readPages } from './pages';
 import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
 import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
@@ -54,8 +64,10 @@ export interface ScalewayGateway {
   findLbsByName(zone: string, name: string): Promise<ObservedLb[]>;
   getLb(zone: string, lbId: string): Promise<ObservedLb>;
   listBackends(zone: string, lbId: string): Promise<ObservedBackend[]>;
-  /** Ids of the backends the LB's frontends send traffic to. */
-  listFrontendBackendIds(zone: string, lbId: string): Promise<Set<string>>;
+  /** The LB's frontends: the backend each sends traffic to, and every LB the answer names for it (its own, its backend's). */
+  listFrontends(zone: string, lbId: string): Promise<ObservedFrontend[]>;
+  /** The LB's attachments to private networks (ListLbPrivateNetworks), as the answer describes them. */
+  listLbPrivateNetworks(zone: string, lbId: string): Promise<ObservedLbAttachment[]>;
   /** The LB's health checks of one backend's servers, one entry per server per LB instance (ListBackendStats). */
   listBackendHealth(zone: string, lbId: string, backendId: string): Promise<ObservedMemberHealth[]>;
   /** The servers ListServers answers for these tags, as it describes them: discovery checks them (core/discovery-check.ts). */
@@ -76,7 +88,6 @@ export interface ScalewayGateway {
   calls(): ApiCallCount;
 }
 
-const PAGE_SIZE = 100;
 const ID_SEGMENT = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const LOCALITY_SEGMENT = /\/(zones|regions)\/[a-z0-9-]+/g;
 
@@ -168,10 +179,11 @@ export function toObservedServer(server: SdkServer): ObservedServer {
     zone: server.zone,
     projectId: server.project,
     publicIpv4: ipv4.map((ip) => ip.address),
+    ipStates: Object.fromEntries(ipv4.map((ip) => [ip.address, ip.state || 'none'])),
     // A routed IP is an IPAM IP: the Instance API gives its IPAM id (recorded: lb-backend-basic, routed_ipv4
     // with ipam_id == id). A legacy NAT IP has none, and kOps' IPAM lookup would not find it either.
     routedIpv4: ipv4.filter((ip) => typeof ip.ipamId === 'string' && ip.ipamId !== '').map((ip) => ip.address),
-    privateNicIds: (server.privateNics ?? []).map((nic) => nic.id),
+    privateNics: (server.privateNics ?? []).map((nic) => ({ id: nic.id, privateNetworkId: nic.privateNetworkId })),
   };
 }
 
@@ -248,26 +260,55 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
   const ipam = new Ipamv1.API(client);
+  const ipamIps = async (request: Omit<Ipamv1.ListIPsRequest, 'page' | 'pageSize'>) =>
+    (await readPages('ListIPs', async (page, pageSize) => (await ipam.listIPs({ ...request, page, pageSize })).ips)).map(toIpamIpView);
 
   return {
     projectId: settings.projectId,
     async findLbsByName(zone, name) {
-      const lbs = await lb.listLbs({ zone: zone as Zone, name, pageSize: PAGE_SIZE }).all();
+      const lbs = await readPages(
+        'ListLbs',
+        async (page, pageSize) => (await lb.listLbs({ zone: zone as Zone, name, page, pageSize })).lbs,
+      );
       return lbs.filter((candidate) => candidate.name === name).map(toObservedLb);
     },
     async getLb(zone, lbId) {
       return toObservedLb(await lb.getLb({ zone: zone as Zone, lbId }));
     },
     async listBackends(zone, lbId) {
-      const backends = await lb.listBackends({ zone: zone as Zone, lbId, pageSize: PAGE_SIZE }).all();
+      const backends = await readPages(
+        'ListBackends',
+        async (page, pageSize) => (await lb.listBackends({ zone: zone as Zone, lbId, page, pageSize })).backends,
+      );
       return backends.map(toObservedBackend);
     },
-    async listFrontendBackendIds(zone, lbId) {
-      const frontends = await lb.listFrontends({ zone: zone as Zone, lbId, pageSize: PAGE_SIZE }).all();
-      return new Set(frontends.flatMap((frontend) => (frontend.backend?.id ? [frontend.backend.id] : [])));
+    async listFrontends(zone, lbId) {
+      const frontends = await readPages(
+        'ListFrontends',
+        async (page, pageSize) => (await lb.listFrontends({ zone: zone as Zone, lbId, page, pageSize })).frontends,
+      );
+      return frontends.map((frontend) => ({
+        id: frontend.id,
+        ...(frontend.backend?.id && { backendId: frontend.backend.id }),
+        lbIds: [frontend.lb?.id, frontend.backend?.lb?.id].filter((id): id is string => typeof id === 'string' && id !== ''),
+      }));
+    },
+    async listLbPrivateNetworks(zone, lbId) {
+      const attachments = await readPages(
+        'ListLbPrivateNetworks',
+        async (page, pageSize) => (await lb.listLbPrivateNetworks({ zone: zone as Zone, lbId, page, pageSize })).privateNetwork,
+      );
+      return attachments.map((attachment) => ({
+        privateNetworkId: attachment.privateNetworkId,
+        status: attachment.status,
+        ...(attachment.lb?.id && { lbId: attachment.lb.id }),
+      }));
     },
     async listBackendHealth(zone, lbId, backendId) {
-      const stats = await lb.listBackendStats({ zone: zone as Zone, lbId, backendId, pageSize: PAGE_SIZE }).all();
+      const stats = await readPages(
+        'ListBackendStats',
+        async (page, pageSize) => (await lb.listBackendStats({ zone: zone as Zone, lbId, backendId, page, pageSize })).backendServersStats,
+      );
       return stats.map((s) => ({
         ip: s.ip,
         status: s.lastHealthCheckStatus,
@@ -277,34 +318,24 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       }));
     },
     async listServersByTags(zone, tags) {
-      const servers = await instance.listServers({ zone: zone as Zone, tags: [...tags], perPage: PAGE_SIZE }).all();
+      const servers = await readPages(
+        'ListServers',
+        async (page, perPage) => (await instance.listServers({ zone: zone as Zone, tags: [...tags], page, perPage })).servers,
+      );
       return servers.map(toObservedServer);
     },
     async listPrivateNicIps(region, nicIds) {
       if (nicIds.length === 0) return [];
-      const ips = await ipam
-        .listIPs({
-          region: region as Region,
-          resourceIds: [...nicIds],
-          resourceType: 'instance_private_nic',
-          isIpv6: false,
-          pageSize: PAGE_SIZE,
-        })
-        .all();
-      return ips.map(toIpamIpView);
+      return ipamIps({ region: region as Region, resourceIds: [...nicIds], resourceType: 'instance_private_nic', isIpv6: false });
     },
     async listZonalIpv4(zone, serverIds) {
-      const ips = await ipam
-        .listIPs({
-          region: regionOf(zone) as Region,
-          zonal: zone,
-          isIpv6: false,
-          ...(serverIds.length > 0 && { resourceIds: [...serverIds] }),
-          orderBy: 'created_at_desc',
-          pageSize: PAGE_SIZE,
-        })
-        .all();
-      return ips.map(toIpamIpView);
+      return ipamIps({
+        region: regionOf(zone) as Region,
+        zonal: zone,
+        isIpv6: false,
+        ...(serverIds.length > 0 && { resourceIds: [...serverIds] }),
+        orderBy: 'created_at_desc',
+      });
     },
     async createBackend(zone, lbId, action) {
       const { spec, healthCheck, pool } = action;
@@ -386,7 +417,8 @@ const GATEWAY_CALLS = {
   findLbsByName: 'read',
   getLb: 'read',
   listBackends: 'read',
-  listFrontendBackendIds: 'read',
+  listFrontends: 'read',
+  listLbPrivateNetworks: 'read',
   listBackendHealth: 'read',
   listServersByTags: 'read',
   listPrivateNicIps: 'read',

@@ -6,8 +6,23 @@ import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
 import { leavingWhy } from './leaving';
 import { normalisePool } from './pool';
 
-/** Servers on their way out (or off) are not sent traffic; booting ones are, the health check gates them. */
-const EXCLUDED_SERVER_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
+/** The states of a server that may take traffic: running, or booting (the LB's health check gates it). */
+const SERVING_STATES = new Set(['running', 'starting']);
+
+/** Servers on their way off: not sent traffic, and their addresses may leave a pool at once. */
+const STOPPED_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
+
+/**
+ * Why a server in any other state takes no new traffic. `locked` is Scaleway's own lock (the Terraform provider
+ * answers "server is locked, please contact Scaleway support"; the Go SDK's WaitForServer stops waiting on it): no
+ * user action changes it, and whether it still serves is for the LB's health check to say. So it is never added,
+ * and one in a pool leaves as a serving member does: once the others pass their checks, never the last passing one.
+ */
+function notServingReason(state: string): string {
+  if (state === 'locked')
+    return 'state is locked (a lock only Scaleway support lifts): never added; in a pool it leaves once the other members pass their health checks';
+  return `state is ${state === '' ? 'empty' : state}, neither running nor starting: never added; in a pool it leaves once the other members pass their health checks`;
+}
 
 export interface SkippedServer {
   server: string;
@@ -84,6 +99,10 @@ export interface DiscoveredPool extends ServerIps {
   serverCount: number;
   /** What the API answered that is not the target's: servers, IPAM addresses (discovery-check.ts). */
   refused: RefusedAnswer[];
+  /** Servers the answer listed more than once, differently: left out (discovery-check.ts, `oneCopyPerServer`). */
+  contradicted: RefusedAnswer[];
+  /** ipam-private: the private network whose NIC addresses were taken, which the LB must be attached to. */
+  privateNetworkId?: string;
 }
 
 /** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
@@ -94,57 +113,101 @@ export function stripCidr(address: string): string {
 
 type IpSource = Target['servers']['ipSource'];
 
-const NO_ADDRESS: Record<IpSource, string> = {
-  public: 'has no public IPv4 address',
-  'ipam-private': 'has no ipam-private IPv4 address',
-  kops: "has no routed public IPv4 in IPAM (kOps' GetServerIP would find none)",
-};
+/** How a target picks its servers' addresses: the ipSource, and for ipam-private the private network. */
+export interface AddressSource {
+  ipSource: IpSource;
+  /** ipam-private: only the address of the NIC on this private network (the target's, or the one its servers share). */
+  privateNetworkId?: string | undefined;
+}
 
-function candidatesOf(server: ObservedServer, ipSource: IpSource, privateIpsByNic: ReadonlyMap<string, readonly string[]>): string[] {
-  switch (ipSource) {
+function noAddress(source: AddressSource): string {
+  switch (source.ipSource) {
     case 'public':
-      return server.publicIpv4;
+      return 'has no public IPv4 address';
     case 'kops':
-      return server.routedIpv4;
+      return "has no routed public IPv4 in IPAM (kOps' GetServerIP would find none)";
     case 'ipam-private':
-      return server.privateNicIds.flatMap((nic) => privateIpsByNic.get(nic) ?? []).map(stripCidr);
+      return source.privateNetworkId === undefined
+        ? 'has no ipam-private IPv4 address'
+        : `has no ipam-private IPv4 address on private network ${source.privateNetworkId}`;
+  }
+}
+
+/** The private NICs of a server whose IPAM addresses count: those on the target's private network, when it has one. */
+export function nicsOnNetwork(server: ObservedServer, privateNetworkId: string | undefined): string[] {
+  return server.privateNics
+    .filter((nic) => privateNetworkId === undefined || nic.privateNetworkId === privateNetworkId)
+    .map((nic) => nic.id);
+}
+
+/** The server's addresses of the ipSource; a public address the answer does not say is attached is set aside, with why. */
+function candidatesOf(
+  server: ObservedServer,
+  source: AddressSource,
+  privateIpsByNic: ReadonlyMap<string, readonly string[]>,
+  notAttached: (ip: string, state: string) => void,
+): string[] {
+  const attached = (ips: readonly string[]) =>
+    ips.filter((ip) => {
+      const state = server.ipStates[ip] ?? 'none';
+      if (state !== 'attached') notAttached(ip, state);
+      return state === 'attached';
+    });
+  switch (source.ipSource) {
+    case 'public':
+      return attached(server.publicIpv4);
+    case 'kops':
+      return attached(server.routedIpv4);
+    case 'ipam-private':
+      return nicsOnNetwork(server, source.privateNetworkId)
+        .flatMap((nic) => privateIpsByNic.get(nic) ?? [])
+        .map(stripCidr);
   }
 }
 
 /**
  * One IP per server, chosen deterministically (the lowest when a server has several), among the addresses
  * `check` lets through. `privateIpsByNic` holds the IPAM addresses of private NICs, for ipSource "ipam-private".
- * A running server carrying one of `leavingTags` is `marked`, not a member.
+ * Only a running or starting server is a candidate; a running server carrying one of `leavingTags` is `marked`, not
+ * a member. A public address counts only when the answer says it is attached to the server.
  */
 export function selectServerIps(
   servers: readonly ObservedServer[],
-  ipSource: IpSource,
+  ipSource: IpSource | AddressSource,
   privateIpsByNic: ReadonlyMap<string, readonly string[]>,
   check: AddressCheck,
   leavingTags: readonly string[] = [],
 ): ServerIps {
+  const source = typeof ipSource === 'string' ? { ipSource } : ipSource;
   const members: PoolMember[] = [];
   const marked: MarkedServer[] = [];
   const skipped: SkippedServer[] = [];
   const several: SeveralAddresses[] = [];
   const leaving: LeavingServer[] = [];
   const unusable: UnusableAddress[] = [];
-  const usable = (server: ObservedServer): string[] =>
-    normalisePool(candidatesOf(server, ipSource, privateIpsByNic)).filter((ip) => {
+  const usable = (server: ObservedServer): string[] => {
+    const notAttached = (ip: string, state: string) =>
+      unusable.push({ server: server.name, ip, why: `is ${state === 'none' ? 'of no stated state' : state}, not attached to it` });
+    return normalisePool(candidatesOf(server, source, privateIpsByNic, notAttached)).filter((ip) => {
       const why = check(ip);
       if (why !== undefined) unusable.push({ server: server.name, ip, why });
       return why === undefined;
     });
+  };
   for (const server of servers) {
-    const candidates = usable(server);
-    if (EXCLUDED_SERVER_STATES.has(server.state)) {
+    if (STOPPED_STATES.has(server.state)) {
       skipped.push({ server: server.name, reason: `state is ${server.state}` });
-      leaving.push({ server: server.name, state: server.state, ips: candidates });
+      leaving.push({ server: server.name, state: server.state, ips: usable(server) });
       continue;
     }
+    if (!SERVING_STATES.has(server.state)) {
+      skipped.push({ server: server.name, reason: notServingReason(server.state) });
+      continue;
+    }
+    const candidates = usable(server);
     const ip = candidates[0];
     if (ip === undefined) {
-      skipped.push({ server: server.name, reason: NO_ADDRESS[ipSource] });
+      skipped.push({ server: server.name, reason: noAddress(source) });
       continue;
     }
     if (candidates.length > 1) several.push({ server: server.name, chosen: ip, candidates });
@@ -160,24 +223,30 @@ export function selectServerIps(
 
 /**
  * The desired pool from discovery's answers, checked: the servers admitServers found to be the target's (and those
- * it refused), and for ipam-private IPAM's answer for their private NICs, itself checked by admitPrivateIps.
+ * it refused or found contradicted), and for ipam-private IPAM's answer for their NICs on the private network,
+ * itself checked by admitPrivateIps.
  */
 export function discoveredPool(
-  ipSource: IpSource,
-  servers: { admitted: readonly ObservedServer[]; refused: readonly RefusedAnswer[] },
+  selector: AddressSource & { leavingTags?: readonly string[] },
+  servers: { admitted: readonly ObservedServer[]; refused: readonly RefusedAnswer[]; contradicted?: readonly RefusedAnswer[] },
   privateNicIps: readonly IpamIpView[],
   check: AddressCheck,
-  leavingTags: readonly string[] = [],
 ): DiscoveredPool {
   const ipam = admitPrivateIps(
     privateNicIps,
-    servers.admitted.flatMap((s) => s.privateNicIds),
+    servers.admitted.flatMap((s) => nicsOnNetwork(s, selector.privateNetworkId)),
   );
+  const source: AddressSource = {
+    ipSource: selector.ipSource,
+    ...(selector.privateNetworkId !== undefined && { privateNetworkId: selector.privateNetworkId }),
+  };
   return {
-    ...selectServerIps(servers.admitted, ipSource, ipam.byNic, check, leavingTags),
+    ...selectServerIps(servers.admitted, source, ipam.byNic, check, selector.leavingTags ?? []),
     source: 'tags',
     serverCount: servers.admitted.length,
     refused: [...servers.refused, ...ipam.refused],
+    contradicted: [...(servers.contradicted ?? [])],
+    ...(source.privateNetworkId !== undefined && { privateNetworkId: source.privateNetworkId }),
   };
 }
 

@@ -4,12 +4,14 @@
  * switch `serverTagsFilter`): were it looser than documented, every server of every cluster in the zone would be
  * written into one API load balancer. So a server reaches a pool only when it carries every tag of the target
  * exactly, in the target's zone (and project, when one is known); an IPAM address only when it belongs to a NIC
- * that was asked about; a backend only when the answer says it is the LB's own. Whatever fails is left out and
- * named, once per reconcile, under one warning code.
+ * that was asked about. Whatever fails is left out and named, once per reconcile, under one warning code. A server
+ * the answer lists twice, differently, is left out too: an answer that contradicts itself says nothing of it. And a
+ * listing of one LB's own resources (backends, frontends, private-network attachments) that names another LB is no
+ * answer about this LB at all: nothing of it is used (`otherLbItems`, lb_answer_mismatch in the steps).
  */
 import type { WarningCode } from '../errors/lbsync-error';
 import type { IpamIpView } from './kops-rule';
-import type { ObservedBackend, ObservedLb, ObservedMemberHealth, ObservedServer, RefusedAnswer } from './model';
+import type { ObservedLb, ObservedMemberHealth, ObservedServer, RefusedAnswer } from './model';
 
 /** Where a target's servers are: its zone, its tags, and its project when one is known. */
 export interface ServerScope {
@@ -47,17 +49,73 @@ function serverMismatch(server: ObservedServer, scope: ServerScope): string[] {
   ];
 }
 
-/** The servers of a ListServers answer that are the target's; the others, with why. */
+/** What each field of a server is, as an operator reads it (a contradiction names the fields that differ). */
+const SERVER_FIELDS: Record<keyof ObservedServer, string> = {
+  id: 'id',
+  name: 'name',
+  state: 'state',
+  tags: 'tags',
+  zone: 'zone',
+  projectId: 'project',
+  publicIpv4: 'public IPv4',
+  routedIpv4: 'routed IPv4',
+  ipStates: 'public IP states',
+  privateNics: 'private NICs',
+};
+
+const shown = (value: unknown): string =>
+  Array.isArray(value) ? `[${value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}]` : JSON.stringify(value);
+
+/**
+ * One server per id. Copies that agree are one server (a listing whose pages shifted repeats one); copies that
+ * disagree (two addresses, two states) are left out, named with what differs: which copy is true, the answer
+ * does not say, and taking both would put two addresses of one server in a pool.
+ */
+export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers: ObservedServer[]; contradicted: RefusedAnswer[] } {
+  const byId = new Map<string, ObservedServer[]>();
+  for (const server of servers) byId.set(server.id, [...(byId.get(server.id) ?? []), server]);
+  const kept: ObservedServer[] = [];
+  const contradicted: RefusedAnswer[] = [];
+  for (const [id, copies] of byId) {
+    const first = copies[0] as ObservedServer;
+    const differing = (Object.keys(SERVER_FIELDS) as (keyof ObservedServer)[]).filter((field) =>
+      copies.some((copy) => JSON.stringify(copy[field]) !== JSON.stringify(first[field])),
+    );
+    if (differing.length === 0) {
+      kept.push(first);
+      continue;
+    }
+    const values = differing.map(
+      (field) => `${SERVER_FIELDS[field]} ${[...new Set(copies.map((copy) => shown(copy[field])))].join(' and ')}`,
+    );
+    contradicted.push({
+      what: `server ${first.name} (${id})`,
+      why: `is listed ${copies.length} times, with different ${values.join('; ')}`,
+    });
+  }
+  return { servers: kept, contradicted };
+}
+
+/** The servers of a ListServers answer that are the target's; the others, with why; servers the answer contradicts itself on. */
 export function admitServers(
   servers: readonly ObservedServer[],
   scope: ServerScope,
-): { admitted: ObservedServer[]; refused: RefusedAnswer[] } {
+): { admitted: ObservedServer[]; refused: RefusedAnswer[]; contradicted: RefusedAnswer[] } {
+  const unique = oneCopyPerServer(servers);
   const { kept, refused } = sortAnswer(
-    servers,
+    unique.servers,
     (server) => serverMismatch(server, scope),
     (server) => `server ${server.name} (${server.id})`,
   );
-  return { admitted: kept, refused };
+  return { admitted: kept, refused, contradicted: unique.contradicted };
+}
+
+/** The one warning of a reconcile for every server an answer contradicted itself on, or undefined. */
+export function contradictionWarning(contradicted: readonly RefusedAnswer[]): string | undefined {
+  if (contradicted.length === 0) return undefined;
+  const code: WarningCode = 'contradictory_answer';
+  const named = contradicted.map(({ what, why }) => `${what} ${why}`).join('; ');
+  return `[${code}] the API contradicted itself about ${contradicted.length} server(s), left out of the pool: ${named}`;
 }
 
 const PRIVATE_NIC = 'instance_private_nic';
@@ -91,16 +149,24 @@ export function admitPrivateIps(
 }
 
 /**
- * The backends of a ListBackends answer that belong to this LB; the others, with why. Every recorded answer embeds
- * the backend's LB; one that does not is taken as the LB's own, as its path asked.
+ * The items of a listing of one LB's own resources (its backends, frontends, private-network attachments) that name
+ * another LB, each with the LBs it names: one rule for every such listing. Every recorded answer embeds the item's
+ * LB; an item that names none is taken as the LB's own, as its path asked.
  */
-export function ownBackends(backends: readonly ObservedBackend[], lbId: string): { own: ObservedBackend[]; refused: RefusedAnswer[] } {
-  const { kept, refused } = sortAnswer(
-    backends,
-    (backend) => (backend.lbId === undefined || backend.lbId === lbId ? [] : [`belongs to load-balancer ${backend.lbId}, not ${lbId}`]),
-    (backend) => `backend ${backend.name} (${backend.id})`,
-  );
-  return { own: kept, refused };
+export function otherLbItems<T>(
+  items: readonly T[],
+  lbIdsOf: (item: T) => readonly (string | undefined)[],
+  lbId: string,
+  what: (item: T) => string,
+): RefusedAnswer[] {
+  return sortAnswer(
+    items,
+    (item) => {
+      const others = [...new Set(lbIdsOf(item).filter((id): id is string => id !== undefined && id !== lbId))];
+      return others.length > 0 ? [`belongs to load-balancer ${others.join(', ')}, not ${lbId}`] : [];
+    },
+    what,
+  ).refused;
 }
 
 /**

@@ -55,6 +55,23 @@ export interface ObservedBackend {
   passthrough: Record<string, unknown>;
 }
 
+/** A frontend as ListFrontends described it: the backend it sends traffic to, and every LB the answer names for it. */
+export interface ObservedFrontend {
+  id: string;
+  backendId?: string;
+  /** The frontend's own LB and its backend's, as the answer embeds them. */
+  lbIds: string[];
+}
+
+/** One of the LB's attachments to a private network (ListLbPrivateNetworks), as the answer described it. */
+export interface ObservedLbAttachment {
+  privateNetworkId: string;
+  /** ready | pending | error | unknown (the SDK's PrivateNetworkStatus). */
+  status: string;
+  /** The LB the answer embeds in the attachment. */
+  lbId?: string;
+}
+
 /** Several backends carry one managed name: which one is used, and the rest with what we know of them. */
 export interface DuplicateBackends {
   name: string;
@@ -75,8 +92,6 @@ export interface RefusedAnswer {
 export interface ObservedBackends {
   byName: Map<string, ObservedBackend>;
   duplicates: DuplicateBackends[];
-  /** Backends the answer gave that are not this LB's: left out (core/discovery-check.ts). */
-  refused: RefusedAnswer[];
 }
 
 /** The order every reconcile agrees on: oldest first (created_at, then id). */
@@ -99,7 +114,13 @@ export interface ObservedServer {
    * the zonal IPAM IPv4 addresses kOps' GetServerIP reads (IPAM ListIPs resource_id=<server>, zonal, IPv4).
    */
   routedIpv4: string[];
-  privateNicIds: string[];
+  /**
+   * The `state` the answer gave each public IPv4 of publicIpv4 (`attached`, `detached`, `pending`, ...; `none` when it
+   * gave none): only an attached address is a candidate (core/desired.ts).
+   */
+  ipStates: Record<string, string>;
+  /** The server's private NICs and the private network each is on. */
+  privateNics: { id: string; privateNetworkId: string }[];
 }
 
 /**

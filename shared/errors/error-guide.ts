@@ -85,8 +85,27 @@ export const ERROR_GUIDE = {
   lb_answer_mismatch: {
     examples: [
       `${kopsMessage.findLb('11111111-1111-4111-8111-111111111111')}: the API answered load-balancer api.other.k8s.local (22222222-2222-4222-8222-222222222222), which is 22222222-2222-4222-8222-222222222222, not 11111111-1111-4111-8111-111111111111: nothing is written to it`,
+      `${kopsMessage.listBackends('11111111-1111-4111-8111-111111111111')}: the API answered backend lb-backend-https (<id>), which belongs to load-balancer 22222222-2222-4222-8222-222222222222, not 11111111-1111-4111-8111-111111111111: the answer is not used, and nothing is written from it`,
     ],
-    doc: "Every answer that picks where traffic goes is checked again on our side: GetLb must answer the id it was asked for, and every LB an answer names must be in the target's zone (an LB of another zone carrying the name is left out and named in a `discovery_filter_mismatch` warning). An answer that fails this is never written to. The real API is not known to do so: suspect `SCW_API_URL` or a proxy first. Dead-lettered as permanent: once the cause is found, redrive. `lbsync doctor --record FILE` records the exchange for a bug report.",
+    doc: "Every answer that picks where traffic goes is checked again on our side: GetLb must answer the id it was asked for, every LB an answer names must be in the target's zone (an LB of another zone carrying the name is left out and named in a `discovery_filter_mismatch` warning), and every listing of the LB's own resources (its backends — the listing a reconcile reads and the one it re-reads after creating a backend —, its frontends, its private-network attachments) must name no other LB. An answer that fails this is not used and nothing is written from it: taking the rest of such a listing would have the reconcile create a backend the frontend does not use, then delete it again, on every event. The real API is not known to answer so: suspect `SCW_API_URL` or a proxy first. Dead-lettered as permanent: once the cause is found, redrive. `lbsync doctor --record FILE` records the exchange for a bug report.",
+  },
+  private_network_attaching: {
+    examples: [
+      `${kopsMessage.privateNetworks(LB)}: its attachment to private network <network id> is pending, not ready: nothing is written until it is`,
+    ],
+    doc: "An `ipam-private` target's pool holds its servers' addresses on one private network, which the LB reaches only through its attachment to that network. The attachment exists but is not `ready` yet (attaching took about 30 s in the one recording, `lb-with-private-networks-ipam-ids`): nothing is written, the event is retried with backoff. If it lasts, look at the LB's private networks in the console (`scw lb private-network list lb-id=<id>`).",
+  },
+  private_network_not_attached: {
+    examples: [
+      `${kopsMessage.privateNetworks(LB)}: it is not attached to private network <network id> (it is attached to none), so it cannot reach the servers' addresses there: nothing is written`,
+    ],
+    doc: "An `ipam-private` target takes each server's address on one private network (`servers.privateNetworkId`, or the one all its servers' NICs are on); the LB can send traffic there only when it is attached to that network. Without the attachment (or with one in `error`), those addresses would never pass the LB's health check and make-before-break would wait for them for ever, so nothing is written and the event is dead-lettered. Attach the LB to the network (`scw lb private-network attach <lb-id> private-network-id=<network id>`, or the console), or name in `servers.privateNetworkId` the network it is attached to; then `lbsync dlq redrive`. `lbsync plan`, `lbsync status` and `lbsync doctor` (line `target:<name>:private-network`) show it before any event does.",
+  },
+  private_network_ambiguous: {
+    examples: [
+      `${kopsMessage.serverIp('cp-0,cp-1')}: the servers have private NICs on 2 private networks, <network id> (cp-0, cp-1); <network id> (cp-1), and the target does not name one (servers.privateNetworkId)`,
+    ],
+    doc: 'An `ipam-private` target whose servers have NICs on more than one private network must say which one the LB reaches them on: set `servers.privateNetworkId` to it (the message lists each network with its servers). Only the address of the NIC on that network is used, and the LB must be attached to it. Dead-lettered: fix the target, then redrive.',
   },
   lb_not_ready: {
     examples: [`${kopsMessage.waitLb(LB)}: load-balancer is locked`],
@@ -122,6 +141,12 @@ export const ERROR_GUIDE = {
     examples: [],
     doc: "412: the API refused the change in the resource's current state; read the message and check the LB.",
   },
+  listing_too_long: {
+    examples: [
+      `${kopsMessage.listServers()}: ListServers answered 50 full pages of 100 and had more: a listing that long is not used (nothing was written)`,
+    ],
+    doc: "Every listing is read page after page, the next page only after a full one, and the first short or empty page ends it; a listing's total (`X-Total-Count`, `total_count`) is not trusted to say how many pages there are (a total of 3000 for 3 servers would otherwise cost a thousand requests). A listing may read 50 pages of 100: past that it is not used, half read, and nothing is written. No target selects 5,000 servers nor holds 5,000 backends: an API (or a proxy on the way, `SCW_API_URL`) that ignores the `page` parameter answers so. Dead-lettered as permanent; record it with `lbsync doctor --record FILE` for a bug report.",
+  },
   unknown_api_error: {
     examples: [],
     doc: 'An API answer this tool does not classify; the message has the status and body. Dead-lettered as permanent. If the URL really is the Scaleway API, please open an issue with the message (a wrong `SCW_API_URL` gives `api_route_not_found` instead).',
@@ -155,13 +180,19 @@ export const WARNING_GUIDE = {
     examples: [
       '[discovery_filter_mismatch] the API answered 8 item(s) its request did not ask for, left out of every pool and backend: server nodes-fr-par-1-0 (<id>): does not carry noprefix=kops.k8s.io/role=ControlPlane; <...>',
     ],
-    doc: "No answer is trusted to pick a pool: a server counts only when it carries every tag of `servers.tags` exactly, in the target's zone and, when `SCW_DEFAULT_PROJECT_ID` is set, in that project; an IPAM address only when it belongs to a private NIC that was asked about and is IPv4; a backend only when the answer says it is the LB's own; an LB a listing names only when it is in the target's zone; a health report only when it is of the backend asked about (else another port's check could let a member that serves leave). Everything else the API returned is named here, once per reconcile (answer, log, `lbsync plan`, `lbsync doctor`, `lbsync status`), and the pool is built from the rest. It means the API's filter was looser than documented ([emulator.md](emulator.md#switches), switch `serverTagsFilter`). Nothing to fix unless a server named should be in the pool: then check its tags (exact, case included), its zone and `SCW_DEFAULT_PROJECT_ID` (the profile's default project, for the CLI).",
+    doc: "No answer is trusted to pick a pool: a server counts only when it carries every tag of `servers.tags` exactly, in the target's zone and, when `SCW_DEFAULT_PROJECT_ID` is set, in that project; an IPAM address only when it belongs to a private NIC that was asked about and is IPv4; an LB a listing names only when it is in the target's zone; a health report only when it is of the backend asked about (else another port's check could let a member that serves leave). Everything else the API returned is named here, once per reconcile (answer, log, `lbsync plan`, `lbsync doctor`, `lbsync status`), and the pool is built from the rest. It means the API's filter was looser than documented ([emulator.md](emulator.md#switches), switch `serverTagsFilter`). Nothing to fix unless a server named should be in the pool: then check its tags (exact, case included), its zone and `SCW_DEFAULT_PROJECT_ID` (the profile's default project, for the CLI).",
+  },
+  contradictory_answer: {
+    examples: [
+      '[contradictory_answer] the API contradicted itself about 1 server(s), left out of the pool: server control-plane-fr-par-1-0 (<id>) is listed 2 times, with different public IPv4 [51.15.100.11] and [51.15.100.99]; <...>',
+    ],
+    doc: 'One ListServers answer listed a server (one id) more than once, with different content: two addresses, two states, other tags. Which copy is true the answer does not say, and taking both would put two addresses of one server in a pool, so that server is left out of this reconcile: it is not added, and a pool member of it leaves only as any serving member does (once the other members pass their health checks, at most `maxUnavailable` per write, never the last passing one). Copies that agree (a listing whose pages shifted while it was read) are one server, and no warning. The real API is not known to answer so; if it repeats, record it with `lbsync doctor --record FILE` and send the file in.',
   },
   unusable_address: {
     examples: [
       '[unusable_address] left out of the pool: 127.0.0.1 of server control-plane-fr-par-1-3 is a loopback address, never a server to send traffic to',
     ],
-    doc: "An address the API gave for a server is not a unicast IPv4 address (the rules inject holds `serverIps` to: loopback, link-local, the metadata service, multicast, reserved, unspecified, or no IPv4 address at all); it never reaches a pool, and the server's next address is used (none: `left out of the pool`). Check the server's IPs in the console.",
+    doc: "An address the API gave for a server is not a unicast IPv4 address (the rules inject holds `serverIps` to: loopback, link-local, the metadata service, multicast, reserved, unspecified, or no IPv4 address at all), or the answer does not say it is attached to the server (a public IP's `state` other than `attached`: `detached`, `pending`, `error`; `51.15.100.5 of server cp-0 is detached, not attached to it`); it never reaches a pool, and the server's next address is used (none: `left out of the pool`). Check the server's IPs in the console.",
   },
   pool_contested: {
     examples: [

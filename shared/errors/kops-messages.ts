@@ -17,4 +17,5 @@ export const kopsMessage = {
   updateHealthCheck: (lbName: string) => `updating back-end health check for load-balancer ${lbName}`,
   deleteBackend: (lbName: string) => `deleting duplicate back-end for load-balancer ${lbName}`,
   backendHealth: (lbName: string) => `reading back-end server health for load-balancer ${lbName}`,
+  privateNetworks: (lbName: string) => `reading private networks of load-balancer ${lbName}`,
 } as const;

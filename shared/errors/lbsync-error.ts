@@ -67,6 +67,18 @@ export const ERROR_CATALOG = {
     errorClass: 'permanent',
     hint: 'The API answered a load balancer other than the one asked for (another id, or another zone); nothing was written to it. Check SCW_API_URL and any proxy on the way; if it repeats, record it with `lbsync doctor --record FILE` and send the file in.',
   },
+  private_network_attaching: {
+    errorClass: 'transient',
+    hint: "The load balancer's attachment to the target's private network is still pending: nothing is written until it is ready (it settles within seconds). Retried with backoff; if it lasts, look at the LB's private networks in the console.",
+  },
+  private_network_not_attached: {
+    errorClass: 'permanent',
+    hint: "The target takes its servers' private-network addresses (ipSource ipam-private), but the load balancer is not attached to that private network (or its attachment is in error): it could not reach them, so nothing is written. Attach the LB to the network (`scw lb private-network attach`, or the console), or name the network it is attached to in servers.privateNetworkId; then redrive.",
+  },
+  private_network_ambiguous: {
+    errorClass: 'permanent',
+    hint: "The target's servers have private NICs on several private networks and the target does not say which one the load balancer reaches them on: set servers.privateNetworkId (the message lists the networks and their servers); then redrive.",
+  },
   lb_not_ready: {
     errorClass: 'permanent',
     hint: 'The load balancer is locked, stopped or in error; look at it in the Scaleway console and contact support if it stays so.',
@@ -98,6 +110,10 @@ export const ERROR_CATALOG = {
   precondition_failed: {
     errorClass: 'permanent',
     hint: "The API refused the change in the resource's current state (412); read the message and check the LB in the console.",
+  },
+  listing_too_long: {
+    errorClass: 'permanent',
+    hint: 'A listing answered 50 full pages of 100 and had more (the cap): it was not used, and nothing was written. A target does not select 5,000 servers nor an LB hold 5,000 backends: suspect SCW_API_URL or a proxy that ignores the `page` parameter; record it with `lbsync doctor --record FILE` and send the file in.',
   },
   unknown_api_error: {
     errorClass: 'permanent',
@@ -175,7 +191,10 @@ export type CommandErrorCode = keyof typeof COMMAND_ERROR_CATALOG;
  */
 export const WARNING_CATALOG = {
   discovery_filter_mismatch: {
-    hint: 'The API answered servers, IPAM addresses, backends, load balancers or health reports its request did not ask for (other tags, zone, project, resource, LB or backend); they were left out of every pool and the rest was used. The warning names each and why. Nothing to fix on your side unless a server named should be in the pool: then check its tags, zone and SCW_DEFAULT_PROJECT_ID.',
+    hint: 'The API answered servers, IPAM addresses, load balancers or health reports its request did not ask for (other tags, zone, project, resource or backend); they were left out of every pool and the rest was used. The warning names each and why. Nothing to fix on your side unless a server named should be in the pool: then check its tags, zone and SCW_DEFAULT_PROJECT_ID.',
+  },
+  contradictory_answer: {
+    hint: 'The API listed one server more than once in one answer, with different content (addresses, state, tags): which copy is true the answer does not say, so that server was left out of the pool for this reconcile (a member of the pool it was leaves only as any serving member does, once the others pass their health checks). Nothing to fix unless it repeats: then record it with `lbsync doctor --record FILE` and send the file in.',
   },
   unusable_address: {
     hint: "A server's address as the API gave it is not a unicast IPv4 address a load balancer can send traffic to (loopback, link-local, multicast, reserved, or not an IPv4 address at all); it was left out of the pool. Check the server's IPs in the console.",

@@ -26,7 +26,7 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
         message: kopsMessage.createBackend(lb.name),
         notFound: 'lb_not_found',
         run: async () => {
-          const { kept, removedOwnDuplicate } = await createBackendOnce(gateway, zone, lb.id, action);
+          const { kept, removedOwnDuplicate } = await createBackendOnce(gateway, zone, lb, action);
           if (removedOwnDuplicate)
             notes.push(
               `backend "${action.backend}" was created concurrently by another reconcile; kept the oldest (${kept.id}) and removed ours`,

@@ -1,11 +1,14 @@
 import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
-import { discoveredPool } from '../core/desired';
+import { discoveredPool, nicsOnNetwork } from '../core/desired';
 import type { ServerScope } from '../core/discovery-check';
 import { admitServers } from '../core/discovery-check';
+import type { IpamIpView } from '../core/kops-rule';
 import { targetLbIdentity } from '../core/lb-identity';
 import { regionOf } from '../core/locality';
+import type { ObservedServer } from '../core/model';
+import { targetPrivateNetwork } from '../core/private-network';
 import { kopsMessage } from '../errors/kops-messages';
 import { unusablePoolAddress } from '../schemas/backend-address';
 import type { Target } from '../schemas/target';
@@ -15,32 +18,46 @@ export function serverScope(gateway: Pick<ScalewayGateway, 'projectId'>, target:
   return { zone: target.zone, tags: target.servers.tags, projectId: gateway.projectId };
 }
 
+/** The two reads discovery makes, each already told in its step's words (the reconcile's, or doctor's with its ledger). */
+export interface DiscoveryReads {
+  servers(): Promise<ObservedServer[]>;
+  /** IPAM's addresses of these private NICs (ipam-private); `serverNames` names the servers they are of. */
+  privateNicIps(nicIds: string[], serverNames: string[]): Promise<IpamIpView[]>;
+}
+
 /**
- * The desired pool: the addresses of the servers carrying all the target's tags. What the API answers is checked
- * again on our side (core/discovery-check.ts): a server that is not the target's is left out and named, and only
- * the NICs of the target's own servers are asked of IPAM.
+ * The desired pool from the two reads: the servers carrying all the target's tags, checked again on our side
+ * (core/discovery-check.ts: a server that is not the target's, or that the answer contradicts itself on, is left out
+ * and named), and for ipam-private the addresses of their NICs on the target's private network only.
  */
-export async function discoverPool(gateway: ScalewayGateway, target: Target): Promise<DiscoveredPool> {
+export async function discoverWith(target: Target, projectId: string | undefined, reads: DiscoveryReads): Promise<DiscoveredPool> {
+  const checked = admitServers(await reads.servers(), serverScope({ projectId }, target));
+  if (target.servers.ipSource !== 'ipam-private') return discoveredPool(target.servers, checked, [], unusablePoolAddress);
+  const serverNames = checked.admitted.map((s) => s.name);
+  const step = kopsMessage.serverIp(serverNames.join(','));
+  const privateNetworkId = targetPrivateNetwork(target.servers.privateNetworkId, checked.admitted, targetLbIdentity(target), step);
+  const nicIds = checked.admitted.flatMap((s) => nicsOnNetwork(s, privateNetworkId));
+  const privateNicIps = await reads.privateNicIps(nicIds, serverNames);
+  return discoveredPool({ ...target.servers, privateNetworkId }, checked, privateNicIps, unusablePoolAddress);
+}
+
+/** The desired pool, read through the gateway: one ListServers, and for ipam-private one IPAM ListIPs. */
+export function discoverPool(gateway: ScalewayGateway, target: Target): Promise<DiscoveredPool> {
   const lb = targetLbIdentity(target);
-  const servers = await callGateway({
-    message: kopsMessage.listServers(),
-    notFound: 'unknown_api_error',
-    lb,
-    run: () => gateway.listServersByTags(target.zone, target.servers.tags),
+  return discoverWith(target, gateway.projectId, {
+    servers: () =>
+      callGateway({
+        message: kopsMessage.listServers(),
+        notFound: 'unknown_api_error',
+        lb,
+        run: () => gateway.listServersByTags(target.zone, target.servers.tags),
+      }),
+    privateNicIps: (nicIds, serverNames) =>
+      callGateway({
+        message: kopsMessage.serverIp(serverNames.join(',')),
+        notFound: 'lb_not_found',
+        lb,
+        run: () => gateway.listPrivateNicIps(regionOf(target.zone), nicIds),
+      }),
   });
-  const checked = admitServers(servers, serverScope(gateway, target));
-  const privateNicIps =
-    target.servers.ipSource === 'ipam-private'
-      ? await callGateway({
-          message: kopsMessage.serverIp(checked.admitted.map((s) => s.name).join(',')),
-          notFound: 'lb_not_found',
-          lb,
-          run: () =>
-            gateway.listPrivateNicIps(
-              regionOf(target.zone),
-              checked.admitted.flatMap((s) => s.privateNicIds),
-            ),
-        })
-      : [];
-  return discoveredPool(target.servers.ipSource, checked, privateNicIps, unusablePoolAddress, target.servers.leavingTags);
 }

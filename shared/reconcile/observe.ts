@@ -3,9 +3,10 @@ import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
 import type { LbAsked } from '../core/discovery-check';
-import { admitLbs, lbMismatch, ownBackends } from '../core/discovery-check';
+import { admitLbs, lbMismatch, otherLbItems } from '../core/discovery-check';
 import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb, RefusedAnswer } from '../core/model';
 import { inTransientState, isBroken, olderFirst } from '../core/model';
+import { attachmentProblem } from '../core/private-network';
 import { kopsMessage } from '../errors/kops-messages';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
@@ -82,14 +83,51 @@ export function assertWritable(lb: ObservedLb): void {
 }
 
 /**
- * Lists the LB's backends (all pages, one call for every backend of the target) and picks by exact name, among
- * those the answer says are this LB's (a backend of another LB is left out and named in `refused`).
+ * One rule for every listing of the LB's own resources (its backends, frontends, private-network attachments): an
+ * item that names another LB makes the whole answer lb_answer_mismatch, as a GetLb answering another id does. Such
+ * an answer is no word about this LB: leaving that item out and using the rest would have the reconcile create a
+ * backend the frontend does not use, or take another LB's for ours.
+ */
+export function assertOwnListing<T>(
+  items: readonly T[],
+  lbIdsOf: (item: T) => readonly (string | undefined)[],
+  what: (item: T) => string,
+  lb: Pick<ObservedLb, 'id' | 'name'>,
+  message: string,
+): T[] {
+  const others = otherLbItems(items, lbIdsOf, lb.id, what);
+  if (others.length === 0) return [...items];
+  throw new LbSyncError(
+    'lb_answer_mismatch',
+    `${message}: the API answered ${others.map((o) => `${o.what}, which ${o.why}`).join('; ')}: the answer is not used, and nothing is written from it`,
+    { lb: identityOf(lb) },
+  );
+}
+
+/** The LB's backends (all pages), checked by the one rule of its listings; `message` tells the step that reads them. */
+export async function listOwnBackends(
+  gateway: ScalewayGateway,
+  zone: string,
+  lb: Pick<ObservedLb, 'id' | 'name'>,
+  message = kopsMessage.listBackends(lb.id),
+): Promise<ObservedBackend[]> {
+  const listed = await callGateway({ ...listingBackendsOf(lb, () => gateway.listBackends(zone, lb.id)), message });
+  return assertOwnListing(
+    listed,
+    (backend) => [backend.lbId],
+    (backend) => `backend ${backend.name} (${backend.id})`,
+    lb,
+    message,
+  );
+}
+
+/**
+ * Lists the LB's backends (all pages, one call for every backend of the target) and picks by exact name.
  * Only when a name is carried twice are the frontends read (one more call): the backend a frontend
  * uses is the one to keep (else the oldest), so traffic is never moved off it.
  */
 export async function observeBackends(gateway: ScalewayGateway, target: Target, lb: ObservedLb): Promise<ObservedBackends> {
-  const listed = await callGateway(listingBackendsOf(lb, () => gateway.listBackends(target.zone, lb.id)));
-  const { own: all, refused } = ownBackends(listed, lb.id);
+  const all = await listOwnBackends(gateway, target.zone, lb);
   const groups = target.backends
     .map((b) => ({ name: b.name, same: all.filter((o) => o.name === b.name).sort(olderFirst) }))
     .filter((g) => g.same.length > 0);
@@ -102,14 +140,45 @@ export async function observeBackends(gateway: ScalewayGateway, target: Target, 
     const others = same.filter((b) => b.id !== kept.id);
     if (others.length > 0) duplicates.push({ name, kept, others, inUse });
   }
-  return { byName, duplicates, refused };
+  return { byName, duplicates };
 }
 
 /** Reading the backends, frontends included, is told in kOps' listing words (with the LB id, as its Find does). */
-function listingBackendsOf<T>(lb: ObservedLb, run: () => Promise<T>): GatewayStep<T> {
+function listingBackendsOf<T>(lb: Pick<ObservedLb, 'id' | 'name'>, run: () => Promise<T>): GatewayStep<T> {
   return { message: kopsMessage.listBackends(lb.id), notFound: 'lb_not_found', lb: identityOf(lb), run };
 }
 
-function frontendBackendIds(gateway: ScalewayGateway, zone: string, lb: ObservedLb): Promise<Set<string>> {
-  return callGateway(listingBackendsOf(lb, () => gateway.listFrontendBackendIds(zone, lb.id)));
+async function frontendBackendIds(gateway: ScalewayGateway, zone: string, lb: ObservedLb): Promise<Set<string>> {
+  const step = listingBackendsOf(lb, () => gateway.listFrontends(zone, lb.id));
+  const frontends = assertOwnListing(
+    await callGateway(step),
+    (frontend) => frontend.lbIds,
+    (frontend) => `frontend ${frontend.id}`,
+    lb,
+    step.message,
+  );
+  return new Set(frontends.flatMap((frontend) => (frontend.backendId ? [frontend.backendId] : [])));
+}
+
+/**
+ * ipam-private: the LB must be attached to the private network the pool's addresses are on, `ready`
+ * (ListLbPrivateNetworks, one call): else private_network_not_attached / private_network_attaching, nothing written.
+ */
+export async function assertLbOnNetwork(gateway: ScalewayGateway, zone: string, lb: ObservedLb, privateNetworkId: string): Promise<void> {
+  const message = kopsMessage.privateNetworks(lb.name);
+  const listed = await callGateway({
+    message,
+    notFound: 'lb_not_found',
+    lb: identityOf(lb),
+    run: () => gateway.listLbPrivateNetworks(zone, lb.id),
+  });
+  const attachments = assertOwnListing(
+    listed,
+    (attachment) => [attachment.lbId],
+    (attachment) => `attachment to private network ${attachment.privateNetworkId}`,
+    lb,
+    message,
+  );
+  const problem = attachmentProblem(attachments, privateNetworkId, lb, message);
+  if (problem) throw problem;
 }

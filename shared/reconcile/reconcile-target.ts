@@ -5,7 +5,7 @@ import { unusableAddressWarning } from '../core/desired';
 import type { LeavingMember } from '../core/leaving';
 import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
 import { contestWarning } from '../core/contest';
-import { filterMismatchWarning } from '../core/discovery-check';
+import { contradictionWarning, filterMismatchWarning } from '../core/discovery-check';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedBackend, ObservedLb } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
@@ -22,7 +22,7 @@ import { desiredWithLeaving } from './admit-leaving';
 import { applyActions } from './apply';
 import { discoverPool } from './discover';
 import { healthReadOnce } from './health-read-once';
-import { assertWritable, findLb, observeBackends } from './observe';
+import { assertLbOnNetwork, assertWritable, findLb, observeBackends } from './observe';
 import type { Sleep } from './readiness';
 import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
 import { readBackendHealth, stageRemovals } from './stage-removals';
@@ -201,6 +201,8 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const pool = await poolPromise;
     result.pool = pool;
+    // ipam-private: addresses the LB cannot reach are never written (nor planned).
+    if (pool.privateNetworkId !== undefined) await assertLbOnNetwork(gateway, target.zone, lb, pool.privateNetworkId);
     // An address of a leaving server is known to discovery: never written for the event, nor retried for.
     const namedLeaving = leavingAssertions(event.serverIps, pool.marked);
     const unlisted = unconfirmedServerIps(event.serverIps, [...pool.ips, ...namedLeaving.map((m) => m.ip)]);
@@ -225,10 +227,12 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
             .join(''),
       );
     }
-    // Once per reconcile: every answer left out, from the LB, server, IPAM and backend listings alike.
-    const refused = [...refusedLbs, ...pool.refused, ...observed.refused, ...withLeaving.refused];
+    // Once per reconcile: every answer left out, from the LB, server, IPAM and health listings alike.
+    const refused = [...refusedLbs, ...pool.refused, ...withLeaving.refused];
     const mismatch = filterMismatchWarning(refused);
     if (mismatch) result.warnings.push(mismatch);
+    const contradiction = contradictionWarning(pool.contradicted);
+    if (contradiction) result.warnings.push(contradiction);
     const unusable = unusableAddressWarning(pool.unusable);
     if (unusable) result.warnings.push(unusable);
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);

@@ -71,6 +71,11 @@ export const serverSelectorSchema = z
       .describe(
         `a server carrying any of these tags is leaving: never added to a pool (unless no other member would pass its health check), kept while it is in one; kOps marks the servers it will replace with ${KOPS_NEEDS_UPDATE_TAG} (the kops shorthand names it)`,
       ),
+    privateNetworkId: uuidSchema
+      .optional()
+      .describe(
+        'ipSource ipam-private only: the private network whose NIC address each server gives, which the LB must be attached to (ready); required when the servers have NICs on several private networks',
+      ),
   })
   .strict();
 
@@ -112,6 +117,10 @@ export const fullTargetSchema = z
   .refine((t) => new Set(t.backends.map((b) => b.name)).size === t.backends.length, {
     message: 'backend names must be unique within a target',
     path: ['backends'],
+  })
+  .refine((t) => t.servers.privateNetworkId === undefined || t.servers.ipSource === 'ipam-private', {
+    message: 'privateNetworkId is read only with ipSource "ipam-private": remove it, or set ipSource to "ipam-private"',
+    path: ['servers', 'privateNetworkId'],
   });
 
 const clusterNameSchema = z

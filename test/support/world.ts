@@ -3,7 +3,7 @@ import type { ScalewayGateway, ScalewaySettings } from '../../shared/adapters/sc
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import type { Target } from '../../shared/schemas/target';
 import { parseTargets } from '../../shared/schemas/target';
-import type { EmulatorHandle, EmulatorSeed, SeedBackend, SeedFrontend, SeedLb, SeedServer } from '../../emulator';
+import type { EmulatorHandle, EmulatorSeed, SeedBackend, SeedFrontend, SeedLb, SeedLbPrivateNetwork, SeedServer } from '../../emulator';
 import { startEmulator } from '../../emulator';
 
 export const DEMO_CLUSTER = 'demo.k8s.local';
@@ -49,15 +49,28 @@ export function neighbourServers(): SeedServer[] {
   });
 }
 
-/** The demo seed with the demo LB's backends and frontends replaced, and more LBs beside it. */
-export function demoSeedWith(patch: { backends?: SeedBackend[]; frontends?: SeedFrontend[]; moreLbs?: SeedLb[] }): EmulatorSeed {
+/** The private network the demo servers' NICs are on, and the demo LB attached to (emulator/seeds/demo.json). */
+export const DEMO_PRIVATE_NETWORK_ID = 'bdd640fb-0667-4ad1-9c80-317fa3b1799d';
+
+/** The demo seed with the demo LB's backends, frontends or private-network attachments replaced, and more LBs beside it. */
+export function demoSeedWith(patch: {
+  backends?: SeedBackend[];
+  frontends?: SeedFrontend[];
+  privateNetworks?: SeedLbPrivateNetwork[];
+  moreLbs?: SeedLb[];
+}): EmulatorSeed {
   const seed = demoSeed();
   const [lb, ...rest] = seed.lbs ?? [];
   if (!lb) throw new Error('the demo seed has no LB');
   return {
     ...seed,
     lbs: [
-      { ...lb, backends: patch.backends ?? lb.backends ?? [], frontends: patch.frontends ?? lb.frontends ?? [] },
+      {
+        ...lb,
+        backends: patch.backends ?? lb.backends ?? [],
+        frontends: patch.frontends ?? lb.frontends ?? [],
+        privateNetworks: patch.privateNetworks ?? lb.privateNetworks ?? [],
+      },
       ...rest,
       ...(patch.moreLbs ?? []),
     ],
@@ -94,6 +107,16 @@ export function demoTarget(overrides: Record<string, unknown> = {}): Target {
 
 export const FAKE_ACCESS_KEY = 'SCWTESTACCESSKEY0001';
 export const FAKE_SECRET_KEY = '11111111-2222-4333-8444-555555555555';
+
+/**
+ * The emulator's own answer to a GET (its real wire shape), for a test to change and serve back with a fault: how an
+ * answer nobody has seen from the real API is scripted (docs/emulator.md, "Answers nobody has seen").
+ */
+export async function wireAnswer<T = Record<string, unknown>>(emulator: Pick<EmulatorHandle, 'url'>, path: string): Promise<T> {
+  const response = await fetch(`${emulator.url}${path}`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${await response.text()}`);
+  return (await response.json()) as T;
+}
 
 export interface World {
   emulator: EmulatorHandle;

@@ -8,6 +8,8 @@ import { createScalewayGateway, WRITE_CALLS, withoutWrites } from '../../../shar
 import { healthReadOnce } from '../../../shared/reconcile/health-read-once';
 import type { World } from '../../support/world';
 import {
+  CONTROL_PLANE_ROLE_TAG,
+  DEMO_CLUSTER_TAG,
   DEMO_CONTROL_PLANE_IPS,
   DEMO_LB_ID,
   FAKE_ACCESS_KEY,
@@ -15,6 +17,7 @@ import {
   demoBackend,
   demoSeedWith,
   startWorld,
+  wireAnswer,
 } from '../../support/world';
 
 let world: World;
@@ -142,5 +145,130 @@ describe('withoutWrites (LBSYNC_MODE=shadow)', () => {
     await expect(gateway.addBackendServers('fr-par-1', BACKEND, ['51.15.9.9'])).rejects.toThrow('shadow mode');
     expect(world.emulator.calls().map((c) => c.operation)).toEqual(['GetLb', 'ListBackends', 'ListBackendStats']);
     expect(gateway.calls()).toMatchObject({ reads: 3, writes: 0 });
+  });
+});
+
+// Every listing is read page after page (shared/adapters/pages.ts): the next page only after a full one, so a total
+// that lies costs nothing, and a listing that never ends is refused. Counted in the emulator's call log.
+describe('listings: one page after another, the total never trusted', () => {
+  const ZONE = 'fr-par-1';
+  const region = 'fr-par';
+  beforeEach(() => {
+    world.emulator.loadSeed(
+      demoSeedWith({
+        backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: BACKEND })],
+        frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: BACKEND }],
+      }),
+    );
+  });
+  const serverIds = () => [...world.emulator.state.servers.keys()];
+  const nicIds = () => [...world.emulator.state.servers.values()].flatMap((s) => s.privateNics.map((n) => n.id));
+  /** Each listing of the gateway: the emulator's path (its real answer), the operation logged, and the call. */
+  const LISTINGS: { operation: string; path: () => string; header?: boolean; call: (g: ScalewayGateway) => Promise<unknown[]> }[] = [
+    {
+      operation: 'ListLbs',
+      path: () => `/lb/v1/zones/${ZONE}/lbs?name=api.demo.k8s.local`,
+      call: (g) => g.findLbsByName(ZONE, 'api.demo.k8s.local'),
+    },
+    {
+      operation: 'ListBackends',
+      path: () => `/lb/v1/zones/${ZONE}/lbs/${DEMO_LB_ID}/backends`,
+      call: (g) => g.listBackends(ZONE, DEMO_LB_ID),
+    },
+    {
+      operation: 'ListFrontends',
+      path: () => `/lb/v1/zones/${ZONE}/lbs/${DEMO_LB_ID}/frontends`,
+      call: (g) => g.listFrontends(ZONE, DEMO_LB_ID),
+    },
+    {
+      operation: 'ListBackendStats',
+      path: () => `/lb/v1/zones/${ZONE}/lbs/${DEMO_LB_ID}/backend-stats?backend_id=${BACKEND}`,
+      call: (g) => g.listBackendHealth(ZONE, DEMO_LB_ID, BACKEND),
+    },
+    {
+      operation: 'ListLbPrivateNetworks',
+      path: () => `/lb/v1/zones/${ZONE}/lbs/${DEMO_LB_ID}/private-networks`,
+      call: (g) => g.listLbPrivateNetworks(ZONE, DEMO_LB_ID),
+    },
+    {
+      operation: 'ListServers',
+      path: () => `/instance/v1/zones/${ZONE}/servers?tags=${encodeURIComponent(DEMO_CLUSTER_TAG)}`,
+      header: true,
+      call: (g) => g.listServersByTags(ZONE, [DEMO_CLUSTER_TAG]),
+    },
+    {
+      operation: 'ListIPs',
+      path: () =>
+        `/ipam/v1/regions/${region}/ips?${nicIds()
+          .map((id) => `resource_id=${id}`)
+          .join('&')}`,
+      call: (g) => g.listPrivateNicIps(region, nicIds()),
+    },
+    {
+      operation: 'ListIPs',
+      path: () =>
+        `/ipam/v1/regions/${region}/ips?zonal=${ZONE}&is_ipv6=false&${serverIds()
+          .map((id) => `resource_id=${id}`)
+          .join('&')}`,
+      call: (g) => g.listZonalIpv4(ZONE, serverIds()),
+    },
+  ];
+
+  it.each(LISTINGS)('$operation with a total of 3000 for a few items: one request, the items as answered', async (listing) => {
+    const answer = await wireAnswer(world.emulator, listing.path());
+    const items = Object.values(answer).find(Array.isArray) as unknown[];
+    expect(items.length).toBeGreaterThan(0);
+    world.emulator.addFault({
+      operation: listing.operation,
+      status: 200,
+      body: listing.header ? answer : { ...answer, total_count: 3000 },
+      ...(listing.header && { headers: { 'X-Total-Count': '3000' } }),
+    });
+    world.emulator.resetCalls();
+    expect(await listing.call(world.gateway())).toHaveLength(items.length);
+    expect(world.emulator.calls().map((c) => c.operation)).toEqual([listing.operation]);
+  });
+
+  it('a real second page is read, and the listing ends at its short page: 150 servers, two ListServers', async () => {
+    const many = Array.from({ length: 150 }, (_, i) => ({
+      name: `control-plane-${i}`,
+      zone: ZONE,
+      tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
+      publicIps: [`51.15.${110 + Math.floor(i / 100)}.${(i % 100) + 1}`],
+    }));
+    world.emulator.loadSeed({ ...demoSeedWith({}), servers: many });
+    world.emulator.resetCalls();
+    const servers = await world.gateway().listServersByTags(ZONE, [DEMO_CLUSTER_TAG]);
+    expect(new Set(servers.map((s) => s.name)).size).toBe(150);
+    expect(world.emulator.calls().map((c) => [c.operation, new URLSearchParams(c.query).get('page')])).toEqual([
+      ['ListServers', '1'],
+      ['ListServers', '2'],
+    ]);
+  });
+
+  it('a listing that answers full pages for ever is refused at 50 pages: listing_too_long, told in the step’s words', async () => {
+    const full = Array.from({ length: 100 }, (_, i) => ({
+      name: `control-plane-${i}`,
+      zone: ZONE,
+      tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
+      publicIps: [`51.15.120.${i + 1}`],
+    }));
+    world.emulator.loadSeed({ ...demoSeedWith({}), servers: full });
+    const page = await wireAnswer(world.emulator, `/instance/v1/zones/${ZONE}/servers?per_page=100`);
+    world.emulator.addFault({ operation: 'ListServers', status: 200, body: page, headers: { 'X-Total-Count': '100' }, count: -1 });
+    world.emulator.resetCalls();
+    const error = await world
+      .gateway()
+      .listServersByTags(ZONE, [DEMO_CLUSTER_TAG])
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(world.emulator.calls()).toHaveLength(50);
+    const told = wrapApiFailure("getting cluster servers for load-balancer's back-end", error, 'unknown_api_error');
+    expect(told).toMatchObject({ code: 'listing_too_long', errorClass: 'permanent' });
+    expect(told.message).toBe(
+      "getting cluster servers for load-balancer's back-end: ListServers answered 50 full pages of 100 and had more: a listing that long is not used (nothing was written)",
+    );
   });
 });

@@ -13,7 +13,14 @@
 import { createClient } from '@scaleway/sdk-client';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type EmulatorHandle, type EmulatorSeed, type SeedBackend, type SeedFrontend } from '../../../emulator';
+import {
+  startEmulator,
+  type EmulatorHandle,
+  type EmulatorSeed,
+  type SeedBackend,
+  type SeedFrontend,
+  type SeedLbPrivateNetwork,
+} from '../../../emulator';
 import { ACCOUNT_CASSETTE, cassetteNames, jsonBody, readCassette, readCassetteFile, type Interaction } from '../../support/cassettes';
 import { recordDoctorRun } from '../../support/doctor-recording';
 
@@ -80,6 +87,7 @@ const VOLATILE_PATHS: Record<string, string> = {
   'backends[].lb.ip[].id': 'idem, in lists',
   'frontends[].lb.ip[].id': 'idem, embedded',
   'frontends[].backend.lb.ip[].id': 'idem, embedded',
+  'private_network[].lb.ip[].id': 'idem, embedded',
 };
 /**
  * What one cassette cannot be compared on, with the reason: values that follow from how its servers were created
@@ -117,7 +125,7 @@ const UUID = '[0-9a-f-]{36}';
 const SERVED: { method: string; pattern: RegExp }[] = [
   { method: 'GET', pattern: /^\/lb\/v1\/zones\/[^/]+\/lbs$/ },
   { method: 'GET', pattern: new RegExp(`^/lb/v1/zones/[^/]+/lbs/${UUID}$`) },
-  { method: 'GET', pattern: new RegExp(`^/lb/v1/zones/[^/]+/lbs/${UUID}/(backends|frontends|stats|backend-stats)$`) },
+  { method: 'GET', pattern: new RegExp(`^/lb/v1/zones/[^/]+/lbs/${UUID}/(backends|frontends|stats|backend-stats|private-networks)$`) },
   { method: 'POST', pattern: new RegExp(`^/lb/v1/zones/[^/]+/lbs/${UUID}/backends$`) },
   { method: 'GET', pattern: new RegExp(`^/lb/v1/zones/[^/]+/backends/${UUID}$`) },
   { method: 'PUT', pattern: new RegExp(`^/lb/v1/zones/[^/]+/backends/${UUID}$`) },
@@ -141,6 +149,8 @@ class RecordedWorld {
   readonly lbs = new Map<string, Json>();
   readonly backends = new Map<string, Json>();
   readonly frontends = new Map<string, { lbId: string; frontend: SeedFrontend }>();
+  /** Each LB's private-network attachments, as its latest ListLbPrivateNetworks answered them. */
+  readonly attachments = new Map<string, SeedLbPrivateNetwork[]>();
   readonly servers = new Map<string, Json>();
   readonly ips = new Map<string, Json>();
   /** Private network of IPAM IPs, learnt from the filters of recorded ListIPs calls. */
@@ -192,6 +202,19 @@ class RecordedWorld {
   }
 
   private learnLb(path: string, body: Json): void {
+    if (/\/lbs\/[^/]+\/private-networks$/.test(path) && Array.isArray(body.private_network)) {
+      const lbId = /\/lbs\/([^/]+)\//.exec(path)?.[1] ?? '';
+      this.attachments.set(
+        lbId,
+        (body.private_network as Json[]).map((a) => ({
+          privateNetworkId: String(a.private_network_id),
+          status: a.status as SeedLbPrivateNetwork['status'],
+          ipamIds: a.ipam_ids as string[],
+          createdAt: String(a.created_at),
+        })),
+      );
+      return;
+    }
     if (/\/backends\/[^/]+\/healthcheck$/.test(path)) {
       const backend = this.backends.get(/\/backends\/([^/]+)/.exec(path)?.[1] ?? '');
       if (backend) backend.health_check = body;
@@ -262,6 +285,7 @@ class RecordedWorld {
           ipAddress: ((lb.ip as Json[] | undefined)?.[0]?.ip_address as string | undefined) ?? undefined,
           backends,
           frontends: [...this.frontends.values()].filter((f) => f.lbId === id && backendIds.has(f.frontend.backend)).map((f) => f.frontend),
+          privateNetworks: this.attachments.get(id) ?? countedAttachments(Number(lb.private_network_count ?? 0)),
           ...(pending !== undefined && { instancesPendingMs: pending }),
         };
       }),
@@ -308,6 +332,14 @@ class RecordedWorld {
       }),
     };
   }
+}
+
+/**
+ * Attachments a recording counts (an LB's `private_network_count`) but never lists: stand-ins, so that the count
+ * answers as recorded (a doctor run of a kops target reads the LB, not its private networks).
+ */
+function countedAttachments(count: number): SeedLbPrivateNetwork[] {
+  return Array.from({ length: count }, (_, i) => ({ privateNetworkId: `00000000-0000-4000-8000-${String(i + 1).padStart(12, '0')}` }));
 }
 
 // ---- comparing an answer with the recording ----
@@ -525,8 +557,8 @@ afterAll(async () => {
 });
 
 describe('recorded Scaleway traffic', () => {
-  it('finds the 16 cassettes of the LB, Instance, IPAM and Audit Trail world in the repository', () => {
-    expect(cassettes).toHaveLength(16);
+  it('finds the 17 cassettes of the LB, Instance, IPAM and Audit Trail world in the repository', () => {
+    expect(cassettes).toHaveLength(17);
   });
 
   it.each(cassettes)('%s: the emulator answers like the recording', async (cassette) => {

@@ -49,6 +49,7 @@ describe('concurrent reconciles of one target', () => {
 
 describe('createBackendOnce', () => {
   const OLDER = '00000000-0000-4000-8000-0000000000c1';
+  const DEMO_LB = { id: DEMO_LB_ID, name: 'api.demo.k8s.local' };
   const spec = demoTarget().backends[0] as BackendSpec;
   const create: Extract<Action, { kind: 'CreateBackend' }> = {
     kind: 'CreateBackend',
@@ -60,7 +61,7 @@ describe('createBackendOnce', () => {
 
   it('alone: creates, re-lists to check, keeps its own', async () => {
     world.emulator.loadSeed(demoSeedWith({ backends: [] }));
-    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
+    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB, create);
     expect(removedOwnDuplicate).toBe(false);
     expect(world.backends().map((b) => b.id)).toEqual([kept.id]);
     expect(world.emulator.calls().map((c) => c.operation)).toEqual(['CreateBackend', 'ListBackends']);
@@ -70,7 +71,7 @@ describe('createBackendOnce', () => {
     world.emulator.loadSeed(
       demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }),
     );
-    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
+    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB, create);
     expect(removedOwnDuplicate).toBe(true);
     expect(kept.id).toBe(OLDER);
     expect(world.backends().map((b) => b.id)).toEqual([OLDER]);
@@ -82,7 +83,7 @@ describe('createBackendOnce', () => {
       demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, { id: OLDER, created_at: '2026-01-01T00:00:00Z' })] }),
     );
     world.emulator.addFault({ operation: 'DeleteBackend', status: 404, body: { message: 'backend not Found' } });
-    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB_ID, create);
+    const { kept, removedOwnDuplicate } = await createBackendOnce(world.gateway(), 'fr-par-1', DEMO_LB, create);
     expect({ kept: kept.id, removedOwnDuplicate }).toEqual({ kept: OLDER, removedOwnDuplicate: true });
   });
 });

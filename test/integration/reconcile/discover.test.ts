@@ -4,13 +4,24 @@
 // IPv4, newest first) gives the addresses the shorthand takes from the server list, without the IPAM call; the
 // no-op path stays at 3 reads; a server with two routed IPv4 addresses gets the lowest and a warning naming kOps'
 // different choice.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { SeedServer } from '../../../emulator';
 import { kopsServerIp } from '../../../shared/core/kops-rule';
 import { discoverPool } from '../../../shared/reconcile/discover';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import type { World } from '../../support/world';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed, demoTarget, FAKE_SECRET_KEY, startWorld } from '../../support/world';
+import {
+  DEMO_CLUSTER,
+  DEMO_CONTROL_PLANE_IPS,
+  DEMO_CP0_ID,
+  demoBackend,
+  demoSeed,
+  demoSeedWith,
+  demoTarget,
+  FAKE_SECRET_KEY,
+  startWorld,
+  wireAnswer,
+} from '../../support/world';
 
 let world: World;
 
@@ -159,13 +170,13 @@ describe('answers checked on our side', () => {
     return { status: 200, body: { servers: all }, headers: { 'X-Total-Count': String(all.length) } };
   }
 
-  /** A routed public IPv4 as the Instance API describes it (its IPAM id set: every ipSource takes it). */
-  const publicIp = (address: string) => {
+  /** A routed public IPv4 as the Instance API describes it (its IPAM id set: every ipSource takes it), attached. */
+  const publicIp = (address: string, state = 'attached') => {
     const id = `00000000-0000-4000-8000-${address
       .split('.')
       .map((o) => o.padStart(3, '0'))
       .join('')}`;
-    return [{ id, address, family: 'inet', provisioning_mode: 'dhcp', ipam_id: id }];
+    return [{ id, address, family: 'inet', provisioning_mode: 'dhcp', ipam_id: id, state }];
   };
 
   it('a server of another zone, of another project, or without every tag: left out and named, once', async () => {
@@ -252,5 +263,113 @@ describe('answers checked on our side', () => {
     expect(reported).toHaveLength(1);
     expect(reported[0]).toContain('127.0.0.1 of server control-plane-fr-par-1-3 is a loopback address, never a server to send traffic to');
     expect(reported[0]).toContain('224.0.0.9 of server control-plane-fr-par-1-4 is a multicast address, never a server to send traffic to');
+  });
+});
+
+// Answers that still steered a pool (issue 24): each is the emulator's own ListServers answer, changed the way
+// no recording shows the API answering, served back with a fault. Judged by the emulator's pool history.
+describe('server answers that must not steer a pool', () => {
+  const CP0 = 'control-plane-fr-par-1-0';
+  const query = new URLSearchParams({ tags: TAGS.join(',') });
+  /** The demo target's ListServers answer, changed, as a fault answering every ListServers with it. */
+  async function serveServers(change: (servers: Record<string, unknown>[]) => Record<string, unknown>[], total?: number) {
+    const { servers } = await wireAnswer<{ servers: Record<string, unknown>[] }>(
+      world.emulator,
+      `/instance/v1/zones/fr-par-1/servers?${query}`,
+    );
+    const changed = change(servers);
+    world.emulator.addFault({
+      operation: 'ListServers',
+      status: 200,
+      body: { servers: changed },
+      headers: { 'X-Total-Count': String(total ?? changed.length) },
+      count: -1,
+    });
+  }
+  const cp0 = (servers: Record<string, unknown>[]) => servers.find((s) => s.id === DEMO_CP0_ID) as Record<string, unknown>;
+  const publicIpOf = (server: Record<string, unknown>, address: string, state: string) => ({
+    ...(server.public_ips as Record<string, unknown>[])[0],
+    id: `00000000-0000-4000-8000-0000000${address.replaceAll('.', '').padStart(5, '0')}`,
+    address,
+    state,
+  });
+  const reconcile = () => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 5_000 });
+  const pools = () => world.emulator.history().map((w) => w.pool);
+
+  beforeEach(() => {
+    world.emulator.loadSeed(demoSeed());
+    world.emulator.clearFaults();
+    world.emulator.clearForcedHealth();
+    world.emulator.resetHistory();
+  });
+
+  it('one server listed twice with different addresses: left out and named, never both addresses in the pool', async () => {
+    await serveServers((servers) => [...servers, { ...cp0(servers), public_ips: [publicIpOf(cp0(servers), '51.15.100.99', 'attached')] }]);
+    const result = await reconcile();
+    expect(result.status).toBe('applied');
+    expect(pools()).toEqual([['51.15.100.12', '51.15.100.13']]);
+    expect(result.warnings.filter((w) => w.startsWith('[contradictory_answer] '))).toEqual([
+      `[contradictory_answer] the API contradicted itself about 1 server(s), left out of the pool: server ${CP0} (${DEMO_CP0_ID}) is listed 2 times, with different public IPv4 [51.15.100.11] and [51.15.100.99]; routed IPv4 [51.15.100.11] and [51.15.100.99]; public IP states {"51.15.100.11":"attached"} and {"51.15.100.99":"attached"}`,
+    ]);
+  });
+
+  it('one server listed twice alike (a listing whose pages shifted) is one server: no warning', async () => {
+    await serveServers((servers) => [...servers, cp0(servers)]);
+    const result = await reconcile();
+    expect(pools()).toEqual([DEMO_CONTROL_PLANE_IPS]);
+    expect(result.warnings.filter((w) => w.startsWith('[contradictory_answer] '))).toEqual([]);
+  });
+
+  it('a detached public IP is no candidate, though it is the lowest: the attached one is used, the other named', async () => {
+    await serveServers((servers) =>
+      servers.map((s) =>
+        s.id === DEMO_CP0_ID ? { ...s, public_ips: [publicIpOf(s, '51.15.100.5', 'detached'), ...(s.public_ips as unknown[])] } : s,
+      ),
+    );
+    const result = await reconcile();
+    expect(pools()).toEqual([DEMO_CONTROL_PLANE_IPS]);
+    expect(result.warnings).toContain(
+      `[unusable_address] left out of the pool: 51.15.100.5 of server ${CP0} is detached, not attached to it`,
+    );
+    expect(result.warnings.filter((w) => w.includes('routed public IPv4 addresses'))).toEqual([]);
+  });
+
+  it('an inflated X-Total-Count (3 servers, 3000 announced): one ListServers, and the no-op stays 3 reads', async () => {
+    await reconcile();
+    await serveServers((servers) => servers, 3000);
+    world.emulator.resetCalls();
+    const result = await reconcile();
+    expect(result.status).toBe('noop');
+    expect(operations().sort()).toEqual(['ListBackends', 'ListLbs', 'ListServers']);
+  });
+
+  describe('a locked server takes no new traffic, and leaves a pool as a serving member does', () => {
+    const cp0Seed = () => (demoSeed().servers ?? []).find((s) => s.id === DEMO_CP0_ID) as SeedServer;
+
+    it('never added: the pool of the two others is in sync, the locked one named', async () => {
+      world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS.slice(1))] }));
+      world.emulator.upsertServer({ ...cp0Seed(), state: 'locked' });
+      const result = await reconcile();
+      expect(result.status).toBe('noop');
+      expect(result.warnings).toContain(
+        `server ${CP0} left out of the pool: state is locked (a lock only Scaleway support lifts): never added; in a pool it leaves once the other members pass their health checks`,
+      );
+    });
+
+    it('in the pool and still passing: it stays while another member fails its check, and leaves once the others pass', async () => {
+      world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend()] }));
+      world.emulator.upsertServer({ ...cp0Seed(), state: 'locked' });
+      // Whether a locked server still serves is the LB's to say (the emulator fails any server not running): here it does.
+      world.emulator.forceHealth('51.15.100.11', 'passed');
+      world.emulator.forceHealth('51.15.100.12', 'failed');
+      world.emulator.resetHistory();
+      const held = await reconcile();
+      expect(held.error?.code).toBe('removal_deferred');
+      expect(pools()).toEqual([]);
+      world.emulator.clearForcedHealth('51.15.100.12');
+      const done = await reconcile();
+      expect(done.status).toBe('applied');
+      expect(pools()).toEqual([['51.15.100.12', '51.15.100.13']]);
+    });
   });
 });

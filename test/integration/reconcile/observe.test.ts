@@ -8,15 +8,14 @@ import { assertWritable, findLb, observeBackends } from '../../../shared/reconci
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import type { World } from '../../support/world';
 import {
-  DEMO_CLUSTER,
-  DEMO_CP0_ID,
   DEMO_LB_ID,
   demoBackend,
   demoSeed,
   demoSeedWith,
   demoTarget,
-  FAKE_SECRET_KEY,
+  DEMO_CONTROL_PLANE_IPS,
   startWorld,
+  wireAnswer,
 } from '../../support/world';
 
 let world: World;
@@ -24,7 +23,18 @@ const operations = () => world.emulator.calls().map((c) => c.operation);
 const OLD = '00000000-0000-4000-8000-000000000001';
 const NEW = '00000000-0000-4000-8000-000000000002';
 const OTHER_LB = '00000000-0000-4000-8000-0000000000b2';
-const TAGS = [`noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`, 'noprefix=kops.k8s.io/role=ControlPlane'];
+const UUID = '[0-9a-f-]{36}';
+
+/** Two backends of the managed name on the demo LB, the younger one used by a frontend. */
+function namesakesOneInUse() {
+  return demoSeedWith({
+    backends: [
+      demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }),
+      demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }),
+    ],
+    frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
+  });
+}
 
 async function thrown(promise: Promise<unknown>): Promise<LbSyncError> {
   const error = await promise.then(
@@ -97,15 +107,7 @@ describe('observeBackends', () => {
   });
 
   it('a name carried twice: the frontends are read (once); the backend a frontend uses is kept, though it is younger', async () => {
-    world.emulator.loadSeed(
-      demoSeedWith({
-        backends: [
-          demoBackend([], { id: OLD, created_at: '2026-01-01T00:00:00Z' }),
-          demoBackend([], { id: NEW, created_at: '2026-01-02T00:00:00Z' }),
-        ],
-        frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: NEW }],
-      }),
-    );
+    world.emulator.loadSeed(namesakesOneInUse());
     const gateway = world.gateway();
     const lb = (await findLb(gateway, demoTarget())).lb;
     world.emulator.resetCalls();
@@ -170,13 +172,18 @@ describe('assertWritable', () => {
   });
 });
 
-describe('a ListBackends answer is checked on our side', () => {
+// One rule for every listing of the LB's own resources: an item naming another LB makes the answer
+// lb_answer_mismatch, as GetLb's. Scripted with faults answering 200 with the emulator's own bodies, changed.
+describe('a listing of the LB’s own resources that names another LB is lb_answer_mismatch: nothing written', () => {
+  const OURS = '00000000-0000-4000-8000-0000000000c0';
   const STAGING_BACKEND = '00000000-0000-4000-8000-0000000000c1';
-
-  it("a backend the answer says is another LB's, though it carries the managed name and is older, is never picked nor written", async () => {
+  const STALE_POOL = ['51.15.100.11', '51.15.100.12', '51.15.100.99'];
+  /** The demo LB with its lb-backend-https (a stale pool in it, a frontend on it), and the staging LB beside it. */
+  const seedWithStagingLb = () =>
     world.emulator.loadSeed(
       demoSeedWith({
-        backends: [demoBackend(undefined, { id: NEW, created_at: '2026-01-02T00:00:00Z' })],
+        backends: [demoBackend(STALE_POOL, { id: OURS })],
+        frontends: [{ name: 'lb-frontend-https', inbound_port: 443, backend: OURS }],
         moreLbs: [
           {
             id: OTHER_LB,
@@ -187,30 +194,95 @@ describe('a ListBackends answer is checked on our side', () => {
         ],
       }),
     );
-    // The demo LB's own answer, in its real wire shape, with the staging LB's backend added to it.
-    const listing = async (lbId: string) => {
-      const response = await fetch(`${world.emulator.url}/lb/v1/zones/fr-par-1/lbs/${lbId}/backends`, {
-        headers: { 'X-Auth-Token': FAKE_SECRET_KEY },
-      });
-      return ((await response.json()) as { backends: unknown[] }).backends;
-    };
-    const backends = [...(await listing(DEMO_LB_ID)), ...(await listing(OTHER_LB))];
-    world.emulator.addFault({ operation: 'ListBackends', pathIncludes: DEMO_LB_ID, status: 200, body: { backends, total_count: 2 } });
-    world.emulator.replaceServer(DEMO_CP0_ID, {
-      name: 'control-plane-fr-par-1-0b',
-      zone: 'fr-par-1',
-      publicIps: ['51.15.100.31'],
-      tags: TAGS,
+  const backendsOf = async (lbId: string) =>
+    (await wireAnswer<{ backends: Record<string, unknown>[] }>(world.emulator, `/lb/v1/zones/fr-par-1/lbs/${lbId}/backends`)).backends;
+  const lbOf = (lbId: string) => wireAnswer(world.emulator, `/lb/v1/zones/fr-par-1/lbs/${lbId}`);
+  const reconcile = () => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, duplicateGraceMs: 0 });
+
+  it('our lb-backend-https answered with another LB’s id: no CreateBackend, no DeleteBackend, not applied', async () => {
+    seedWithStagingLb();
+    const [ours] = await backendsOf(DEMO_LB_ID);
+    const relabelled = { ...ours, lb: await lbOf(OTHER_LB) };
+    world.emulator.addFault({
+      operation: 'ListBackends',
+      pathIncludes: DEMO_LB_ID,
+      status: 200,
+      body: { backends: [relabelled], total_count: 1 },
+      count: -1,
     });
-    world.emulator.resetHistory();
-    const result = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 5_000, duplicateGraceMs: 0 });
-    expect(result.status).toBe('applied');
-    expect(world.emulator.history().map((w) => [w.operation, w.backendId, w.pool])).toEqual([
-      ['SetBackendServers', NEW, ['51.15.100.12', '51.15.100.13', '51.15.100.31']],
+    world.emulator.resetCalls();
+    for (let event = 0; event < 3; event += 1) {
+      const result = await reconcile();
+      expect(result.status).toBe('failed');
+      expect(result.error).toMatchObject({ code: 'lb_answer_mismatch', errorClass: 'permanent', lb: { id: DEMO_LB_ID } });
+      expect(result.error?.message).toBe(
+        `listing back-ends for load-balancer ${DEMO_LB_ID}: the API answered backend lb-backend-https (${OURS}), which belongs to load-balancer ${OTHER_LB}, not ${DEMO_LB_ID}: the answer is not used, and nothing is written from it`,
+      );
+    }
+    expect(world.writes()).toEqual([]);
+    expect(world.backends().map((b) => [b.id, b.pool])).toEqual([
+      [OURS, STALE_POOL],
+      [STAGING_BACKEND, ['51.15.101.10']],
     ]);
-    expect(result.warnings.filter((w) => w.startsWith('[discovery_filter_mismatch] '))).toEqual([
-      `[discovery_filter_mismatch] the API answered 1 item(s) its request did not ask for, left out of every pool and backend: backend lb-backend-https (${STAGING_BACKEND}): belongs to load-balancer ${OTHER_LB}, not ${DEMO_LB_ID}`,
-    ]);
+  });
+
+  it('the same rule holds where another LB’s backend joins the answer beside ours (an older namesake): nothing written', async () => {
+    seedWithStagingLb();
+    const backends = [...(await backendsOf(DEMO_LB_ID)), ...(await backendsOf(OTHER_LB))];
+    world.emulator.addFault({ operation: 'ListBackends', pathIncludes: DEMO_LB_ID, status: 200, body: { backends, total_count: 2 } });
+    const result = await reconcile();
+    expect(result.error?.code).toBe('lb_answer_mismatch');
+    expect(result.error?.message).toContain(`backend lb-backend-https (${STAGING_BACKEND}), which belongs to load-balancer ${OTHER_LB}`);
+    expect(world.writes()).toEqual([]);
+  });
+
+  it("create-once's re-list is held to the same rule: ours is created, the lying re-list deletes nothing", async () => {
+    world.emulator.loadSeed(
+      demoSeedWith({
+        backends: [],
+        moreLbs: [
+          {
+            id: OTHER_LB,
+            name: 'api.staging.k8s.local',
+            zone: 'fr-par-1',
+            backends: [demoBackend(['51.15.101.10'], { id: STAGING_BACKEND, created_at: '2026-01-01T00:00:00Z' })],
+          },
+        ],
+      }),
+    );
+    // The first listing passes (a fault without a status only counts the request); the re-list after the create lies.
+    world.emulator.addFault({ operation: 'ListBackends', pathIncludes: DEMO_LB_ID });
+    world.emulator.addFault({
+      operation: 'ListBackends',
+      pathIncludes: DEMO_LB_ID,
+      status: 200,
+      body: { backends: await backendsOf(OTHER_LB), total_count: 1 },
+    });
+    world.emulator.resetCalls();
+    const result = await reconcile();
+    expect(result.error?.code).toBe('lb_answer_mismatch');
+    expect(result.error?.message).toMatch(
+      new RegExp(
+        `^creating back-end for load-balancer api\\.demo\\.k8s\\.local: re-listing its back-ends after creating ${UUID}: the API answered backend lb-backend-https \\(${STAGING_BACKEND}\\), which belongs to load-balancer ${OTHER_LB}`,
+      ),
+    );
+    expect(world.writes()).toEqual(['CreateBackend']);
+    const created = world.backends().filter((b) => b.name === 'lb-backend-https' && b.id !== STAGING_BACKEND);
+    expect(created.map((b) => b.pool)).toEqual([DEMO_CONTROL_PLANE_IPS]);
+  });
+
+  it('a ListFrontends answer naming another LB (read to tell duplicates apart): nothing written, no duplicate deleted', async () => {
+    world.emulator.loadSeed(namesakesOneInUse());
+    const { frontends } = await wireAnswer<{ frontends: Record<string, unknown>[] }>(
+      world.emulator,
+      `/lb/v1/zones/fr-par-1/lbs/${DEMO_LB_ID}/frontends`,
+    );
+    const relabelled = frontends.map((f) => ({ ...f, lb: { ...(f.lb as object), id: OTHER_LB } }));
+    world.emulator.addFault({ operation: 'ListFrontends', status: 200, body: { frontends: relabelled, total_count: relabelled.length } });
+    const result = await reconcile();
+    expect(result.error?.code).toBe('lb_answer_mismatch');
+    expect(result.error?.message).toContain(`which belongs to load-balancer ${OTHER_LB}, not ${DEMO_LB_ID}`);
+    expect(world.writes()).toEqual([]);
   });
 });
 
@@ -219,11 +291,7 @@ describe('a ListBackends answer is checked on our side', () => {
 // LB's body in its real wire shape, read from the emulator.
 describe('an LB answer is checked on our side', () => {
   const AMS_LB = '00000000-0000-4000-8000-0000000000a3';
-  const lbBody = async (zone: string, lbId: string): Promise<unknown> => {
-    const response = await fetch(`${world.emulator.url}/lb/v1/zones/${zone}/lbs/${lbId}`, { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } });
-    expect(response.status).toBe(200);
-    return response.json();
-  };
+  const lbBody = (zone: string, lbId: string): Promise<unknown> => wireAnswer(world.emulator, `/lb/v1/zones/${zone}/lbs/${lbId}`);
   /** Another LB of the project carrying a backend of the managed name: where a write would go, were its answer taken. */
   const seedWithStagingLb = () =>
     world.emulator.loadSeed(

@@ -3,18 +3,24 @@ import { selectServerIps, stripCidr } from '../../../shared/core/desired';
 import type { ObservedServer } from '../../../shared/core/model';
 import { unusablePoolAddress } from '../../../shared/schemas/backend-address';
 
-const server = (name: string, overrides: Partial<ObservedServer> = {}): ObservedServer => ({
-  id: `id-${name}`,
-  name,
-  state: 'running',
-  tags: [],
-  zone: 'fr-par-1',
-  projectId: 'project-1',
-  publicIpv4: [],
-  routedIpv4: [],
-  privateNicIds: [],
-  ...overrides,
-});
+/** A server as the adapter describes it: every public address attached unless `ipStates` says otherwise. */
+const server = (name: string, overrides: Partial<ObservedServer> = {}): ObservedServer => {
+  const base = {
+    id: `id-${name}`,
+    name,
+    state: 'running',
+    tags: [],
+    zone: 'fr-par-1',
+    projectId: 'project-1',
+    publicIpv4: [],
+    routedIpv4: [],
+    privateNics: [],
+    ...overrides,
+  };
+  const attached = Object.fromEntries([...base.publicIpv4, ...base.routedIpv4].map((ip) => [ip, 'attached']));
+  return { ...base, ipStates: { ...attached, ...overrides.ipStates } };
+};
+const nics = (...ids: string[]) => ids.map((id) => ({ id, privateNetworkId: 'pn-1' }));
 
 describe('selectServerIps', () => {
   it('takes one public IPv4 per server, the lowest, sorted numerically', () => {
@@ -26,7 +32,7 @@ describe('selectServerIps', () => {
     expect(selectServerIps(servers, 'public', new Map(), unusablePoolAddress).ips).toEqual(['10.0.0.20', '10.0.0.100', '51.15.9.2']);
   });
   it('takes the private-NIC address from IPAM with the mask stripped', () => {
-    const servers = [server('a', { privateNicIds: ['nic-a'] }), server('b', { privateNicIds: ['nic-b'] })];
+    const servers = [server('a', { privateNics: nics('nic-a') }), server('b', { privateNics: nics('nic-b') })];
     const ipam = new Map([
       ['nic-a', ['10.1.0.3/22']],
       ['nic-b', ['10.1.0.2/22', '10.1.0.9/22']],
@@ -64,6 +70,70 @@ describe('selectServerIps', () => {
       { server: 'a', reason: 'state is stopped' },
       { server: 'b', reason: 'has no public IPv4 address' },
     ]);
+  });
+  it.each([
+    ['running', 'member'],
+    ['starting', 'member'],
+    ['stopped', 'leaving'],
+    ['stopped in place', 'leaving'],
+    ['stopping', 'leaving'],
+    ['locked', 'left out'],
+    ['', 'left out'],
+    ['rebooting', 'left out'],
+  ])('a %s server: %s', (state, verdict) => {
+    const result = selectServerIps([server('a', { state, publicIpv4: ['51.15.9.2'] })], 'public', new Map(), unusablePoolAddress);
+    expect(result.ips).toEqual(verdict === 'member' ? ['51.15.9.2'] : []);
+    // Only a stopped one may leave a pool at once; any other that is not serving leaves through the health gate.
+    expect(result.leaving).toEqual(verdict === 'leaving' ? [{ server: 'a', state, ips: ['51.15.9.2'] }] : []);
+    expect(result.skipped.length).toBe(verdict === 'member' ? 0 : 1);
+  });
+  it('a locked server is named with what the lock means for the pool', () => {
+    const result = selectServerIps([server('a', { state: 'locked', publicIpv4: ['51.15.9.2'] })], 'public', new Map(), unusablePoolAddress);
+    expect(result.skipped).toEqual([
+      {
+        server: 'a',
+        reason:
+          'state is locked (a lock only Scaleway support lifts): never added; in a pool it leaves once the other members pass their health checks',
+      },
+    ]);
+  });
+  it.each(['public', 'kops'] as const)(
+    '%s: only an address the answer says is attached is a candidate; the others are named',
+    (ipSource) => {
+      const ips = ['51.15.9.1', '51.15.9.2', '51.15.9.3', '51.15.9.4'];
+      const a = server('a', {
+        publicIpv4: ips,
+        routedIpv4: ips,
+        ipStates: { '51.15.9.1': 'detached', '51.15.9.2': 'pending', '51.15.9.3': 'none', '51.15.9.4': 'attached' },
+      });
+      const result = selectServerIps([a], ipSource, new Map(), unusablePoolAddress);
+      expect(result.ips).toEqual(['51.15.9.4']);
+      expect(result.several).toEqual([]);
+      expect(result.unusable).toEqual([
+        { server: 'a', ip: '51.15.9.1', why: 'is detached, not attached to it' },
+        { server: 'a', ip: '51.15.9.2', why: 'is pending, not attached to it' },
+        { server: 'a', ip: '51.15.9.3', why: 'is of no stated state, not attached to it' },
+      ]);
+    },
+  );
+  it('ipam-private with a private network: only the NIC on it gives an address; a server with none there is named', () => {
+    const servers = [
+      server('a', {
+        privateNics: [
+          { id: 'nic-a1', privateNetworkId: 'pn-1' },
+          { id: 'nic-a2', privateNetworkId: 'pn-2' },
+        ],
+      }),
+      server('b', { privateNics: [{ id: 'nic-b2', privateNetworkId: 'pn-2' }] }),
+    ];
+    const ipam = new Map([
+      ['nic-a1', ['10.1.0.9/22']],
+      ['nic-a2', ['10.2.0.1/22']],
+      ['nic-b2', ['10.2.0.2/22']],
+    ]);
+    const result = selectServerIps(servers, { ipSource: 'ipam-private', privateNetworkId: 'pn-1' }, ipam, unusablePoolAddress);
+    expect(result.ips).toEqual(['10.1.0.9']);
+    expect(result.skipped).toEqual([{ server: 'b', reason: 'has no ipam-private IPv4 address on private network pn-1' }]);
   });
   it('strips CIDR masks', () => {
     expect(stripCidr('fd5f::1/64')).toBe('fd5f::1');

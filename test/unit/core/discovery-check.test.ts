@@ -4,10 +4,11 @@ import {
   admitLbs,
   admitPrivateIps,
   admitServers,
+  contradictionWarning,
   ownHealthReports,
   filterMismatchWarning,
   lbMismatch,
-  ownBackends,
+  otherLbItems,
 } from '../../../shared/core/discovery-check';
 import type { IpamIpView } from '../../../shared/core/kops-rule';
 import type { ObservedBackend, ObservedLb, ObservedServer } from '../../../shared/core/model';
@@ -19,18 +20,23 @@ const PROJECT = '11111111-1111-4111-8111-111111111111';
 const OTHER_PROJECT = '22222222-2222-4222-8222-222222222222';
 const scope = { zone: 'fr-par-1', tags: [CLUSTER, ROLE] };
 
-const server = (name: string, overrides: Partial<ObservedServer> = {}): ObservedServer => ({
-  id: `id-${name}`,
-  name,
-  state: 'running',
-  tags: [CLUSTER, ROLE, 'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1'],
-  zone: 'fr-par-1',
-  projectId: PROJECT,
-  publicIpv4: ['51.15.1.1'],
-  routedIpv4: [],
-  privateNicIds: [],
-  ...overrides,
-});
+/** A server as the adapter describes it: every public address attached unless `ipStates` says otherwise. */
+const server = (name: string, overrides: Partial<ObservedServer> = {}): ObservedServer => {
+  const base = {
+    id: `id-${name}`,
+    name,
+    state: 'running',
+    tags: [CLUSTER, ROLE, 'noprefix=kops.k8s.io/instance-group=control-plane-fr-par-1'],
+    zone: 'fr-par-1',
+    projectId: PROJECT,
+    publicIpv4: ['51.15.1.1'],
+    routedIpv4: [],
+    privateNics: [],
+    ...overrides,
+  };
+  const attached = Object.fromEntries([...base.publicIpv4, ...base.routedIpv4].map((ip) => [ip, 'attached']));
+  return { ...base, ipStates: { ...attached, ...overrides.ipStates } };
+};
 
 const names = (servers: readonly ObservedServer[]) => servers.map((s) => s.name);
 
@@ -127,13 +133,59 @@ describe('admitPrivateIps: an IPAM answer counts only for the NIC it was asked a
   });
 });
 
-describe('ownBackends: a backend the answer says is another LB’s is never picked', () => {
-  const backend = (id: string, lbId?: string) => ({ id, name: 'lb-backend-https', ...(lbId && { lbId }) }) as ObservedBackend;
+describe('oneCopyPerServer: an answer that contradicts itself about a server says nothing of it', () => {
+  it('copies that agree are one server; copies that differ are left out, naming what differs', () => {
+    const a = server('cp-0');
+    const moved = server('cp-0', { publicIpv4: ['51.15.1.9'] });
+    const stopped = server('cp-1', { state: 'stopped' });
+    const { admitted, contradicted } = admitServers([a, server('cp-1'), a, moved, stopped, server('cp-2'), server('cp-2')], scope);
+    expect(names(admitted)).toEqual(['cp-2']);
+    expect(contradicted).toEqual([
+      {
+        what: 'server cp-0 (id-cp-0)',
+        why: 'is listed 3 times, with different public IPv4 [51.15.1.1] and [51.15.1.9]; public IP states {"51.15.1.1":"attached"} and {"51.15.1.9":"attached"}',
+      },
+      { what: 'server cp-1 (id-cp-1)', why: 'is listed 2 times, with different state "running" and "stopped"' },
+    ]);
+    expect(contradictionWarning(contradicted)).toBe(
+      `[contradictory_answer] the API contradicted itself about 2 server(s), left out of the pool: server cp-0 (id-cp-0) ${contradicted[0]?.why}; server cp-1 (id-cp-1) ${contradicted[1]?.why}`,
+    );
+    expect(contradictionWarning([])).toBeUndefined();
+  });
 
-  it('keeps the LB’s own backends (and one whose answer names no LB), refuses another LB’s', () => {
-    const { own, refused } = ownBackends([backend('b-1', 'lb-1'), backend('b-2'), backend('b-3', 'lb-2')], 'lb-1');
-    expect(own.map((b) => b.id)).toEqual(['b-1', 'b-2']);
-    expect(refused).toEqual([{ what: 'backend lb-backend-https (b-3)', why: 'belongs to load-balancer lb-2, not lb-1' }]);
+  it('a contradicted server is no pool member, nor leaving, whatever its copies say', () => {
+    const pool = discoveredPool(
+      { ipSource: 'public' },
+      admitServers([server('cp-0'), server('cp-0', { state: 'stopping' }), server('cp-1', { publicIpv4: ['51.15.1.2'] })], scope),
+      [],
+      unusablePoolAddress,
+    );
+    expect(pool).toMatchObject({ ips: ['51.15.1.2'], serverCount: 1, leaving: [] });
+    expect(pool.contradicted.map((c) => c.what)).toEqual(['server cp-0 (id-cp-0)']);
+  });
+});
+
+describe('otherLbItems: the one rule of every listing of an LB’s own resources', () => {
+  const backend = (id: string, lbId?: string) => ({ id, name: 'lb-backend-https', ...(lbId && { lbId }) }) as ObservedBackend;
+  const what = (b: ObservedBackend) => `backend ${b.name} (${b.id})`;
+
+  it('names each item naming another LB; the LB’s own, and an item naming none, are not named', () => {
+    const items = [backend('b-1', 'lb-1'), backend('b-2'), backend('b-3', 'lb-2')];
+    expect(otherLbItems(items, (b) => [b.lbId], 'lb-1', what)).toEqual([
+      { what: 'backend lb-backend-https (b-3)', why: 'belongs to load-balancer lb-2, not lb-1' },
+    ]);
+  });
+
+  it('an item naming several LBs (a frontend and its backend) is named once, with every other LB', () => {
+    const frontend = { id: 'f-1', lbIds: ['lb-1', 'lb-2', 'lb-3', 'lb-2'] };
+    expect(
+      otherLbItems(
+        [frontend],
+        (f) => f.lbIds,
+        'lb-1',
+        (f) => `frontend ${f.id}`,
+      ),
+    ).toEqual([{ what: 'frontend f-1', why: 'belongs to load-balancer lb-2, lb-3, not lb-1' }]);
   });
 });
 
@@ -165,18 +217,18 @@ describe('discoveredPool: only checked answers reach the pool', () => {
       server('worker', { tags: [CLUSTER], publicIpv4: ['51.15.1.2'] }),
       server('gone', { tags: [CLUSTER], state: 'stopped' }),
     ];
-    const pool = discoveredPool('public', admitServers(answer, scope), [], unusablePoolAddress);
+    const pool = discoveredPool({ ipSource: 'public' }, admitServers(answer, scope), [], unusablePoolAddress);
     expect(pool).toMatchObject({ ips: ['51.15.1.1'], serverCount: 1, leaving: [], skipped: [] });
     expect(pool.refused.map((r) => r.what)).toEqual(['server worker (id-worker)', 'server gone (id-gone)']);
   });
 
   it('ipam-private: IPAM addresses of NICs nobody asked about are refused with the servers', () => {
-    const answer = [server('cp-0', { privateNicIds: ['nic-a'] })];
+    const answer = [server('cp-0', { privateNics: [{ id: 'nic-a', privateNetworkId: 'pn-1' }] })];
     const ipam: IpamIpView[] = [
       { address: '10.0.0.2/22', isIpv6: false, resourceId: 'nic-a', resourceType: 'instance_private_nic' },
       { address: '10.0.0.3/22', isIpv6: false, resourceId: 'nic-z', resourceType: 'instance_private_nic' },
     ];
-    const pool = discoveredPool('ipam-private', admitServers(answer, scope), ipam, unusablePoolAddress);
+    const pool = discoveredPool({ ipSource: 'ipam-private' }, admitServers(answer, scope), ipam, unusablePoolAddress);
     expect(pool.ips).toEqual(['10.0.0.2']);
     expect(pool.refused.map((r) => r.what)).toEqual(['IPAM address 10.0.0.3/22']);
   });
@@ -187,7 +239,7 @@ describe('discoveredPool: only checked answers reach the pool', () => {
       server('cp-1', { publicIpv4: ['224.0.0.1'] }),
       server('cp-2', { publicIpv4: ['2001:db8::1', 'not-an-ip', '0.0.0.0', '169.254.42.42', '255.255.255.255'] }),
     ];
-    const pool = discoveredPool('public', admitServers(answer, scope), [], unusablePoolAddress);
+    const pool = discoveredPool({ ipSource: 'public' }, admitServers(answer, scope), [], unusablePoolAddress);
     expect(pool.ips).toEqual(['51.15.1.9']);
     expect(pool.skipped).toEqual([
       { server: 'cp-1', reason: 'has no public IPv4 address' },

@@ -50,7 +50,7 @@ describe("kOps' GetServerIP over the recorded IPAM answers", () => {
   it('the recordings hold servers with private NICs and the IPAM addresses of those NICs', () => {
     expect(recordedServers.length).toBeGreaterThanOrEqual(2);
     expect(recordedIps.length).toBeGreaterThanOrEqual(4);
-    const nicIds = new Set(recordedServers.flatMap((s) => s.privateNicIds));
+    const nicIds = new Set(recordedServers.flatMap((s) => s.privateNics.map((nic) => nic.id)));
     expect(recordedIps.some((ip) => ip.resourceId !== undefined && nicIds.has(ip.resourceId))).toBe(true);
   });
 
@@ -66,9 +66,9 @@ describe("kOps' GetServerIP over the recorded IPAM answers", () => {
     for (const server of recordedServers) {
       expect(kopsServerIp(server.id, server.zone, recordedIps)).toBeUndefined(); // kOps: "could not find IP for server"
       expect(selectServerIps([server], 'kops', new Map(), unusablePoolAddress).ips).toEqual([]);
-      if (server.privateNicIds.length > 0) {
+      if (server.privateNics.length > 0) {
         const byNic = new Map(
-          server.privateNicIds.map((nic) => [nic, recordedIps.filter((ip) => ip.resourceId === nic).map((ip) => ip.address)]),
+          server.privateNics.map((nic) => [nic.id, recordedIps.filter((ip) => ip.resourceId === nic.id).map((ip) => ip.address)]),
         );
         expect(selectServerIps([server], 'ipam-private', byNic, unusablePoolAddress).ips.length).toBe(1);
       }

@@ -105,7 +105,8 @@ describe('leaving servers in discovery', () => {
     projectId: 'p',
     publicIpv4: [ip],
     routedIpv4: [ip],
-    privateNicIds: [],
+    ipStates: { [ip]: 'attached' },
+    privateNics: [],
   });
   it('a running server with a leaving tag is marked, not a member; a stopped one is simply out', () => {
     const result = selectServerIps(
