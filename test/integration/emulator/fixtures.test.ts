@@ -14,7 +14,15 @@ import { createClient } from '@scaleway/sdk-client';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle, type EmulatorSeed, type SeedBackend, type SeedFrontend } from '../../../emulator';
-import { ACCOUNT_CASSETTE, cassetteNames, jsonBody, readCassette, readCassetteFile, type Interaction } from '../../support/cassettes';
+import {
+  ACCOUNT_CASSETTE,
+  OTHER_PRODUCT_CASSETTE,
+  cassetteNames,
+  jsonBody,
+  readCassette,
+  readCassetteFile,
+  type Interaction,
+} from '../../support/cassettes';
 import { recordDoctorRun } from '../../support/doctor-recording';
 
 type Json = Record<string, unknown>;
@@ -511,8 +519,9 @@ function pendingWindows(emulator: EmulatorHandle): Map<string, number> {
   return windows;
 }
 
-// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers.
-const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name));
+// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers. Other products'
+// recordings are kept for one answer each (test/integration/emulator/tenancy.test.ts).
+const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name) && !OTHER_PRODUCT_CASSETTE.test(name));
 
 let emulator: EmulatorHandle;
 beforeAll(async () => {
