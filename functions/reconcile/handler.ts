@@ -1,9 +1,10 @@
+import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { ownerIdFromEnv, scalewaySettingsFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
 import { requestBody } from '../../shared/platform/request-response';
 import { once } from '../../shared/platform/runtime';
-import { targetGateways } from '../../shared/platform/target-keys';
+import { gatewayPerKey } from '../../shared/platform/target-keys';
 
 // Only this function talks to the Scaleway API: the SDK stays out of the inject and sweep bundles.
 const scalewaySettings = once(() => scalewaySettingsFromEnv(process.env));
@@ -22,7 +23,9 @@ export const handle = functionShell(
       targets: runtime.targetsByName(),
       // The target's own key when it names one (credentials), else the deployment's.
       gateway: (deadline, eventId, target) =>
-        targetGateways(() => settings, process.env, { remainingMs: deadline.remainingMs, eventId })(target),
+        gatewayPerKey(process.env, (key) => createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, eventId, ...key }))(
+          target,
+        ),
       queue: runtime.queue,
       reconcileQueueUrl,
       deadLetterQueueUrl,

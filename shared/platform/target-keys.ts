@@ -1,8 +1,8 @@
 // The API key each target's calls authenticate with: its own, read from the variables its `credentials` name, or
 // the deployment's. A key is read when first needed and only ever named by its variables in what is told
-// (docs/configuration.md, "A fleet: several projects, organizations and keys").
-import type { ScalewayGateway, ScalewaySettings } from '../adapters/scaleway';
-import { createScalewayGateway } from '../adapters/scaleway';
+// (docs/configuration.md, "A fleet"). No SDK here: each function brings the gateway it makes from a key, so the
+// bundles keep only their own SDKs.
+import { keyIdOf } from '../core/target-accounts';
 import { validationError } from '../errors/lbsync-error';
 import type { FieldError } from '../errors/field-errors';
 import { assertApiKeyShape } from '../schemas/api-key';
@@ -13,21 +13,6 @@ export type Env = Record<string, string | undefined>;
 export interface KeyPair {
   accessKey: string;
   secretKey: string;
-}
-
-/** The key of every target without credentials. */
-export const DEPLOYMENT_KEY = 'deployment';
-
-/** Which key serves a target, by name only: `deployment`, or its variables `ACCESS_VAR/SECRET_VAR`. */
-export function keyIdOf(target: Pick<Target, 'credentials'>): string {
-  const c = target.credentials;
-  return c ? `${c.accessKeyEnv}/${c.secretKeyEnv}` : DEPLOYMENT_KEY;
-}
-
-/** The key as messages name it: its variables, never its value. */
-export function keyLabel(target: Pick<Target, 'credentials'>, deploymentLabel = "the deployment's key"): string {
-  const c = target.credentials;
-  return c ? `the key in ${c.accessKeyEnv} / ${c.secretKeyEnv}` : deploymentLabel;
 }
 
 const value = (env: Env, name: string): string | undefined => {
@@ -69,23 +54,20 @@ function unsetVariable(target: Target, variable: string, field: string, half: st
 }
 
 /**
- * The gateway for a target: one per key pair, made on first use, with the deployment's connection (API URL,
- * project, timeouts, owner id) and the target's key (or the deployment's). Every call made through it
- * authenticates with that key; a target never borrows another's. `extra` is what this invocation adds (its
- * deadline, its event id).
+ * The gateway for a target: made by `make` from the target's key (undefined: the deployment's), once per key pair,
+ * so targets sharing a key share it and no target borrows another's. Every call made through it authenticates
+ * with that key. Throws what targetKeyPair throws, for that target only.
  */
-export function targetGateways(
-  deployment: () => ScalewaySettings,
+export function gatewayPerKey<G>(
   env: Env,
-  extra: Partial<ScalewaySettings> = {},
+  make: (key: KeyPair | undefined) => G,
   protect?: (secret: string) => void,
-): (target: Target) => ScalewayGateway {
-  const made = new Map<string, ScalewayGateway>();
+): (target: Target) => G {
+  const made = new Map<string, G>();
   return (target) => {
     const id = keyIdOf(target);
-    const known = made.get(id);
-    if (known) return known;
-    const gateway = createScalewayGateway({ ...deployment(), ...extra, ...targetKeyPair(target, env, protect) });
+    if (made.has(id)) return made.get(id) as G;
+    const gateway = make(targetKeyPair(target, env, protect));
     made.set(id, gateway);
     return gateway;
   };

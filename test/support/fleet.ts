@@ -19,7 +19,12 @@ export const KEYS = {
   teamA2: { accessKey: 'SCWFLEETTEAMA2KEY002', secretKey: 'a2a2a2a2-2222-4222-8222-a2a2a2a2a2a2' },
   /** Organization B's key. */
   teamB: { accessKey: 'SCWFLEETTEAMBKEY0003', secretKey: 'b3b3b3b3-3333-4333-8333-b3b3b3b3b3b3' },
+  /** Another key of organization B, without AuditTrailReadOnly (the emulator's `denyApis`: FLEET_DENIALS). */
+  teamBNoAuditTrail: { accessKey: 'SCWFLEETTEAMBNOAUDIT', secretKey: 'b4b4b4b4-4444-4444-8444-b4b4b4b4b4b4' },
 } as const;
+
+/** The emulator's permission switches for the fleet: organization B's second key may not read Audit Trail. */
+export const FLEET_DENIALS = [{ api: 'audit-trail' as const, secretKey: KEYS.teamBNoAuditTrail.secretKey }];
 
 /** The variables the targets name for their keys, as a deployment would set them (secrets). */
 export const KEY_VARIABLES = {
@@ -115,7 +120,11 @@ export function fleetSeed(): EmulatorSeed {
         projects: [PROJECT_A1, PROJECT_A2],
         apiKeys: [{ secretKey: KEYS.deployment.secretKey }, { secretKey: KEYS.teamA2.secretKey }],
       },
-      { id: ORG_B, projects: [PROJECT_B1], apiKeys: [{ secretKey: KEYS.teamB.secretKey }] },
+      {
+        id: ORG_B,
+        projects: [PROJECT_B1],
+        apiKeys: [{ secretKey: KEYS.teamB.secretKey }, { secretKey: KEYS.teamBNoAuditTrail.secretKey }],
+      },
     ],
     lbs: FLEET.map((c) => ({
       id: c.lbId,

@@ -4,7 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../../emulator';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 import { secretValues } from '../../../shared/platform/config';
-import { keyIdOf, keyLabel, targetGateways, targetKeyPair } from '../../../shared/platform/target-keys';
+import { createScalewayGateway } from '../../../shared/adapters/scaleway';
+import { keyIdOf, keyLabel } from '../../../shared/core/target-accounts';
+import { type Env, gatewayPerKey, targetKeyPair } from '../../../shared/platform/target-keys';
 import { findLb } from '../../../shared/reconcile/observe';
 import { parseTargets, type Target } from '../../../shared/schemas/target';
 import { FLEET, fleetSeed, fleetTargets, KEY_VARIABLES, KEYS, PROJECT_A1 } from '../../support/fleet';
@@ -22,6 +24,8 @@ afterAll(async () => {
 });
 
 const deployment = () => ({ ...KEYS.deployment, apiUrl: emulator.url, projectId: PROJECT_A1 });
+/** The reconcile function's way: the deployment's connection, the target's key. */
+const targetGateways = (variables: Env) => gatewayPerKey(variables, (key) => createScalewayGateway({ ...deployment(), ...key }));
 
 function failure(run: () => unknown): LbSyncError {
   try {
@@ -36,17 +40,17 @@ function failure(run: () => unknown): LbSyncError {
 describe("a target's key", () => {
   it("every target's calls go out with its own key: each finds its LB, which the deployment's key cannot reach", async () => {
     emulator.resetCalls();
-    const gatewayFor = targetGateways(deployment, env);
+    const gatewayFor = targetGateways(env);
     for (const [target, cluster] of targets.map((t, i) => [t, FLEET[i]] as const)) {
       const { lb } = await findLb(gatewayFor(target), target);
       expect(lb.id).toBe(cluster?.lbId);
     }
     // The deployment's key is organization A's: organization B's LBs are none of its business.
-    await expect(findLb(targetGateways(deployment, {})(alpha), gamma)).rejects.toMatchObject({ code: 'lb_not_found' });
+    await expect(findLb(targetGateways({})(alpha), gamma)).rejects.toMatchObject({ code: 'lb_not_found' });
   });
 
   it('one gateway per key pair: targets sharing a key share it, others get their own', () => {
-    const gatewayFor = targetGateways(deployment, env);
+    const gatewayFor = targetGateways(env);
     expect(gatewayFor(gamma)).toBe(gatewayFor(delta));
     expect(gatewayFor(gamma)).not.toBe(gatewayFor(beta));
     expect(gatewayFor(alpha)).not.toBe(gatewayFor(beta));
@@ -61,7 +65,7 @@ describe("a target's key", () => {
 
   it('an unset variable is invalid_config naming the target and the variable; the other targets still get theirs', () => {
     const { TEAM_B_SECRET_KEY: _gone, ...partial } = env;
-    const gatewayFor = targetGateways(deployment, partial);
+    const gatewayFor = targetGateways(partial);
     const error = failure(() => gatewayFor(gamma));
     expect(error.code).toBe('invalid_config');
     expect(error.fieldErrors).toEqual([
