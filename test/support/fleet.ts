@@ -2,6 +2,7 @@
 // project served by its own API key (the deployment's key serves the first). Keys are bound to their organization
 // (emulator/tenancy.ts), so a call made with the wrong key finds nothing or is refused: the tests see it.
 import type { EmulatorSeed, SeedServer } from '../../emulator';
+import type { LB_ZONES } from '../../shared/schemas/primitives';
 import { CONTROL_PLANE_ROLE_TAG } from './world';
 
 export const ORG_A = '0a0a0a0a-0000-4000-8000-00000000000a';
@@ -36,7 +37,7 @@ export const KEY_VARIABLES = {
 
 export interface FleetCluster {
   cluster: string;
-  zone: string;
+  zone: (typeof LB_ZONES)[number];
   project: string;
   organization: string;
   lbId: string;
