@@ -36,7 +36,7 @@ export function targetKeyPair(target: Target, env: Env, protect?: (secret: strin
     ...(accessKey === undefined ? [unsetVariable(target, c.accessKeyEnv, 'accessKeyEnv', 'access key')] : []),
     ...(secretKey === undefined ? [unsetVariable(target, c.secretKeyEnv, 'secretKeyEnv', 'secret key')] : []),
   ];
-  if (unset.length > 0) throw validationError('invalid_config', `the credentials of target "${target.name}"`, unset);
+  if (unset.length > 0) throw validationError('invalid_config', `the key of target "${target.name}"`, unset);
   const key = { accessKey: accessKey as string, secretKey: secretKey as string };
   assertApiKeyShape(key, {
     accessKey: `${c.accessKeyEnv} (credentials of target "${target.name}")`,

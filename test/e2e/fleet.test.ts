@@ -105,7 +105,7 @@ describe('a fleet across two organizations and three projects (local stack)', ()
     const [record, ...more] = await stack.drainDeadLetters();
     expect(more).toEqual([]);
     expect(record).toMatchObject({ reason: 'permanent_error', target: 'epsilon.k8s.local', error: { code: 'invalid_config' } });
-    expect(record?.error.message).toContain('the credentials of target "epsilon.k8s.local"');
+    expect(record?.error.message).toContain('the key of target "epsilon.k8s.local"');
     expect(record?.error.message).toContain('TEAM_E_ACCESS_KEY: is not set');
 
     const told = JSON.stringify({ answers: deliveries.map((d) => d.answer), record });
