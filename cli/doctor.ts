@@ -34,6 +34,8 @@ import { assertLbOnNetwork, findLb, observeBackends } from '../shared/reconcile/
 import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
+import { DEPLOYMENT_KEY, keyIdOf } from '../shared/core/target-accounts';
+import { gatewayPerKey } from '../shared/platform/target-keys';
 import { resolveScalewayCredentials } from './credentials';
 import { configuredTargets, selectTargets } from './environment';
 import { readWriters, type WritersRead } from './writers-read';
@@ -58,6 +60,8 @@ export interface DoctorOptions {
   functionTimeoutSeconds: number;
   /** Receives every exchange with the Scaleway API (--record); the queues' are not recorded. */
   recorder?: ExchangeRecorder;
+  /** Learns each target key read (the CLI's output scrubber). */
+  protect?: (secret: string) => void;
 }
 
 /** The IAM permission each read proves, and the permission set that grants it (docs/deploy.md §2). */
@@ -123,19 +127,22 @@ class PermissionLedger {
     return [...this.seen.values()].some((entry) => entry.zones.size > 0);
   }
 
-  checks(): Check[] {
+  /** One line per permission, named `iam:<permission>` and the key's suffix (`:<its access key variable>`, none for the deployment's). */
+  checks(suffix = ''): Check[] {
     return (Object.keys(PERMISSIONS) as Permission[]).map((permission) => {
       const { calls, set } = PERMISSIONS[permission];
+      const name = `${permission}${suffix}`;
+      const whose = suffix === '' ? "the functions' key" : `the key of ${suffix.slice(1)}`;
       const entry = this.seen.get(permission);
       if (entry?.denied)
         return fail(
-          permission,
+          name,
           `${calls} refused (403): ${entry.denied.message}`,
-          `give the functions' key ${set} on the project (docs/deploy.md, step 2)`,
+          `give ${whose} ${set} on the project (docs/deploy.md, step 2)`,
         );
-      if (!entry) return warn(permission, `${calls} not tried: no earlier check got far enough`);
-      if (entry.zones.size === 0) return warn(permission, `${calls} not proven: tried, but no read got an answer from the API`);
-      return ok(permission, `${calls} answered (${[...entry.zones].join(', ')})`);
+      if (!entry) return warn(name, `${calls} not tried: no earlier check got far enough`);
+      if (entry.zones.size === 0) return warn(name, `${calls} not proven: tried, but no read got an answer from the API`);
+      return ok(name, `${calls} answered (${[...entry.zones].join(', ')})`);
     });
   }
 }
@@ -380,49 +387,119 @@ async function targetChecks(
   return checks;
 }
 
-async function scalewayChecks(env: NodeJS.ProcessEnv, targets: readonly Target[], recorder?: ExchangeRecorder): Promise<Check[]> {
+/** A key's failure before or at its first call, as its credentials line. */
+function keyFailure(name: string, error: unknown, source: string): Check {
+  const described = describeError(error);
+  // The SDK checks the keys' format as it makes its client: refused before any call, so nothing was sent.
+  if (source !== '') return fail(name, `the key from ${source} was refused before any call: ${described.message}`, KEY_FORMAT_FIX);
+  return fail(
+    name,
+    fieldProblems(described) || described.message.replace(/\s*\n\s*-?\s*/g, ' '),
+    described.code === 'invalid_credentials'
+      ? ERROR_CATALOG.invalid_credentials.hint
+      : (described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint),
+  );
+}
+
+/** One key pair and the targets it serves: the deployment's (checks named as ever) or a target's own (`:<its access key variable>`). */
+interface KeyUse {
+  suffix: string;
+  source: string;
+  targets: Target[];
+  gateway: () => ScalewayGateway;
+}
+
+/** A key pair's credentials line, its permissions (each proven by a read its targets make), and its targets' lines. */
+async function keyChecks(use: KeyUse, settings: ReconcileSettings): Promise<{ key: Check[]; targets: Check[] }> {
+  const name = `credentials${use.suffix}`;
+  const serves = use.targets.map((t) => t.name).join(', ');
   let gateway: ScalewayGateway;
-  let source = '';
-  let settings: ReconcileSettings;
   try {
-    // Both read the runtime settings (LBSYNC_REQUEST_TIMEOUT_MS...): an invalid one fails here, as credentials.
-    settings = reconcileSettings(runtimeConfigFromEnv(env));
-    const credentials = resolveScalewayCredentials(env);
-    source = credentials.source;
-    gateway = createScalewayGateway({ ...credentials.settings, ...(recorder && { recorder }) });
+    gateway = use.gateway();
   } catch (error) {
-    const described = describeError(error);
-    // The SDK checks the keys' format as it makes its client: refused before any call, so nothing was sent.
-    if (source !== '')
-      return [fail('credentials', `the key from ${source} was refused before any call: ${described.message}`, KEY_FORMAT_FIX)];
-    return [
-      fail(
-        'credentials',
-        fieldProblems(described) || described.message.replace(/\s*\n\s*-?\s*/g, ' '),
-        described.code === 'invalid_credentials'
-          ? ERROR_CATALOG.invalid_credentials.hint
-          : (described.fieldErrors?.[0]?.fix ?? ERROR_CATALOG.authentication_denied.hint),
-      ),
-    ];
+    // A target's key unset or malformed is told by its variables (field problems); the deployment's, by its source.
+    return { key: [keyFailure(name, error, use.suffix === '' ? use.source : '')], targets: [] };
   }
   const ledger = new PermissionLedger();
   const checks: Check[] = [];
   try {
-    for (const target of targets) checks.push(...(await targetChecks(gateway, ledger, target, settings)));
+    for (const target of use.targets) checks.push(...(await targetChecks(gateway, ledger, target, settings)));
   } catch (error) {
     if (!(error instanceof KeyRefused)) throw error;
-    return [
-      fail('credentials', `the API refused the key from ${source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint),
-    ];
+    return {
+      key: [
+        fail(name, `the API refused the key from ${use.source} (401): ${error.error.message}`, ERROR_CATALOG.authentication_denied.hint),
+      ],
+      targets: [],
+    };
   }
-  checks.push(...writersChecks(await readWriters(env, targets), targets));
   const credentials =
-    targets.length === 0
-      ? warn('credentials', `key found (${source}), not tried: no target to read`)
+    use.targets.length === 0
+      ? warn(name, `key found (${use.source}), not tried: no target to read`)
       : ledger.anyAnswered()
-        ? ok('credentials', `the API accepted the key from ${source}`)
-        : warn('credentials', `key found (${source}), not proven: no read got an answer from the API (see the failed lines)`);
-  return [credentials, ...ledger.checks(), ...checks];
+        ? ok(name, `the API accepted the key from ${use.source}; it serves ${serves}`)
+        : warn(
+            name,
+            `key found (${use.source}), not proven: no read got an answer from the API (see the failed lines); it serves ${serves}`,
+          );
+  return { key: [credentials, ...ledger.checks(use.suffix)], targets: checks };
+}
+
+async function scalewayChecks(
+  env: NodeJS.ProcessEnv,
+  targets: readonly Target[],
+  recorder?: ExchangeRecorder,
+  protect?: (secret: string) => void,
+): Promise<Check[]> {
+  let credentials: ReturnType<typeof resolveScalewayCredentials>;
+  let settings: ReconcileSettings;
+  try {
+    // Both read the runtime settings (LBSYNC_REQUEST_TIMEOUT_MS...): an invalid one fails here, as credentials.
+    settings = reconcileSettings(runtimeConfigFromEnv(env));
+    credentials = resolveScalewayCredentials(env);
+  } catch (error) {
+    return [keyFailure('credentials', error, '')];
+  }
+  // Each target's calls go out with its own key (its credentials), else the deployment's: one gateway per key pair.
+  const gatewayFor = gatewayPerKey(
+    env,
+    (key) => createScalewayGateway({ ...credentials.settings, ...key, ...(recorder && { recorder }) }),
+    protect,
+  );
+  const uses = new Map<string, KeyUse>();
+  uses.set(DEPLOYMENT_KEY, {
+    suffix: '',
+    source: credentials.source,
+    targets: [],
+    gateway: () => createScalewayGateway({ ...credentials.settings, ...(recorder && { recorder }) }),
+  });
+  for (const target of targets) {
+    const id = keyIdOf(target);
+    const c = target.credentials;
+    const use = uses.get(id) ?? {
+      suffix: c ? `:${c.accessKeyEnv}` : '',
+      source: c ? `${c.accessKeyEnv} / ${c.secretKeyEnv}` : credentials.source,
+      targets: [],
+      gateway: () => gatewayFor(target),
+    };
+    use.targets.push(target);
+    uses.set(id, use);
+  }
+  // The deployment's key is told even when it serves no target (as with no target at all), unless others serve them all.
+  const deployment = uses.get(DEPLOYMENT_KEY) as KeyUse;
+  if (deployment.targets.length === 0 && uses.size > 1) uses.delete(DEPLOYMENT_KEY);
+  const keyLines: Check[] = [];
+  const targetLines = new Map<string, Check[]>();
+  for (const use of uses.values()) {
+    const { key, targets: lines } = await keyChecks(use, settings);
+    keyLines.push(...key);
+    for (const line of lines) {
+      const target = line.name.split(':')[1] ?? '';
+      targetLines.set(target, [...(targetLines.get(target) ?? []), line]);
+    }
+  }
+  const inOrder = targets.flatMap((t) => targetLines.get(t.name) ?? []);
+  return [...keyLines, ...inOrder, ...writersChecks(await readWriters(env, targets, Date.now(), protect), targets)];
 }
 
 /**
@@ -436,6 +513,8 @@ function writersChecks(writers: WritersRead, targets: readonly Target[]): Check[
   return targets.map((target) => {
     const name = `target:${target.name}:writers`;
     if (!writers.read) return skipped(name, writers.why);
+    const unread = writers.unread.find((u) => u.targets.includes(target.name));
+    if (unread) return skipped(name, unread.why);
     const contested = writers.contests.filter((c) => c.target === target.name);
     if (contested.length > 0)
       return warn(name, contested.map((c) => contestWarning(c, writers.ownerId)).join('; '), WARNING_CATALOG.pool_contested.hint);
@@ -561,10 +640,10 @@ function fieldProblems(described: DescribedError): string {
   return (described.fieldErrors ?? []).map((fe) => `${fe.path}: ${fe.message}`).join('; ');
 }
 
-/** Every check, in order: config, credentials, IAM permissions, targets, queues. Never writes. */
+/** Every check, in order: config, credentials and IAM permissions (per key pair), targets, writers, queues. Never writes. */
 export async function runDoctor(options: DoctorOptions): Promise<Check[]> {
   const config = configCheck(options);
-  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets, options.recorder))];
+  const checks = [config.check, ...(await scalewayChecks(options.env, config.targets, options.recorder, options.protect))];
   if (options.queue) checks.push(...(await queueChecks(options.env, options.functionTimeoutSeconds)));
   return checks;
 }

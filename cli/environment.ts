@@ -5,7 +5,8 @@ import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import type { QueueEnv } from '../shared/platform/config';
 import { loadTargets, queueConnectionFromEnv, queueEnvFromEnv, queueUrlFromEnv } from '../shared/platform/config';
-import { validationError } from '../shared/errors/lbsync-error';
+import { LbSyncError, validationError } from '../shared/errors/lbsync-error';
+import { gatewayPerKey } from '../shared/platform/target-keys';
 import { didYouMean } from '../shared/schemas/suggest';
 import type { Target } from '../shared/schemas/target';
 import { resolveScalewayCredentials } from './credentials';
@@ -40,8 +41,28 @@ export function selectTargets(targets: readonly Target[], names: readonly string
   return targets.filter((t) => names.includes(t.name));
 }
 
+/** The CLI's own gateway: its key (SCW_* or the scw profile), for the checks that concern no target. */
 export function scalewayGateway(env: NodeJS.ProcessEnv): ScalewayGateway {
   return createScalewayGateway(resolveScalewayCredentials(env).settings);
+}
+
+/**
+ * The gateway for one target, fresh (its call count is that target's cost): its own key (its credentials' variables,
+ * read from this environment) or the CLI's, with the CLI's connection. A target whose key cannot be read gets the
+ * error instead, and fails alone.
+ */
+export function targetGateway(
+  env: NodeJS.ProcessEnv,
+  target: Target,
+  protect?: (secret: string) => void,
+): { gateway: ScalewayGateway } | { error: LbSyncError } {
+  const { settings } = resolveScalewayCredentials(env);
+  try {
+    return { gateway: gatewayPerKey(env, (key) => createScalewayGateway({ ...settings, ...key }), protect)(target) };
+  } catch (error) {
+    if (error instanceof LbSyncError) return { error };
+    throw error;
+  }
 }
 
 /** A queue client and the queue URL a command needs; only that URL's variable is required. */

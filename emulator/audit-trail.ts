@@ -11,7 +11,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { KOPS_USER_AGENT } from './kops/go-sdk';
 import type { BackendRecord, LbRecord, ServerRecord } from './records';
-import type { Ownership } from './seed';
 import type { PoolWrite } from './contract';
 import type { WireAuditEvent, WireAuditResource } from './wire/audit-trail';
 import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverResource } from './wire/audit-trail';
@@ -150,15 +149,18 @@ export class AuditTrailLog {
 
 // ---- what the emulator's own mutations look like in Audit Trail ----
 
-type ServerSnapshot = Pick<ServerRecord, 'id' | 'name' | 'zone' | 'tags' | 'state' | 'commercialType' | 'createdAt' | 'modifiedAt'>;
+type ServerSnapshot = Pick<
+  ServerRecord,
+  'id' | 'name' | 'zone' | 'tags' | 'state' | 'commercialType' | 'createdAt' | 'modifiedAt' | 'projectId' | 'organizationId'
+>;
 
-/** What every event about one server shares. */
-function aboutServer(owner: Ownership, server: ServerSnapshot, actor: AuditActor, deletedAt: string | null = null) {
+/** What every event about one server shares: it is recorded in the server's own organization and project. */
+function aboutServer(server: ServerSnapshot, actor: AuditActor, deletedAt: string | null = null) {
   return {
     product: INSTANCE_SERVICE,
     locality: server.zone,
-    organizationId: owner.organizationId,
-    projectId: owner.projectId,
+    organizationId: server.organizationId,
+    projectId: server.projectId,
     actor,
     resources: [serverResource(server, deletedAt)],
   };
@@ -173,12 +175,11 @@ function aboutServer(owner: Ownership, server: ServerSnapshot, actor: AuditActor
  */
 export function recordServerChange(
   log: AuditTrailLog,
-  owner: Ownership,
   before: ServerSnapshot | undefined,
   after: ServerRecord,
   actor: AuditActor = OPERATOR_ACTOR,
 ): void {
-  const base = aboutServer(owner, after, actor);
+  const base = aboutServer(after, actor);
   if (!before) {
     log.record({
       ...base,
@@ -187,7 +188,7 @@ export function recordServerChange(
         name: after.name,
         commercial_type: after.commercialType,
         tags: [...after.tags],
-        project: owner.projectId,
+        project: after.projectId,
         routed_ip_enabled: true,
       },
     });
@@ -199,14 +200,8 @@ export function recordServerChange(
 }
 
 /** The Instance API's ServerAction on one server, with its `action` as the request body. */
-export function recordServerAction(
-  log: AuditTrailLog,
-  owner: Ownership,
-  server: ServerSnapshot,
-  action: string,
-  actor: AuditActor = OPERATOR_ACTOR,
-): void {
-  log.record({ ...aboutServer(owner, server, actor), methodName: 'ServerAction', requestBody: { action } });
+export function recordServerAction(log: AuditTrailLog, server: ServerSnapshot, action: string, actor: AuditActor = OPERATOR_ACTOR): void {
+  log.record({ ...aboutServer(server, actor), methodName: 'ServerAction', requestBody: { action } });
 }
 
 /**
@@ -214,17 +209,12 @@ export function recordServerAction(
  * machine immediately"), or DeleteServer for a server already stopped (the CLI's way, recorded: poweroff, then
  * DeleteServer answers 204; DeleteServer is not for a running server).
  */
-export function recordServerRemoved(
-  log: AuditTrailLog,
-  owner: Ownership,
-  server: ServerSnapshot,
-  actor: AuditActor = OPERATOR_ACTOR,
-): void {
+export function recordServerRemoved(log: AuditTrailLog, server: ServerSnapshot, actor: AuditActor = OPERATOR_ACTOR): void {
   if (server.state !== 'stopped') {
-    recordServerAction(log, owner, server, 'terminate', actor);
+    recordServerAction(log, server, 'terminate', actor);
     return;
   }
-  log.record({ ...aboutServer(owner, server, actor, new Date().toISOString()), methodName: 'DeleteServer' });
+  log.record({ ...aboutServer(server, actor, new Date().toISOString()), methodName: 'DeleteServer' });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -78,6 +78,8 @@ export interface SeedLb {
   id?: string;
   name: string;
   zone: string;
+  /** Its project: the seed's own when absent; another must be listed under the seed's `organizations`. */
+  projectId?: string;
   status?: LbStatus;
   tags?: string[];
   ipAddress?: string;
@@ -106,6 +108,8 @@ export interface SeedServer {
   id?: string;
   name: string;
   zone: string;
+  /** Its project: the seed's own when absent (a replacement keeps its predecessor's); another must be listed under `organizations`. */
+  projectId?: string;
   tags: string[];
   state?: string;
   /** Routed public IPs (IPv4 or IPv6, without prefix length). */
@@ -133,9 +137,19 @@ export interface SeedIpamIp {
   createdAt?: string;
 }
 
+/** An organization, its projects and the API keys it holds (emulator/tenancy.ts). */
+export interface SeedOrganization {
+  id: string;
+  projects: string[];
+  /** Keys answered for this organization's resources only, each by its secret key (what X-Auth-Token carries). */
+  apiKeys?: { secretKey: string }[];
+}
+
 export interface EmulatorSeed {
   projectId?: string;
   organizationId?: string;
+  /** Organizations and their projects (the seed's own included, to give it keys); without them any key sees everything. */
+  organizations?: SeedOrganization[];
   lbs?: SeedLb[];
   servers?: SeedServer[];
   ips?: SeedIpamIp[];

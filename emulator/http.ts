@@ -25,6 +25,13 @@ export interface RouteContext {
   actor: AuditActor;
   /** Server changes made through the Instance API's own routes (emulator/server-lifecycle.ts). */
   servers: ServerLifecycle;
+  /** The organization the request's key is answered for (its lists hold only its resources); undefined: any. */
+  organization?: string;
+}
+
+/** Whether a key answered for `organization` (undefined: any) sees a resource of `owner`. */
+export function visibleTo(organization: string | undefined, owner: string | undefined): boolean {
+  return organization === undefined || owner === organization;
 }
 
 export interface Route<Context = RouteContext> {

@@ -112,22 +112,22 @@ export class EmulatorOperations {
   /** A kOps rolling update: ServerAction terminate on the old server, then CreateServer and poweron for the new one. */
   replaceServer(oldServerId: string, newServer: SeedServer): ServerRecord {
     const old = this.state.servers.get(oldServerId);
-    if (old) recordServerAction(this.auditTrail, this.state.owner, old, 'terminate');
+    if (old) recordServerAction(this.auditTrail, old, 'terminate');
     const server = this.state.replaceServer(oldServerId, newServer);
-    recordServerChange(this.auditTrail, this.state.owner, undefined, server);
+    recordServerChange(this.auditTrail, undefined, server);
     return server;
   }
 
   upsertServer(server: SeedServer): ServerRecord {
     const before = server.id ? this.state.servers.get(server.id) : undefined;
     const after = this.state.upsertServer(server);
-    recordServerChange(this.auditTrail, this.state.owner, before, after);
+    recordServerChange(this.auditTrail, before, after);
     return after;
   }
 
   removeServer(serverId: string): void {
     const before = this.state.servers.get(serverId);
-    if (before) recordServerRemoved(this.auditTrail, this.state.owner, before);
+    if (before) recordServerRemoved(this.auditTrail, before);
     this.state.removeServer(serverId);
   }
 
@@ -135,7 +135,7 @@ export class EmulatorOperations {
   serverAction(serverId: string, action: ServerActionName): void {
     const server = this.state.servers.get(serverId);
     if (!server) throw new Error(`no server ${serverId}`);
-    recordServerAction(this.auditTrail, this.state.owner, server, action);
+    recordServerAction(this.auditTrail, server, action);
     if (action === 'terminate') this.state.removeServer(serverId);
     else if (action !== 'reboot') this.state.setServerState(serverId, STATE_AFTER[action]);
   }

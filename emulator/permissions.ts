@@ -1,14 +1,17 @@
 /**
- * IAM as the emulator plays it: an API key may be denied one API (LB, Instance or IPAM), and then every call it
- * makes there is answered 403 `permissions_denied`, as a key whose policy lacks that permission set would be.
- * Off unless asked for (EmulatorOptions.denyApis, `lbsync emulator --deny ipam:<secret key>`).
+ * IAM as the emulator plays it. An API key may be denied one API (LB, Instance, IPAM or Audit Trail), and then every
+ * call it makes there is answered 403 `permissions_denied`, as a key whose policy lacks that permission set would be
+ * (Audit Trail: a key without AuditTrailReadOnly). Off unless asked for (EmulatorOptions.denyApis,
+ * `lbsync emulator --deny ipam:<secret key>`). A key an organization holds (emulator/tenancy.ts) is also refused
+ * another organization's resources.
  *
  * The SDK authenticates with `X-Auth-Token: <secret key>` only, so a key is told apart by its secret key.
- * Assumed, not recorded: no recording holds a 403; the body is the SDK's PermissionsDeniedError shape.
+ * The 403 body is recorded (mnq-sqs-credentials-basic #3, flexibleip-data-source-flexible-ip-basic #24); the
+ * `resource` each API names in it is assumed.
  */
 import { ApiError, faultBodies } from './errors';
 
-export const EMULATED_APIS = ['lb', 'instance', 'ipam'] as const;
+export const EMULATED_APIS = ['lb', 'instance', 'ipam', 'audit-trail'] as const;
 export type EmulatedApi = (typeof EMULATED_APIS)[number];
 
 export interface ApiDenial {
@@ -18,11 +21,17 @@ export interface ApiDenial {
 }
 
 /** The resource named in the 403 body, per API. */
-const RESOURCE: Record<EmulatedApi, string> = { lb: 'lbs', instance: 'instance_servers', ipam: 'ipam_ips' };
+const RESOURCE: Record<EmulatedApi, string> = { lb: 'lbs', instance: 'instance_servers', ipam: 'ipam_ips', 'audit-trail': 'events' };
 
 export function apiOfPath(path: string): EmulatedApi | undefined {
   const first = path.split('/')[1];
   return (EMULATED_APIS as readonly string[]).includes(first ?? '') ? (first as EmulatedApi) : undefined;
+}
+
+/** The 403 the API answers a key for a call it may not make on this path. */
+export function permissionsDenied(method: string, path: string): ApiError {
+  const { status, body } = faultBodies.permissionsDenied(RESOURCE[apiOfPath(path) ?? 'lb'], method === 'GET' ? 'read' : 'write');
+  return new ApiError(status, body);
 }
 
 /** "ipam:<secret key>" (the CLI's --deny) -> a denial; throws with the allowed forms otherwise. */
@@ -47,7 +56,6 @@ export class PermissionRules {
   refusal(token: string | undefined, method: string, path: string): ApiError | undefined {
     const api = apiOfPath(path);
     if (this.denied.size === 0 || token === undefined || api === undefined || !this.denied.has(`${api} ${token}`)) return undefined;
-    const { status, body } = faultBodies.permissionsDenied(RESOURCE[api], method === 'GET' ? 'read' : 'write');
-    return new ApiError(status, body);
+    return permissionsDenied(method, path);
   }
 }

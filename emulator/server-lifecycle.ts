@@ -44,7 +44,7 @@ export class ServerLifecycle {
       commercialType: input.commercialType,
       publicIps: [this.nextAddress()],
     });
-    recordServerChange(this.auditTrail, state.owner, undefined, server, actor);
+    recordServerChange(this.auditTrail, undefined, server, actor);
     return server;
   }
 
@@ -54,13 +54,13 @@ export class ServerLifecycle {
     if (patch.tags) server.tags = [...patch.tags];
     if (patch.name !== undefined) server.name = patch.name;
     server.modifiedAt = new Date().toISOString();
-    recordServerChange(this.auditTrail, this.state().owner, before, server, actor);
+    recordServerChange(this.auditTrail, before, server, actor);
     return server;
   }
 
   action(server: ServerRecord, action: ApiServerAction, actor: AuditActor): void {
     const state = this.state();
-    recordServerAction(this.auditTrail, state.owner, server, action, actor);
+    recordServerAction(this.auditTrail, server, action, actor);
     const { poweronMs, terminateMs } = state.behaviours;
     switch (action) {
       case 'poweron':

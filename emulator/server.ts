@@ -5,8 +5,9 @@ import { handleControl } from './control-api';
 import type { EmulatorOperations } from './operations';
 import { ApiError, apiErrors, defaultFaultBody, defaultFaultHeaders } from './errors';
 import { applyWorldChange } from './fault-effects';
-import { matchRoute, parseJsonBody, sendJson, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
-import type { PermissionRules } from './permissions';
+import { matchRoute, parseJsonBody, sendJson, visibleTo, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
+import { permissionsDenied, type PermissionRules } from './permissions';
+import { organizationOfPath } from './tenancy';
 import { apiRoutes, UNMATCHED_OPERATION } from './api-routes';
 import type { CallRecord } from './contract';
 import { actorOf } from './audit-trail';
@@ -142,10 +143,16 @@ class RequestPipeline {
   ): JsonAnswer {
     try {
       if (this.settings.requireAuth && !hasAuthToken(req)) throw apiErrors.deniedAuthentication();
-      const refusal = this.settings.permissions?.refusal(req.headers['x-auth-token'] as string | undefined, method, url.pathname);
+      const token = req.headers['x-auth-token'] as string | undefined;
+      const refusal = this.settings.permissions?.refusal(token, method, url.pathname);
       if (refusal) throw refusal;
       if (match.kind === 'none') throw apiErrors.noRoute(method, url.pathname);
       if (match.kind === 'wrong-method') throw apiErrors.methodNotAllowed(method, url.pathname);
+      // A key an organization holds is answered for that organization's resources only (emulator/tenancy.ts).
+      const { state } = this.operations;
+      const organization = state.tenancy.scopeOf(token);
+      const owner = organizationOfPath(state, match.params);
+      if (owner !== undefined && !visibleTo(organization, owner)) throw permissionsDenied(method, url.pathname);
       const body = parseJsonBody(bodyText);
       return match.route.handle({
         params: match.params,
@@ -156,6 +163,7 @@ class RequestPipeline {
           this.operations.notePoolWrite(call, write, { body, headers: req.headers, remoteAddress: req.socket.remoteAddress }),
         actor: actorOf(req.headers, req.socket.remoteAddress),
         servers: this.operations.serverLifecycle,
+        ...(organization !== undefined && { organization }),
       });
     } catch (error) {
       if (error instanceof ApiError) return { status: error.status, body: error.body };

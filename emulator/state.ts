@@ -5,6 +5,7 @@ import { DEFAULT_PROJECT_ID, backendFromSeed, ipamIpFromSeed, lbFromSeed, region
 import { LB_STATUSES, type EmulatorSeed, type LbStatus, type SeedServer } from './contract';
 import { readBehaviours, withDefaults, type EmulatorBehaviours } from './behaviours';
 import { aliveAddresses, BackendHealth } from './health';
+import { Tenancy } from './tenancy';
 
 export type InstanceStatus = 'unknown' | 'ready' | 'pending';
 
@@ -15,6 +16,8 @@ export class EmulatorState {
   readonly servers = new Map<string, ServerRecord>();
   readonly ips = new Map<string, IpamIpRecord>();
   owner: Ownership = { projectId: DEFAULT_PROJECT_ID, organizationId: DEFAULT_PROJECT_ID };
+  /** Organizations, their projects and keys: which key is answered for what (emulator/tenancy.ts). */
+  readonly tenancy = new Tenancy(this.owner);
   /** The LB's health checks of the pools' addresses (emulator/health.ts). */
   readonly health = new BackendHealth();
 
@@ -43,6 +46,7 @@ export class EmulatorState {
     this.ips.clear();
     const projectId = seed.projectId ?? DEFAULT_PROJECT_ID;
     this.owner = { projectId, organizationId: seed.organizationId ?? projectId };
+    this.tenancy.load(seed, this.owner);
     // Seeded entities get strictly increasing creation times, so ordering by date is deterministic.
     const base = Date.now() - 60_000;
     let tick = 0;
@@ -52,7 +56,7 @@ export class EmulatorState {
       if (lbSeed.status !== undefined && !LB_STATUSES.includes(lbSeed.status)) {
         throw new Error(`seed LB ${lbSeed.name}: unknown status ${lbSeed.status}`);
       }
-      const lb = lbFromSeed(lbSeed, this.owner, now);
+      const lb = lbFromSeed(lbSeed, this.tenancy.ownership(lbSeed.projectId), now);
       if (lbSeed.instancesPendingMs !== undefined) this.markInstancesPending(lb, Date.now(), lbSeed.instancesPendingMs);
       this.lbs.set(lb.id, lb);
       for (const backendSeed of lbSeed.backends ?? []) {
@@ -199,7 +203,8 @@ export class EmulatorState {
   upsertServer(seed: SeedServer, now = new Date().toISOString()): ServerRecord {
     const existing = seed.id ? this.servers.get(seed.id) : undefined;
     if (existing) this.dropServer(existing.id);
-    const { server, ips } = serverFromSeed(seed, this.owner, now);
+    const owner = existing && seed.projectId === undefined ? existing : this.tenancy.ownership(seed.projectId);
+    const { server, ips } = serverFromSeed(seed, { projectId: owner.projectId, organizationId: owner.organizationId }, now);
     if (existing) server.createdAt = existing.createdAt;
     this.servers.set(server.id, server);
     for (const ip of ips) this.ips.set(ip.id, ip);
@@ -242,8 +247,9 @@ export class EmulatorState {
 
   /** Simulates a kOps rolling update: the old server goes away, a new one takes its place. */
   replaceServer(oldServerId: string, next: SeedServer): ServerRecord {
+    const old = this.servers.get(oldServerId);
     this.removeServer(oldServerId);
-    return this.upsertServer(next);
+    return this.upsertServer({ ...(old && { projectId: old.projectId }), ...next });
   }
 
   ipamIdsOfNic(nicId: string): string[] {

@@ -2,7 +2,7 @@
 // an SQS-compatible queue with its dead-letter queue, the four functions served by Scaleway's local
 // runtime, a trigger bridge playing the queue trigger, and cron tickers for the sweep and the watcher.
 import { randomBytes } from 'node:crypto';
-import type { EmulatorBehaviours, EmulatorHandle, EmulatorSeed } from '../emulator';
+import type { ApiDenial, EmulatorBehaviours, EmulatorHandle, EmulatorSeed } from '../emulator';
 import { startEmulator } from '../emulator';
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
@@ -47,6 +47,8 @@ export interface LocalStackOptions {
   scwApiUrl?: (emulatorUrl: string) => string;
   /** Fixed ports, so other tools can be pointed at stable URLs (default: any free port for each). */
   ports?: LocalStackPorts;
+  /** API keys the emulator answers 403 on one API each (its permission switches, emulator/permissions.ts). */
+  denyApis?: ApiDenial[];
 }
 
 export interface LocalStackPorts {
@@ -103,6 +105,7 @@ export async function startLocalStack(options: LocalStackOptions): Promise<Local
       ...(options.instancePendingMs !== undefined && { instancePendingMs: options.instancePendingMs }),
       ...(options.auditTrailDelayMs !== undefined && { auditTrailDelayMs: options.auditTrailDelayMs }),
       ...(options.behaviours && { behaviours: options.behaviours }),
+      ...(options.denyApis && { denyApis: options.denyApis }),
     });
     started.push(emulator);
     const queue = await startLocalQueue(options.ports?.queue !== undefined ? { port: options.ports.queue } : {});

@@ -4,7 +4,7 @@
 import { readdirSync } from 'node:fs';
 import * as z from 'zod';
 import { runtimeSchema } from '../shared/platform/config';
-import { deployedName, ENVIRONMENT_CATALOGUE, type EnvironmentVariable } from '../shared/platform/environment-catalogue';
+import { deployedName, ENVIRONMENT_CATALOGUE, type EnvironmentVariable, NAMED_BY_TARGETS } from '../shared/platform/environment-catalogue';
 import { eventSchema } from '../shared/schemas/event';
 import { fullTargetSchema, kopsTargetSchema } from '../shared/schemas/target';
 
@@ -113,10 +113,10 @@ function readers(variable: EnvironmentVariable): string {
   return [...functions, ...(variable.cli ? ['CLI'] : [])].join(', ');
 }
 
-function environmentRow(name: string, variable: EnvironmentVariable, values: Record<string, JsonSchema>): string {
+function environmentRow(name: string, variable: EnvironmentVariable, values: Record<string, JsonSchema>, label?: string): string {
   const deployed = deployedName(name);
   const cells = [
-    `\`${name}\`${deployed === name ? '' : ` (\`${deployed}\` in a function)`}`,
+    label ?? `\`${name}\`${deployed === name ? '' : ` (\`${deployed}\` in a function)`}`,
     readers(variable),
     variable.required ? 'yes' : '',
     variable.secret ? 'yes' : variable.secretAllowed ? 'may be' : '',
@@ -138,6 +138,13 @@ export function renderEnvironmentReference(): string {
     '| variable | read by | required | secret | default | values | meaning |',
     '|---|---|---|---|---|---|---|',
     ...ENVIRONMENT_CATALOGUE.map(([name, variable]) => environmentRow(name, variable, values)),
+    // Their names are the deployer's: the row names the target fields that give them.
+    environmentRow(
+      NAMED_BY_TARGETS.name,
+      NAMED_BY_TARGETS,
+      values,
+      `the variables a target's \`${NAMED_BY_TARGETS.name.split(', ').join('` and `')}\` name`,
+    ),
   ].join('\n');
 }
 

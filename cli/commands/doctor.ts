@@ -77,6 +77,7 @@ export function doctorCommand(cli: Cli): Command {
           queue: options.queue,
           functionTimeoutSeconds,
           ...(recorder && { recorder }),
+          protect: cli.protect,
         });
         const passed = doctorPassed(checks);
         const recording =

@@ -1,13 +1,14 @@
 import { Command } from 'commander';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { ReconcileSettings } from '../../shared/reconcile/reconcile-target';
-import { reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
+import { notStarted, reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';
 import type { Target } from '../../shared/schemas/target';
 import type { ScalewayGateway } from '../../shared/adapters/scaleway';
+import type { LbSyncError } from '../../shared/errors/lbsync-error';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { configuredTargets, scalewayGateway, selectTargets } from '../environment';
+import { configuredTargets, selectTargets, targetGateway } from '../environment';
 import { EXIT, plural } from '../output';
 import type { TargetPlanView } from '../plan-view';
 import { deferredCount, planView, renderPlanView } from '../plan-view';
@@ -19,12 +20,15 @@ interface PlanOptions {
 
 export async function planTargets(
   targets: readonly Target[],
-  gateway: () => ScalewayGateway,
+  gateway: (target: Target) => { gateway: ScalewayGateway } | { error: LbSyncError },
   settings: ReconcileSettings,
 ): Promise<TargetPlanView[]> {
   const views: TargetPlanView[] = [];
   for (const target of targets) {
-    const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: gateway(), ...settings });
+    const event = { id: newEventId(), dryRun: true };
+    const own = gateway(target);
+    const result =
+      'error' in own ? notStarted(target, event, own.error) : await reconcileTarget(target, event, { gateway: own.gateway, ...settings });
     const observed = new Map(Object.entries(result.observedBackends ?? {}).flatMap(([name, b]) => (b ? [[name, b] as const] : [])));
     views.push(planView(target, result, result.observedBackends ? observed : undefined, []));
   }
@@ -65,7 +69,11 @@ export function planCommand(cli: Cli): Command {
       act<PlanOptions>(cli, async (options, out) => {
         const env = cli.io.env;
         const targets = selectTargets(configuredTargets(env, options.file), options.target);
-        const views = await planTargets(targets, () => scalewayGateway(env), reconcileSettings(runtimeConfigFromEnv(env)));
+        const views = await planTargets(
+          targets,
+          (target) => targetGateway(env, target, cli.protect),
+          reconcileSettings(runtimeConfigFromEnv(env)),
+        );
         const code = planExitCode(views);
         if (out.format === 'json') {
           out.result(code !== EXIT.error, { inSync: code === EXIT.ok, exitCode: code, targets: views });

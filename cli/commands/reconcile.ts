@@ -1,12 +1,12 @@
 import { Command } from 'commander';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
-import { reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
+import { notStarted, reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';
 import { withoutWrites } from '../../shared/adapters/scaleway';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { configuredTargets, scalewayGateway, selectTargets } from '../environment';
+import { configuredTargets, selectTargets, targetGateway } from '../environment';
 import type { Colors } from '../output';
 import { describeError, EXIT, plural, table } from '../output';
 import { summariseAction } from '../plan-view';
@@ -87,14 +87,14 @@ export function reconcileCommand(cli: Cli): Command {
         const results: ReconcileResult[] = [];
         for (const target of targets) {
           if (out.format === 'text' && targets.length > 1) out.note(out.ce.dim(`reconciling ${target.name}...`));
-          const gateway = scalewayGateway(env);
-          results.push(
-            await reconcileTarget(
-              target,
-              { id: newEventId() },
-              { gateway: shadow ? withoutWrites(gateway) : gateway, shadow, ...settings },
-            ),
-          );
+          const event = { id: newEventId() };
+          const own = targetGateway(env, target, cli.protect);
+          if ('error' in own) {
+            results.push(notStarted(target, event, own.error));
+            continue;
+          }
+          const { gateway } = own;
+          results.push(await reconcileTarget(target, event, { gateway: shadow ? withoutWrites(gateway) : gateway, shadow, ...settings }));
         }
         // A removal held back by the rolling-update rules is not done yet: its error (and hint) is printed, exit 1.
         const ok = results.every((r) => (r.status === 'applied' || r.status === 'noop' || r.shadow) && !r.error);

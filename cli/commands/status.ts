@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { ReconcileSettings } from '../../shared/reconcile/reconcile-target';
-import { reconcileSettings } from '../../shared/reconcile/reconcile-target';
+import { notStarted, reconcileSettings } from '../../shared/reconcile/reconcile-target';
 import type { Target } from '../../shared/schemas/target';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { configuredTargets, queueAccess, scalewayGateway, selectTargets } from '../environment';
+import { configuredTargets, queueAccess, scalewayGateway, selectTargets, targetGateway } from '../environment';
 import type { Output } from '../output';
 import { CliError, EXIT } from '../output';
 import type { ShadowSource } from '../status-read';
@@ -57,6 +57,8 @@ interface Reader {
   settings: ReconcileSettings;
   queue: boolean;
   shadow?: ShadowSource;
+  /** Learns each target key read (the CLI's output scrubber). */
+  protect: (secret: string) => void;
 }
 
 async function readSnapshot(reader: Reader, queueOf: () => ReturnType<typeof queueAccess>): Promise<StatusSnapshot> {
@@ -71,11 +73,18 @@ async function readSnapshot(reader: Reader, queueOf: () => ReturnType<typeof que
     : undefined;
   const targets = [];
   // One gateway per target: its call count is that target's cost.
-  for (const target of reader.targets)
-    targets.push(targetStatus(await readTargetStatus(target, scalewayGateway(reader.env), reader.settings)));
+  for (const target of reader.targets) {
+    const own = targetGateway(reader.env, target, reader.protect);
+    const read =
+      'error' in own
+        ? { target, result: notStarted(target, {}, own.error), health: new Map(), apiCalls: { reads: 0, writes: 0, byOperation: {} } }
+        : await readTargetStatus(target, own.gateway, reader.settings);
+    targets.push(targetStatus(read));
+  }
   // Who else wrote the pools (Audit Trail, when the organization is known): named, and a contest warned.
-  const writers = await readWriters(reader.env, reader.targets);
-  if (writers.read) for (const t of targets) withWriters(t, writers);
+  const writers = await readWriters(reader.env, reader.targets, Date.now(), reader.protect);
+  // Targets whose organization's trail no key of theirs may read are told nothing about their writers.
+  if (writers.read) for (const t of targets) if (!writers.unread.some((u) => u.targets.includes(t.target))) withWriters(t, writers);
   const counts = await shadow;
   for (const t of targets) {
     const count = counts?.get(t.target);
@@ -161,6 +170,7 @@ export function statusCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           settings: reconcileSettings(runtimeConfigFromEnv(env)),
           queue: options.queue,
           ...(shadow && { shadow }),
+          protect: cli.protect,
         };
         scalewayGateway(env); // credentials missing or invalid: exit 1 now, not once per refresh
         let access: ReturnType<typeof queueAccess> | undefined;

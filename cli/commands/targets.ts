@@ -27,6 +27,12 @@ function renderTarget(t: Target, c: Colors): string[] {
     );
   }
   lines.push(`  servers: tags ${t.servers.tags.join(' + ')}; ip ${t.servers.ipSource}${t.allowEmptyPool ? '; empty pool allowed' : ''}`);
+  const account = [
+    ...(t.projectId ? [`project ${t.projectId}`] : []),
+    ...(t.organizationId ? [`organization ${t.organizationId}`] : []),
+    ...(t.credentials ? [`key from ${t.credentials.accessKeyEnv} / ${t.credentials.secretKeyEnv}`] : []),
+  ];
+  if (account.length > 0) lines.push(`  account: ${account.join('; ')} (the deployment's for the rest)`);
   return lines;
 }
 

@@ -10,6 +10,7 @@ import { configuredTargets, queueFor, selectTargets } from '../environment';
 import type { Output } from '../output';
 import { EXIT, plural } from '../output';
 import { auditTrailSettings } from '../writers-read';
+import { gatewayPerKey } from '../../shared/platform/target-keys';
 
 interface WatchOptions {
   once?: boolean;
@@ -38,6 +39,10 @@ function print(out: Output, result: WatchOutcome, dryRun: boolean): void {
     out.line(
       `  ${c.red('pool contested:')} ${contest.target}: reverted ${contest.writer} ${contest.reverts} times in ${contest.windowMinutes} min`,
     );
+  for (const u of report.unread) {
+    out.line(`  ${c.yellow('not read:')} ${u.message}`);
+    out.line(`    ${c.dim(`hint: ${u.hint}`)}`);
+  }
   const ignored = Object.entries(result.ignored).map(([why, n]) => `${n} ${why.replace(/_/g, ' ')}`);
   if (ignored.length > 0) out.line(`  ${c.dim(`ignored: ${ignored.join(', ')}`)}`);
   if (result.error) {
@@ -68,7 +73,7 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
           [1, 'Audit Trail or the queue failed, or a configuration error (organization id, keys, targets)'],
           [64, 'bad flags, or a --target the configuration lacks'],
         ],
-        'one envelope per run: {ok, command: "watch", events, relevant, enqueued, targets, window, matches, ignored, error?}',
+        'one envelope per run: {ok, command: "watch", events, relevant, enqueued, targets, window, unread, matches, ignored, error?}',
       ),
     )
     .action(
@@ -83,7 +88,8 @@ export function watchCommand(cli: Cli, stopSignal?: AbortSignal): Command {
         const { watch } = runtimeConfigFromEnv(env);
         const deps: WatchDeps = {
           targets,
-          auditTrail: () => createAuditTrailGateway(auditTrail),
+          auditTrail: gatewayPerKey(env, (key) => createAuditTrailGateway({ ...auditTrail, ...key }), cli.protect),
+          organizationId: auditTrail.organizationId,
           queue: () => q.queue,
           reconcileQueueUrl: q.url,
           window: watch,

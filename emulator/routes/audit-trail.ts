@@ -8,7 +8,8 @@
  */
 import type { AuditTrailLog, RecordedAuditEvent } from '../audit-trail';
 import { apiErrors } from '../errors';
-import { readEnumParam, type JsonAnswer, type Route, type RouteContext } from '../http';
+import { readEnumParam, visibleTo, type JsonAnswer, type Route, type RouteContext } from '../http';
+import { permissionsDenied } from '../permissions';
 
 const ORDERS = ['recorded_at_desc', 'recorded_at_asc'] as const;
 const DEFAULT_PAGE_SIZE = 100;
@@ -77,6 +78,8 @@ function listEvents(log: AuditTrailLog, ctx: RouteContext): JsonAnswer {
   if (!query.get('organization_id')) {
     throw apiErrors.invalidArguments([{ argument_name: 'organization_id', reason: 'required', help_message: 'required' }]);
   }
+  // Another organization's trail: a key reads only its own organization's (emulator/tenancy.ts).
+  if (!visibleTo(ctx.organization, query.get('organization_id') ?? undefined)) throw permissionsDenied('GET', '/audit-trail');
   const now = Date.now();
   const after = readTime(query, 'recorded_after', now - HOUR_MS);
   const before = readTime(query, 'recorded_before', now);

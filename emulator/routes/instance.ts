@@ -1,6 +1,16 @@
 /** Instance API: servers (list with a tags filter as the `serverTagsFilter` switch says, get). */
 import { apiErrors } from '../errors';
-import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
+import {
+  compareBy,
+  pageOf,
+  readEnumParam,
+  readListParam,
+  readPagination,
+  visibleTo,
+  type JsonAnswer,
+  type Route,
+  type RouteContext,
+} from '../http';
 import type { EmulatorBehaviours } from '../behaviours';
 import type { ServerRecord } from '../records';
 import { renderServer } from '../wire/instance';
@@ -34,6 +44,7 @@ function matchesFilters(server: ServerRecord, ctx: RouteContext): boolean {
     (!state || server.state === state) &&
     (!project || server.projectId === project) &&
     (!organization || server.organizationId === organization) &&
+    visibleTo(ctx.organization, server.organizationId) &&
     (!commercialType || server.commercialType === commercialType) &&
     (!privateNetwork || server.privateNics.some((nic) => nic.privateNetworkId === privateNetwork)) &&
     (privateNetworks.length === 0 || server.privateNics.some((nic) => privateNetworks.includes(nic.privateNetworkId))) &&

@@ -1,5 +1,15 @@
 /** IPAM API: ListIPs with the filters the SDK sends. */
-import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
+import {
+  compareBy,
+  pageOf,
+  readEnumParam,
+  readListParam,
+  readPagination,
+  visibleTo,
+  type JsonAnswer,
+  type Route,
+  type RouteContext,
+} from '../http';
 import type { IpamIpRecord } from '../records';
 import { renderIpamIp } from '../wire/ipam';
 
@@ -47,6 +57,7 @@ function matchesFilters(ip: IpamIpRecord, ctx: RouteContext): boolean {
     (isIpv6 === undefined || ip.isIpv6 === isIpv6) &&
     (attached === undefined || (ip.resource !== null) === attached) &&
     (!projectId || ip.projectId === projectId) &&
+    visibleTo(ctx.organization, ctx.state.tenancy.organizationOf(ip.projectId)) &&
     (!privateNetworkId || ip.privateNetworkId === privateNetworkId) &&
     (!subnetId || ip.source.subnet_id === subnetId) &&
     (!zonal || ip.source.zonal === zonal) &&

@@ -2,7 +2,17 @@
 import { parseCreateBackend, parseHealthCheck, parseServerIps, parseUpdateBackend } from '../backend-input';
 import { apiErrors } from '../errors';
 import { healthAcrossInstances, reportsOfPool, serverStatesOf } from '../health';
-import { compareBy, pageOf, readEnumParam, readListParam, readPagination, type JsonAnswer, type Route, type RouteContext } from '../http';
+import {
+  compareBy,
+  pageOf,
+  readEnumParam,
+  readListParam,
+  readPagination,
+  visibleTo,
+  type JsonAnswer,
+  type Route,
+  type RouteContext,
+} from '../http';
 import type { BackendRecord, LbRecord } from '../records';
 import { regionOfZone } from '../seed';
 import type { EmulatorState } from '../state';
@@ -112,7 +122,8 @@ function listLbs(ctx: RouteContext): JsonAnswer {
       (lbIds.length === 0 || lbIds.includes(lb.id)) &&
       (tags.length === 0 || tags.some((tag) => lb.tags.includes(tag))) &&
       (!projectId || lb.projectId === projectId) &&
-      (!organizationId || lb.organizationId === organizationId),
+      (!organizationId || lb.organizationId === organizationId) &&
+      visibleTo(ctx.organization, lb.organizationId),
   );
   const sorted = sortByOrder(
     matching,

@@ -4,6 +4,7 @@ import { ownerIdFromEnv, scalewaySettingsFromEnv } from '../../shared/platform/c
 import { functionShell } from '../../shared/platform/function-shell';
 import { requestBody } from '../../shared/platform/request-response';
 import { once } from '../../shared/platform/runtime';
+import { gatewayPerKey } from '../../shared/platform/target-keys';
 
 // Only this function talks to the Scaleway API: the SDK stays out of the inject and sweep bundles.
 const scalewaySettings = once(() => scalewaySettingsFromEnv(process.env));
@@ -20,7 +21,11 @@ export const handle = functionShell(
     const settings = scalewaySettings();
     return handleReconcileMessage(requestBody(event), {
       targets: runtime.targetsByName(),
-      gateway: (deadline, eventId) => createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, eventId }),
+      // The target's own key when it names one (credentials), else the deployment's.
+      gateway: (deadline, eventId, target) =>
+        gatewayPerKey(process.env, (key) => createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, eventId, ...key }))(
+          target,
+        ),
       queue: runtime.queue,
       reconcileQueueUrl,
       deadLetterQueueUrl,

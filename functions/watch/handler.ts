@@ -4,6 +4,7 @@ import { auditTrailSettingsFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
 import { requestBody } from '../../shared/platform/request-response';
 import { once } from '../../shared/platform/runtime';
+import { gatewayPerKey } from '../../shared/platform/target-keys';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/outbound/user-agent';
 
 // Only this function reads Audit Trail: its SDK stays out of the other bundles.
@@ -16,7 +17,9 @@ export const handle = functionShell(
     const { ownPrincipalIds, projectId, ...auditTrail } = settings();
     return handleWatchRequest(requestBody(event), {
       targets: runtime.targets(),
-      auditTrail: () => createAuditTrailGateway(auditTrail),
+      // Each (organization, region) is read with a key of its targets: their own, else this function's.
+      auditTrail: gatewayPerKey(process.env, (key) => createAuditTrailGateway({ ...auditTrail, ...key })),
+      organizationId: auditTrail.organizationId,
       queue: runtime.queue,
       reconcileQueueUrl: runtime.queueEnv().reconcileQueueUrl,
       window: runtime.config.watch,

@@ -56,6 +56,48 @@ export const ENV_CATALOG = Object.fromEntries(
     ];
   }),
 );
+/**
+ * The variables whose names the targets give (each target's `credentials`): the functions that read them, always
+ * as secrets. Their names are the deployer's, so they are found in the targets, not in the catalogue.
+ */
+const NAMED = JSON.parse(readFileSync(new URL('../../shared/platform/environment-catalogue.json', import.meta.url), 'utf8')).namedByTargets;
+export const TARGET_KEY_VARIABLES = { in: NAMED.functions, secret: NAMED.secret === true };
+
+/**
+ * The variables the targets' credentials name, each with who names it (`target "gamma": credentials.accessKeyEnv`);
+ * undefined when the targets are not known here (LBSYNC_TARGETS left to the deployer's environment, or not JSON).
+ * @param {unknown} targetsValue  LBSYNC_TARGETS as serverless.yml resolves it
+ * @returns {Map<string, string> | undefined}
+ */
+export function targetKeyVariables(targetsValue) {
+  if (typeof targetsValue !== 'string') return undefined;
+  let parsed;
+  try {
+    parsed = JSON.parse(targetsValue);
+  } catch {
+    return undefined;
+  }
+  const list = Array.isArray(parsed) ? parsed : Array.isArray(parsed?.targets) ? parsed.targets : undefined;
+  if (!list) return undefined;
+  const named = new Map();
+  for (const item of list) {
+    const target = item?.kops ?? item;
+    const credentials = target?.credentials;
+    if (!credentials || typeof credentials !== 'object') continue;
+    const name = target.name ?? target.cluster ?? '?';
+    for (const field of ['accessKeyEnv', 'secretKeyEnv']) {
+      const variable = credentials[field];
+      // A key pasted where its variable's name belongs is never repeated here (the functions refuse it, unquoted).
+      if (typeof variable === 'string' && !LOOKS_LIKE_A_KEY.test(variable) && !named.has(variable))
+        named.set(variable, `target "${name}" (credentials.${field})`);
+    }
+  }
+  return named;
+}
+
+/** An access key or a secret key (shared/schemas/api-key.ts). */
+const LOOKS_LIKE_A_KEY = /^(SCW[A-Z0-9]{17}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
 /** Prefixes of the names our code reads (AWS_* belong to the AWS SDK and are not ours). */
 const OUR_NAMES = /\b(?:LBSYNC|SQS|SCW|RECONCILE|DEAD_LETTER|QUEUE|INJECT|LOG)_[A-Z0-9_]*[A-Z0-9]\b/g;
 /**

@@ -28,6 +28,8 @@ export interface AuditTrailSettings {
 
 export interface EventQuery {
   region: string;
+  /** The organization whose trail is read (the key must hold AuditTrailReadOnly on it); default: the settings'. */
+  organizationId?: string;
   resourceType: WatchedResourceType;
   recordedAfter: Date;
   recordedBefore: Date;
@@ -117,7 +119,7 @@ export function createAuditTrailGateway(settings: AuditTrailSettings): AuditTrai
       do {
         const page = await api.listEvents({
           region: query.region as Region,
-          organizationId: settings.organizationId,
+          organizationId: query.organizationId ?? settings.organizationId,
           resourceType: query.resourceType,
           recordedAfter: query.recordedAfter,
           recordedBefore: query.recordedBefore,

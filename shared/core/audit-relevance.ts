@@ -15,6 +15,7 @@
 // them may be shared with kOps.
 import type { Target } from '../schemas/target';
 import { regionOf } from './locality';
+import { inTargetProject } from './target-accounts';
 
 export interface AuditResource {
   id: string;
@@ -55,7 +56,7 @@ export interface OwnIdentity {
 
 export interface RelevanceOptions {
   own: OwnIdentity;
-  /** The project the targets live in; events of another project are ignored. Undefined: any project. */
+  /** The deployment's project, where a target naming none lives (a target's own projectId wins); undefined: any. */
   projectId?: string;
 }
 
@@ -206,11 +207,13 @@ export function relevantTargets(events: readonly AuditEvent[], targets: readonly
       ignore('resource_not_watched');
       continue;
     }
-    if (options.projectId && event.projectId && event.projectId !== options.projectId) {
+    // Each target keeps to its own project: an event of a project none of them lives in concerns none.
+    const inProject = (t: Target) => inTargetProject(t, event.projectId, options.projectId);
+    if (!targets.some(inProject)) {
       ignore('other_project');
       continue;
     }
-    const zoneTargets = targets.filter((t) => inLocality(t, event.locality));
+    const zoneTargets = targets.filter((t) => inLocality(t, event.locality) && inProject(t));
     // Known tags are kept even for a zone without targets: a later event may need them.
     const outcome = server
       ? serverOutcome(event, server, zoneTargets, known)

@@ -8,6 +8,7 @@ import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import type { AuditEvent, OwnIdentity } from './audit-relevance';
 import { BACKEND_METHODS, inLocality, isOwn, targetsOfBackend } from './audit-relevance';
+import { inTargetProject } from './target-accounts';
 import type { WriterKind } from './writers';
 import { writerOf } from './writers';
 
@@ -44,6 +45,7 @@ export interface Contest {
 
 export interface ContestOptions {
   own: OwnIdentity;
+  /** The deployment's project, where a target naming none lives (a target's own projectId wins); undefined: any. */
   projectId?: string;
 }
 
@@ -60,12 +62,11 @@ function backendWrites(events: readonly AuditEvent[], targets: readonly Target[]
   const ordered = [...events].sort((a, b) => (a.recordedAt < b.recordedAt ? -1 : a.recordedAt > b.recordedAt ? 1 : 0));
   for (const event of ordered) {
     if (event.statusCode < 200 || event.statusCode > 299 || !BACKEND_METHODS.has(event.methodName)) continue;
-    if (options.projectId && event.projectId && event.projectId !== options.projectId) continue;
     const backend = event.resources.find((r) => r.type === 'load_balancer_backend');
     if (!backend) continue;
     const concerned = targetsOfBackend(
       backend,
-      targets.filter((t) => inLocality(t, event.locality)),
+      targets.filter((t) => inLocality(t, event.locality) && inTargetProject(t, event.projectId, options.projectId)),
     );
     if (concerned.length > 0) writes.push({ event, backendId: backend.id, targets: concerned, own: isOwn(event, options.own) });
   }

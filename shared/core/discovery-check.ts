@@ -17,7 +17,7 @@ import type { ObservedLb, ObservedMemberHealth, ObservedServer, RefusedAnswer } 
 export interface ServerScope {
   zone: string;
   tags: readonly string[];
-  /** The targets' project (SCW_DEFAULT_PROJECT_ID, or the CLI profile's default project); undefined: any project. */
+  /** The target's project (its own projectId, else SCW_DEFAULT_PROJECT_ID or the CLI profile's); undefined: any project. */
   projectId?: string | undefined;
 }
 

@@ -155,8 +155,9 @@ export const ERROR_GUIDE = {
     examples: [
       'LBSYNC_TARGETS is invalid:\n  - LBSYNC_TARGETS[0].backends[0].forwardPortAlgorithm: Invalid option: expected one of "roundrobin"|"leastconn"|"first" (got "round-robin"); fix: did you mean "roundrobin"? (one of: roundrobin, leastconn, first)',
       'environment is invalid:\n  - SQS_ACCESS_KEY_ID: is not set; fix: <fix>',
+      'the key of target "team-b.k8s.local" is invalid:\n  - TEAM_B_SECRET_KEY: is not set; target "team-b.k8s.local" names it in credentials.secretKeyEnv; fix: <fix>',
     ],
-    doc: "The configuration is refused before any API call, every bad field named with its fix: `LBSYNC_TARGETS is invalid:`, `LBSYNC_CONFIG is invalid:`, the file given to the CLI's `--file` (its path starts each field), `environment is invalid:`, or `the Scaleway API key is invalid:` (the CLI's credentials). `lbsync targets validate` checks the targets alone. A function answers 500 on every message while its configuration is invalid (the queue redelivers, then moves the messages to the dead-letter queue): fix the configuration, then redrive.",
+    doc: "The configuration is refused before any API call, every bad field named with its fix: `LBSYNC_TARGETS is invalid:`, `LBSYNC_CONFIG is invalid:`, the file given to the CLI's `--file` (its path starts each field), `environment is invalid:`, or `the Scaleway API key is invalid:` (the CLI's credentials). `lbsync targets validate` checks the targets alone. A function answers 500 on every message while its configuration is invalid (the queue redelivers, then moves the messages to the dead-letter queue): fix the configuration, then redrive. One exception, so that one target cannot stop the others: `the key of target \"...\" is invalid:` (a variable its `credentials` name is unset) fails that target's events alone, each dead-lettered `permanent_error`, and the watcher leaves its organization's trail to the other keys (`unread` when none may read it); set the variable on the reconcile and watch functions as a secret (configuration.md, A fleet), then redrive.",
   },
   invalid_event: {
     examples: [

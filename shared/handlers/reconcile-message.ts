@@ -35,10 +35,11 @@ export type ReconcileOutcome = 'applied' | 'noop' | 'dry_run' | 'retry_scheduled
 export interface ReconcileMessageDeps {
   targets: ReadonlyMap<string, Target>;
   /**
-   * A fresh gateway per message, so its call count is this message's; its requests end by the deadline and carry
-   * the event id in their User-Agent.
+   * A fresh gateway per message, so its call count is this message's; its requests authenticate with the target's
+   * key (shared/platform/target-keys.ts), end by the deadline and carry the event id in their User-Agent. It throws
+   * an LbSyncError when the target's key cannot be read: that target's event fails, and nothing else.
    */
-  gateway: (deadline: Deadline, eventId: string) => ScalewayGateway;
+  gateway: (deadline: Deadline, eventId: string, target: Target) => ScalewayGateway;
   queue: () => EventQueue;
   reconcileQueueUrl: string;
   deadLetterQueueUrl: string;
@@ -218,7 +219,17 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
 
     // An unknown target was dead-lettered above: the target is known here.
     const startedAt = now();
-    const gateway = deps.gateway(deadline, event.id);
+    let gateway: ScalewayGateway;
+    try {
+      gateway = deps.gateway(deadline, event.id, target as Target);
+    } catch (error) {
+      // The target's key could not be read (a variable unset, a malformed key): this target fails, permanently.
+      if (!(error instanceof LbSyncError)) throw error;
+      return await carryOut(
+        decideDisposition({ stage: 'reconciled', event, result: { status: 'failed', error }, now: now(), startedAt }, policy, deps.random),
+        event,
+      );
+    }
     result = await reconcileTarget(target as Target, event, {
       gateway: shadow ? withoutWrites(gateway) : gateway,
       shadow,

@@ -1,12 +1,14 @@
 import type * as z from 'zod';
-import { callGateway, tryGateway } from '../adapters/api-failure';
+import { tryGateway } from '../adapters/api-failure';
 import type { AuditTrailGateway, EventListing, WatchedResourceType } from '../adapters/audit-trail';
 import type { EventQueue } from '../adapters/queue';
-import type { AuditEvent, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
+import type { AuditEvent, IgnoreReason, OwnIdentity, Relevance, TargetMatch } from '../core/audit-relevance';
 import { relevantTargets, WATCHED_RESOURCE_TYPES } from '../core/audit-relevance';
 import type { Contest, ForeignWrite } from '../core/contest';
 import { CONTEST_WINDOW_MS, contests, contestWarning, foreignWrites } from '../core/contest';
-import { regionOf } from '../core/locality';
+import type { TrailGroup } from '../core/target-accounts';
+import { keyLabel, trailGroups } from '../core/target-accounts';
+import type { LbSyncError } from '../errors/lbsync-error';
 import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
@@ -20,13 +22,19 @@ export const watchArgsSchema = cronArgsSchema;
 
 export interface WatchDeps {
   targets: readonly Target[];
-  auditTrail: () => AuditTrailGateway;
+  /**
+   * The Audit Trail gateway of this target's key (its credentials, else the watch function's own key), one per key
+   * pair; the organization is given per query. Throws an LbSyncError when that key cannot be read.
+   */
+  auditTrail: (keyHolder: Target) => AuditTrailGateway;
+  /** The organization of the targets that name none (SCW_DEFAULT_ORGANIZATION_ID). */
+  organizationId: string;
   queue: () => EventQueue;
   reconcileQueueUrl: string;
   /** Each run reads [now - periodMs - overlapMs, now]: a late, slow or skipped run loses nothing. */
   window: { periodMs: number; overlapMs: number };
   own: OwnIdentity;
-  /** The targets' project (SCW_DEFAULT_PROJECT_ID); unset: every project of the organization. */
+  /** The project of the targets that name none (SCW_DEFAULT_PROJECT_ID); unset: every project of the organization. */
   projectId?: string;
   logger: Logger;
   now?: () => Date;
@@ -35,12 +43,22 @@ export interface WatchDeps {
 }
 
 /**
- * ListEvents pages one run reads at the most, over all its regions and resource types: 5,000 events in pages of
- * 250. The run holds every event it reads (relevance needs them all, in order); so bounded, its worst case peaks
- * near 90 MB on Node 22, inside the 96 MB the 128 MB tier leaves (docs/performance.md). A region left with pages
- * unread names all its targets, which costs one no-op reconcile each.
+ * ListEvents pages one run reads at the most, over all its (organization, region) pairs and resource types: 5,000
+ * events in pages of 250. The run holds every event it reads (relevance needs them all, in order); so bounded, its
+ * worst case peaks near 90 MB on Node 22, inside the 96 MB the 128 MB tier leaves (docs/performance.md). A pair left
+ * with pages unread names all its targets, which costs one no-op reconcile each.
  */
 export const MAX_PAGES_PER_RUN = 20;
+
+/** An (organization, region) pair no key could read: its targets are left to the sweep until one may. */
+export interface UnreadTrail {
+  organizationId: string;
+  region: string;
+  targets: string[];
+  code: string;
+  message: string;
+  hint: string;
+}
 
 /** The watch function's answer (docs/architecture.md, "The functions' answers"). */
 export interface WatchReport {
@@ -53,51 +71,112 @@ export interface WatchReport {
   foreignWrites: { target: string; method: string; userAgent: string; at: string; writer: string }[];
   /** Writers scw-lb-sync kept reverting on a target (three times in 30 minutes): pool_contested. */
   contested: { target: string; writer: string; reverts: number; windowMinutes: number }[];
+  /** Audit Trails no key of theirs may read (a warning for their targets while another pair was read). */
+  unread: UnreadTrail[];
 }
 
 const PERMISSION_HINT =
   "The watch function's API key needs the AuditTrailReadOnly permission set at organization scope, and SCW_DEFAULT_ORGANIZATION_ID must be that organization.";
 
-/** Every event of the window, per region and watched resource type; a truncated region names all its targets. */
-async function readWindow(
-  gateway: AuditTrailGateway,
-  regions: string[],
-  from: Date,
-  to: Date,
-  projectId: string | undefined,
-  maxPagesPerRun: number,
-) {
-  const queries = regions.flatMap((region) =>
-    WATCHED_RESOURCE_TYPES.map((resourceType: WatchedResourceType) => ({ region, resourceType })),
-  );
-  const maxPages = Math.max(1, Math.floor(maxPagesPerRun / queries.length));
+/** A key's own failure: the next key of the pair is tried, and without one the pair is left unread. */
+const KEY_REFUSED = new Set(['permissions_denied', 'authentication_denied', 'invalid_config', 'invalid_credentials']);
+
+function unreadHint(group: TrailGroup): string {
+  const keys = group.keyHolders.map((t) => keyLabel(t, "the watch function's own key")).join(', or ');
+  return `Give ${keys} the AuditTrailReadOnly permission set on organization ${group.organizationId} (and check that the targets' organizationId is theirs); until then only the sweep reconciles ${group.targets.map((t) => t.name).join(', ')}.`;
+}
+
+/** Every event of one pair's window, per watched resource type; `truncated` when pages were left unread. */
+async function readWindow(gateway: AuditTrailGateway, group: TrailGroup, from: Date, to: Date, maxPages: number) {
   // Backend writes are read over the contest window too: a flap is three reverts in 30 minutes.
   const backendsFrom = new Date(Math.min(from.getTime(), to.getTime() - CONTEST_WINDOW_MS));
   const listings = await Promise.all(
-    queries.map(async (q): Promise<EventListing & { region: string }> => {
-      const after = q.resourceType === 'load_balancer_backend' ? backendsFrom : from;
-      const listing = await callGateway({
-        message: `listing Audit Trail ${q.resourceType} events in ${q.region}`,
-        notFound: 'unknown_api_error',
-        run: () => gateway.listEvents({ ...q, recordedAfter: after, recordedBefore: to, maxPages, ...(projectId && { projectId }) }),
-      });
-      return { ...listing, region: q.region };
-    }),
+    WATCHED_RESOURCE_TYPES.map(
+      (resourceType: WatchedResourceType): Promise<EventListing> =>
+        gateway.listEvents({
+          region: group.region,
+          organizationId: group.organizationId,
+          resourceType,
+          recordedAfter: resourceType === 'load_balancer_backend' ? backendsFrom : from,
+          recordedBefore: to,
+          maxPages,
+          ...(group.projectId && { projectId: group.projectId }),
+        }),
+    ),
   );
-  const events: AuditEvent[] = listings.flatMap((l) => l.events);
-  const truncatedRegions = [...new Set(listings.filter((l) => l.truncated).map((l) => l.region))];
-  return { events, truncatedRegions, calls: listings.reduce((sum, l) => sum + l.pages, 0) };
+  return {
+    events: listings.flatMap((l): AuditEvent[] => l.events),
+    truncated: listings.some((l) => l.truncated),
+    calls: listings.reduce((sum, l) => sum + l.pages, 0),
+  };
 }
 
-function withTruncatedRegions(relevance: Relevance, targets: readonly Target[], truncatedRegions: string[], at: string): TargetMatch[] {
-  if (truncatedRegions.length === 0) return relevance.matches;
+/** One pair's trail as read (with the key that could read it), or refused to every key tried. */
+export type TrailOutcome<T> = { group: TrailGroup; read: T } | { group: TrailGroup; refused: LbSyncError; by: string[] };
+
+/**
+ * One pair's trail, read once, with the first of its targets' keys that may read it (`auditTrail` gives a key's
+ * gateway). A key refused (or unset) lets the next one try; a failure of Audit Trail itself is thrown.
+ */
+export async function readTrail<T>(
+  group: TrailGroup,
+  auditTrail: (keyHolder: Target) => AuditTrailGateway,
+  read: (gateway: AuditTrailGateway) => Promise<T>,
+): Promise<TrailOutcome<T>> {
+  const refusals: { by: string; error: LbSyncError }[] = [];
+  for (const holder of group.keyHolders) {
+    const by = keyLabel(holder, "the watch function's own key");
+    const answer = await tryGateway({
+      message: `listing Audit Trail events of organization ${group.organizationId} in ${group.region} with ${by}`,
+      notFound: 'unknown_api_error',
+      run: () => read(auditTrail(holder)),
+    });
+    if ('value' in answer) return { group, read: answer.value };
+    if (!KEY_REFUSED.has(answer.error.code)) throw answer.error;
+    refusals.push({ by, error: answer.error });
+  }
+  return { group, refused: (refusals[0] as { error: LbSyncError }).error, by: refusals.map((r) => r.by) };
+}
+
+function truncatedMatches(relevance: Relevance, group: TrailGroup, at: string): TargetMatch[] {
   const byName = new Map(relevance.matches.map((m) => [m.target, m]));
-  for (const target of targets.filter((t) => truncatedRegions.includes(regionOf(t.zone)))) {
+  for (const target of group.targets) {
     const match = byName.get(target.name) ?? { target: target.name, reasons: [], lastRecordedAt: at };
-    match.reasons.push(`more events in ${regionOf(target.zone)} than one run reads: every target of the region`);
+    match.reasons.push(`more events in ${group.region} than one run reads: every target of the region`);
     byName.set(target.name, match);
   }
-  return targets.flatMap((t) => byName.get(t.name) ?? []);
+  return group.targets.flatMap((t) => byName.get(t.name) ?? []);
+}
+
+/** What the pairs that were read say: the targets to enqueue (in the targets' order), the writers, the counts. */
+function judge(
+  reads: { group: TrailGroup; read: Awaited<ReturnType<typeof readWindow>> }[],
+  deps: WatchDeps,
+  window: { from: string; to: string },
+  to: Date,
+) {
+  const scope = { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) };
+  const matches: TargetMatch[] = [];
+  const ignored: Relevance['ignored'] = {};
+  const foreign: ForeignWrite[] = [];
+  const contested: Contest[] = [];
+  let events = 0;
+  let relevant = 0;
+  for (const { group, read } of reads) {
+    // The run's own window decides what to reconcile; the older backend writes only count towards contests.
+    const inWindow = read.events.filter((e) => e.recordedAt >= window.from);
+    const relevance = relevantTargets(inWindow, group.targets, scope);
+    matches.push(...(read.truncated ? truncatedMatches(relevance, group, window.to) : relevance.matches));
+    for (const [reason, n] of Object.entries(relevance.ignored))
+      ignored[reason as IgnoreReason] = (ignored[reason as IgnoreReason] ?? 0) + (n ?? 0);
+    foreign.push(...foreignWrites(inWindow, group.targets, scope));
+    contested.push(...contests(read.events, group.targets, scope, to.getTime()));
+    events += inWindow.length;
+    relevant += relevance.relevant;
+  }
+  const order = new Map(deps.targets.map((t, i) => [t.name, i]));
+  matches.sort((a, b) => (order.get(a.target) ?? 0) - (order.get(b.target) ?? 0));
+  return { matches, ignored, foreign, contested, events, relevant };
 }
 
 /** What one run did, for the function's answer and for `lbsync watch`. */
@@ -111,25 +190,31 @@ export interface WatchOutcome {
   error?: { code: string; message: string; hint?: string; failed?: { target: string; code: string; message: string }[] };
 }
 
-/** One run of the watcher: read the window, name the targets the events concern, enqueue each once. */
+/**
+ * One run of the watcher: read each (organization, region) pair's window once, with a key of its targets that may
+ * read it; name the targets the events concern and enqueue each once. A pair no key may read is a warning for its
+ * targets; the run fails (502) only when no pair could be read, or Audit Trail itself failed.
+ */
 export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: WatchDeps): Promise<WatchOutcome> {
   const to = deps.now?.() ?? new Date();
   const from = new Date(to.getTime() - deps.window.periodMs - deps.window.overlapMs);
   const window = { from: from.toISOString(), to: to.toISOString() };
 
   const { selected } = selectCronTargets(args, deps.targets, deps.logger, 'watch');
-  const regions = [...new Set(selected.map((t) => regionOf(t.zone)))];
-  const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window, foreignWrites: [], contested: [] };
+  const groups = trailGroups(selected, { organizationId: deps.organizationId, ...(deps.projectId && { projectId: deps.projectId }) });
+  const report: WatchReport = { events: 0, relevant: 0, enqueued: 0, targets: [], window, foreignWrites: [], contested: [], unread: [] };
   const dryRun = args.dryRun === true;
-  if (regions.length === 0) {
+  if (groups.length === 0) {
     deps.logger.info(heartbeat(report, { dryRun }), summaryMessage(report));
     return { status: 200, report, matches: [], ignored: {} };
   }
 
+  const maxPages = Math.max(1, Math.floor((deps.maxPagesPerRun ?? MAX_PAGES_PER_RUN) / (groups.length * WATCHED_RESOURCE_TYPES.length)));
   const answer = await tryGateway({
     message: 'listing Audit Trail events',
     notFound: 'unknown_api_error',
-    run: () => readWindow(deps.auditTrail(), regions, from, to, deps.projectId, deps.maxPagesPerRun ?? MAX_PAGES_PER_RUN),
+    run: () =>
+      Promise.all(groups.map((group) => readTrail(group, deps.auditTrail, (gateway) => readWindow(gateway, group, from, to, maxPages)))),
   });
   if ('error' in answer) {
     const failure = answer.error;
@@ -137,24 +222,48 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
     deps.logger.error(heartbeat(report, { dryRun, code: failure.code, error: failure }), `watch: ${failure.message}`);
     return { status: 502, report, matches: [], ignored: {}, error: { code: failure.code, message: failure.message, hint } };
   }
-  const read = answer.value;
-  const scope = { own: deps.own, ...(deps.projectId && { projectId: deps.projectId }) };
-  // The run's own window decides what to reconcile; the older backend writes only count towards contests.
-  const inWindow = read.events.filter((e) => e.recordedAt >= window.from);
-  const relevance = relevantTargets(inWindow, selected, scope);
-  const matches = withTruncatedRegions(relevance, selected, read.truncatedRegions, window.to);
-  const foreign = foreignWrites(inWindow, selected, scope);
-  const contested = contests(read.events, selected, scope, to.getTime());
+  const reads = answer.value.flatMap((o) => ('read' in o ? [o] : []));
+  report.unread = answer.value.flatMap((o) =>
+    'refused' in o
+      ? [
+          {
+            organizationId: o.group.organizationId,
+            region: o.group.region,
+            targets: o.group.targets.map((t) => t.name),
+            code: o.refused.code,
+            message: `Audit Trail of organization ${o.group.organizationId} in ${o.group.region} not read: ${o.refused.message} (tried ${o.by.join(', ')})`,
+            hint: unreadHint(o.group),
+          },
+        ]
+      : [],
+  );
+  const listCalls = reads.reduce((sum, r) => sum + r.read.calls, 0);
+  const truncatedRegions = [...new Set(reads.filter((r) => r.read.truncated).map((r) => r.group.region))];
+  if (reads.length === 0) {
+    // No pair could be read at all: the watcher is blind, which is a failed run (as with a single organization).
+    const [first] = report.unread as [UnreadTrail];
+    const facts = { dryRun, code: first.code, unread: report.unread, listCalls };
+    deps.logger.error(heartbeat(report, facts), `watch: ${first.message}`);
+    const hint = ['permissions_denied', 'authentication_denied'].includes(first.code) ? PERMISSION_HINT : first.hint;
+    return { status: 502, report, matches: [], ignored: {}, error: { code: first.code, message: first.message, hint } };
+  }
+  for (const u of report.unread)
+    deps.logger.warn(
+      { code: u.code, organization_id: u.organizationId, region: u.region, targets: u.targets },
+      `watch: ${u.message}; ${u.hint}`,
+    );
+
+  const { matches, ignored, foreign, contested, events, relevant } = judge(reads, deps, window, to);
   report.foreignWrites = foreign.map(({ target, method, userAgent, at, writer }) => ({ target, method, userAgent, at, writer }));
   report.contested = contested.map(({ target, writer, reverts, windowMinutes }) => ({ target, writer, reverts, windowMinutes }));
   logWriters(deps.logger, foreign, contested, deps.own.ownerId);
-  report.events = inWindow.length;
-  report.relevant = relevance.relevant;
+  report.events = events;
+  report.relevant = relevant;
   const outcome = (status: WatchOutcome['status'], error?: WatchOutcome['error']): WatchOutcome => ({
     status,
     report,
     matches,
-    ignored: relevance.ignored,
+    ignored,
     ...(error && { error }),
   });
 
@@ -177,7 +286,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
         })),
     }),
   }));
-  const runFacts = { dryRun, ignored: relevance.ignored, listCalls: read.calls, truncatedRegions: read.truncatedRegions };
+  const runFacts = { dryRun, ignored, listCalls, truncatedRegions, unread: report.unread };
   const { sent, failure } = await enqueueEvents(deps, outgoing);
   report.targets = sent.map((event) => event.target);
   report.enqueued = report.targets.length;
@@ -243,6 +352,7 @@ interface RunFacts {
   ignored?: Relevance['ignored'];
   listCalls?: number;
   truncatedRegions?: string[];
+  unread?: UnreadTrail[];
   /** Set when the run failed: why (Audit Trail's error code, or queue_unavailable), and what the queue refused. */
   code?: string;
   error?: unknown;
@@ -261,6 +371,7 @@ function heartbeat(report: WatchReport, facts: RunFacts): LineFields<'watch_hear
     ignored: Object.fromEntries(Object.entries(facts.ignored ?? {}).filter((entry): entry is [string, number] => entry[1] !== undefined)),
     list_calls: facts.listCalls ?? 0,
     truncated_regions: facts.truncatedRegions ?? [],
+    unread_targets: (facts.unread ?? []).flatMap((u) => u.targets),
     targets_enqueued: report.enqueued,
     ...(facts.failed && { failed: facts.failed }),
     window_from: report.window.from,

@@ -382,7 +382,20 @@ const URL_VARIABLES = variableNames((v) => v.url);
 export function secretValues(env: Env = process.env): string[] {
   const plain = SECRET_VARIABLES.map((n) => nonEmpty(env[n]));
   const inUrls = URL_VARIABLES.flatMap((n) => urlCredentials(nonEmpty(env[n])));
-  return [...plain, ...inUrls].filter((v): v is string => v !== undefined && v.length >= 6);
+  return [...plain, ...inUrls, ...targetKeyValues(env)].filter((v): v is string => v !== undefined && v.length >= 6);
+}
+
+/** The values of the variables the configured targets' credentials name (targets that do not load name none). */
+function targetKeyValues(env: Env): (string | undefined)[] {
+  let targets: Target[];
+  try {
+    targets = loadTargets(env);
+  } catch {
+    return [];
+  }
+  return targets.flatMap((t) =>
+    t.credentials ? [nonEmpty(env[t.credentials.accessKeyEnv]), nonEmpty(env[t.credentials.secretKeyEnv])] : [],
+  );
 }
 
 /** What is wrong but harmless enough to run with, told once when a process starts. */

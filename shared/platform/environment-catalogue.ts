@@ -28,6 +28,9 @@ export interface EnvironmentVariable {
   meaning: string;
 }
 
+/** The variables whose names the targets give (each target's `credentials`): who reads them, and as what. */
+export const NAMED_BY_TARGETS = CATALOGUE.namedByTargets as EnvironmentVariable & { name: string };
+
 /** Every variable, in the catalogue's order. */
 export const ENVIRONMENT_CATALOGUE = Object.entries(VARIABLES) as [VariableName, EnvironmentVariable][];
 

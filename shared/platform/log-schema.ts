@@ -122,6 +122,8 @@ export const watchHeartbeatLine = z.strictObject({
   ignored: z.record(z.string(), count),
   list_calls: count,
   truncated_regions: z.array(z.string()),
+  /** Targets whose organization's Audit Trail no key of theirs may read this run (left to the sweep). */
+  unread_targets: z.array(z.string()),
   failed: refused.optional(),
 });
 

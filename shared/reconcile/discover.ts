@@ -13,9 +13,9 @@ import { kopsMessage } from '../errors/kops-messages';
 import { unusablePoolAddress } from '../schemas/backend-address';
 import type { Target } from '../schemas/target';
 
-/** Where the target's servers must be: its tags and zone, and the project the gateway's settings name, if any. */
+/** Where the target's servers must be: its tags and zone, and its project (its own, else the deployment's), if any. */
 export function serverScope(gateway: Pick<ScalewayGateway, 'projectId'>, target: Target): ServerScope {
-  return { zone: target.zone, tags: target.servers.tags, projectId: gateway.projectId };
+  return { zone: target.zone, tags: target.servers.tags, projectId: target.projectId ?? gateway.projectId };
 }
 
 /** The two reads discovery makes, each already told in its step's words (the reconcile's, or doctor's with its ledger). */

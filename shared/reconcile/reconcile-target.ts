@@ -147,6 +147,23 @@ function writtenAsChanges(action: Action, leaving: readonly LeavingMember[]): Ac
   return holdsLeaving && !action.changesOnly ? { ...action, changesOnly: 'leaving_servers' } : action;
 }
 
+/** A reconcile that could not start (the target's key cannot be read: a variable unset, a malformed key): failed, nothing read. */
+export function notStarted(target: Target, event: EventPart, error: LbSyncError): ReconcileResult {
+  return {
+    target: target.name,
+    ...(event.id && { eventId: event.id }),
+    status: 'failed',
+    dryRun: event.dryRun === true,
+    shadow: false,
+    planned: [],
+    done: [],
+    warnings: [],
+    apiCalls: { reads: 0, writes: 0, byOperation: {} },
+    durationMs: 0,
+    error,
+  };
+}
+
 /**
  * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
  * The event only names the target; it is never trusted as a description of the world. Its serverIps are

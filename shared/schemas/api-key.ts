@@ -63,5 +63,10 @@ export function assertApiKeyShape(key: { accessKey: string; secretKey: string },
   if (problems.length > 0) throw invalidCredentials(problems);
 }
 
+/** Whether a value has the shape of an access key or a secret key: such a value is never echoed. */
+export function looksLikeApiKey(value: string): boolean {
+  return ACCESS_KEY.test(value.trim()) || SECRET_KEY.test(value.trim());
+}
+
 /** For an adapter handed a key by code that did not say where it was read (its callers check it first). */
 export const GIVEN_KEY: KeySources = { accessKey: 'the access key given', secretKey: 'the secret key given' };

@@ -15,6 +15,7 @@ import {
   zoneSchema,
 } from './primitives';
 import { closest } from './suggest';
+import { looksLikeApiKey } from './api-key';
 
 /** The tag `kops update cluster` adds to a server whose spec changed; `kops rolling-update` replaces exactly those. */
 export const KOPS_NEEDS_UPDATE_TAG = 'noprefix=kops.k8s.io/needs-update';
@@ -97,6 +98,51 @@ export const trustPartialDiscoverySchema = z
     'false: when discovery finds fewer than half of the pool members still serving, none of them is removed in that reconcile (lost tags and partial listings look like a shrink); true: trust such a discovery',
   );
 
+/** An environment variable's name, as a deployed function may be given it (Scaleway reserves SCW_*). */
+const variableNameSchema = z
+  .string({ message: 'must be the name of an environment variable' })
+  .min(1)
+  .max(100)
+  .refine((name) => !looksLikeApiKey(name), {
+    message: 'looks like an API key itself: give the name of the environment variable that holds it, never the key',
+    abort: true,
+  })
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    message: 'must be an environment variable name: letters, digits and "_", not starting with a digit',
+  })
+  .refine((name) => !name.startsWith('SCW_'), {
+    message: 'SCW_* names are reserved inside Scaleway Functions: name the variable otherwise, e.g. TEAM_B_SCW_ACCESS_KEY',
+  });
+
+/** The target's own API key, by the names of the variables holding it: a key never sits in the targets. */
+export const credentialsSchema = z
+  .object({
+    accessKeyEnv: variableNameSchema.describe('name of the environment variable holding the access key (SCW...); deployed as a secret'),
+    secretKeyEnv: variableNameSchema.describe('name of the environment variable holding the secret key (a UUID); deployed as a secret'),
+  })
+  .strict()
+  .refine((c) => c.accessKeyEnv !== c.secretKeyEnv, {
+    message: 'accessKeyEnv and secretKeyEnv name the same variable',
+    path: ['secretKeyEnv'],
+  });
+
+/** Where a target lives and which key serves it (docs/configuration.md, "A fleet"): each part defaults to the deployment's. */
+const accountFields = {
+  projectId: uuidSchema
+    .optional()
+    .describe(
+      "the project of the target's servers: discovery takes only servers of it (default: the deployment's SCW_DEFAULT_PROJECT_ID, or any project when unset)",
+    ),
+  organizationId: uuidSchema
+    .optional()
+    .describe(
+      "the organization of the target's project: the watcher reads its Audit Trail there (default: the deployment's SCW_DEFAULT_ORGANIZATION_ID)",
+    ),
+  credentials: credentialsSchema
+    .optional()
+    .describe("the API key every call made for this target authenticates with, named by its variables (default: the deployment's key)"),
+};
+
 export const fullTargetSchema = z
   .object({
     name: targetNameSchema.describe('target name; events name their target with it'),
@@ -112,6 +158,7 @@ export const fullTargetSchema = z
       ),
     maxUnavailable: maxUnavailableSchema,
     trustPartialDiscovery: trustPartialDiscoverySchema,
+    ...accountFields,
   })
   .strict()
   .refine((t) => new Set(t.backends.map((b) => b.name)).size === t.backends.length, {
@@ -145,6 +192,7 @@ export const kopsTargetSchema = z
           ),
         maxUnavailable: maxUnavailableSchema,
         trustPartialDiscovery: trustPartialDiscoverySchema,
+        ...accountFields,
       })
       .strict(),
   })
@@ -153,6 +201,7 @@ export const kopsTargetSchema = z
 export type Target = z.output<typeof fullTargetSchema>;
 export type BackendSpec = z.output<typeof backendSchema>;
 export type HealthCheckSpec = z.output<typeof healthCheckSchema>;
+export type TargetCredentials = z.output<typeof credentialsSchema>;
 export type KopsTargetInput = z.input<typeof kopsTargetSchema>;
 export type TargetInput = z.input<typeof fullTargetSchema> | KopsTargetInput;
 
@@ -180,7 +229,7 @@ export function kopsBackends(kopsController: boolean | 'auto'): BackendSpec[] {
 
 /** kOps' own model: LB api.<cluster>, tcp backends, positive ControlPlane selection, kOps' address rule. */
 export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
-  const { cluster, zone, kopsController, maxUnavailable, trustPartialDiscovery } = input.kops;
+  const { cluster, zone, kopsController, maxUnavailable, trustPartialDiscovery, projectId, organizationId, credentials } = input.kops;
   const backends = kopsBackends(kopsController);
   return {
     name: cluster,
@@ -195,6 +244,9 @@ export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
     allowEmptyPool: false,
     maxUnavailable,
     trustPartialDiscovery,
+    ...(projectId && { projectId }),
+    ...(organizationId && { organizationId }),
+    ...(credentials && { credentials }),
   };
 }
 
@@ -217,17 +269,26 @@ function misspeltShorthand(value: unknown, path: string): FieldError | undefined
   };
 }
 
+/** A value given under `credentials` is never quoted back: it may be a key pasted where its variable's name belongs. */
+function withoutCredentialValues(errors: FieldError[]): FieldError[] {
+  return errors.map(({ received, ...rest }) =>
+    /\.credentials(\.|$)/.test(rest.path) ? rest : { ...rest, ...(received !== undefined && { received }) },
+  );
+}
+
 function parseOne(value: unknown, path: string): { target?: Target; errors: FieldError[] } {
   if (isKopsShorthand(value)) {
     const parsed = kopsTargetSchema.safeParse(value, { reportInput: true });
     return parsed.success
       ? { target: expandKops(parsed.data), errors: [] }
-      : { errors: toFieldErrors(parsed.error, path, kopsTargetSchema) };
+      : { errors: withoutCredentialValues(toFieldErrors(parsed.error, path, kopsTargetSchema)) };
   }
   const typo = misspeltShorthand(value, path);
   if (typo) return { errors: [typo] };
   const parsed = fullTargetSchema.safeParse(value, { reportInput: true });
-  return parsed.success ? { target: parsed.data, errors: [] } : { errors: toFieldErrors(parsed.error, path, fullTargetSchema) };
+  return parsed.success
+    ? { target: parsed.data, errors: [] }
+    : { errors: withoutCredentialValues(toFieldErrors(parsed.error, path, fullTargetSchema)) };
 }
 
 /** Validates a list of targets (full form or kOps shorthand); throws invalid_config naming every bad field. */

@@ -28,6 +28,23 @@ afterAll(async () => {
 });
 
 describe('lbsync bin', () => {
+  it("targets validate names a fleet target's project, organization and key variables (never a key)", async () => {
+    const team = {
+      kops: {
+        cluster: 'team-b.k8s.local',
+        zone: 'nl-ams-1',
+        projectId: 'b1b1b1b1-0000-4000-8000-0000000000b1',
+        organizationId: '0b0b0b0b-0000-4000-8000-00000000000b',
+        credentials: { accessKeyEnv: 'TEAM_B_ACCESS_KEY', secretKeyEnv: 'TEAM_B_SECRET_KEY' },
+      },
+    };
+    const run = await runBin(['targets', 'validate'], { ...env, LBSYNC_TARGETS: JSON.stringify([team]) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      '  account: project b1b1b1b1-0000-4000-8000-0000000000b1; organization 0b0b0b0b-0000-4000-8000-00000000000b; key from TEAM_B_ACCESS_KEY / TEAM_B_SECRET_KEY',
+    );
+  });
+
   it('targets validate: field path and fix, exit 1; expanded targets as JSON, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-targets-'));
     const bad = join(dir, 'bad.json');

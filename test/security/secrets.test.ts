@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
-import { ALL_SECRETS } from './fixtures/secrets';
+import { ALL_SECRETS, TEAM_TARGET, UNSET_KEY_TARGET } from './fixtures/secrets';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/secret-stack.ts', import.meta.url));
@@ -66,12 +66,21 @@ describe('secrets never leave', () => {
 
     // The run really went through every path that could leak.
     const services = new Set(logLines.map((l) => parsed<{ service?: string }>(l).service));
-    expect([...services].sort()).toEqual(['lbsync-inject', 'lbsync-reconcile', 'lbsync-sweep']);
+    expect([...services].sort()).toEqual(['lbsync-inject', 'lbsync-reconcile', 'lbsync-sweep', 'lbsync-watch']);
     expect(logLines.length).toBeGreaterThan(30);
     expect(output).toContain('dead-lettered');
     expect(output).toContain('retry ');
     const reasons = new Set(records.map((r) => r.reason));
     for (const reason of ['invalid_event', 'unknown_target', 'permanent_error', 'retries_exhausted']) expect(reasons).toContain(reason);
+    // A fleet target's key was used (its target's calls met the same echoing API), and one whose variables are unset
+    // was dead-lettered naming them, never a value.
+    const unsetKey = records.find((r) => r.target === UNSET_KEY_TARGET);
+    expect(unsetKey).toMatchObject({ reason: 'permanent_error', error: { code: 'invalid_config' } });
+    expect(unsetKey?.error.message).toContain('NOBODY_ACCESS_KEY: is not set');
+    expect(answers.some((a) => (a as { target?: string }).target === TEAM_TARGET)).toBe(true);
+    // The watcher read each organization with a key of its own targets; a refused pair was told as a warning.
+    const unread = answers.flatMap((a) => (a as { unread?: { code: string }[] }).unread ?? []);
+    expect(unread.map((u) => u.code)).toContain('permissions_denied');
     const codes = new Set(records.map((r) => r.error.code));
     for (const c of ['authentication_denied', 'invalid_arguments', 'unknown_api_error', 'api_unavailable']) expect(codes).toContain(c);
     // The echoes arrived, scrubbed: in records, in the functions' answers and in the CLI's output.

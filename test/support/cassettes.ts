@@ -45,6 +45,9 @@ export function cassetteNames(): string[] {
 /** The recordings of IAM and Messaging (`lbsync bootstrap`'s APIs): replayed by their own test, not the LB world's. */
 export const ACCOUNT_CASSETTE = /^(iam|mnq)-/;
 
+/** Recordings of products the emulator does not serve, kept for one answer each (their rows in the README say which). */
+export const OTHER_PRODUCT_CASSETTE = /^flexibleip-/;
+
 const cache = new Map<string, Interaction[]>();
 
 /** The interactions of one cassette, by its name without `.cassette.yaml`. */

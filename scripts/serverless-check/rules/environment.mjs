@@ -1,8 +1,9 @@
 // The variables serverless.yml deploys, by this project's catalog: no reserved SCW_* name, sizes within
 // Scaleway's limits, credentials under "secret", each on the functions that read it, none missing, and the
-// catalog in step with what the bundles read. (That values are strings is checked on what the plugin
-// sends: npm run package.)
-import { ALL, ENV_CATALOG, FUNCTIONS } from '../env-catalog.mjs';
+// catalog in step with what the bundles read. The targets' own keys (names the targets' credentials give) are
+// secrets on reconcile and watch; when LBSYNC_TARGETS is resolved here (--require-env), each one they name must be
+// there and nothing else may. (That values are strings is checked on what the plugin sends: npm run package.)
+import { ALL, ENV_CATALOG, FUNCTIONS, TARGET_KEY_VARIABLES, targetKeyVariables } from '../env-catalog.mjs';
 import { isPlainObject, isUnset } from '../resolve.mjs';
 import { MAX_ENV_CHARS, MAX_SECRET_BYTES } from '../scaleway-limits.mjs';
 
@@ -17,6 +18,9 @@ import { MAX_ENV_CHARS, MAX_SECRET_BYTES } from '../scaleway-limits.mjs';
  */
 export function checkEnvironment(provider, functions, bundleNames, report) {
   const levels = [['provider', provider], ...FUNCTIONS.map((n) => [`functions.${n}`, functions[n] ?? {}])];
+  // The variables the targets' credentials name (known when LBSYNC_TARGETS is resolved here: --require-env).
+  const targets = provider.env?.LBSYNC_TARGETS ?? provider.secret?.LBSYNC_TARGETS;
+  const named = isUnset(targets) ? undefined : targetKeyVariables(targets);
   for (const [where, holder] of levels) {
     for (const kind of ['env', 'secret']) {
       const map = holder[kind];
@@ -25,7 +29,14 @@ export function checkEnvironment(provider, functions, bundleNames, report) {
         report.error(`${where}.${kind} must be a map of NAME: value`);
         continue;
       }
-      for (const [key, value] of Object.entries(map)) checkVariable(where, kind, key, value, report);
+      for (const [key, value] of Object.entries(map)) checkVariable(where, kind, key, value, report, named);
+    }
+  }
+  for (const [variable, by] of named ?? []) {
+    for (const name of TARGET_KEY_VARIABLES.in) {
+      const secrets = { ...(provider.secret ?? {}), ...(functions[name]?.secret ?? {}) };
+      if (functions[name] && !(variable in secrets))
+        report.error(`functions.${name}: ${variable} is named by ${by} and serverless.yml does not provide it under "secret"`);
     }
   }
   const effective = {};
@@ -44,11 +55,39 @@ export function checkEnvironment(provider, functions, bundleNames, report) {
 }
 
 /**
+ * A variable no bundle reads by name: a target's key (its credentials name it) belongs under "secret" on the
+ * functions that read those. With the targets unknown here, a secret on those functions is taken for one.
+ * @param {Map<string, string> | undefined} named  the variables the targets' credentials name, when known
+ */
+function checkTargetKey(at, where, kind, key, named, report) {
+  const by = named?.get(key);
+  if (named !== undefined && by === undefined) {
+    report.error(
+      `${at}: no bundle reads ${key}, and no target's credentials name it (the environment catalogue, shared/platform/environment-catalogue.json, lists every variable read)`,
+    );
+    return;
+  }
+  const whose = by ?? "a target's credentials (if they name it)";
+  if (kind === 'env') {
+    report.error(
+      named === undefined
+        ? `${at}: no bundle reads ${key} (the environment catalogue, shared/platform/environment-catalogue.json, lists every variable read); if a target's credentials name it, it is a credential: move it under "secret"`
+        : `${at}: a credential named by ${whose}; move it under "secret"`,
+    );
+    return;
+  }
+  const readers = TARGET_KEY_VARIABLES.in;
+  if (where === 'provider' || !readers.includes(where.slice('functions.'.length)))
+    report.error(`${at}: a target's key; only ${readers.join(', ')} need it, set it on those functions`);
+}
+
+/**
  * One variable at one level.
  * @param {string} where  provider or functions.<name>
  * @param {'env' | 'secret'} kind
+ * @param {Map<string, string> | undefined} named  the variables the targets' credentials name, when known
  */
-function checkVariable(where, kind, key, value, report) {
+function checkVariable(where, kind, key, value, report, named) {
   const at = `${where}.${kind}.${key}`;
   if (key.startsWith('SCW_')) report.error(`${at}: SCW_* names are reserved inside Scaleway Functions; the code reads LBSYNC_${key}`);
   if (typeof value === 'string' && !isUnset(value)) {
@@ -59,10 +98,7 @@ function checkVariable(where, kind, key, value, report) {
     if (kind === 'secret' && Buffer.byteLength(value) > MAX_SECRET_BYTES) report.error(`${at}: over ${MAX_SECRET_BYTES} bytes`);
   }
   const entry = ENV_CATALOG[key];
-  if (!entry && !key.startsWith('SCW_'))
-    report.error(
-      `${at}: no bundle reads ${key} (the environment catalogue, shared/platform/environment-catalogue.json, lists every variable read)`,
-    );
+  if (!entry && !key.startsWith('SCW_')) checkTargetKey(at, where, kind, key, named, report);
   if (!entry) return;
   if (entry.forbidden) {
     report.error(`${at}: must not be deployed: ${entry.forbidden}`);

@@ -21,7 +21,15 @@ import {
   type SeedFrontend,
   type SeedLbPrivateNetwork,
 } from '../../../emulator';
-import { ACCOUNT_CASSETTE, cassetteNames, jsonBody, readCassette, readCassetteFile, type Interaction } from '../../support/cassettes';
+import {
+  ACCOUNT_CASSETTE,
+  OTHER_PRODUCT_CASSETTE,
+  cassetteNames,
+  jsonBody,
+  readCassette,
+  readCassetteFile,
+  type Interaction,
+} from '../../support/cassettes';
 import { recordDoctorRun } from '../../support/doctor-recording';
 
 type Json = Record<string, unknown>;
@@ -543,8 +551,9 @@ function pendingWindows(emulator: EmulatorHandle): Map<string, number> {
   return windows;
 }
 
-// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers.
-const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name));
+// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers. Other products'
+// recordings are kept for one answer each (test/integration/emulator/tenancy.test.ts).
+const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name) && !OTHER_PRODUCT_CASSETTE.test(name));
 
 let emulator: EmulatorHandle;
 beforeAll(async () => {

@@ -163,6 +163,7 @@ describe('one failure mapping for every function that enqueues', () => {
             apiUrl: emulator.url,
             organizationId: PROJECT,
           }),
+        organizationId: PROJECT,
         queue: () => queue,
         reconcileQueueUrl,
         window: { periodMs: 60_000, overlapMs: 120_000 },

@@ -76,6 +76,7 @@ async function watch(lines: string[] = []): Promise<WatchReport> {
         apiUrl: emulator.url,
         organizationId: ORGANIZATION,
       }),
+    organizationId: ORGANIZATION,
     queue: () => queue,
     reconcileQueueUrl: queueUrl,
     window: { periodMs: 60_000, overlapMs: 120_000 },

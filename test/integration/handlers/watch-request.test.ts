@@ -49,6 +49,7 @@ function watchDeps(overrides: Partial<WatchDeps> = {}): WatchDeps {
   return {
     targets,
     auditTrail: () => createAuditTrailGateway(settings()),
+    organizationId: ORGANIZATION,
     queue: () => queue,
     reconcileQueueUrl: queueUrl,
     window: { periodMs: 60_000, overlapMs: 120_000 },

@@ -410,3 +410,82 @@ describe('serverless.yml broken', () => {
     expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining('provider.env.LBSYNC_TARGETS')]));
   });
 });
+
+describe("a fleet: the targets' own keys, named by the targets", () => {
+  const fleetTargets = JSON.stringify([
+    { kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1' } },
+    {
+      kops: {
+        cluster: 'team-b.k8s.local',
+        zone: 'fr-par-1',
+        credentials: { accessKeyEnv: 'TEAM_B_ACCESS_KEY', secretKeyEnv: 'TEAM_B_SECRET_KEY' },
+      },
+    },
+  ]);
+  const fleetEnv = {
+    ...deployEnv,
+    LBSYNC_TARGETS: fleetTargets,
+    TEAM_B_ACCESS_KEY: 'SCW00000000000000TMB',
+    TEAM_B_SECRET_KEY: '00000000-0000-4000-8000-0000000000fb',
+  };
+  /** The team's key under `kind` on each of these functions. */
+  const withTeamKey = (functions: string[], kind: 'env' | 'secret' = 'secret', names = ['TEAM_B_ACCESS_KEY', 'TEAM_B_SECRET_KEY']) =>
+    mutated((c) => {
+      for (const name of functions) {
+        const map = Object.fromEntries(names.map((n) => [n, `\${env:${n}}`]));
+        const fn = c.functions[name] as Record<string, Record<string, unknown> | undefined>;
+        fn[kind] = { ...(fn[kind] ?? {}), ...map };
+      }
+    });
+
+  it('deployed as secrets on reconcile and watch: valid, offline and with the deployer environment', () => {
+    const [offline] = validateAll([withTeamKey(['reconcile', 'watch'])]);
+    expect(offline!.errors).toEqual([]);
+    const complete = validate(withTeamKey(['reconcile', 'watch']), fleetEnv, ['--require-env']);
+    expect(complete.errors).toEqual([]);
+    // The secrets never appear in what the checker prints back.
+    expect(JSON.stringify(complete)).not.toContain(fleetEnv.TEAM_B_SECRET_KEY);
+  });
+
+  it('each way of getting them wrong is named', () => {
+    const cases: [string, string, string][] = [
+      [
+        withTeamKey(['reconcile']),
+        'functions.watch: TEAM_B_ACCESS_KEY is named by target "team-b.k8s.local" (credentials.accessKeyEnv) and serverless.yml does not provide it under "secret"',
+        'watch lacks it',
+      ],
+      [
+        withTeamKey(['reconcile', 'watch'], 'secret', ['TEAM_B_ACCESS_KEY']),
+        'functions.reconcile: TEAM_B_SECRET_KEY is named by target "team-b.k8s.local" (credentials.secretKeyEnv)',
+        'one half missing',
+      ],
+      [
+        withTeamKey(['reconcile', 'watch'], 'env'),
+        'functions.reconcile.env.TEAM_B_SECRET_KEY: a credential named by target "team-b.k8s.local" (credentials.secretKeyEnv); move it under "secret"',
+        'a plain variable',
+      ],
+      [
+        withTeamKey(['reconcile', 'watch', 'sweep']),
+        "functions.sweep.secret.TEAM_B_ACCESS_KEY: a target's key; only reconcile, watch need it",
+        'on a function that reads none',
+      ],
+      [
+        withTeamKey(['reconcile', 'watch'], 'secret', ['TEAM_B_ACCESS_KEY', 'TEAM_B_SECRET_KEY', 'TEAM_C_ACCESS_KEY']),
+        "functions.reconcile.secret.TEAM_C_ACCESS_KEY: no bundle reads TEAM_C_ACCESS_KEY, and no target's credentials name it",
+        'a key no target names',
+      ],
+    ];
+    const results = validateAll(
+      cases.map(([yaml]) => yaml),
+      { ...fleetEnv, TEAM_C_ACCESS_KEY: 'SCW00000000000000TMC' },
+    );
+    cases.forEach(([, expected, label], i) => {
+      expect(results[i]!.errors, label).toEqual(expect.arrayContaining([expect.stringContaining(expected)]));
+    });
+    // Offline (the targets unknown), a plain variable no bundle reads says it could be a target's key.
+    const [offline] = validateAll([withTeamKey(['reconcile'], 'env')]);
+    expect(offline!.errors).toEqual(
+      expect.arrayContaining([expect.stringContaining("if a target's credentials name it, it is a credential")]),
+    );
+  });
+});

@@ -26,6 +26,7 @@ const TRIGGERS: Record<string, (body: string, logger: ReturnType<typeof createLo
     handleWatchRequest(body, {
       targets,
       auditTrail: untouchable('Audit Trail'),
+      organizationId: '23b8c1e9-3924-46de-beb1-3b9046685257',
       queue: untouchable('the queue'),
       reconcileQueueUrl: 'unused',
       window: { periodMs: 60_000, overlapMs: 120_000 },

@@ -113,6 +113,42 @@ describe('targets', () => {
     expect(error.fieldErrors?.[0]?.path).toBe('targets[0].kops.kopsController');
   });
 
+  const PROJECT = '2a7b1f0c-4d3e-4c5b-9a8f-1e2d3c4b5a69';
+  const ORGANIZATION = '8f3e2d1c-0b9a-4f8e-8d7c-6b5a49382716';
+  const credentials = { accessKeyEnv: 'TEAM_B_ACCESS_KEY', secretKeyEnv: 'TEAM_B_SECRET_KEY' };
+
+  it('a fleet target names its project, organization and key variables, in both forms (the shorthand inside "kops")', () => {
+    const account = { projectId: PROJECT, organizationId: ORGANIZATION, credentials };
+    expect(parseTargets([{ ...fullTarget, ...account }])[0]).toMatchObject(account);
+    expect(parseTargets([{ kops: { cluster: 'b.k8s.local', zone: 'fr-par-1', ...account } }])[0]).toMatchObject({
+      name: 'b.k8s.local',
+      ...account,
+    });
+    // Left out, they stay out: the deployment's project, organization and key apply.
+    const [plain] = parseTargets([{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-1' } }]);
+    expect(plain).not.toHaveProperty('projectId');
+    expect(plain).not.toHaveProperty('organizationId');
+    expect(plain).not.toHaveProperty('credentials');
+  });
+
+  it('credentials never echo what they were given: a key pasted in place of a variable name is refused unquoted', () => {
+    const accessKey = 'SCWK3YP4ST3D1NST34D0';
+    const secretKey = '5ec2e75e-c2e7-4242-8242-5ec2e75ec2e7';
+    for (const input of [
+      [{ ...fullTarget, credentials: { accessKeyEnv: accessKey, secretKeyEnv: secretKey } }],
+      [{ kops: { cluster: 'a.k8s.local', zone: 'fr-par-1', credentials: { accessKeyEnv: accessKey, secretKeyEnv: secretKey } } }],
+    ]) {
+      const error = configError(() => parseTargets(input));
+      expect(error.fieldErrors?.map((e) => e.message)).toEqual([
+        expect.stringMatching(/looks like an API key itself/),
+        expect.stringMatching(/looks like an API key itself/),
+      ]);
+      const told = JSON.stringify({ message: error.message, fieldErrors: error.fieldErrors });
+      expect(told).not.toContain(accessKey);
+      expect(told).not.toContain(secretKey);
+    }
+  });
+
   it('accepts an LB named by id', () => {
     const [target] = parseTargets([{ ...fullTarget, loadBalancer: { id: '722a7d63-7c98-4a4a-ae7c-b9479dae5d7f' } }]);
     expect(target?.loadBalancer).toEqual({ id: '722a7d63-7c98-4a4a-ae7c-b9479dae5d7f' });
@@ -183,6 +219,48 @@ describe('targets', () => {
       input: [{ ...fullTarget, trustPartialDiscovery: 'yes' }],
       path: 'targets[0].trustPartialDiscovery',
       text: /must be true or false/,
+    },
+    {
+      name: 'a projectId that is no UUID',
+      input: [{ ...fullTarget, projectId: 'prod' }],
+      path: 'targets[0].projectId',
+      text: /must be a UUID/,
+    },
+    {
+      name: 'an organizationId that is no UUID',
+      input: [{ kops: { cluster: 'a.b', zone: 'fr-par-1', organizationId: 'acme' } }],
+      path: 'targets[0].kops.organizationId',
+      text: /must be a UUID/,
+    },
+    {
+      name: 'credentials naming a reserved SCW_ variable',
+      input: [{ ...fullTarget, credentials: { accessKeyEnv: 'SCW_ACCESS_KEY', secretKeyEnv: 'TEAM_SECRET' } }],
+      path: 'targets[0].credentials.accessKeyEnv',
+      text: /reserved inside Scaleway Functions/,
+    },
+    {
+      name: 'credentials naming one variable twice',
+      input: [{ ...fullTarget, credentials: { accessKeyEnv: 'TEAM_KEY', secretKeyEnv: 'TEAM_KEY' } }],
+      path: 'targets[0].credentials.secretKeyEnv',
+      text: /name the same variable/,
+    },
+    {
+      name: 'credentials without the secret key variable',
+      input: [{ kops: { cluster: 'a.b', zone: 'fr-par-1', credentials: { accessKeyEnv: 'TEAM_KEY' } } }],
+      path: 'targets[0].kops.credentials.secretKeyEnv',
+      text: /required string is missing/,
+    },
+    {
+      name: 'a credentials variable that is no variable name',
+      input: [{ ...fullTarget, credentials: { accessKeyEnv: 'team key', secretKeyEnv: 'TEAM_SECRET' } }],
+      path: 'targets[0].credentials.accessKeyEnv',
+      text: /environment variable name/,
+    },
+    {
+      name: 'a key given inline in credentials',
+      input: [{ ...fullTarget, credentials: { accessKey: 'x', secretKeyEnv: 'TEAM_SECRET', accessKeyEnv: 'TEAM_KEY' } }],
+      path: 'targets[0].credentials',
+      text: /Unrecognized key: "accessKey"/,
     },
     {
       name: 'prototype pollution key',
