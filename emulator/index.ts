@@ -23,6 +23,7 @@ export type {
   SeedLb,
   SeedPrivateNic,
   SeedServer,
+  ShownLb,
 } from './contract';
 export { DEMO_HEALTH_TIMING } from './behaviours';
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './contract';

@@ -204,6 +204,49 @@ describe('backends', () => {
     expect(calls.map((c) => c.seq)).toEqual([...calls.map((c) => c.seq)].sort((a, b) => a - b));
   });
 
+  it('records what each write changed (nothing, for a write of what was there) and what each GetLb showed', async () => {
+    const lbId = demoLbId();
+    await lbApi.getLb({ lbId });
+    // A window longer than the test: the read after the create shows it, whatever the machine's pace.
+    emulator.setBehaviours({ instancePendingMs: 600_000 });
+    const backend = await lbApi.createBackend(kopsBackend(lbId, ['51.15.100.11', '51.15.100.12']));
+    emulator.setBehaviours({ instancePendingMs: PENDING_MS });
+    await lbApi.getLb({ lbId });
+    await lbApi.setBackendServers({ backendId: backend.id, serverIp: ['51.15.100.12', '51.15.100.11'] });
+    await lbApi.addBackendServers({ backendId: backend.id, serverIp: ['51.15.100.11'] });
+    await lbApi.removeBackendServers({ backendId: backend.id, serverIp: ['51.15.100.11'] });
+    const settings = { backendId: backend.id, name: 'lb-backend-https', forwardProtocol: 'tcp', forwardPort: 443 } as const;
+    const same = { ...settings, forwardPortAlgorithm: 'roundrobin', stickySessions: 'none', stickySessionsCookieName: '' } as const;
+    await lbApi.updateBackend({ ...same, proxyProtocol: 'proxy_protocol_none' });
+    await lbApi.updateBackend({ ...same, forwardPortAlgorithm: 'leastconn', proxyProtocol: 'proxy_protocol_none' });
+    const check = { backendId: backend.id, port: 443, checkMaxRetries: 5, checkSendProxy: false, tcpConfig: {} };
+    const ms = (value: number) => value as unknown as string;
+    await lbApi.updateHealthCheck({ ...check, checkDelay: ms(3000), checkTimeout: ms(1000), transientCheckDelay: '0.5s' });
+    await lbApi.updateHealthCheck({ ...check, checkDelay: ms(5000), checkTimeout: ms(1000), transientCheckDelay: '0.5s' });
+    await lbApi.deleteBackend({ backendId: backend.id });
+
+    expect(emulator.history().map((w) => [w.operation, w.changed])).toEqual([
+      ['CreateBackend', ['created']],
+      ['SetBackendServers', []],
+      ['AddBackendServers', []],
+      ['RemoveBackendServers', ['pool']],
+      ['UpdateBackend', []],
+      ['UpdateBackend', ['forward_port_algorithm']],
+      ['UpdateHealthCheck', []],
+      ['UpdateHealthCheck', ['health_check.check_delay']],
+      ['DeleteBackend', ['deleted']],
+    ]);
+    const shown = emulator
+      .calls()
+      .filter((c) => c.operation === 'GetLb')
+      .map((c) => c.lb);
+    expect(shown).toEqual([
+      { id: lbId, status: 'ready', instances: ['ready'] },
+      { id: lbId, status: 'ready', instances: ['pending'] },
+    ]);
+    expect(emulator.calls().filter((c) => c.operation !== 'GetLb' && c.lb !== undefined)).toEqual([]);
+  });
+
   it('rejects invalid backend bodies with invalid_arguments', async () => {
     const bad = { ...kopsBackend(demoLbId(), ['not-an-ip']), forwardProtocol: 'udp' as never, forwardPort: 70000 };
     const error = await caught(lbApi.createBackend(bad));
