@@ -14,7 +14,7 @@ import type { BackendRecord, LbRecord, ServerRecord } from './records';
 import type { Ownership } from './seed';
 import type { PoolWrite } from './contract';
 import type { WireAuditEvent, WireAuditResource } from './wire/audit-trail';
-import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverResource } from './wire/audit-trail';
+import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverActionResource, serverResource } from './wire/audit-trail';
 
 export const DEFAULT_AUDIT_DELAY_MS = 30_000;
 /** The real Audit Trail keeps 90 days; the emulator keeps the latest events only, so a long-running local stack stays small. */
@@ -58,6 +58,7 @@ export interface AuditEventInput {
   actor: AuditActor;
   resources: WireAuditResource[];
   requestBody?: Record<string, unknown>;
+  /** The HTTP status the call answered (default 200): a ServerAction's 202 is recorded. */
   statusCode?: number;
 }
 
@@ -183,6 +184,7 @@ export function recordServerChange(
     log.record({
       ...base,
       methodName: 'CreateServer',
+      statusCode: 201,
       requestBody: {
         name: after.name,
         commercial_type: after.commercialType,
@@ -192,13 +194,13 @@ export function recordServerChange(
       },
     });
     const running = after.state === 'running' || after.state === 'starting';
-    if (running) log.record({ ...base, methodName: 'ServerAction', requestBody: { action: 'poweron' } });
+    if (running) recordServerAction(log, owner, after, 'poweron', actor);
   } else if (before.tags.join('\n') !== after.tags.join('\n')) {
     log.record({ ...base, methodName: 'UpdateServer', requestBody: { tags: [...after.tags] } });
   }
 }
 
-/** The Instance API's ServerAction on one server, with its `action` as the request body. */
+/** The Instance API's ServerAction on one server, with its `action` as the request body, as recorded. */
 export function recordServerAction(
   log: AuditTrailLog,
   owner: Ownership,
@@ -206,7 +208,13 @@ export function recordServerAction(
   action: string,
   actor: AuditActor = OPERATOR_ACTOR,
 ): void {
-  log.record({ ...aboutServer(owner, server, actor), methodName: 'ServerAction', requestBody: { action } });
+  log.record({
+    ...aboutServer(owner, server, actor),
+    resources: [serverActionResource(server)],
+    methodName: 'ServerAction',
+    requestBody: { action },
+    statusCode: 202,
+  });
 }
 
 /**
@@ -224,7 +232,7 @@ export function recordServerRemoved(
     recordServerAction(log, owner, server, 'terminate', actor);
     return;
   }
-  log.record({ ...aboutServer(owner, server, actor, new Date().toISOString()), methodName: 'DeleteServer' });
+  log.record({ ...aboutServer(owner, server, actor, new Date().toISOString()), methodName: 'DeleteServer', statusCode: 204 });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -246,6 +254,7 @@ export function recordBackendWrite(
     projectId: lb.projectId,
     actor,
     methodName: write.operation,
+    statusCode: write.deleted ? 204 : 200,
     resources: [
       backendResource(
         {

@@ -14,7 +14,15 @@ import { createClient } from '@scaleway/sdk-client';
 import { Lbv1 } from '@scaleway/sdk-lb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle, type EmulatorSeed, type SeedBackend, type SeedFrontend } from '../../../emulator';
-import { ACCOUNT_CASSETTE, cassetteNames, jsonBody, readCassette, readCassetteFile, type Interaction } from '../../support/cassettes';
+import {
+  ACCOUNT_CASSETTE,
+  cassetteNames,
+  ERROR_BODY_CASSETTE,
+  jsonBody,
+  readCassette,
+  readCassetteFile,
+  type Interaction,
+} from '../../support/cassettes';
 import { recordDoctorRun } from '../../support/doctor-recording';
 
 type Json = Record<string, unknown>;
@@ -83,30 +91,52 @@ const VOLATILE_PATHS: Record<string, string> = {
 };
 /**
  * What one cassette cannot be compared on, with the reason: values that follow from how its servers were created
- * or stopped, which a seed does not carry, and keys the API added after it was recorded.
+ * or stopped, which a seed does not carry, keys the API added after it was recorded, and keys the emulator does not
+ * give for a state it does not play.
  */
-const CASSETTE_LIMITS: Record<string, { values: Record<string, string>; newerKeys: string[] }> = Object.fromEntries(
-  ['cli-lb-test-get-stats-simple', 'cli-lb-test-add-backend-servers-with-instance-tag'].map((cassette) => [
-    cassette,
-    {
-      values: {
-        'server.dynamic_ip_required':
-          "the CLI creates its servers with a dynamic IP required; the emulator's are created as kOps and Terraform create them (false, every other recording); nothing reads it",
-        'servers[].dynamic_ip_required': 'idem, in lists',
-        'server.state_detail':
-          'a poweroff stops the CLI\'s server ("stopping"); the emulator shows a stopping server as a terminate leaves it ("terminating", instance-data-source-servers-basic), the way kOps removes servers',
-        max_retries:
-          "the CLI's backends (2025-01) answer null; backends answer 3 in the later Terraform recordings, which the emulator gives",
-        timeout_queue: 'idem: null then, "0s" in the later recordings',
+interface CassetteLimits {
+  values: Record<string, string>;
+  newerKeys: string[];
+  missingKeys?: string[];
+}
+const REBOOT =
+  'a reboot (ServerAction #16) passes through `stopping` and `starting`, `rebooting`, on its node; a seed carries the state alone, and the emulator plays no reboot: it shows a stopping server as a terminate leaves it, a starting one as a power-on does (unplaced); nothing reads it';
+const IPV6_GATEWAY =
+  "a routed IPv6's gateway is the link-local address of the server's router, derived from MAC addresses the emulator does not model; nothing reads it";
+const CASSETTE_LIMITS: Record<string, CassetteLimits> = {
+  'instance-action-server-basic': {
+    values: { 'server.state_detail': REBOOT, 'server.location.zone_id': REBOOT, 'server.location.platform_id': REBOOT },
+    newerKeys: [],
+    missingKeys: ['zone_id', 'platform_id', 'cluster_id', 'hypervisor_id', 'node_id'].map((key) => `server.location.${key}`),
+  },
+  'ipam-ipamip-reverse-dns-basic': {
+    values: { 'server.public_ip.gateway': IPV6_GATEWAY, 'server.public_ips[].gateway': IPV6_GATEWAY },
+    newerKeys: [],
+  },
+  ...Object.fromEntries(
+    [
+      'cli-lb-test-get-stats-simple',
+      'cli-lb-test-add-backend-servers-with-instance-tag',
+      'cli-lb-test-add-backend-servers-with-instance-id-public-ip',
+    ].map((cassette) => [
+      cassette,
+      {
+        values: {
+          'server.dynamic_ip_required':
+            "the CLI creates its servers with a dynamic IP required; the emulator's are created as kOps and Terraform create them (false, every other recording); nothing reads it",
+          'servers[].dynamic_ip_required': 'idem, in lists',
+          'server.state_detail':
+            'a poweroff stops the CLI\'s server ("stopping"); the emulator shows a stopping server as a terminate leaves it ("terminating", instance-data-source-servers-basic), the way kOps removes servers',
+        },
+        // Recorded 2025-01; the Terraform recordings (later) show these keys, and the emulator sends them.
+        newerKeys: [
+          ...['volumes.0.state', 'filesystems', 'end_of_service', 'dns'].flatMap((key) => [`server.${key}`, `servers[].${key}`]),
+          'host',
+        ],
       },
-      // Recorded 2025-01; the Terraform recordings (later) show these keys, and the emulator sends them.
-      newerKeys: [
-        ...['volumes.0.state', 'filesystems', 'end_of_service', 'dns'].flatMap((key) => [`server.${key}`, `servers[].${key}`]),
-        'host',
-      ],
-    },
-  ]),
-);
+    ]),
+  ),
+};
 
 /** Instance statuses are compared by their own rules (the flips), not as plain values. */
 const INSTANCE_STATUS = /(^|\.)instances\[\]\.status$/;
@@ -356,7 +386,10 @@ function instancesUnsettled(recorded: Json, path: string): boolean {
 /**
  * Recorded answers a sequential replay cannot reproduce, by `cassette#id`, with the reason.
  */
+const AFTER_REVERSE_PATCH = "after a PATCH of the IP's reverses (#30, #48), a route the emulator does not serve: a reverse it cannot know";
 const NOT_REPLAYABLE: Record<string, string> = {
+  'ipam-ipamip-reverse-dns-basic#37': AFTER_REVERSE_PATCH,
+  'ipam-ipamip-reverse-dns-basic#44': AFTER_REVERSE_PATCH,
   'lb-list-lb-backends-basic#9': 'two CreateBackend calls ran concurrently (#9, #10): the answer counts both backends',
   'cli-lb-test-get-stats-simple#14':
     'a health read depends on when the member joined the pool, which a reseed cannot carry (a seeded pool has been checked for long): ' +
@@ -422,7 +455,7 @@ async function replay(
   emulator: EmulatorHandle,
   interaction: Interaction,
   afterWrite: boolean,
-  limits: { values: Record<string, string>; newerKeys: string[] } = { values: {}, newerKeys: [] },
+  limits: CassetteLimits = { values: {}, newerKeys: [] },
 ): Promise<Comparison> {
   const request = `#${interaction.id} ${interaction.method} ${interaction.url.pathname}${interaction.url.search}`;
   const { response, text } = await send(emulator, interaction);
@@ -449,7 +482,10 @@ async function replay(
   }
   const want = keyPaths(recorded);
   const got = keyPaths(answered);
-  const missing = [...want].filter((path) => !got.has(path) && !OPTIONAL_RECORDED_PATHS.has(path) && !instancesUnsettled(recorded, path));
+  const missing = [...want].filter(
+    (path) =>
+      !got.has(path) && !OPTIONAL_RECORDED_PATHS.has(path) && !instancesUnsettled(recorded, path) && !limits.missingKeys?.includes(path),
+  );
   const extra = [...got].filter((path) => !want.has(path) && !limits.newerKeys.includes(path));
   if (missing.length > 0) problems.push(`missing keys: ${missing.join(', ')}`);
   if (extra.length > 0) problems.push(`extra keys: ${extra.join(', ')}`);
@@ -511,8 +547,9 @@ function pendingWindows(emulator: EmulatorHandle): Map<string, number> {
   return windows;
 }
 
-// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers.
-const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name));
+// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers; the other products'
+// recordings are read for their error bodies by error-bodies.test.ts.
+const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name) && !ERROR_BODY_CASSETTE.test(name));
 
 let emulator: EmulatorHandle;
 beforeAll(async () => {
@@ -525,8 +562,8 @@ afterAll(async () => {
 });
 
 describe('recorded Scaleway traffic', () => {
-  it('finds the 16 cassettes of the LB, Instance, IPAM and Audit Trail world in the repository', () => {
-    expect(cassettes).toHaveLength(16);
+  it('finds the 19 cassettes of the LB, Instance, IPAM and Audit Trail world in the repository', () => {
+    expect(cassettes).toHaveLength(19);
   });
 
   it.each(cassettes)('%s: the emulator answers like the recording', async (cassette) => {
@@ -653,5 +690,41 @@ describe("the LB's view of a member just added (cli-lb-test-get-stats-simple)", 
     } finally {
       emulator.setBehaviours({ healthFailAfterMs: 0 });
     }
+  });
+});
+
+describe('a backend created with optional fields left out (cli-lb-test-add-backend-servers-with-instance-id-public-ip #13)', () => {
+  const CASSETTE = 'cli-lb-test-add-backend-servers-with-instance-id-public-ip';
+
+  it('answers max_retries and timeout_queue null and proxy_protocol_unknown, as recorded', async () => {
+    const interactions = readCassette(CASSETTE);
+    const create = interactions[13] as Interaction;
+    expect([create.method, create.url.pathname]).toEqual(['POST', expect.stringMatching(/\/lbs\/[^/]+\/backends$/)]);
+    const recorded = jsonBody(create.responseBody) as Json;
+    expect(recorded).toMatchObject({ max_retries: null, timeout_queue: null, proxy_protocol: 'proxy_protocol_unknown' });
+
+    // The request is not in the CLI's cassette (see its README): the CLI sends, through the Go SDK, every field that
+    // has no omitempty ("" for an enum left unset), its own defaults for the timeouts and the health check, and
+    // nothing for max_retries and timeout_queue (pointers left nil).
+    const sent = {
+      name: recorded.name,
+      forward_protocol: recorded.forward_protocol,
+      forward_port: recorded.forward_port,
+      forward_port_algorithm: recorded.forward_port_algorithm,
+      sticky_sessions: recorded.sticky_sessions,
+      sticky_sessions_cookie_name: '',
+      health_check: { ...(recorded.health_check as Json), transient_check_delay: '0.500000000s' },
+      server_ip: [],
+      timeout_server: recorded.timeout_server,
+      timeout_connect: recorded.timeout_connect,
+      timeout_tunnel: recorded.timeout_tunnel,
+      on_marked_down_action: '',
+      proxy_protocol: '',
+    };
+    const world = new RecordedWorld();
+    for (const interaction of interactions.slice(0, create.id)) world.learn(interaction);
+    emulator.loadSeed(world.toSeed());
+    const comparison = await replay(emulator, { ...create, requestBody: JSON.stringify(sent) }, false, CASSETTE_LIMITS[CASSETTE]);
+    expect(comparison.problems).toEqual([]);
   });
 });
