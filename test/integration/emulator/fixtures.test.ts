@@ -728,3 +728,22 @@ describe('a backend created with optional fields left out (cli-lb-test-add-backe
     expect(comparison.problems).toEqual([]);
   });
 });
+
+describe("ListServers' Link header on every page, as the Instance API's product list answers it", () => {
+  // instance-data-source-servers-basic #4-#6: three pages of `/products/servers` (50 a page). No recording spans two
+  // pages of ListServers itself; the emulator answers its pages in the same form, under its own path.
+  it('page 1, 2 and 3 of 120 servers, 50 a page: first, previous, next, last, joined by a bare comma', async () => {
+    const recorded = readCassette('instance-data-source-servers-basic')
+      .filter((i) => i.id >= 4 && i.id <= 6)
+      .map((i) => [Number(i.url.searchParams.get('page')), i.headers.link] as const);
+    expect(recorded.map(([page]) => page)).toEqual([1, 2, 3]);
+    emulator.loadSeed({
+      servers: Array.from({ length: 120 }, (_, n) => ({ name: `server-${n}`, zone: 'fr-par-1', tags: [], publicIps: [`51.15.9.${n}`] })),
+    });
+    for (const [page, link] of recorded) {
+      const response = await fetch(`${emulator.url}/instance/v1/zones/fr-par-1/servers?page=${page}&per_page=50`, { headers: AUTH });
+      expect(response.headers.get('x-total-count')).toBe('120');
+      expect(response.headers.get('link'), `page ${page}`).toBe(link?.replaceAll('/products/servers', '/servers'));
+    }
+  });
+});
