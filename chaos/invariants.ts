@@ -204,9 +204,10 @@ export function checkShrinks(
  * the backend as the write found it when it was applied. A write is needless by construction only if nobody changed
  * the backend between its writer's read and the write: another write committed in between (kOps', an operator's,
  * another delivery's, or a write of its own that committed after its client gave up) excuses it. Its writer read the
- * backend during the delivery that made the write (the calls of one event carry its id in their User-Agent), so a
- * write committed after that delivery began counts as in between; a write with no delivery found is judged from the
- * first call made for its event.
+ * backend during the delivery that made the write (the calls of one event carry its id in their User-Agent), so any
+ * other write to the backend committed after that delivery began counts as in between (one of the same delivery too:
+ * the calls of two overlapping deliveries of one event cannot be told apart, and a judge must never blame a write its
+ * writer could not have avoided); a write with no delivery found is judged from the first call made for its event.
  */
 export function checkNeedlessWrites(
   history: readonly PoolWrite[],
