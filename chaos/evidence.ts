@@ -13,8 +13,11 @@
  *   behind a held removal...); and that the retry horizon had passed since its first attempt.
  * Each call or record backs one answer only. An answer without its evidence is an unbacked answer: a build that
  * answered `noop` without looking, or `applied` without writing, shows up here and not as "lost=0".
+ *
+ * An `applied` that came before the emulator showed its write applied is an early answer (checkAppliedWaits): after
+ * the write, the LB read again for that event must have shown the LB and every one of its instances `ready`.
  */
-import type { CallRecord } from '../emulator';
+import type { CallRecord, ShownLb } from '../emulator';
 import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
 import type { RecordedAnswer } from './answer-recorder';
 import { answerKey } from './answer-key';
@@ -188,4 +191,59 @@ function unbackedExhaustion(
   const spanMs = dead.at - (attempts[0]?.startedAt ?? dead.at);
   if (spanMs < evidence.horizonMs) return `it came ${spanMs} ms after its first attempt, before the ${evidence.horizonMs} ms retry horizon`;
   return undefined;
+}
+
+export interface AppliedWaitReport {
+  /** `applied` answers given before a read of the LB, after their write, showed it applied. */
+  early: number;
+  samples: string[];
+}
+
+/** The LB and every one of its instances ready again: what "applied" means (docs/architecture.md). */
+const showsApplied = (lb: ShownLb | undefined, lbId: string | undefined): boolean =>
+  lb !== undefined && lb.id === lbId && lb.status === 'ready' && lb.instances.every((status) => status === 'ready');
+
+/**
+ * Every `applied` answer came after the emulator showed its write applied: a GetLb made for the event, sent once the
+ * write was answered and before the answer, that the emulator answered with the target's LB and every instance
+ * `ready`. Judged on the delivery's last write; when two deliveries of one event overlap, their calls cannot be told
+ * apart, and one write of the window followed by such a read suffices. An answer with no write is unbacked already.
+ */
+export function checkAppliedWaits(
+  answers: readonly RecordedAnswer[],
+  calls: readonly CallRecord[],
+  lbOfTarget: (target: string) => string | undefined,
+): AppliedWaitReport {
+  const callsByEvent = new Map<string, CallRecord[]>();
+  for (const call of calls) {
+    const id = eventOfCall(call);
+    if (id) callsByEvent.set(id, [...(callsByEvent.get(id) ?? []), call]);
+  }
+  const report: AppliedWaitReport = { early: 0, samples: [] };
+  for (const a of answers) {
+    const id = a.answer?.eventId;
+    if (a.status !== 200 || a.answer?.outcome !== 'applied' || !id) continue;
+    const during = (callsByEvent.get(id) ?? [])
+      .filter((c) => c.at >= a.startedAt - SLACK_MS && c.at <= a.at + SLACK_MS)
+      .sort((x, y) => x.seq - y.seq);
+    const writes = during.filter(wrote);
+    const last = writes.at(-1);
+    if (!last) continue;
+    const lbId = lbOfTarget(a.answer.target ?? '');
+    const seenApplied = (write: CallRecord) =>
+      during.some((c) => c.operation === 'GetLb' && c.at >= write.at + write.durationMs && showsApplied(c.lb, lbId));
+    const overlapped = answers.some((o) => o !== a && answerKey(o) === id && o.startedAt <= a.at && o.at >= a.startedAt);
+    if (overlapped ? writes.some(seenApplied) : seenApplied(last)) continue;
+    report.early += 1;
+    if (report.samples.length < 10) {
+      const reads = during
+        .filter((c) => c.operation === 'GetLb' && c.seq > last.seq)
+        .map((c) => `GetLb@${c.at - a.startedAt}ms:${c.lb ? `${c.lb.status}/${c.lb.instances.join('/')}` : c.status}`);
+      report.samples.push(
+        `${id}: answered applied at ${a.at - a.startedAt} ms, its ${last.operation} answered at ${last.at + last.durationMs - a.startedAt} ms, ` +
+          `and no read after it showed the LB applied [${reads.join(' ') || 'no GetLb after it'}]`,
+      );
+    }
+  }
+  return report;
 }

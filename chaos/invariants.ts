@@ -13,6 +13,8 @@
  *   (judged by the write's own record of the LB's health checks and the servers' states, see judgeShrink);
  * - no leaving server added: no pool write adds a server kOps had marked needs-update (the reconcile's own read of
  *   the servers came after the mark) while another member passed its health check (checkLeavingAdds);
+ * - no needless write: no write of scw-lb-sync left the backend as it was (its pool as a set, its settings, its
+ *   health check), unless another write changed the backend after its writer could have read it (checkNeedlessWrites);
  * pool writes are scw-lb-sync's (its User-Agent): kOps' rolling update writes workers and deregisters serving members
  * by design, and is the yardstick, not the judged;
  * - no retry storm: API calls <= API_CALLS_PER_EVENT x events, deliveries <= DELIVERIES_PER_EVENT x events;
@@ -21,6 +23,8 @@
  */
 import type { CallRecord, PoolWrite } from '../emulator';
 import { LBSYNC_USER_AGENT_MARKER } from '../shared/outbound/user-agent';
+import type { RecordedAnswer } from './answer-recorder';
+import { answerKey } from './answer-key';
 import { eventOfCall } from './evidence';
 import { BACKEND, type Fleet } from './fleet';
 
@@ -192,6 +196,52 @@ export function checkShrinks(
     samples,
     lateCommits,
     violations: unsafeShrinks > 0 ? [`${unsafeShrinks} unsafe shrink(s): ${samples.slice(0, 3).join('; ')}`] : [],
+  };
+}
+
+/**
+ * Every write of scw-lb-sync that changed nothing (the emulator's record of what it changed is empty), judged against
+ * the backend as the write found it when it was applied. A write is needless by construction only if nobody changed
+ * the backend between its writer's read and the write: another write committed in between (kOps', an operator's,
+ * another delivery's, or a write of its own that committed after its client gave up) excuses it. Its writer read the
+ * backend during the delivery that made the write (the calls of one event carry its id in their User-Agent), so any
+ * other write to the backend committed after that delivery began counts as in between (one of the same delivery too:
+ * the calls of two overlapping deliveries of one event cannot be told apart, and a judge must never blame a write its
+ * writer could not have avoided); a write with no delivery found is judged from the first call made for its event.
+ */
+export function checkNeedlessWrites(
+  history: readonly PoolWrite[],
+  calls: readonly CallRecord[],
+  answers: readonly RecordedAnswer[],
+  judged: (write: PoolWrite) => boolean = byLbsync,
+): { needless: number; samples: string[]; violations: string[] } {
+  const bySeq = new Map(calls.map((c) => [c.seq, c]));
+  const firstCall = new Map<string, number>();
+  for (const c of calls) {
+    const event = eventOfCall(c);
+    if (event && !firstCall.has(event)) firstCall.set(event, c.at);
+  }
+  const samples: string[] = [];
+  let needless = 0;
+  history.forEach((write, index) => {
+    if (!judged(write) || write.changed.length > 0) return;
+    const call = bySeq.get(write.seq);
+    const event = call && eventOfCall(call);
+    const sentAt = call?.at ?? write.at;
+    const deliveries = answers.filter((a) => event !== undefined && answerKey(a) === event && a.startedAt <= sentAt && a.at >= sentAt);
+    const since = deliveries.length > 0 ? Math.min(...deliveries.map((a) => a.startedAt)) : (firstCall.get(event ?? '') ?? sentAt);
+    const excused = history.slice(0, index).some((other) => other.backendId === write.backendId && other.at >= since);
+    if (excused) return;
+    needless += 1;
+    if (samples.length < 10)
+      samples.push(
+        `#${write.seq} ${write.operation} ${write.lbId} [${write.pool.join(', ')}] by ${event ?? '?'}: the backend was already so`,
+      );
+  });
+  return {
+    needless,
+    samples,
+    violations: needless > 0 ? [`${needless} needless write(s): ${samples.slice(0, 3).join('; ')}`] : [],
   };
 }
 

@@ -24,7 +24,7 @@ Options:
   --help          this text
 
 The summary line:
-  chaos: seed=S events=N faults=F converged=C/T lost=0 dup_backends=0 bad_pool_writes=0 unsafe_shrinks=0 unbacked_answers=0 api_calls=A
+  chaos: seed=S events=N faults=F converged=C/T lost=0 dup_backends=0 bad_pool_writes=0 unsafe_shrinks=0 unbacked_answers=0 api_calls=A needless_writes=0 early_applied=0
   converged         targets whose pool is exactly their running, role-tagged control planes once the
                     schedule's last events are answered (no sweep runs after the schedule)
   lost              events without a final answer (applied, noop, dead_lettered) nor a queue redrive
@@ -39,6 +39,11 @@ The summary line:
                     retries_exhausted of a valid event without the cause of each attempt's failure in the
                     call log (the LB busy, a 409, 429 or 5xx, no answer...) for a whole horizon
   api_calls         calls the emulator answered (bounded by ${API_CALLS_PER_EVENT} per event; deliveries by ${DELIVERIES_PER_EVENT})
+  needless_writes   writes that left the backend as it was (its pool as a set, its settings, its health check:
+                    the emulator's record of what each write changed), nobody having changed the backend
+                    between the writer's read and the write
+  early_applied     applied answers given before the emulator showed the write applied: no read of the LB
+                    for that event, after its write was answered, showed the LB and every instance ready
 `;
 
 const args = process.argv.slice(2);
@@ -91,7 +96,7 @@ try {
   console.log(
     `answers: ${Object.entries(report.outcomes)
       .map(([k, v]) => `${k}=${v}`)
-      .join(' ')}; backed by evidence: ${report.backedAnswers}, unbacked: ${report.unbackedAnswers}`,
+      .join(' ')}; backed by evidence: ${report.backedAnswers}, unbacked: ${report.unbackedAnswers}, applied early: ${report.earlyApplied}`,
   );
   console.log(
     `dead letters: ${
@@ -101,7 +106,7 @@ try {
     }; refused at inject: ${report.refusedAtInject}`,
   );
   console.log(
-    `pool writes: ${report.poolWrites}, bad: ${report.badPoolWrites}, unsafe shrinks: ${report.unsafeShrinks}, committed after the client gave up: ${report.lateCommits}`,
+    `pool writes: ${report.poolWrites}, bad: ${report.badPoolWrites}, unsafe shrinks: ${report.unsafeShrinks}, needless: ${report.needlessWrites}, committed after the client gave up: ${report.lateCommits}`,
   );
   console.log(
     `kOps rolling updates: ${report.kopsRollingUpdates} (kOps' own calls, not counted below: ${report.kopsApiCalls}); attempts kOps could not finish: ${report.kopsFailures.length}`,
@@ -116,7 +121,7 @@ try {
 } catch (error) {
   console.error(`chaos: run failed: ${(error as Error)?.stack ?? String(error)}`);
   console.log(
-    `chaos: seed=${seed} events=0 faults=0 converged=0/${targets} lost=? dup_backends=? bad_pool_writes=? unsafe_shrinks=? unbacked_answers=? api_calls=?`,
+    `chaos: seed=${seed} events=0 faults=0 converged=0/${targets} lost=? dup_backends=? bad_pool_writes=? unsafe_shrinks=? unbacked_answers=? api_calls=? needless_writes=? early_applied=?`,
   );
   process.exit(1);
 }

@@ -19,12 +19,13 @@ import { startAnswerRecorder } from './answer-recorder';
 import { drainDeadLetters } from './dead-letter-queue';
 import { writeDump } from './dump';
 import { ChaosDriver } from './driver';
-import { checkEvidence, eventOfCall } from './evidence';
+import { checkAppliedWaits, checkEvidence, eventOfCall } from './evidence';
 import { Fleet, ZONE } from './fleet';
 import {
   byLbsync,
   checkConvergence,
   checkLeavingAdds,
+  checkNeedlessWrites,
   checkPoolWrites,
   checkQueueEmpty,
   checkRetryStorm,
@@ -106,6 +107,12 @@ export interface ChaosReport {
   unbackedAnswers: number;
   unbackedSamples: string[];
   backedAnswers: number;
+  /** Writes of scw-lb-sync that left the backend as it was, nobody having changed it since their writer read it. */
+  needlessWrites: number;
+  needlessWriteSamples: string[];
+  /** `applied` answers given before the emulator showed their write applied (the LB and every instance ready). */
+  earlyApplied: number;
+  earlyAppliedSamples: string[];
   /** Events inject refused (system fields, loopback addresses), none of which ever reached the queue or the API. */
   refusedAtInject: number;
   poolWrites: number;
@@ -134,7 +141,8 @@ export interface ChaosReport {
 export function summaryLine(r: ChaosReport): string {
   return (
     `chaos: seed=${r.seed} events=${r.events} faults=${r.faults} converged=${r.converged}/${r.targets} lost=${r.lost} ` +
-    `dup_backends=${r.dupBackends} bad_pool_writes=${r.badPoolWrites} unsafe_shrinks=${r.unsafeShrinks} unbacked_answers=${r.unbackedAnswers} api_calls=${r.apiCalls}`
+    `dup_backends=${r.dupBackends} bad_pool_writes=${r.badPoolWrites} unsafe_shrinks=${r.unsafeShrinks} unbacked_answers=${r.unbackedAnswers} api_calls=${r.apiCalls} ` +
+    `needless_writes=${r.needlessWrites} early_applied=${r.earlyApplied}`
   );
 }
 
@@ -273,6 +281,7 @@ async function collectReport({
     assertionsOvertaken,
   });
   const calls = stack.emulator.calls();
+  const lbOfTarget = (target: string) => fleet.clusters.find((c) => c.name === target)?.lbId;
   const evidence = checkEvidence({
     answers: recorder.answers,
     calls,
@@ -282,7 +291,7 @@ async function collectReport({
       // Valid events: a hostile one, or one whose asserted address left, runs out of retries for another reason.
       mustShow: (id) => (driver.expected.get(id) ?? 'valid') === 'valid' && !assertionsOvertaken.has(id),
       busyWindows: driver.busyWindows,
-      lbOfTarget: (target) => fleet.clusters.find((c) => c.name === target)?.lbId,
+      lbOfTarget,
       horizonMs: PROFILES[profile].retryHorizonMs,
     },
   });
@@ -292,6 +301,8 @@ async function collectReport({
   const poolWrites = checkPoolWrites(fleet, history.filter(byLbsync));
   const leavingAdds = checkLeavingAdds(history, calls, driver.leaving);
   const shrinks = checkShrinks(history, calls, MAX_UNAVAILABLE, byLbsync);
+  const needless = checkNeedlessWrites(history, calls, recorder.answers);
+  const waits = checkAppliedWaits(recorder.answers, calls, lbOfTarget);
   const apiCalls = calls.filter(byLbsync).length;
   const deliveries = recorder.answers.length;
   const storm = checkRetryStorm({ events: accounting.events, apiCalls, deliveries });
@@ -311,6 +322,10 @@ async function collectReport({
     ...poolWrites.violations,
     ...leavingAdds.violations,
     ...shrinks.violations,
+    ...needless.violations,
+    ...(waits.early > 0
+      ? [`${waits.early} early answer(s) applied, before the LB showed the write applied: ${waits.samples.slice(0, 3).join('; ')}`]
+      : []),
     ...storm.violations,
     ...(leaked.length > 0 ? [`refused by inject, yet delivered or used: ${leaked.slice(0, 3).join(', ')}`] : []),
   ];
@@ -336,6 +351,10 @@ async function collectReport({
     unbackedAnswers: evidence.unbacked,
     unbackedSamples: evidence.unbackedSamples,
     backedAnswers: evidence.backed,
+    needlessWrites: needless.needless,
+    needlessWriteSamples: needless.samples,
+    earlyApplied: waits.early,
+    earlyAppliedSamples: waits.samples,
     refusedAtInject: driver.refusedAtInject.size,
     poolWrites: poolWrites.poolWrites,
     kopsRollingUpdates: driver.kopsRuns,

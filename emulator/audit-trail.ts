@@ -13,7 +13,7 @@ import { KOPS_USER_AGENT } from './kops/go-sdk';
 import type { BackendRecord, LbRecord, ServerRecord } from './records';
 import type { PoolWrite } from './contract';
 import type { WireAuditEvent, WireAuditResource } from './wire/audit-trail';
-import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverResource } from './wire/audit-trail';
+import { backendResource, INSTANCE_SERVICE, LB_SERVICE, serverActionResource, serverResource } from './wire/audit-trail';
 
 export const DEFAULT_AUDIT_DELAY_MS = 30_000;
 /** The real Audit Trail keeps 90 days; the emulator keeps the latest events only, so a long-running local stack stays small. */
@@ -57,6 +57,7 @@ export interface AuditEventInput {
   actor: AuditActor;
   resources: WireAuditResource[];
   requestBody?: Record<string, unknown>;
+  /** The HTTP status the call answered (default 200): a ServerAction's 202 is recorded. */
   statusCode?: number;
 }
 
@@ -184,6 +185,7 @@ export function recordServerChange(
     log.record({
       ...base,
       methodName: 'CreateServer',
+      statusCode: 201,
       requestBody: {
         name: after.name,
         commercial_type: after.commercialType,
@@ -193,15 +195,21 @@ export function recordServerChange(
       },
     });
     const running = after.state === 'running' || after.state === 'starting';
-    if (running) log.record({ ...base, methodName: 'ServerAction', requestBody: { action: 'poweron' } });
+    if (running) recordServerAction(log, owner, after, 'poweron', actor);
   } else if (before.tags.join('\n') !== after.tags.join('\n')) {
     log.record({ ...base, methodName: 'UpdateServer', requestBody: { tags: [...after.tags] } });
   }
 }
 
-/** The Instance API's ServerAction on one server, with its `action` as the request body. */
+/** The Instance API's ServerAction on one server, with its `action` as the request body, as recorded. */
 export function recordServerAction(log: AuditTrailLog, server: ServerSnapshot, action: string, actor: AuditActor = OPERATOR_ACTOR): void {
-  log.record({ ...aboutServer(server, actor), methodName: 'ServerAction', requestBody: { action } });
+  log.record({
+    ...aboutServer(server, actor),
+    resources: [serverActionResource(server)],
+    methodName: 'ServerAction',
+    requestBody: { action },
+    statusCode: 202,
+  });
 }
 
 /**
@@ -214,7 +222,7 @@ export function recordServerRemoved(log: AuditTrailLog, server: ServerSnapshot, 
     recordServerAction(log, server, 'terminate', actor);
     return;
   }
-  log.record({ ...aboutServer(server, actor, new Date().toISOString()), methodName: 'DeleteServer' });
+  log.record({ ...aboutServer(server, actor, new Date().toISOString()), methodName: 'DeleteServer', statusCode: 204 });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -236,6 +244,7 @@ export function recordBackendWrite(
     projectId: lb.projectId,
     actor,
     methodName: write.operation,
+    statusCode: write.deleted ? 204 : 200,
     resources: [
       backendResource(
         {

@@ -7,29 +7,46 @@ import { readMilliseconds, readProtoDuration } from './durations';
 import { apiErrors, type InvalidArgument } from './errors';
 import type { BackendSettings, HealthCheckFields } from './records';
 
-const PROTOCOLS = ['tcp', 'http'];
-const ALGORITHMS = ['roundrobin', 'leastconn', 'first'];
-const STICKY_SESSIONS = ['none', 'cookie', 'table'];
-const MARKED_DOWN_ACTIONS = ['on_marked_down_action_none', 'shutdown_sessions'];
-const PROXY_PROTOCOLS = [
-  'proxy_protocol_unknown',
-  'proxy_protocol_none',
-  'proxy_protocol_v1',
-  'proxy_protocol_v2',
-  'proxy_protocol_v2_ssl',
-  'proxy_protocol_v2_ssl_cn',
-];
+/**
+ * The enums of a backend, each with its zero value: what the API takes for `""`, the value the Go SDK sends for an
+ * enum left unset (its MarshalJSON; kOps and the CLI send it), and what an enum left out becomes. Recorded:
+ * CreateBackend with `proxy_protocol` unset answers `proxy_protocol_unknown`, with `on_marked_down_action` unset
+ * `on_marked_down_action_none` (cli-lb-test-add-backend-servers-with-instance-id-public-ip #13). The other zero
+ * values are the Go SDK's defaults (`String()` of ""): assumed to be the API's.
+ */
+const ENUMS = {
+  forward_protocol: { allowed: ['tcp', 'http'], zero: 'tcp' },
+  forward_port_algorithm: { allowed: ['roundrobin', 'leastconn', 'first'], zero: 'roundrobin' },
+  sticky_sessions: { allowed: ['none', 'cookie', 'table'], zero: 'none' },
+  on_marked_down_action: { allowed: ['on_marked_down_action_none', 'shutdown_sessions'], zero: 'on_marked_down_action_none' },
+  proxy_protocol: {
+    allowed: [
+      'proxy_protocol_unknown',
+      'proxy_protocol_none',
+      'proxy_protocol_v1',
+      'proxy_protocol_v2',
+      'proxy_protocol_v2_ssl',
+      'proxy_protocol_v2_ssl_cn',
+    ],
+    zero: 'proxy_protocol_unknown',
+  },
+} as const;
+type EnumField = keyof typeof ENUMS;
 const HEALTH_CHECK_CONFIGS = ['tcp_config', 'http_config', 'https_config', 'mysql_config', 'pgsql_config', 'ldap_config', 'redis_config'];
 
+/**
+ * What a CreateBackend that leaves a field out answers. Recorded (cli-lb-test-add-backend-servers-with-instance-id-public-ip
+ * #13, the CLI's create): `max_retries` and `timeout_queue` null, `proxy_protocol_unknown` (ENUMS' zero values). The
+ * timeouts are what every recorded create sends and answers (lb-backend-basic #9; the CLI sends its own defaults,
+ * the same values): what the API gives a create that leaves them out is assumed.
+ */
 export const BACKEND_DEFAULTS = {
   sticky_sessions_cookie_name: '',
-  on_marked_down_action: 'on_marked_down_action_none',
-  proxy_protocol: 'proxy_protocol_none',
-  max_retries: 3,
+  max_retries: null,
   timeout_server: 300_000,
   timeout_connect: 5_000,
   timeout_tunnel: 900_000,
-  timeout_queue_ms: 0,
+  timeout_queue_ms: null,
   check_delay: 3_000,
   check_timeout: 1_000,
   transient_check_delay_ms: 500,
@@ -79,17 +96,14 @@ class FieldReader {
     return value;
   }
 
-  enumValue(field: string, allowed: readonly string[], required: boolean): string | undefined {
+  /** An enum of a backend: `""` (the Go SDK's unset enum) is its zero value, as is a field left out unless required. */
+  enumValue(field: EnumField, required: boolean): string | undefined {
+    const { allowed, zero } = ENUMS[field];
+    if (this.body[field] === '') return zero;
     const value = this.string(field, { required });
-    if (value !== undefined && !allowed.includes(value)) {
-      return this.fail(field, 'constraint', `must be one of: ${allowed.join(', ')}`);
-    }
+    if (value === undefined) return required ? undefined : zero;
+    if (!(allowed as readonly string[]).includes(value)) return this.fail(field, 'constraint', `must be one of: ${allowed.join(', ')}`);
     return value;
-  }
-
-  /** An optional enum where "" (the Go SDK's zero value for an unset enum) means unset. */
-  enumOrUnset(field: string, allowed: readonly string[]): string | undefined {
-    return this.body[field] === '' ? undefined : this.enumValue(field, allowed, false);
   }
 
   integer(field: string, opts: { required?: boolean; min?: number; max?: number } = {}): number | undefined {
@@ -164,14 +178,14 @@ export function requireObjectBody(body: unknown): JsonObject {
 function readSettings(reader: FieldReader): BackendSettings | undefined {
   const settings = {
     name: reader.string('name', { required: true, nonEmpty: true }),
-    forward_protocol: reader.enumValue('forward_protocol', PROTOCOLS, true),
+    forward_protocol: reader.enumValue('forward_protocol', true),
     forward_port: reader.integer('forward_port', { required: true, min: 1, max: 65535 }),
-    forward_port_algorithm: reader.enumValue('forward_port_algorithm', ALGORITHMS, true),
-    sticky_sessions: reader.enumValue('sticky_sessions', STICKY_SESSIONS, true),
+    forward_port_algorithm: reader.enumValue('forward_port_algorithm', true),
+    sticky_sessions: reader.enumValue('sticky_sessions', true),
     sticky_sessions_cookie_name: reader.string('sticky_sessions_cookie_name') ?? BACKEND_DEFAULTS.sticky_sessions_cookie_name,
-    // kOps' Go SDK always sends the field, "" when unset (its zero value): the API takes it as the default, which resets it.
-    on_marked_down_action: reader.enumOrUnset('on_marked_down_action', MARKED_DOWN_ACTIONS) ?? BACKEND_DEFAULTS.on_marked_down_action,
-    proxy_protocol: reader.enumValue('proxy_protocol', PROXY_PROTOCOLS, false) ?? BACKEND_DEFAULTS.proxy_protocol,
+    // kOps' Go SDK always sends the field, "" when unset: the API takes the zero value, which resets it.
+    on_marked_down_action: reader.enumValue('on_marked_down_action', false),
+    proxy_protocol: reader.enumValue('proxy_protocol', false),
     failover_host: reader.string('failover_host') ?? null,
     ssl_bridging: reader.boolean('ssl_bridging') ?? false,
     ignore_ssl_server_verify: reader.boolean('ignore_ssl_server_verify') ?? null,
@@ -291,7 +305,7 @@ export function parseServerIps(body: unknown, duplicates: DuplicateIps = 'dedupe
 
 /**
  * A seeded backend goes through the same validation as CreateBackend; omitted enum fields
- * take kOps' values and an omitted health check is TCP on the forward port.
+ * take kOps' values (`proxy_protocol_none` too) and an omitted health check is TCP on the forward port.
  */
 export function parseSeedBackend(seed: JsonObject): CreateBackendInput {
   const forwardPort = seed.forward_port;
@@ -299,6 +313,7 @@ export function parseSeedBackend(seed: JsonObject): CreateBackendInput {
     forward_protocol: 'tcp',
     forward_port_algorithm: 'roundrobin',
     sticky_sessions: 'none',
+    proxy_protocol: 'proxy_protocol_none',
     health_check: { port: forwardPort, check_max_retries: 5 },
     ...seed,
     server_ip: seed.pool ?? seed.server_ip ?? [],

@@ -1,5 +1,18 @@
 /** Records every API call and every successful backend write (the pool history). */
-import type { CallRecord, PoolWrite } from './contract';
+import type { CallRecord, PoolWrite, ShownLb } from './contract';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** What a GetLb answered 200 showed (the answer as sent, a fault's included); nothing for any other answer. */
+export function lbShown(operation: string, status: number, body: unknown): ShownLb | undefined {
+  if (operation !== 'GetLb' || status !== 200 || !isObject(body)) return undefined;
+  const instances = Array.isArray(body.instances) ? body.instances : [];
+  return {
+    id: String(body.id),
+    status: String(body.status),
+    instances: instances.map((instance) => String(isObject(instance) ? instance.status : instance)),
+  };
+}
 
 export class CallLog {
   private records: CallRecord[] = [];
@@ -24,9 +37,10 @@ export class CallLog {
     return record;
   }
 
-  finish(record: CallRecord, status: number): void {
+  finish(record: CallRecord, status: number, lb?: ShownLb): void {
     record.status = status;
     record.durationMs = Date.now() - record.at;
+    if (lb) record.lb = lb;
   }
 
   notePoolWrite(call: CallRecord, write: Omit<PoolWrite, 'at' | 'seq' | 'operation'>): void {
@@ -34,7 +48,7 @@ export class CallLog {
   }
 
   calls(): CallRecord[] {
-    return this.records.map((record) => ({ ...record }));
+    return this.records.map((record) => ({ ...record, ...(record.lb && { lb: { ...record.lb, instances: [...record.lb.instances] } }) }));
   }
 
   history(): PoolWrite[] {
@@ -42,6 +56,7 @@ export class CallLog {
       ...write,
       pool: [...write.pool],
       poolBefore: [...write.poolBefore],
+      changed: [...write.changed],
       health: { ...write.health },
       serverStates: { ...write.serverStates },
     }));

@@ -186,6 +186,15 @@ export interface CallRecord {
   durationMs: number;
   /** The request's User-Agent (scw-lb-sync sends `scw-lb-sync/<version> event/<id>` while reconciling an event). */
   userAgent?: string;
+  /** A GetLb answered 200: the LB it showed (its id, status and instances' statuses), so a wait's end is evidence. */
+  lb?: ShownLb;
+}
+
+/** An LB as an answer showed it: enough to tell whether a write was applied (the LB and every instance `ready`). */
+export interface ShownLb {
+  id: string;
+  status: string;
+  instances: string[];
 }
 
 export interface PoolWrite {
@@ -199,6 +208,12 @@ export interface PoolWrite {
   pool: string[];
   /** Pool before the write (empty for CreateBackend). */
   poolBefore: string[];
+  /**
+   * What the write changed in the backend, compared as it stood just before the write was applied: `created`,
+   * `deleted`, `pool` (as a set of addresses), or the names of the settings and `health_check.<field>`s it changed.
+   * Empty: the backend is as it was (a needless write, unless another write changed it since its writer read it).
+   */
+  changed: string[];
   /**
    * The LB's last health check of every address in poolBefore and pool, at the write (emulator/health.ts):
    * removed addresses as they were just before it, the others just after (an address just added: `unknown`

@@ -1,6 +1,11 @@
 /**
  * Error bodies, shaped so the Scaleway SDK's error parser picks the right class
  * (see @scaleway/sdk-client errors/standard/*). LB 404s carry no `type`, as recorded.
+ * The shapes and generic messages of the others are recorded on products behind the same API gateway
+ * (test/integration/emulator/error-bodies.test.ts): 400 `invalid_arguments` (Instance), 401 `denied_authentication`,
+ * 403 `permissions_denied` (Flexible IP), 409 `transient_state` (VPC gateway), 412 `precondition_failed` (Secret
+ * Manager). The LB API's own 409, 412 and 423 are not recorded: what they name (`resource: "lb"`, the
+ * precondition, the help message) is assumed.
  */
 
 /** Thrown by handlers; turned into a JSON answer by the HTTP layer. */
@@ -18,6 +23,9 @@ export interface InvalidArgument {
   reason: 'required' | 'format' | 'constraint';
   help_message: string;
 }
+
+/** The gateway's message of every 412 (recorded: secret-secret-protected #8). */
+const PRECONDITION_NOT_RESPECTED = 'precondition is not respected';
 
 export const apiErrors = {
   lbNotFound: (): ApiError => new ApiError(404, { message: 'lbs not Found' }),
@@ -39,7 +47,7 @@ export const apiErrors = {
   /** The `refuse` setting of writesWhileStopped (assumed). */
   lbNotUsable: (lbId: string, status: string): ApiError =>
     new ApiError(412, {
-      message: 'precondition failed',
+      message: PRECONDITION_NOT_RESPECTED,
       precondition: 'resource_not_usable',
       help_message: `lb ${lbId} is ${status}`,
       type: 'precondition_failed',
@@ -47,7 +55,7 @@ export const apiErrors = {
   /** The `refuse` setting of deleteBackendInUse (assumed). */
   backendInUse: (frontendIds: string[]): ApiError =>
     new ApiError(412, {
-      message: 'precondition failed',
+      message: PRECONDITION_NOT_RESPECTED,
       precondition: 'resource_still_in_use',
       help_message: `backend is used by frontend(s) ${frontendIds.join(', ')}`,
       type: 'precondition_failed',
@@ -112,7 +120,7 @@ export const faultBodies = {
   }),
   preconditionFailed: (precondition = 'resource_still_in_use', helpMessage = 'the resource is in use'): FaultAnswer => ({
     status: 412,
-    body: { message: 'precondition failed', precondition, help_message: helpMessage, type: 'precondition_failed' },
+    body: { message: PRECONDITION_NOT_RESPECTED, precondition, help_message: helpMessage, type: 'precondition_failed' },
   }),
   deniedAuthentication: (): FaultAnswer => ({ status: 401, body: deniedAuthenticationBody() }),
   locked: (lbId: string): FaultAnswer => ({ status: 423, body: apiErrors.locked(lbId).body }),

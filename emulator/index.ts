@@ -24,6 +24,7 @@ export type {
   SeedLbPrivateNetwork,
   SeedPrivateNic,
   SeedServer,
+  ShownLb,
 } from './contract';
 export { DEMO_HEALTH_TIMING } from './behaviours';
 export { LB_STATUSES, TRANSIENT_LB_STATUSES } from './contract';

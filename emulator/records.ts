@@ -134,6 +134,8 @@ export interface IpamIpRecord {
   source: Record<string, string>;
   privateNetworkId: string | null;
   resource: { type: string; id: string; mac_address: string | null; name: string | null } | null;
+  /** Reverse DNS names, as ListIPs lists them. */
+  reverses: { address: string | null; hostname: string }[];
   tags: string[];
   createdAt: string;
   updatedAt: string;

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { parseSeedBackend } from './backend-input';
 import { ApiError } from './errors';
+import { defaultReverses, prefix64 } from './ipv6';
 import type { BackendRecord, IpamIpRecord, LbRecord, ServerRecord } from './records';
 import type { SeedBackend, SeedIpamIp, SeedLb, SeedServer } from './contract';
 
@@ -91,16 +92,18 @@ function publicIpam(
 ): IpamIpRecord {
   const isIpv6 = isIP(address) === 6;
   const { zone } = server;
+  // A routed IPv6 is listed as the server's /64 prefix, with no resource name (ipam-ipamip-reverse-dns-basic #13).
   return {
     id,
-    address: `${address}/${isIpv6 ? 64 : 32}`,
+    address: isIpv6 ? prefix64(address) : `${address}/32`,
     isIpv6,
     region: regionOfZone(zone),
     zone,
     projectId: owner.projectId,
     source: { zonal: zone },
     privateNetworkId: null,
-    resource: { type: 'instance_server', id: server.id, mac_address: null, name: server.name },
+    resource: { type: 'instance_server', id: server.id, mac_address: null, name: isIpv6 ? null : server.name },
+    reverses: isIpv6 ? defaultReverses(address) : [],
     tags: [],
     createdAt: now,
     updatedAt: now,
@@ -137,6 +140,7 @@ export function serverFromSeed(seed: SeedServer, owner: Ownership, now: string):
         source: { subnet_id: randomUUID() },
         privateNetworkId: record.privateNetworkId,
         resource: { type: 'instance_private_nic', id: record.id, mac_address: record.macAddress.toUpperCase(), name: seed.name },
+        reverses: [],
         tags: [],
         createdAt,
         updatedAt: createdAt,
@@ -184,6 +188,7 @@ export function ipamIpFromSeed(seed: SeedIpamIp, owner: Ownership, defaultRegion
           name: seed.resource.name ?? null,
         }
       : null,
+    reverses: [],
     tags: [...(seed.tags ?? [])],
     createdAt: seed.createdAt ?? now,
     updatedAt: seed.createdAt ?? now,

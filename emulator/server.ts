@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { handleControl } from './control-api';
 import type { EmulatorOperations } from './operations';
+import { lbShown } from './call-log';
 import { ApiError, apiErrors, defaultFaultBody, defaultFaultHeaders } from './errors';
 import { applyWorldChange } from './fault-effects';
 import { matchRoute, parseJsonBody, sendJson, visibleTo, type JsonAnswer, type Route, type RouteContext, type RouteMatch } from './http';
@@ -98,7 +99,8 @@ class RequestPipeline {
     );
     const answer = (result: JsonAnswer): void => {
       if (!res.destroyed) sendJson(res, result);
-      this.operations.callLog.finish(call, res.destroyed ? 0 : result.status);
+      const status = res.destroyed ? 0 : result.status;
+      this.operations.callLog.finish(call, status, lbShown(operation, status, result.body));
     };
 
     if (this.settings.latencyMs > 0) await sleep(this.settings.latencyMs);

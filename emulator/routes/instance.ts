@@ -53,16 +53,20 @@ function matchesFilters(server: ServerRecord, ctx: RouteContext): boolean {
 }
 
 /**
- * A Link header as recorded (instance-data-source-servers-basic #48, #51): a path relative to the zone,
- * `page` and `per_page` first, then the request's other parameters; the last page is 0 when nothing matched.
+ * A Link header entry as recorded: a path relative to the zone, `page` and `per_page` first, each followed by `&`,
+ * then the request's other parameters (`page=1&per_page=50&order=creation_date_desc&tags=foo`, cli-lb-test-add-
+ * backend-servers-with-instance-tag #14; `page=2&per_page=50&`, with none: instance-data-source-servers-basic #4).
  */
 function linkTo(query: URLSearchParams, page: number, pageSize: number, rel: string): string {
-  const rest = [...query.entries()].filter(([name]) => name !== 'page' && name !== 'per_page');
-  const params = new URLSearchParams([['page', String(page)], ['per_page', String(pageSize)], ...rest]);
-  return `</servers?${params.toString()}>; rel="${rel}"`;
+  const rest = new URLSearchParams([...query.entries()].filter(([name]) => name !== 'page' && name !== 'per_page'));
+  return `</servers?page=${page}&per_page=${pageSize}&${rest.toString()}>; rel="${rel}"`;
 }
 
-/** The Instance API answers `{"servers":[...]}` and puts the total in X-Total-Count (and a Link header). */
+/**
+ * The Instance API answers `{"servers":[...]}`, the total in X-Total-Count and a Link header: `first` and
+ * `previous` after the first page, `next` before the last, then `last` (page 0 when nothing matched), joined by
+ * `,` with no space (recorded on the Instance API's product list: instance-data-source-servers-basic #4-#6).
+ */
 function listServers(ctx: RouteContext): JsonAnswer {
   const order = readEnumParam(ctx.query, 'order', ORDERS, 'creation_date_desc');
   const paging = readPagination(ctx.query, { sizeParam: 'per_page', defaultSize: 50, maxSize: 100 });
@@ -71,11 +75,15 @@ function listServers(ctx: RouteContext): JsonAnswer {
   const sorted = matching.sort(compareBy(key, order.endsWith('_desc')));
   const lastPage = Math.ceil(sorted.length / paging.pageSize);
   const link = (page: number, rel: string): string => linkTo(ctx.query, page, paging.pageSize, rel);
-  const links = [...(paging.page < lastPage ? [link(paging.page + 1, 'next')] : []), link(lastPage, 'last')];
+  const links = [
+    ...(paging.page > 1 ? [link(1, 'first'), link(paging.page - 1, 'previous')] : []),
+    ...(paging.page < lastPage ? [link(paging.page + 1, 'next')] : []),
+    link(lastPage, 'last'),
+  ];
   return {
     status: 200,
     body: { servers: pageOf(sorted, paging).map((server) => renderServer(ctx.state, server)) },
-    headers: { 'X-Total-Count': String(sorted.length), Link: links.join(', ') },
+    headers: { 'X-Total-Count': String(sorted.length), Link: links.join(',') },
   };
 }
 

@@ -85,24 +85,47 @@ function healthNow(ctx: RouteContext, backend: BackendRecord, ips: readonly stri
   return lb ? healthAcrossInstances(reportsOfPool(ctx.state, lb, backend, ips)) : {};
 }
 
+/** A backend's content as a write found it (every write replaces these objects rather than changing them in place). */
+type BackendContent = Pick<BackendRecord, 'settings' | 'healthCheck' | 'pool'>;
+
+const contentOf = (backend: BackendRecord): BackendContent => ({
+  settings: backend.settings,
+  healthCheck: backend.healthCheck,
+  pool: backend.pool,
+});
+
+/** The fields a write changed (the pool as a set of addresses); none when the backend is as it was. */
+function changesOf(before: BackendContent, after: BackendContent): string[] {
+  const differ = <T extends object>(a: T, b: T, prefix = '') =>
+    Object.keys(b)
+      .filter((key) => JSON.stringify(a[key as keyof T]) !== JSON.stringify(b[key as keyof T]))
+      .map((key) => prefix + key);
+  const samePool = before.pool.length === after.pool.length && after.pool.every((ip) => before.pool.includes(ip));
+  return [
+    ...differ(before.settings, after.settings),
+    ...differ(before.healthCheck, after.healthCheck, 'health_check.'),
+    ...(samePool ? [] : ['pool']),
+  ];
+}
+
 function notePool(
   ctx: RouteContext,
   backend: BackendRecord,
-  deleted = false,
-  frontendsDeleted: string[] = [],
-  before?: { pool: string[]; health: Record<string, string> },
+  changed: string[],
+  before: { pool: string[]; health?: Record<string, string> } = { pool: [...backend.pool] },
+  deleted: { frontends: string[] } | undefined = undefined,
 ): void {
-  const poolBefore = before?.pool ?? [...backend.pool];
   ctx.notePoolWrite({
     backendId: backend.id,
     backendName: backend.settings.name,
     lbId: backend.lbId,
     pool: [...backend.pool],
-    poolBefore,
-    health: { ...before?.health, ...(deleted ? {} : healthNow(ctx, backend)) },
-    serverStates: serverStatesOf(ctx.state, [...poolBefore, ...backend.pool]),
+    poolBefore: before.pool,
+    changed,
+    health: { ...before.health, ...(deleted ? {} : healthNow(ctx, backend)) },
+    serverStates: serverStatesOf(ctx.state, [...before.pool, ...backend.pool]),
     ...(deleted ? { deleted: true } : {}),
-    ...(frontendsDeleted.length > 0 ? { frontendsDeleted } : {}),
+    ...(deleted && deleted.frontends.length > 0 ? { frontendsDeleted: deleted.frontends } : {}),
   });
 }
 
@@ -190,7 +213,7 @@ function createBackend(ctx: RouteContext): JsonAnswer {
   assertKnownAddresses(ctx.state, lb, input.pool);
   assertWritable(ctx.state, lb);
   const backend = ctx.state.createBackend(lb, input.settings, input.healthCheck, input.pool);
-  notePool(ctx, backend, false, [], { pool: [], health: {} });
+  notePool(ctx, backend, ['created'], { pool: [], health: {} });
   return ok(renderBackend(ctx.state, backend));
 }
 
@@ -198,8 +221,9 @@ function updateBackend(ctx: RouteContext): JsonAnswer {
   const { backend, lb } = findBackend(ctx);
   const settings = parseUpdateBackend(ctx.body);
   assertWritable(ctx.state, lb);
+  const before = contentOf(backend);
   ctx.state.updateBackend(backend, settings);
-  notePool(ctx, backend);
+  notePool(ctx, backend, changesOf(before, contentOf(backend)));
   return ok(renderBackend(ctx.state, backend));
 }
 
@@ -210,13 +234,7 @@ function deleteBackend(ctx: RouteContext): JsonAnswer {
   if (users.length > 0 && ctx.state.behaviours.deleteBackendInUse === 'refuse') throw apiErrors.backendInUse(users.map((f) => f.id));
   const before = { pool: [...backend.pool], health: healthNow(ctx, backend) };
   ctx.state.deleteBackend(backend, users);
-  notePool(
-    ctx,
-    backend,
-    true,
-    users.map((f) => f.id),
-    before,
-  );
+  notePool(ctx, backend, ['deleted'], before, { frontends: users.map((f) => f.id) });
   return { status: 204 };
 }
 
@@ -226,8 +244,9 @@ function writePool(ctx: RouteContext, nextPool: (current: string[], given: strin
   assertKnownAddresses(ctx.state, lb, given);
   assertWritable(ctx.state, lb);
   const before = { pool: [...backend.pool], health: healthNow(ctx, backend) };
+  const content = contentOf(backend);
   ctx.state.setPool(backend, nextPool(backend.pool, given));
-  notePool(ctx, backend, false, [], before);
+  notePool(ctx, backend, changesOf(content, contentOf(backend)), before);
   return ok(renderBackend(ctx.state, backend));
 }
 
@@ -235,8 +254,9 @@ function updateHealthCheck(ctx: RouteContext): JsonAnswer {
   const { backend, lb } = findBackend(ctx);
   const healthCheck = parseHealthCheck(ctx.body);
   assertWritable(ctx.state, lb);
+  const before = contentOf(backend);
   ctx.state.setHealthCheck(backend, healthCheck);
-  notePool(ctx, backend);
+  notePool(ctx, backend, changesOf(before, contentOf(backend)));
   return ok(renderHealthCheck(backend.healthCheck));
 }
 

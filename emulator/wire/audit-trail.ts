@@ -4,9 +4,13 @@
  * organization_id, project_id, source_ip, user_agent, product_name, service_name, method_name,
  * request_id, request_body, status_code, resources[] with id, type, created_at, updated_at,
  * deleted_at, name and one `<type>_info` object.
- * ASSUMED (no recording of these products): the product and service names of the Instance and LB
- * APIs, the method names (the APIs' own: CreateServer, SetBackendServers, ...), `locality` being the
- * zone for these zoned resources, and the request bodies as the API received them.
+ * RECORDED for the Instance API's ServerAction (instance-action-server-basic #35, #36, #42): product
+ * `instance`, service `scaleway.instance.v1.Api`, `locality` the zone, `request_body` `{"action": ...}`,
+ * `status_code` 202 (the call's HTTP status, as CreateSecret's 200 is), and a resource with `updated_at: null`
+ * and no `instance_server_info`.
+ * ASSUMED: the other Instance methods' events (CreateServer, UpdateServer, DeleteServer: their resource with an
+ * `instance_server_info`), the LB API's product and service names, its events' form, and `status_code` being the
+ * HTTP status each call answered.
  */
 import type { BackendRecord, ServerRecord } from '../records';
 
@@ -34,6 +38,11 @@ export function serverResource(
     name: server.name,
     instance_server_info: { name: server.name },
   };
+}
+
+/** A server as a ServerAction event names it (recorded): no `instance_server_info`, `updated_at: null`. */
+export function serverActionResource(server: Pick<ServerRecord, 'id' | 'name' | 'createdAt'>): WireAuditResource {
+  return { id: server.id, type: 'instance_server', created_at: server.createdAt, updated_at: null, deleted_at: null, name: server.name };
 }
 
 export function backendResource(

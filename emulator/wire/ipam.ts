@@ -10,7 +10,7 @@ export function renderIpamIp(ip: IpamIpRecord): Record<string, unknown> {
     project_id: ip.projectId,
     region: ip.region,
     resource: ip.resource ? { ...ip.resource } : null,
-    reverses: [],
+    reverses: ip.reverses.map((reverse) => ({ ...reverse })),
     source: { ...ip.source },
     tags: [...ip.tags],
     updated_at: ip.updatedAt,

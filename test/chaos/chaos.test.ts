@@ -13,7 +13,18 @@ describe('chaos (CI size)', () => {
       cwd: new URL('../../', import.meta.url),
       encoding: 'utf8',
     });
-    for (const word of ['--seed', '--events', '--targets', '--production', 'unsafe_shrinks', 'unbacked_answers', 'converged', 'api_calls'])
+    for (const word of [
+      '--seed',
+      '--events',
+      '--targets',
+      '--production',
+      'unsafe_shrinks',
+      'unbacked_answers',
+      'converged',
+      'api_calls',
+      'needless_writes',
+      'early_applied',
+    ])
       expect(help).toContain(word);
   });
 
@@ -36,6 +47,8 @@ describe('chaos (CI size)', () => {
     expect(report.badPoolWrites).toBe(0);
     expect(report.unsafeShrinks).toBe(0);
     expect(report.unbackedAnswers).toBe(0);
+    expect(report.needlessWrites).toBe(0);
+    expect(report.earlyApplied).toBe(0);
     expect(report.backedAnswers).toBe(
       (report.outcomes.applied ?? 0) +
         (report.outcomes.noop ?? 0) +
@@ -47,7 +60,7 @@ describe('chaos (CI size)', () => {
     expect(report.apiCalls).toBeLessThanOrEqual(report.apiCallBound);
     expect(report.ok).toBe(true);
     expect(line).toMatch(
-      /^chaos: seed=20261129 events=\d+ faults=\d+ converged=4\/4 lost=0 dup_backends=0 bad_pool_writes=0 unsafe_shrinks=0 unbacked_answers=0 api_calls=\d+$/,
+      /^chaos: seed=20261129 events=\d+ faults=\d+ converged=4\/4 lost=0 dup_backends=0 bad_pool_writes=0 unsafe_shrinks=0 unbacked_answers=0 api_calls=\d+ needless_writes=0 early_applied=0$/,
     );
   }, 90_000);
 });

@@ -4,7 +4,10 @@
 // while every desired member passes (surge) and a pool drained to its last passing member (drain); for
 // shared/core/discovery-check.ts, a middle third played under a ListServers tags filter that matches any one tag; for
 // shared/core/desired.ts' leaving servers, kOps' rolling update (a control plane deregistered and marked
-// needs-update while the others pass, a reconcile during its drain).
+// needs-update while the others pass, a reconcile during its drain). Two more rules every reconcile keeps: no write of
+// what is there already (shared/core/plan.ts; judged by what the emulator records each write changed) and no
+// `applied` before the LB shows the write applied (shared/reconcile/reconcile-target.ts; judged by the LB the emulator
+// showed the reconcile's reads after its write).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,6 +40,8 @@ function mutatedCopy(file: string, find: string, replace: string): string {
 const ROLLOUT = 'shared/core/rollout.ts';
 const DISCOVERY_CHECK = 'shared/core/discovery-check.ts';
 const DESIRED = 'shared/core/desired.ts';
+const PLAN = 'shared/core/plan.ts';
+const RECONCILE = 'shared/reconcile/reconcile-target.ts';
 
 describe('npm run chaos fails a copy of the code with one pool rule broken', () => {
   it.each([
@@ -72,6 +77,22 @@ describe('npm run chaos fails a copy of the code with one pool rule broken', () 
       'bad_pool_writes',
       /^VIOLATION: \d+ bad pool write\(s\) adding a leaving server: /m,
     ],
+    [
+      'a planner that writes the pool even when it is in sync',
+      PLAN,
+      '  if (!samePool(pool, observed.pool)) {',
+      '  if (true) {',
+      'needless_writes',
+      /^VIOLATION: \d+ needless write\(s\): /m,
+    ],
+    [
+      'a reconcile that answers applied without waiting until the LB has applied its write',
+      RECONCILE,
+      '    await waitUntilApplied(gateway, target.zone, lb, deadline.clip(options.waitBudgetMs), clock);\n',
+      '',
+      'early_applied',
+      /^VIOLATION: \d+ early answer\(s\) applied, before the LB showed the write applied: /m,
+    ],
   ])(
     '%s: exit 1, its counter > 0',
     (_what, file, find, replace, counter, violation) => {
@@ -83,7 +104,7 @@ describe('npm run chaos fails a copy of the code with one pool rule broken', () 
       );
       const summary = run.stdout.split('\n').find((line) => line.startsWith(`chaos: seed=${SEED} events=`)) ?? '';
       expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(1);
-      expect(summary).toMatch(new RegExp(` ${counter}=[1-9]\\d* `));
+      expect(summary).toMatch(new RegExp(` ${counter}=[1-9]\\d*( |$)`));
       expect(run.stdout).toMatch(violation);
       expect(run.stdout).toContain(`dump: ${join(dir, 'dump.json')}`);
     },

@@ -45,8 +45,12 @@ export function cassetteNames(): string[] {
 /** The recordings of IAM and Messaging (`lbsync bootstrap`'s APIs): replayed by their own test, not the LB world's. */
 export const ACCOUNT_CASSETTE = /^(iam|mnq)-/;
 
-/** Recordings of products the emulator does not serve, kept for one answer each (their rows in the README say which). */
-export const OTHER_PRODUCT_CASSETTE = /^flexibleip-/;
+/**
+ * Recordings of other products behind the same API gateway, and of a request the emulator's Instance API does not
+ * take as it was sent, kept for their error bodies (401, 400, 403, 409, 412): read by the error-body test, not
+ * replayed against the LB world.
+ */
+export const ERROR_BODY_CASSETTE = /^(cli-alias|sdk-go-instance|vpc|secret|flexibleip)-/;
 
 const cache = new Map<string, Interaction[]>();
 

@@ -75,6 +75,40 @@ describe('emulated Audit Trail, as recorded', () => {
     expect(ours.instance_server_info).toEqual({ name: NEW_CP.name });
   });
 
+  it("an Instance ServerAction's event is as recorded (instance-action-server-basic #35): 202, no instance_server_info, updated_at null", async () => {
+    const actions = parse(
+      readFileSync(new URL('../../fixtures/scaleway-api/instance-action-server-basic.cassette.yaml', import.meta.url), 'utf8'),
+    ) as { interactions: { id: number; response: { body: string } }[] };
+    const listing = actions.interactions.find((i) => i.id === 35);
+    const [theirs] = (JSON.parse(listing?.response.body ?? '{}') as { events: Record<string, unknown>[] }).events as [
+      Record<string, unknown>,
+    ];
+    expect(theirs).toMatchObject({ method_name: 'ServerAction', request_body: { action: 'reboot' } });
+
+    // kOps' way: a ServerAction through the Instance API's own route, with kOps' key.
+    const call = await fetch(`${emulator.url}/instance/v1/zones/fr-par-1/servers/${DEMO_CP0_ID}/action`, {
+      method: 'POST',
+      headers: { 'X-Auth-Token': FAKE_SECRET_KEY, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ action: 'reboot' }),
+    });
+    expect(call.status).toBe(202);
+    const response = await fetch(
+      `${emulator.url}/audit-trail/v1alpha1/regions/fr-par/events?organization_id=${ORGANIZATION}&resource_type=instance_server&method_name=ServerAction&order_by=recorded_at_desc`,
+      { headers: { 'X-Auth-Token': FAKE_SECRET_KEY } },
+    );
+    const [ours] = ((await response.json()) as { events: Record<string, unknown>[] }).events as [Record<string, unknown>];
+    expect(Object.keys(ours).sort()).toEqual(Object.keys(theirs).sort());
+    const same = ['product_name', 'service_name', 'method_name', 'request_body', 'status_code'] as const;
+    expect(Object.fromEntries(same.map((k) => [k, ours[k]]))).toEqual(Object.fromEntries(same.map((k) => [k, theirs[k]])));
+    expect(ours.locality).toBe('fr-par-1');
+    expect(theirs.locality).toBe('fr-par-1');
+    const [resource] = ours.resources as [Record<string, unknown>];
+    const [recordedResource] = theirs.resources as [Record<string, unknown>];
+    expect(Object.keys(resource).sort()).toEqual(Object.keys(recordedResource).sort());
+    expect(resource).toMatchObject({ type: 'instance_server', id: DEMO_CP0_ID, updated_at: null, deleted_at: null });
+    expect(recordedResource).toMatchObject({ updated_at: null, deleted_at: null });
+  });
+
   it('an empty window and a last page are exactly as recorded: {"events":[]}, no next_page_token', async () => {
     const recordedEmpty = listings.map((i) => i.response.body).find((b) => b === '{"events":[]}');
     expect(recordedEmpty).toBeDefined();

@@ -23,8 +23,8 @@ import {
 } from '../../../emulator';
 import {
   ACCOUNT_CASSETTE,
-  OTHER_PRODUCT_CASSETTE,
   cassetteNames,
+  ERROR_BODY_CASSETTE,
   jsonBody,
   readCassette,
   readCassetteFile,
@@ -99,30 +99,52 @@ const VOLATILE_PATHS: Record<string, string> = {
 };
 /**
  * What one cassette cannot be compared on, with the reason: values that follow from how its servers were created
- * or stopped, which a seed does not carry, and keys the API added after it was recorded.
+ * or stopped, which a seed does not carry, keys the API added after it was recorded, and keys the emulator does not
+ * give for a state it does not play.
  */
-const CASSETTE_LIMITS: Record<string, { values: Record<string, string>; newerKeys: string[] }> = Object.fromEntries(
-  ['cli-lb-test-get-stats-simple', 'cli-lb-test-add-backend-servers-with-instance-tag'].map((cassette) => [
-    cassette,
-    {
-      values: {
-        'server.dynamic_ip_required':
-          "the CLI creates its servers with a dynamic IP required; the emulator's are created as kOps and Terraform create them (false, every other recording); nothing reads it",
-        'servers[].dynamic_ip_required': 'idem, in lists',
-        'server.state_detail':
-          'a poweroff stops the CLI\'s server ("stopping"); the emulator shows a stopping server as a terminate leaves it ("terminating", instance-data-source-servers-basic), the way kOps removes servers',
-        max_retries:
-          "the CLI's backends (2025-01) answer null; backends answer 3 in the later Terraform recordings, which the emulator gives",
-        timeout_queue: 'idem: null then, "0s" in the later recordings',
+interface CassetteLimits {
+  values: Record<string, string>;
+  newerKeys: string[];
+  missingKeys?: string[];
+}
+const REBOOT =
+  'a reboot (ServerAction #16) passes through `stopping` and `starting`, `rebooting`, on its node; a seed carries the state alone, and the emulator plays no reboot: it shows a stopping server as a terminate leaves it, a starting one as a power-on does (unplaced); nothing reads it';
+const IPV6_GATEWAY =
+  "a routed IPv6's gateway is the link-local address of the server's router, derived from MAC addresses the emulator does not model; nothing reads it";
+const CASSETTE_LIMITS: Record<string, CassetteLimits> = {
+  'instance-action-server-basic': {
+    values: { 'server.state_detail': REBOOT, 'server.location.zone_id': REBOOT, 'server.location.platform_id': REBOOT },
+    newerKeys: [],
+    missingKeys: ['zone_id', 'platform_id', 'cluster_id', 'hypervisor_id', 'node_id'].map((key) => `server.location.${key}`),
+  },
+  'ipam-ipamip-reverse-dns-basic': {
+    values: { 'server.public_ip.gateway': IPV6_GATEWAY, 'server.public_ips[].gateway': IPV6_GATEWAY },
+    newerKeys: [],
+  },
+  ...Object.fromEntries(
+    [
+      'cli-lb-test-get-stats-simple',
+      'cli-lb-test-add-backend-servers-with-instance-tag',
+      'cli-lb-test-add-backend-servers-with-instance-id-public-ip',
+    ].map((cassette) => [
+      cassette,
+      {
+        values: {
+          'server.dynamic_ip_required':
+            "the CLI creates its servers with a dynamic IP required; the emulator's are created as kOps and Terraform create them (false, every other recording); nothing reads it",
+          'servers[].dynamic_ip_required': 'idem, in lists',
+          'server.state_detail':
+            'a poweroff stops the CLI\'s server ("stopping"); the emulator shows a stopping server as a terminate leaves it ("terminating", instance-data-source-servers-basic), the way kOps removes servers',
+        },
+        // Recorded 2025-01; the Terraform recordings (later) show these keys, and the emulator sends them.
+        newerKeys: [
+          ...['volumes.0.state', 'filesystems', 'end_of_service', 'dns'].flatMap((key) => [`server.${key}`, `servers[].${key}`]),
+          'host',
+        ],
       },
-      // Recorded 2025-01; the Terraform recordings (later) show these keys, and the emulator sends them.
-      newerKeys: [
-        ...['volumes.0.state', 'filesystems', 'end_of_service', 'dns'].flatMap((key) => [`server.${key}`, `servers[].${key}`]),
-        'host',
-      ],
-    },
-  ]),
-);
+    ]),
+  ),
+};
 
 /** Instance statuses are compared by their own rules (the flips), not as plain values. */
 const INSTANCE_STATUS = /(^|\.)instances\[\]\.status$/;
@@ -396,7 +418,10 @@ function instancesUnsettled(recorded: Json, path: string): boolean {
 /**
  * Recorded answers a sequential replay cannot reproduce, by `cassette#id`, with the reason.
  */
+const AFTER_REVERSE_PATCH = "after a PATCH of the IP's reverses (#30, #48), a route the emulator does not serve: a reverse it cannot know";
 const NOT_REPLAYABLE: Record<string, string> = {
+  'ipam-ipamip-reverse-dns-basic#37': AFTER_REVERSE_PATCH,
+  'ipam-ipamip-reverse-dns-basic#44': AFTER_REVERSE_PATCH,
   'lb-list-lb-backends-basic#9': 'two CreateBackend calls ran concurrently (#9, #10): the answer counts both backends',
   'cli-lb-test-get-stats-simple#14':
     'a health read depends on when the member joined the pool, which a reseed cannot carry (a seeded pool has been checked for long): ' +
@@ -462,7 +487,7 @@ async function replay(
   emulator: EmulatorHandle,
   interaction: Interaction,
   afterWrite: boolean,
-  limits: { values: Record<string, string>; newerKeys: string[] } = { values: {}, newerKeys: [] },
+  limits: CassetteLimits = { values: {}, newerKeys: [] },
 ): Promise<Comparison> {
   const request = `#${interaction.id} ${interaction.method} ${interaction.url.pathname}${interaction.url.search}`;
   const { response, text } = await send(emulator, interaction);
@@ -489,7 +514,10 @@ async function replay(
   }
   const want = keyPaths(recorded);
   const got = keyPaths(answered);
-  const missing = [...want].filter((path) => !got.has(path) && !OPTIONAL_RECORDED_PATHS.has(path) && !instancesUnsettled(recorded, path));
+  const missing = [...want].filter(
+    (path) =>
+      !got.has(path) && !OPTIONAL_RECORDED_PATHS.has(path) && !instancesUnsettled(recorded, path) && !limits.missingKeys?.includes(path),
+  );
   const extra = [...got].filter((path) => !want.has(path) && !limits.newerKeys.includes(path));
   if (missing.length > 0) problems.push(`missing keys: ${missing.join(', ')}`);
   if (extra.length > 0) problems.push(`extra keys: ${extra.join(', ')}`);
@@ -551,9 +579,9 @@ function pendingWindows(emulator: EmulatorHandle): Map<string, number> {
   return windows;
 }
 
-// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers. Other products'
-// recordings are kept for one answer each (test/integration/emulator/tenancy.test.ts).
-const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name) && !OTHER_PRODUCT_CASSETTE.test(name));
+// IAM and Messaging are replayed by accounts.test.ts: their world is no seed of LBs and servers; the other products'
+// recordings are read for their error bodies (error-bodies.test.ts, tenancy.test.ts).
+const cassettes = cassetteNames().filter((name) => !ACCOUNT_CASSETTE.test(name) && !ERROR_BODY_CASSETTE.test(name));
 
 let emulator: EmulatorHandle;
 beforeAll(async () => {
@@ -566,8 +594,8 @@ afterAll(async () => {
 });
 
 describe('recorded Scaleway traffic', () => {
-  it('finds the 17 cassettes of the LB, Instance, IPAM and Audit Trail world in the repository', () => {
-    expect(cassettes).toHaveLength(17);
+  it('finds the 20 cassettes of the LB, Instance, IPAM and Audit Trail world in the repository', () => {
+    expect(cassettes).toHaveLength(20);
   });
 
   it.each(cassettes)('%s: the emulator answers like the recording', async (cassette) => {
@@ -693,6 +721,61 @@ describe("the LB's view of a member just added (cli-lb-test-get-stats-simple)", 
       ]);
     } finally {
       emulator.setBehaviours({ healthFailAfterMs: 0 });
+    }
+  });
+});
+
+describe('a backend created with optional fields left out (cli-lb-test-add-backend-servers-with-instance-id-public-ip #13)', () => {
+  const CASSETTE = 'cli-lb-test-add-backend-servers-with-instance-id-public-ip';
+
+  it('answers max_retries and timeout_queue null and proxy_protocol_unknown, as recorded', async () => {
+    const interactions = readCassette(CASSETTE);
+    const create = interactions[13] as Interaction;
+    expect([create.method, create.url.pathname]).toEqual(['POST', expect.stringMatching(/\/lbs\/[^/]+\/backends$/)]);
+    const recorded = jsonBody(create.responseBody) as Json;
+    expect(recorded).toMatchObject({ max_retries: null, timeout_queue: null, proxy_protocol: 'proxy_protocol_unknown' });
+
+    // The request is not in the CLI's cassette (see its README): the CLI sends, through the Go SDK, every field that
+    // has no omitempty ("" for an enum left unset), its own defaults for the timeouts and the health check, and
+    // nothing for max_retries and timeout_queue (pointers left nil).
+    const sent = {
+      name: recorded.name,
+      forward_protocol: recorded.forward_protocol,
+      forward_port: recorded.forward_port,
+      forward_port_algorithm: recorded.forward_port_algorithm,
+      sticky_sessions: recorded.sticky_sessions,
+      sticky_sessions_cookie_name: '',
+      health_check: { ...(recorded.health_check as Json), transient_check_delay: '0.500000000s' },
+      server_ip: [],
+      timeout_server: recorded.timeout_server,
+      timeout_connect: recorded.timeout_connect,
+      timeout_tunnel: recorded.timeout_tunnel,
+      on_marked_down_action: '',
+      proxy_protocol: '',
+    };
+    const world = new RecordedWorld();
+    for (const interaction of interactions.slice(0, create.id)) world.learn(interaction);
+    emulator.loadSeed(world.toSeed());
+    const comparison = await replay(emulator, { ...create, requestBody: JSON.stringify(sent) }, false, CASSETTE_LIMITS[CASSETTE]);
+    expect(comparison.problems).toEqual([]);
+  });
+});
+
+describe("ListServers' Link header on every page, as the Instance API's product list answers it", () => {
+  // instance-data-source-servers-basic #4-#6: three pages of `/products/servers` (50 a page). No recording spans two
+  // pages of ListServers itself; the emulator answers its pages in the same form, under its own path.
+  it('page 1, 2 and 3 of 120 servers, 50 a page: first, previous, next, last, joined by a bare comma', async () => {
+    const recorded = readCassette('instance-data-source-servers-basic')
+      .filter((i) => i.id >= 4 && i.id <= 6)
+      .map((i) => [Number(i.url.searchParams.get('page')), i.headers.link] as const);
+    expect(recorded.map(([page]) => page)).toEqual([1, 2, 3]);
+    emulator.loadSeed({
+      servers: Array.from({ length: 120 }, (_, n) => ({ name: `server-${n}`, zone: 'fr-par-1', tags: [], publicIps: [`51.15.9.${n}`] })),
+    });
+    for (const [page, link] of recorded) {
+      const response = await fetch(`${emulator.url}/instance/v1/zones/fr-par-1/servers?page=${page}&per_page=50`, { headers: AUTH });
+      expect(response.headers.get('x-total-count')).toBe('120');
+      expect(response.headers.get('link'), `page ${page}`).toBe(link?.replaceAll('/products/servers', '/servers'));
     }
   });
 });

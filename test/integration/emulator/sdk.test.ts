@@ -119,9 +119,11 @@ describe('backends', () => {
       forwardPort: 443,
       pool: ['51.15.100.11'],
       onMarkedDownAction: 'on_marked_down_action_none',
+      proxyProtocol: 'proxy_protocol_none',
       timeoutServer: 300000,
-      timeoutQueue: '0s',
-      maxRetries: 3,
+      // Left out of the request: null, as the API answers (cli-lb-test-add-backend-servers-with-instance-id-public-ip #13).
+      timeoutQueue: null,
+      maxRetries: null,
       healthCheck: { port: 443, checkDelay: 3000, checkTimeout: 1000, checkMaxRetries: 5, transientCheckDelay: '0.500s', tcpConfig: {} },
     });
     expect(created.lb?.status).toBe('ready');
@@ -202,6 +204,92 @@ describe('backends', () => {
       ['SetBackendServers', true, 200],
     ]);
     expect(calls.map((c) => c.seq)).toEqual([...calls.map((c) => c.seq)].sort((a, b) => a - b));
+  });
+
+  it('records what each write changed (nothing, for a write of what was there) and what each GetLb showed', async () => {
+    const lbId = demoLbId();
+    await lbApi.getLb({ lbId });
+    // A window longer than the test: the read after the create shows it, whatever the machine's pace.
+    emulator.setBehaviours({ instancePendingMs: 600_000 });
+    const backend = await lbApi.createBackend(kopsBackend(lbId, ['51.15.100.11', '51.15.100.12']));
+    emulator.setBehaviours({ instancePendingMs: PENDING_MS });
+    await lbApi.getLb({ lbId });
+    await lbApi.setBackendServers({ backendId: backend.id, serverIp: ['51.15.100.12', '51.15.100.11'] });
+    await lbApi.addBackendServers({ backendId: backend.id, serverIp: ['51.15.100.11'] });
+    await lbApi.removeBackendServers({ backendId: backend.id, serverIp: ['51.15.100.11'] });
+    const settings = { backendId: backend.id, name: 'lb-backend-https', forwardProtocol: 'tcp', forwardPort: 443 } as const;
+    const same = { ...settings, forwardPortAlgorithm: 'roundrobin', stickySessions: 'none', stickySessionsCookieName: '' } as const;
+    await lbApi.updateBackend({ ...same, proxyProtocol: 'proxy_protocol_none' });
+    await lbApi.updateBackend({ ...same, forwardPortAlgorithm: 'leastconn', proxyProtocol: 'proxy_protocol_none' });
+    const check = { backendId: backend.id, port: 443, checkMaxRetries: 5, checkSendProxy: false, tcpConfig: {} };
+    const ms = (value: number) => value as unknown as string;
+    await lbApi.updateHealthCheck({ ...check, checkDelay: ms(3000), checkTimeout: ms(1000), transientCheckDelay: '0.5s' });
+    await lbApi.updateHealthCheck({ ...check, checkDelay: ms(5000), checkTimeout: ms(1000), transientCheckDelay: '0.5s' });
+    await lbApi.deleteBackend({ backendId: backend.id });
+
+    expect(emulator.history().map((w) => [w.operation, w.changed])).toEqual([
+      ['CreateBackend', ['created']],
+      ['SetBackendServers', []],
+      ['AddBackendServers', []],
+      ['RemoveBackendServers', ['pool']],
+      ['UpdateBackend', []],
+      ['UpdateBackend', ['forward_port_algorithm']],
+      ['UpdateHealthCheck', []],
+      ['UpdateHealthCheck', ['health_check.check_delay']],
+      ['DeleteBackend', ['deleted']],
+    ]);
+    const shown = emulator
+      .calls()
+      .filter((c) => c.operation === 'GetLb')
+      .map((c) => c.lb);
+    expect(shown).toEqual([
+      { id: lbId, status: 'ready', instances: ['ready'] },
+      { id: lbId, status: 'ready', instances: ['pending'] },
+    ]);
+    expect(emulator.calls().filter((c) => c.operation !== 'GetLb' && c.lb !== undefined)).toEqual([]);
+  });
+
+  it('takes "" for an enum as the Go SDK sends one left unset (kOps, the CLI): its zero value', async () => {
+    const lbId = demoLbId();
+    const post = (method: string, path: string, body: unknown) =>
+      fetch(`${emulator.url}/lb/v1/zones/fr-par-1${path}`, {
+        method,
+        headers: { 'X-Auth-Token': profile.secretKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const unset = { forward_protocol: '', forward_port_algorithm: '', sticky_sessions: '', on_marked_down_action: '', proxy_protocol: '' };
+    const created = await post('POST', `/lbs/${lbId}/backends`, {
+      name: 'lb-backend-go',
+      forward_port: 443,
+      sticky_sessions_cookie_name: '',
+      health_check: { port: 443, check_max_retries: 5, check_delay: null, check_timeout: null, transient_check_delay: null },
+      server_ip: [],
+      ...unset,
+    });
+    expect(created.status).toBe(200);
+    const zeroes = {
+      forward_protocol: 'tcp',
+      forward_port_algorithm: 'roundrobin',
+      sticky_sessions: 'none',
+      on_marked_down_action: 'on_marked_down_action_none',
+      proxy_protocol: 'proxy_protocol_unknown',
+    };
+    const backend = (await created.json()) as Record<string, unknown>;
+    expect(backend).toMatchObject(zeroes);
+    await lbApi.updateBackend({
+      backendId: String(backend.id),
+      name: 'lb-backend-go',
+      forwardProtocol: 'http',
+      forwardPort: 443,
+      forwardPortAlgorithm: 'leastconn',
+      stickySessions: 'table',
+      stickySessionsCookieName: '',
+      onMarkedDownAction: 'shutdown_sessions',
+      proxyProtocol: 'proxy_protocol_v2',
+    });
+    const updated = await post('PUT', `/backends/${String(backend.id)}`, { name: 'lb-backend-go', forward_port: 443, ...unset });
+    expect(updated.status).toBe(200);
+    expect(await updated.json()).toMatchObject(zeroes);
   });
 
   it('rejects invalid backend bodies with invalid_arguments', async () => {

@@ -139,6 +139,25 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     }
   });
 
+  it('a backend created with its optional fields left out (proxy_protocol_unknown, nulls): written once, then in sync', async () => {
+    // What the API answers for such a create (cli-lb-test-add-backend-servers-with-instance-id-public-ip #13).
+    const leftOut = { proxy_protocol: 'proxy_protocol_unknown', max_retries: null, timeout_queue: null };
+    await world.stop();
+    world = await startWorld({ seed: demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS, leftOut)] }) });
+    const first = await reconcile();
+    expect(first.status).toBe('applied');
+    expect(first.done).toMatchObject([
+      { kind: 'UpdateBackend', changes: [{ field: 'proxyProtocol', from: 'proxy_protocol_unknown', to: 'proxy_protocol_none' }] },
+    ]);
+    // The field the target names is written; the nulls nobody asked about stay.
+    expect(world.emulator.history().map((w) => [w.operation, w.changed])).toEqual([['UpdateBackend', ['proxy_protocol']]]);
+    expect(world.backends()[0]).toMatchObject({ proxy_protocol: 'proxy_protocol_none', max_retries: null, timeout_queue: null });
+    world.emulator.resetCalls();
+    const second = await reconcile();
+    expect(second.status).toBe('noop');
+    expect(world.writes()).toEqual([]);
+  });
+
   it('health-check drift: UpdateHealthCheck with durations compared as integer ms', async () => {
     await converge();
     const slower = demoTarget({ backends: [{ name: 'lb-backend-https', forwardPort: 443, healthCheck: { checkDelayMs: 5000 } }] });

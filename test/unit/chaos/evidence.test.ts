@@ -1,10 +1,10 @@
-// The chaos run's judges, as pure functions: answers matched to their evidence (chaos/evidence.ts) and pool
-// writes judged for unsafe shrinks (chaos/invariants.ts).
+// The chaos run's judges, as pure functions: answers matched to their evidence and early `applied` answers
+// (chaos/evidence.ts), pool writes judged for unsafe shrinks and needless writes (chaos/invariants.ts).
 import { describe, expect, it } from 'vitest';
 import type { RecordedAnswer } from '../../../chaos/answer-recorder';
-import { checkEvidence, eventOfCall, type ExhaustedEvidence } from '../../../chaos/evidence';
-import { checkShrinks, judgeShrink } from '../../../chaos/invariants';
-import type { CallRecord } from '../../../emulator';
+import { checkAppliedWaits, checkEvidence, eventOfCall, type ExhaustedEvidence } from '../../../chaos/evidence';
+import { checkNeedlessWrites, checkShrinks, judgeShrink } from '../../../chaos/invariants';
+import type { CallRecord, ShownLb } from '../../../emulator';
 import type { PoolWrite } from '../../../emulator';
 import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';
 
@@ -244,6 +244,7 @@ describe('checkShrinks: each write judged against the pool as it stood when it w
     lbId: 'l',
     poolBefore,
     pool,
+    changed: ['pool'],
     health,
     serverStates: {},
   });
@@ -265,5 +266,108 @@ describe('checkShrinks: each write judged against the pool as it stood when it w
       poolWrite(1, 700, ['a', 'b', 'c', 'd', 'e'], ['b', 'c'], passing('a', 'b', 'c', 'd', 'e')),
     ];
     expect(checkShrinks(history, [sent(1, 300), sent(2, 150)], 1)).toMatchObject({ unsafeShrinks: 1, lateCommits: 0 });
+  });
+});
+
+describe('checkAppliedWaits: applied only once a read after the write showed the LB applied', () => {
+  const lbOfTarget = (target: string) => (target === 'c0' ? 'lb-1' : undefined);
+  const applied = (event: string, startedAt: number, at: number) => answer(event, 'applied', startedAt, at, { target: 'c0' });
+  const getLb = (event: string, at: number, lb: ShownLb) => ({ ...call(event, 'GetLb', at), lb });
+  const ready: ShownLb = { id: 'lb-1', status: 'ready', instances: ['ready'] };
+  const pending: ShownLb = { id: 'lb-1', status: 'ready', instances: ['pending'] };
+  const early = (answers: RecordedAnswer[], calls: CallRecord[]) => checkAppliedWaits(answers, calls, lbOfTarget).early;
+
+  it.each([
+    ['the write, then a read showing the LB and its instance ready', [call('e', 'SetBackendServers', 150), getLb('e', 170, ready)], 0],
+    ['the write and no read after it', [getLb('e', 120, ready), call('e', 'SetBackendServers', 150)], 1],
+    ['a read after the write, its instance still pending', [call('e', 'SetBackendServers', 150), getLb('e', 170, pending)], 1],
+    [
+      'the LB itself not ready',
+      [call('e', 'SetBackendServers', 150), getLb('e', 170, { id: 'lb-1', status: 'pending', instances: ['ready'] })],
+      1,
+    ],
+    ["another LB's answer", [call('e', 'SetBackendServers', 150), getLb('e', 170, { ...ready, id: 'lb-2' })], 1],
+    [
+      'ready after the first write, not after the last',
+      [call('e', 'AddBackendServers', 130), getLb('e', 140, ready), call('e', 'RemoveBackendServers', 150)],
+      1,
+    ],
+    ['a read sent before the write was answered', [{ ...call('e', 'SetBackendServers', 150), durationMs: 30 }, getLb('e', 170, ready)], 1],
+    ["another event's read", [call('e', 'SetBackendServers', 150), getLb('f', 170, ready)], 1],
+    ['no write (unbacked, judged there)', [getLb('e', 170, ready)], 0],
+  ] as const)('%s: early %i', (_, calls, expected) => {
+    expect(early([applied('e', 100, 200)], [...calls])).toBe(expected);
+  });
+
+  it('two deliveries of one event overlapping: one write followed by a ready read suffices', () => {
+    const calls = [call('e', 'SetBackendServers', 150), getLb('e', 170, ready), call('e', 'SetBackendServers', 180)];
+    expect(early([applied('e', 100, 200), answer('e', 'retry_scheduled', 140, 260)], calls)).toBe(0);
+    expect(early([applied('e', 100, 200)], calls)).toBe(1);
+  });
+
+  it('names the answer, its write and what the reads after it showed', () => {
+    const report = checkAppliedWaits([applied('e', 100, 200)], [call('e', 'SetBackendServers', 150), getLb('e', 170, pending)], lbOfTarget);
+    expect(report.samples).toEqual([
+      'e: answered applied at 100 ms, its SetBackendServers answered at 51 ms, and no read after it showed the LB applied [GetLb@70ms:ready/pending]',
+    ]);
+  });
+});
+
+describe('checkNeedlessWrites: a write that changed nothing, nobody having changed the backend since its writer read it', () => {
+  const history = (...writes: [seq: number, at: number, changed: string[], backendId?: string][]): PoolWrite[] =>
+    writes.map(([seqOf, at, changed, backendId = 'b']) => ({
+      seq: seqOf,
+      at,
+      operation: 'SetBackendServers',
+      backendId,
+      backendName: 'lb-backend-https',
+      lbId: 'l',
+      poolBefore: ['a'],
+      pool: ['a'],
+      changed,
+      health: {},
+      serverStates: {},
+      userAgent: 'scaleway-sdk-js/1.3.3 scw-lb-sync/0.1.0 event/e',
+    }));
+  const writeCall = (event: string, at: number) => call(event, 'SetBackendServers', at);
+  const needless = (writes: PoolWrite[], calls: CallRecord[], answers: RecordedAnswer[] = [answer('e', 'applied', 100, 300)]) =>
+    checkNeedlessWrites(writes, calls, answers, () => true).needless;
+
+  it('a write of what was there, nothing written in between: needless', () => {
+    const c = writeCall('e', 200);
+    expect(needless(history([c.seq, 201, []]), [c])).toBe(1);
+  });
+
+  it('a write that changed the backend is not', () => {
+    const c = writeCall('e', 200);
+    expect(needless(history([c.seq, 201, ['pool']]), [c])).toBe(0);
+  });
+
+  it("another writer's write committed after the delivery began (between its read and its write) excuses it", () => {
+    const other = writeCall('kops', 150);
+    const c = writeCall('e', 200);
+    expect(needless(history([other.seq, 151, ['pool']], [c.seq, 201, []]), [other, c])).toBe(0);
+  });
+
+  it('... one committed before the delivery began does not, nor one on another backend', () => {
+    const before = writeCall('kops', 50);
+    const elsewhere = writeCall('kops', 150);
+    const c = writeCall('e', 200);
+    const writes = history([before.seq, 51, ['pool']], [elsewhere.seq, 151, ['pool'], 'b2'], [c.seq, 201, []]);
+    expect(needless(writes, [before, elsewhere, c])).toBe(1);
+  });
+
+  it('an earlier attempt of its own committing after its client gave up excuses it', () => {
+    const late = { ...writeCall('e', 20), status: 0 };
+    const c = writeCall('e', 200);
+    expect(needless(history([late.seq, 150, ['pool']], [c.seq, 201, []]), [late, c])).toBe(0);
+  });
+
+  it('with no delivery found, the backend is judged from the first call made for the event', () => {
+    const read = call('e', 'ListBackends', 120);
+    const other = writeCall('kops', 150);
+    const c = writeCall('e', 200);
+    expect(needless(history([other.seq, 151, ['pool']], [c.seq, 201, []]), [read, other, c], [])).toBe(0);
+    expect(needless(history([c.seq, 201, []]), [read, c], [])).toBe(1);
   });
 });
