@@ -24,8 +24,9 @@ reader does not see those messages; if it is killed they reappear after the visi
 read adds one to a message's receive count; at most --limit messages are read.
 
 Duplicates: a message delivered twice may be dead-lettered twice. Every record carries a recordId fixed by
-(event id, attempt); later records with the same recordId are listed with duplicate_of (the message id of
-the first), and redrive sends the event once and deletes its duplicates with it.`;
+the event (its id, target, attempt and body); later records of the same event are listed with duplicate_of
+(the message id of the first), and redrive sends the event once and deletes its duplicates with it. Two
+events that share only an id (for two targets) are not duplicates: each is redriven.`;
 
 interface ListOptions {
   limit: string;

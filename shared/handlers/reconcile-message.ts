@@ -60,7 +60,7 @@ export interface ReconcileAnswerBody {
   eventId?: string;
   reason?: DeadLetterReason;
   attempt?: number;
-  /** A dead letter's recordId: the same for every dead letter of this (event id, attempt). */
+  /** A dead letter's recordId: the same for every dead letter of this event (id, target and body). */
   recordId?: string;
   actions?: Action['kind'][];
   /** A dry run's answer: the writes it would make, one line each (none made). */
@@ -118,7 +118,9 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }) satisfies LineFields<'reconcile_answer'>;
 
   const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
-    const record = deadLetterRecord({ reason, error, ...(event ? { event } : { rawBody: scrubber.text(rawBody) }), now: now() });
+    // The event is scrubbed before its recordId is made of it: `lbsync dlq` computes the id again from what is kept.
+    const kept = event ? { event: scrubber.value(event) } : { rawBody: scrubber.text(rawBody) };
+    const record = deadLetterRecord({ reason, error, ...kept, now: now() });
     await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
     log.warn(
       answered({ outcome: 'dead_lettered', reason, code: error.code, record_id: record.recordId, error }),
