@@ -11,7 +11,7 @@ import type { RetryPolicy } from '../core/retry-horizon';
 import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
 import type { Target } from '../schemas/target';
 import { parseTargets, unwrapTargets } from '../schemas/target';
-import { VARIABLES as V, variableNames } from './environment-catalogue';
+import { deployedName, VARIABLES as V, variableNames } from './environment-catalogue';
 import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 
 export type Env = Record<string, string | undefined>;
@@ -23,6 +23,26 @@ export type DeploymentMode = (typeof DEPLOYMENT_MODES)[number];
 /** Reads SCW_X, or LBSYNC_SCW_X where the platform reserves SCW_* (deployed functions). */
 function scw(env: Env, name: string): string | undefined {
   return nonEmpty(env[`LBSYNC_${name}`]) ?? nonEmpty(env[name]);
+}
+
+/**
+ * Who reads the Scaleway variables: a deployed function reads LBSYNC_SCW_X (the platform reserves SCW_*), so a missing
+ * one is named so there; the CLI and the local stack name SCW_X.
+ */
+export interface ScalewayReader {
+  function?: boolean;
+}
+
+/** The variable to set when an SCW_X is missing: LBSYNC_SCW_X in a function, SCW_X elsewhere. */
+function scwToSet(name: string, reader: ScalewayReader): string {
+  return reader.function ? deployedName(name) : name;
+}
+
+/** Where to set it, said the way its reader needs it. */
+function scwFix(name: string, reader: ScalewayReader, what: string): string {
+  return reader.function
+    ? `set ${deployedName(name)} to ${what} (a secret of the function in serverless.yml: SCW_* names are reserved inside Scaleway Functions; the local stack may set ${name})`
+    : `set ${name} (or ${deployedName(name)} in a deployed function) to ${what}`;
 }
 
 /** The variable scw() read its value from, for messages: LBSYNC_SCW_X when that is set, else SCW_X. */
@@ -114,13 +134,21 @@ export function ownerIdFromEnv(env: Env = process.env): string {
   return `q${createHash('sha256').update(stripUrlCredentials(queue)).digest('hex').slice(0, 10)}`;
 }
 
-export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySettings {
+export function scalewaySettingsFromEnv(env: Env = process.env, reader: ScalewayReader = {}): ScalewaySettings {
   const accessKey = scw(env, 'SCW_ACCESS_KEY');
   const secretKey = scw(env, 'SCW_SECRET_KEY');
-  if (!accessKey)
-    throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
-  if (!secretKey)
-    throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
+  if (!accessKey || !secretKey) {
+    // Both named at once: a function told one at a time is redeployed twice.
+    const unset = [
+      ...(accessKey ? [] : [['SCW_ACCESS_KEY', 'your API access key'] as const]),
+      ...(secretKey ? [] : [['SCW_SECRET_KEY', 'your API secret key'] as const]),
+    ];
+    throw validationError(
+      'invalid_config',
+      'environment',
+      unset.map(([name, what]) => ({ path: scwToSet(name, reader), message: 'is not set', fix: scwFix(name, reader, what) })),
+    );
+  }
   assertApiKeyShape({ accessKey, secretKey }, { accessKey: scwSource(env, 'SCW_ACCESS_KEY'), secretKey: scwSource(env, 'SCW_SECRET_KEY') });
   const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
   const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
@@ -144,19 +172,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * What the watcher needs to read Audit Trail: the API key (AuditTrailReadOnly on the organization),
  * the organization id, and the principals whose LB backend writes are our own.
  */
-export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSettings & { projectId?: string; ownPrincipalIds: string[] } {
-  const scaleway = scalewaySettingsFromEnv(env);
+export function auditTrailSettingsFromEnv(
+  env: Env = process.env,
+  reader: ScalewayReader = {},
+): AuditTrailSettings & { projectId?: string; ownPrincipalIds: string[] } {
+  const scaleway = scalewaySettingsFromEnv(env, reader);
   const organizationId = scw(env, 'SCW_DEFAULT_ORGANIZATION_ID');
   const errors: FieldError[] = [];
   if (!organizationId) {
     errors.push({
-      path: 'SCW_DEFAULT_ORGANIZATION_ID',
+      path: scwToSet('SCW_DEFAULT_ORGANIZATION_ID', reader),
       message: 'is not set',
-      fix: 'set SCW_DEFAULT_ORGANIZATION_ID (or LBSYNC_SCW_DEFAULT_ORGANIZATION_ID in a deployed function) to the organization id: Audit Trail is read per organization',
+      fix: scwFix('SCW_DEFAULT_ORGANIZATION_ID', reader, 'the organization id: Audit Trail is read per organization'),
     });
   } else if (!UUID.test(organizationId)) {
     errors.push({
-      path: 'SCW_DEFAULT_ORGANIZATION_ID',
+      path: scwSource(env, 'SCW_DEFAULT_ORGANIZATION_ID'),
       message: 'must be a UUID',
       received: organizationId,
       fix: 'copy the organization id from the console (Organization settings) or `scw account project list`',

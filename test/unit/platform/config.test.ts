@@ -8,6 +8,7 @@ import {
   queueConnectionFromEnv,
   runtimeConfigFromEnv,
   runtimeDefaults,
+  scalewaySettingsFromEnv,
 } from '../../../shared/platform/config';
 import { ENVIRONMENT_CATALOGUE } from '../../../shared/platform/environment-catalogue';
 
@@ -23,6 +24,22 @@ function fieldErrors(run: () => unknown) {
   }
   throw new Error('expected a configuration error');
 }
+
+describe('the Scaleway key, missing', () => {
+  it('a function names the LBSYNC_SCW_* variable it reads (SCW_* is reserved there), the CLI SCW_*; both halves at once', () => {
+    const inFunction = fieldErrors(() => scalewaySettingsFromEnv({}, { function: true }));
+    expect(inFunction).toEqual([
+      expect.objectContaining({ path: 'LBSYNC_SCW_ACCESS_KEY', message: 'is not set', fix: expect.stringContaining('serverless.yml') }),
+      expect.objectContaining({ path: 'LBSYNC_SCW_SECRET_KEY', message: 'is not set' }),
+    ]);
+    expect(fieldErrors(() => scalewaySettingsFromEnv({ SCW_ACCESS_KEY: KEYS.SCW_ACCESS_KEY }))).toEqual([
+      expect.objectContaining({ path: 'SCW_SECRET_KEY', fix: expect.stringContaining('LBSYNC_SCW_SECRET_KEY in a deployed function') }),
+    ]);
+    expect(fieldErrors(() => auditTrailSettingsFromEnv({ ...KEYS }, { function: true }))).toEqual([
+      expect.objectContaining({ path: 'LBSYNC_SCW_DEFAULT_ORGANIZATION_ID', message: 'is not set' }),
+    ]);
+  });
+});
 
 describe("the watcher's configuration", () => {
   it('reads the organization from LBSYNC_SCW_DEFAULT_ORGANIZATION_ID (a function) before SCW_DEFAULT_ORGANIZATION_ID (the CLI)', () => {
