@@ -218,7 +218,20 @@ export function auditTrailSettingsFromEnv(
   };
 }
 
-const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/**
+ * A whole number written in decimal digits, and nothing else: Number() would also take 0x10, 1e3, 0b1 or " ", and a
+ * typo would become a value nobody meant. Blanks around the digits are dropped, as around every variable.
+ */
+const intFromEnv = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .refine((text) => /^\d+$/.test(text), {
+      message: 'must be a whole number in decimal digits (no sign, decimal point, exponent or 0x)',
+      params: { fix: 'write the number in digits only, e.g. 15000' },
+    })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
 
 // The defaults are the environment catalogue's, which the serverless.yml checker (scripts/serverless-check, plain
 // node) reads too, so the two cannot differ.
@@ -226,6 +239,7 @@ const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min
 export const runtimeSchema = z.object({
   LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(V.LBSYNC_RETRY_BASE_MS.default),
   LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(V.LBSYNC_RETRY_CAP_MS.default),
+  // Its floor (a transient wait and one backoff step) depends on two other variables: retryPolicy holds it to it.
   LBSYNC_RETRY_HORIZON_MS: intFromEnv(0, 86_400_000).default(V.LBSYNC_RETRY_HORIZON_MS.default),
   // Unset: sized from the horizon (retry-horizon.ts); set, it must not cut the horizon short (checked below).
   LBSYNC_MAX_ATTEMPTS: intFromEnv(1, MAX_ATTEMPTS_LIMIT).optional(),
@@ -310,9 +324,32 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
   };
 }
 
-/** The retry settings, checked together: the horizon must be reachable, and a set LBSYNC_MAX_ATTEMPTS must not cut it short. */
+/**
+ * The horizon's floor: an attempt may wait LBSYNC_TRANSIENT_WAIT_MS for an LB in a transient state before it fails,
+ * and the retry after it is due one backoff step later (up to LBSYNC_RETRY_BASE_MS). A shorter horizon dead-letters
+ * a transient failure before a whole step (0: at once, with no retry at all).
+ */
+function retryHorizonFloorMs(v: { LBSYNC_TRANSIENT_WAIT_MS: number; LBSYNC_RETRY_BASE_MS: number }): number {
+  return v.LBSYNC_TRANSIENT_WAIT_MS + v.LBSYNC_RETRY_BASE_MS;
+}
+
+/**
+ * The retry settings, checked together: the horizon must leave room for one retry (its floor) and be reachable, and
+ * a set LBSYNC_MAX_ATTEMPTS must not cut it short.
+ */
 function retryPolicy(v: z.output<typeof runtimeSchema>): RetryPolicy {
   const horizon = { baseMs: v.LBSYNC_RETRY_BASE_MS, capMs: v.LBSYNC_RETRY_CAP_MS, horizonMs: v.LBSYNC_RETRY_HORIZON_MS };
+  const floorMs = retryHorizonFloorMs(v);
+  if (horizon.horizonMs < floorMs) {
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_RETRY_HORIZON_MS',
+        message: `is ${horizon.horizonMs} ms, less than its floor of ${floorMs} ms (an attempt's wait for a transient LB, LBSYNC_TRANSIENT_WAIT_MS ${v.LBSYNC_TRANSIENT_WAIT_MS}, and one backoff step, LBSYNC_RETRY_BASE_MS ${horizon.baseMs}): a transient failure would be dead-lettered before its first retry`,
+        received: String(horizon.horizonMs),
+        fix: `set at least ${floorMs} (the default is 1800000, 30 minutes), or lower LBSYNC_TRANSIENT_WAIT_MS or LBSYNC_RETRY_BASE_MS`,
+      },
+    ]);
+  }
   const needed = defaultMaxAttempts(horizon);
   const shape = `LBSYNC_RETRY_HORIZON_MS ${horizon.horizonMs} ms with LBSYNC_RETRY_BASE_MS ${horizon.baseMs} and LBSYNC_RETRY_CAP_MS ${horizon.capMs}`;
   if (needed > MAX_ATTEMPTS_LIMIT) {
