@@ -4,6 +4,8 @@ import { defaultFunctionTimeoutSeconds } from '../environment';
 import { act, collect, helpText } from '../command';
 import { checkRecordPath, writeCassette } from '../cassette/write-cassette';
 import { collectExchanges } from '../../shared/adapters/http-recorder';
+import { createScrubber } from '../../shared/outbound/scrub';
+import { secretValues } from '../../shared/platform/config';
 import type { Check } from '../doctor';
 import { doctorPassed, runDoctor } from '../doctor';
 import type { Colors } from '../output';
@@ -79,9 +81,15 @@ export function doctorCommand(cli: Cli): Command {
           ...(recorder && { recorder }),
         });
         const passed = doctorPassed(checks);
+        // The run's credentials and tokens: those of the environment, and the key the requests were sent with (it may come
+        // from a profile of the scw config file).
+        const scrubber = createScrubber([...secretValues(cli.io.env), ...(recorder?.secrets() ?? [])]);
         const recording =
           recordTo !== undefined && recorder
-            ? { file: recordTo, interactions: writeCassette(recordTo, recorder.exchanges(), { keepIds: options.keepIds === true }) }
+            ? {
+                file: recordTo,
+                interactions: writeCassette(recordTo, recorder.exchanges(), { keepIds: options.keepIds === true, scrubber }),
+              }
             : undefined;
         if (out.format === 'json') {
           out.result(passed, { checks, ...(recording && { recording }) });

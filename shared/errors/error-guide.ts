@@ -206,8 +206,11 @@ export const COMMAND_ERROR_GUIDE = {
     doc: '`lbsync emulator --seed` and `npm start -- --seed` read a JSON file in the format of `emulator/seeds/demo.json` (or take the names `demo` and `kops-made`). Exit 1, nothing started.',
   },
   record_failed: {
-    examples: ['--record: could not write doctor.cassette.yaml: EACCES: permission denied'],
-    doc: 'The doctor ran and printed its checks; only the cassette could not be written. Pick a writable path.',
+    examples: [
+      '--record: could not write doctor.cassette.yaml: EACCES: permission denied',
+      '--record: a credential of this run is still in the recording after scrubbing; nothing was written to doctor.cassette.yaml',
+    ],
+    doc: 'The doctor ran and printed its checks; only the cassette was not written. Either the path is not writable (pick another), or the file as written still held a credential of the run in some form the scrubber missed: it was checked once more before it was kept, so no file is left. Report that second case (without any recording): it is a bug of the scrubber. A path that is a symbolic link is refused earlier, as a usage error.',
   },
   unauthorized: {
     examples: ['the inject function refused the token (401)'],
