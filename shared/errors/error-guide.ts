@@ -126,6 +126,13 @@ export const ERROR_GUIDE = {
     examples: [],
     doc: 'An API answer this tool does not classify; the message has the status and body. Dead-lettered as permanent. If the URL really is the Scaleway API, please open an issue with the message (a wrong `SCW_API_URL` gives `api_route_not_found` instead).',
   },
+  unexpected_answer: {
+    examples: [
+      "reading the rule groups of namespace scw-lb-sync: GET https://logs.cockpit.fr-par.scw.cloud/loki/api/v1/rules/scw-lb-sync answered 200 with text/html (<html><body>Sign in</body></html>); expected a YAML mapping of the namespace to its rule groups (Loki's ruler API)",
+      "listing Cockpit's logs data sources in fr-par: GET http://proxy.example/cockpit/v1/regions/fr-par/data-sources answered 200 with text/html (<html>...); expected application/json (a Scaleway API answer)",
+    ],
+    doc: 'The answer came (a success status, even), but not of the type or shape the request asks for: an HTML page from a proxy, a login portal or a wrong host, a Grafana or Loki that answers for another path. Nothing was read from it and nothing was counted as done: a rule group or dashboard is never reported created on such an answer. Check the URL the message names (`--logs-url`, `--grafana-url`, `SCW_API_URL`) by opening it with the same credentials; a reconcile dead-letters it as permanent (fix the URL, then redrive).',
+  },
   invalid_config: {
     examples: [
       'LBSYNC_TARGETS is invalid:\n  - LBSYNC_TARGETS[0].backends[0].forwardPortAlgorithm: Invalid option: expected one of "roundrobin"|"leastconn"|"first" (got "round-robin"); fix: did you mean "roundrobin"? (one of: roundrobin, leastconn, first)',

@@ -103,6 +103,10 @@ export const ERROR_CATALOG = {
     errorClass: 'permanent',
     hint: 'The API answered with an error this tool does not know; the message carries the status and body.',
   },
+  unexpected_answer: {
+    errorClass: 'permanent',
+    hint: 'An answer of another type or shape than asked for (an HTML page from a proxy or a login portal?): the message names the URL, the status and what was expected; check that URL.',
+  },
   invalid_config: {
     errorClass: 'permanent',
     hint: 'The targets configuration (LBSYNC_TARGETS or LBSYNC_CONFIG) is invalid; each field error names the path and the fix.',
