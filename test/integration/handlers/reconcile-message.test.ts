@@ -96,6 +96,16 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
   };
 }
 
+/** The handler's dependencies, with a logger that keeps every line it writes. */
+function withLines() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    service: 'test',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { lines, logger, deps: deps(fakeClock(), {}).deps };
+}
+
 const event = (patch: Record<string, unknown> = {}) =>
   JSON.stringify({
     version: 1,
@@ -200,13 +210,7 @@ describe('carrying out the disposition', () => {
   });
 
   it("a hand-off that fails answers 500 (the platform redelivers) and logs the error in Powertools' shape", async () => {
-    const lines: Record<string, unknown>[] = [];
-    const clock = fakeClock();
-    const { deps: d } = deps(clock, {});
-    const logger = createLogger({
-      service: 'test',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
+    const { lines, logger, deps: d } = withLines();
     const response = await handleReconcileMessage(event({ target: 'nowhere' }), {
       ...d,
       logger,
@@ -228,13 +232,7 @@ describe('carrying out the disposition', () => {
   });
 
   it('a configuration refused while the gateway is made is no hand-off: it leaves as itself (invalid_config), for the shell to answer 500', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const clock = fakeClock();
-    const { deps: d } = deps(clock, {});
-    const logger = createLogger({
-      service: 'test',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
+    const { lines, logger, deps: d } = withLines();
     const refused = validationError('invalid_config', 'environment', [
       { path: 'LBSYNC_SCW_SECRET_KEY', message: 'is not set', fix: 'set LBSYNC_SCW_SECRET_KEY' },
     ]);
