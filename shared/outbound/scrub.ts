@@ -48,22 +48,6 @@ export interface Scrubber {
   readonly secrets: readonly string[];
 }
 
-/** The forms a secret leaks in verbatim: itself, URL-encoded, base64 (padded or not) and base64url, JSON-escaped. */
-export function leakForms(secret: string): string[] {
-  const encoded = encodeURIComponent(secret);
-  const bytes = Buffer.from(secret, 'utf8');
-  const forms = [
-    secret,
-    encoded,
-    encoded.replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase()),
-    bytes.toString('base64'),
-    bytes.toString('base64').replace(/=+$/, ''),
-    bytes.toString('base64url'),
-    JSON.stringify(secret).slice(1, -1),
-  ];
-  return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH);
-}
-
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 
 /** Every way one character of a secret may be written in text we produce or read: itself, or escaped. */
