@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command';
-import { act, collect, helpText } from '../command';
+import { act, collect, helpText, wholeNumber } from '../command';
 import type { DeadLetterEntry } from '../dead-letters';
 import {
   ambiguousIdError,
@@ -55,9 +55,7 @@ function selectByIds(entries: readonly DeadLetterEntry[], ids: readonly string[]
 }
 
 function scanOptions(limit: string) {
-  const n = Number(limit);
-  if (!Number.isInteger(n) || n < 1) throw new CliError('usage', `--limit must be a positive whole number, got ${limit}`);
-  return { limit: n, visibilityTimeoutSeconds: 30 };
+  return { limit: wholeNumber('--limit', limit, { min: 1 }), visibilityTimeoutSeconds: 30 };
 }
 
 type Skipped = { id: string; why: string; candidates?: string[] };

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import type { Cli } from '../command';
 import { defaultFunctionTimeoutSeconds } from '../environment';
-import { act, collect, helpText } from '../command';
+import { act, collect, helpText, wholeNumber } from '../command';
 import { checkRecordPath, writeCassette } from '../cassette/write-cassette';
 import { collectExchanges } from '../../shared/adapters/http-recorder';
 import { createScrubber } from '../../shared/outbound/scrub';
@@ -65,10 +65,7 @@ export function doctorCommand(cli: Cli): Command {
     )
     .action(
       act<DoctorOptions>(cli, async (options, out) => {
-        const functionTimeoutSeconds = Number(options.functionTimeout);
-        if (!Number.isInteger(functionTimeoutSeconds) || functionTimeoutSeconds < 1) {
-          throw new CliError('usage', `--function-timeout must be a positive whole number of seconds, got "${options.functionTimeout}"`);
-        }
+        const functionTimeoutSeconds = wholeNumber('--function-timeout', options.functionTimeout, { min: 1, unit: 'seconds' });
         if (options.keepIds && !options.record) throw new CliError('usage', '--keep-ids only goes with --record <file>');
         const recordTo = options.record === undefined ? undefined : checkRecordPath(options.record);
         const recorder = recordTo === undefined ? undefined : collectExchanges();
