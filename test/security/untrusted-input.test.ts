@@ -20,6 +20,8 @@ beforeAll(async () => {
       LBSYNC_RETRY_BASE_MS: '50',
       LBSYNC_RETRY_CAP_MS: '200',
       LBSYNC_RETRY_HORIZON_MS: String(HORIZON_MS),
+      // The horizon's floor is this wait plus one backoff step (LBSYNC_RETRY_BASE_MS).
+      LBSYNC_TRANSIENT_WAIT_MS: '200',
       LBSYNC_WAIT_BUDGET_MS: '3000',
       LBSYNC_MAX_HOLD_MS: '1000',
     },
