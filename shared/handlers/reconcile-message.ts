@@ -243,8 +243,9 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     try {
       gateway = deps.gateway(deadline, event.id, target as Target);
     } catch (error) {
-      // The target's key could not be read (a variable unset, a malformed key): this target fails, permanently.
-      if (!(error instanceof LbSyncError)) throw error;
+      // The target's own key could not be read (a variable unset, a malformed key): this target fails, permanently.
+      // The deployment's key is the deployment's problem: it leaves as itself, and the message is redelivered.
+      if (!(error instanceof LbSyncError) || !(target as Target).credentials) throw error;
       return await carryOut(
         decideDisposition({ stage: 'reconciled', event, result: { status: 'failed', error }, now: now(), startedAt }, policy, deps.random),
         event,

@@ -11,7 +11,7 @@ import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID } from '../support/wor
 let stack: LocalStack;
 const deliveries: Delivery[] = [];
 /** Retries stop this long after the first attempt (LBSYNC_RETRY_HORIZON_MS): a few attempts here. */
-const HORIZON_MS = 400;
+const HORIZON_MS = 2000;
 
 beforeAll(async () => {
   stack = await startDemoStack({
