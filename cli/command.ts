@@ -99,3 +99,19 @@ export function collect(value: string, previous: string[] = []): string[] {
       .filter((v) => v !== ''),
   ];
 }
+
+/**
+ * A flag's whole number, written in decimal digits only (Number() would also take 0x10, 1e3 or " "), from `min` to
+ * `max`; anything else is a usage error naming the flag.
+ */
+export function wholeNumber(flag: string, text: string, range: { min: number; max?: number; unit?: string }): number {
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || n < range.min || (range.max !== undefined && n > range.max)) {
+    const bounds = range.max === undefined ? `of at least ${range.min}` : `from ${range.min} to ${range.max}`;
+    throw new CliError(
+      'usage',
+      `${flag} must be a whole number${range.unit ? ` of ${range.unit}` : ''} ${bounds}, in digits, got "${text}"`,
+    );
+  }
+  return n;
+}

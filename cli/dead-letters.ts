@@ -28,7 +28,7 @@ export interface DeadLetterEntry {
   redriveEvent?: LbSyncEvent;
   /** Why it cannot be redriven. */
   notRedrivable?: string;
-  /** The same for every dead letter of one (event id, attempt): a redelivered message dead-lettered twice. */
+  /** The same for every dead letter of one event (id, target and body): a redelivered message dead-lettered twice. */
   recordId: string;
   /** The message id of the first dead letter with this recordId, when this one is a later copy. */
   duplicateOf?: string;
@@ -45,26 +45,25 @@ function redrivable(event: unknown): { event?: LbSyncEvent; why?: string } {
   }
 }
 
-/** The recordId a record carries, or the one it would carry (older records, messages the queue moved). */
-function recordIdOf(entry: Omit<DeadLetterEntry, 'recordId'>): string {
+/**
+ * The recordId of a dead letter, computed here from what it holds: the kept event (a record's, or the raw event the
+ * queue moved), else the record's own id (a raw body, kept whole only up to 64 KiB), else the body. Never the
+ * record's word for an event: records of older versions keyed by (event id, attempt) alone, which two events for
+ * two targets may share.
+ */
+function recordIdOf(entry: Omit<DeadLetterEntry, 'recordId'>, event: object | undefined): string {
+  if (event !== undefined) return deadLetterRecordId({ event });
   if (entry.record?.recordId) return entry.record.recordId;
-  const event = (entry.record?.event ?? entry.redriveEvent) as { id?: unknown; attempt?: unknown } | undefined;
-  if (entry.origin === 'queue') {
-    // The body is the event as it was on the reconcile queue, attempt included.
-    const moved = JSON.parse(entry.body) as { id: string; attempt?: number };
-    return deadLetterRecordId({ eventId: moved.id, attempt: moved.attempt ?? 0 });
-  }
-  if (event && typeof event.id === 'string')
-    return deadLetterRecordId({ eventId: event.id, attempt: typeof event.attempt === 'number' ? event.attempt : 0 });
   return deadLetterRecordId({ rawBody: entry.record?.rawBody ?? entry.body });
 }
 
 export function classify(message: ReceivedMessage): DeadLetterEntry {
-  const entry = classifyBody(message);
-  return { ...entry, recordId: recordIdOf(entry) };
+  const { entry, event } = classifyBody(message);
+  return { ...entry, recordId: recordIdOf(entry, event) };
 }
 
-function classifyBody(message: ReceivedMessage): Omit<DeadLetterEntry, 'recordId'> {
+/** The entry, and the event it keeps (as the function decoded it) when it keeps one. */
+function classifyBody(message: ReceivedMessage): { entry: Omit<DeadLetterEntry, 'recordId'>; event?: object } {
   const base = {
     messageId: message.messageId,
     receiptHandle: message.receiptHandle,
@@ -94,28 +93,39 @@ function classifyBody(message: ReceivedMessage): Omit<DeadLetterEntry, 'recordId
     if (record.event === undefined) {
       entry.notRedrivable =
         'the record keeps only the raw body (it was not a valid event, reason invalid_event); fix it and send it again with `lbsync inject`';
-      return entry;
+      return { entry };
     }
     const { event, why } = redrivable(record.event);
     if (event) entry.redriveEvent = event;
     else entry.notRedrivable = why;
-    return entry;
+    return { entry, ...(typeof record.event === 'object' && record.event !== null && { event: record.event }) };
   }
   // Moved here by the reconcile queue's RedrivePolicy (the function answered >= 300 maxReceiveCount times).
   try {
     const event = decodeEvent(message.body);
     const { event: again } = redrivable(event);
     return {
-      ...base,
-      origin: 'queue',
-      reason: 'max_receives',
-      eventId: event.id,
-      target: event.target,
-      message: 'moved by the queue after maxReceiveCount failed deliveries',
-      ...(again && { redriveEvent: again }),
+      entry: {
+        ...base,
+        origin: 'queue',
+        reason: 'max_receives',
+        eventId: event.id,
+        target: event.target,
+        message: 'moved by the queue after maxReceiveCount failed deliveries',
+        ...(again && { redriveEvent: again }),
+      },
+      // The event as the function decodes it (attempt 0 when absent): a record of the same delivery keeps the same.
+      event,
     };
   } catch {
-    return { ...base, origin: 'unknown', reason: 'unrecognised', notRedrivable: 'neither an lbsync dead-letter record nor a valid event' };
+    return {
+      entry: {
+        ...base,
+        origin: 'unknown',
+        reason: 'unrecognised',
+        notRedrivable: 'neither an lbsync dead-letter record nor a valid event',
+      },
+    };
   }
 }
 

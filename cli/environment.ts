@@ -87,7 +87,8 @@ export function queueSettingsFromEnv(env: NodeJS.ProcessEnv): QueueSettings {
  * LBSYNC_FUNCTION_TIMEOUT_SECONDS, else 60 (serverless.yml's timeout).
  */
 export function defaultFunctionTimeoutSeconds(env: NodeJS.ProcessEnv): string {
-  const ms = Number(env.LBSYNC_FUNCTION_TIMEOUT_MS?.trim());
-  if (Number.isInteger(ms) && ms > 0) return String(Math.ceil(ms / 1000));
+  // Decimal digits only, as the function reads it (shared/platform/config.ts); else the next source.
+  const ms = env.LBSYNC_FUNCTION_TIMEOUT_MS?.trim() ?? '';
+  if (/^\d+$/.test(ms) && Number(ms) > 0) return String(Math.ceil(Number(ms) / 1000));
   return env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60';
 }

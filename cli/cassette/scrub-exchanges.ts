@@ -1,11 +1,12 @@
 // Where the values of an HTTP exchange are, for a recording that leaves the machine: pure, no I/O.
 // Secrets first, always: credential headers are dropped, and every URL, header and body goes through the one
-// scrubber (by value, URL credentials, credential-named JSON fields). Then, unless the ids are kept, every id,
+// scrubber (by value in any form, URL credentials, credential-named JSON fields), with the run's own credentials,
+// again after every rewrite (parsing JSON decodes the escapes a secret may hide behind). Then, unless the ids are kept, every id,
 // name, tag and address becomes its stand-in (stand-ins.ts), consistently across the whole recording: in paths,
 // query strings (ListServers?tags= as in the answer's tags), Link headers and JSON bodies; a name or tag the
 // recording holds is replaced where other text echoes it too (an error message naming an LB).
 import { isCredentialHeader, type RecordedExchange } from '../../shared/adapters/http-recorder';
-import { createScrubber, type Scrubber } from '../../shared/outbound/scrub';
+import type { Scrubber } from '../../shared/outbound/scrub';
 import { StandIns } from './stand-ins';
 
 /** JSON fields and query parameters that hold labels: every word in them is replaced. */
@@ -30,8 +31,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export interface ScrubOptions {
   /** Keep ids, names, tags and addresses (secrets are scrubbed all the same). */
   keepIds: boolean;
-  /** Knows the secrets of the run (the gateway's own already removed them; this is the second pass). */
-  scrubber?: Scrubber;
+  /** Knows the secrets of the run: its credentials and tokens (the recorder removed them once; this is the next pass). */
+  scrubber: Scrubber;
 }
 
 function decode(value: string): string {
@@ -131,7 +132,8 @@ class ExchangeScrubber {
     const query = question === -1 ? undefined : base.slice(question + 1);
     const mappedQuery =
       query === undefined ? '' : `?${mapQuery(query, (name, value) => (LABEL_FIELDS.has(name) ? this.label(value) : this.text(value)))}`;
-    return `${this.text(path)}${mappedQuery}${this.text(fragment)}`;
+    // Re-encoding the query is a rewrite: scrubbed once more.
+    return this.scrubber.text(`${this.text(path)}${mappedQuery}${this.text(fragment)}`);
   }
 
   headers(headers: readonly [string, string][]): [string, string][] {
@@ -153,7 +155,8 @@ class ExchangeScrubber {
     }
     const scrubbed = this.json(this.scrubber.value(parsed), false);
     const rewritten = JSON.stringify(scrubbed);
-    return rewritten === JSON.stringify(parsed) ? body : rewritten;
+    // The rewrite decodes every escape of the body (\u0053 is S again): its text is scrubbed once more.
+    return this.scrubber.text(rewritten === JSON.stringify(parsed) ? body : rewritten);
   }
 
   private json(value: Json, inLabel: boolean): Json {
@@ -173,7 +176,7 @@ export function scrubExchanges(exchanges: readonly RecordedExchange[], options: 
     standIns.useFilters(filters);
     standIns.useKnownLabels(labels);
   }
-  const scrub = new ExchangeScrubber(options.scrubber ?? createScrubber(), standIns);
+  const scrub = new ExchangeScrubber(options.scrubber, standIns);
   return exchanges.map((exchange) => {
     const requestBody = scrub.body(exchange.requestBody);
     const responseBody = scrub.body(exchange.responseBody);

@@ -8,7 +8,7 @@ import type { PrincipalSpec, QueueCredentialSpec } from '../../shared/core/boots
 import { comparePermissions, compareRules, desiredRules, PRINCIPALS, QUEUE_CREDENTIALS } from '../../shared/core/bootstrap-plan';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
 import type { Cli } from '../command';
-import { act, helpText } from '../command';
+import { act, helpText, wholeNumber } from '../command';
 import { resolveScalewayCredentials } from '../credentials';
 import { configuredTargets, targetsConfigured } from '../environment';
 import type { Output } from '../output';
@@ -240,8 +240,7 @@ export function bootstrapCommand(cli: Cli): Command {
             'SCW_DEFAULT_PROJECT_ID must be the project id (a UUID) of the LBs, the servers, the queues and the functions',
           );
         if (!/^[A-Za-z0-9_-]{1,60}$/.test(options.prefix)) throw new CliError('usage', `--prefix must be 1-60 letters, digits, "-" or "_"`);
-        const timeout = Number(options.functionTimeout);
-        if (!Number.isInteger(timeout) || timeout < 1) throw new CliError('usage', '--function-timeout must be a whole number of seconds');
+        const timeout = wholeNumber('--function-timeout', options.functionTimeout, { min: 1, unit: 'seconds' });
         const reads: string[] = [];
         const api = createAccountsGateway({
           accessKey: credentials.settings.accessKey,

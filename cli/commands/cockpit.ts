@@ -13,6 +13,7 @@ import { authorization, createGrafanaDashboards } from '../../shared/adapters/gr
 import { createLokiRuler } from '../../shared/adapters/loki-ruler';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
 import { hasUrlCredentials } from '../../shared/outbound/scrub';
+import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { Cli } from '../command';
 import { act, helpText } from '../command';
 import { resolveScalewayCredentials } from '../credentials';
@@ -210,6 +211,8 @@ Credentials, from the environment only (never printed):
         const shipped = names.length > 0 ? { ...withDocs, dashboard: withTargets(withDocs.dashboard, names) } : withDocs;
         if (options.dryRun) return printPlanned(out, shipped, options, logsUrl, grafanaUrl);
 
+        // Every request's deadline, the body included (LBSYNC_REQUEST_TIMEOUT_MS), for the ruler and Grafana as for the API.
+        const { requestTimeoutMs: timeoutMs } = runtimeConfigFromEnv(env);
         // Every credential is checked before the first request.
         const cockpitToken = options.alerts ? env.COCKPIT_TOKEN?.trim() || undefined : undefined;
         if (cockpitToken) cli.protect(cockpitToken);
@@ -229,13 +232,15 @@ Credentials, from the environment only (never printed):
               cli.protect(made.secretKey);
               token = made.secretKey;
             }
-            const ruler = createLokiRuler({ url, token });
+            const ruler = createLokiRuler({ url, token, timeoutMs });
             const groups = await part(HINTS.ruler, () => syncRuleGroups(ruler, options.namespace, shipped.groups));
             report.alerts = { url, namespace: options.namespace, groups };
           }
           if (options.dashboard && auth) {
             const url = grafanaUrl ?? (await part(HINTS.api, () => cockpit().grafanaUrl()));
-            const saved = await part(HINTS.grafana, () => syncDashboard(createGrafanaDashboards({ url, auth }), shipped.dashboard));
+            const saved = await part(HINTS.grafana, () =>
+              syncDashboard(createGrafanaDashboards({ url, auth, timeoutMs }), shipped.dashboard),
+            );
             report.dashboard = { url, uid: shipped.dashboard.uid, change: saved.change, ...(saved.url && { link: saved.url }) };
           }
         } finally {

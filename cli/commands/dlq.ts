@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import type { Cli } from '../command';
-import { act, collect, helpText } from '../command';
+import { act, collect, helpText, wholeNumber } from '../command';
 import type { DeadLetterEntry } from '../dead-letters';
 import {
   ambiguousIdError,
@@ -24,8 +24,9 @@ reader does not see those messages; if it is killed they reappear after the visi
 read adds one to a message's receive count; at most --limit messages are read.
 
 Duplicates: a message delivered twice may be dead-lettered twice. Every record carries a recordId fixed by
-(event id, attempt); later records with the same recordId are listed with duplicate_of (the message id of
-the first), and redrive sends the event once and deletes its duplicates with it.`;
+the event (its id, target, attempt and body); later records of the same event are listed with duplicate_of
+(the message id of the first), and redrive sends the event once and deletes its duplicates with it. Two
+events that share only an id (for two targets) are not duplicates: each is redriven.`;
 
 interface ListOptions {
   limit: string;
@@ -54,9 +55,7 @@ function selectByIds(entries: readonly DeadLetterEntry[], ids: readonly string[]
 }
 
 function scanOptions(limit: string) {
-  const n = Number(limit);
-  if (!Number.isInteger(n) || n < 1) throw new CliError('usage', `--limit must be a positive whole number, got ${limit}`);
-  return { limit: n, visibilityTimeoutSeconds: 30 };
+  return { limit: wholeNumber('--limit', limit, { min: 1 }), visibilityTimeoutSeconds: 30 };
 }
 
 type Skipped = { id: string; why: string; candidates?: string[] };

@@ -1,9 +1,11 @@
 import { Command } from 'commander';
 import type { Cli } from '../command';
 import { defaultFunctionTimeoutSeconds } from '../environment';
-import { act, collect, helpText } from '../command';
+import { act, collect, helpText, wholeNumber } from '../command';
 import { checkRecordPath, writeCassette } from '../cassette/write-cassette';
 import { collectExchanges } from '../../shared/adapters/http-recorder';
+import { createScrubber } from '../../shared/outbound/scrub';
+import { secretValues } from '../../shared/platform/config';
 import type { Check } from '../doctor';
 import { doctorPassed, runDoctor } from '../doctor';
 import type { Colors } from '../output';
@@ -63,10 +65,7 @@ export function doctorCommand(cli: Cli): Command {
     )
     .action(
       act<DoctorOptions>(cli, async (options, out) => {
-        const functionTimeoutSeconds = Number(options.functionTimeout);
-        if (!Number.isInteger(functionTimeoutSeconds) || functionTimeoutSeconds < 1) {
-          throw new CliError('usage', `--function-timeout must be a positive whole number of seconds, got "${options.functionTimeout}"`);
-        }
+        const functionTimeoutSeconds = wholeNumber('--function-timeout', options.functionTimeout, { min: 1, unit: 'seconds' });
         if (options.keepIds && !options.record) throw new CliError('usage', '--keep-ids only goes with --record <file>');
         const recordTo = options.record === undefined ? undefined : checkRecordPath(options.record);
         const recorder = recordTo === undefined ? undefined : collectExchanges();
@@ -80,9 +79,15 @@ export function doctorCommand(cli: Cli): Command {
           protect: cli.protect,
         });
         const passed = doctorPassed(checks);
+        // The run's credentials and tokens: those of the environment, and the key the requests were sent with (it may come
+        // from a profile of the scw config file).
+        const scrubber = createScrubber([...secretValues(cli.io.env), ...(recorder?.secrets() ?? [])]);
         const recording =
           recordTo !== undefined && recorder
-            ? { file: recordTo, interactions: writeCassette(recordTo, recorder.exchanges(), { keepIds: options.keepIds === true }) }
+            ? {
+                file: recordTo,
+                interactions: writeCassette(recordTo, recorder.exchanges(), { keepIds: options.keepIds === true, scrubber }),
+              }
             : undefined;
         if (out.format === 'json') {
           out.result(passed, { checks, ...(recording && { recording }) });

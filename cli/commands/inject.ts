@@ -3,8 +3,10 @@ import type { LbSyncEvent } from '../../shared/schemas/event';
 import { completeEvent, parseEvent } from '../../shared/schemas/event';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
-import { stripUrlCredentials } from '../../shared/outbound/scrub';
-import { networkCause } from '../../shared/adapters/request-failure';
+import { createScrubber } from '../../shared/outbound/scrub';
+import type { HttpAnswer } from '../../shared/adapters/http-call';
+import { httpCall, isObject, unexpectedAnswer } from '../../shared/adapters/http-call';
+import { isJsonType, mediaType } from '../../shared/adapters/http-messages';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
 import type { CommandErrorCode, ErrorCode } from '../../shared/errors/lbsync-error';
@@ -52,12 +54,13 @@ interface Credentials {
   functionToken?: string;
 }
 
+/** From sending the event to the last byte of the answer. */
+const INJECT_TIMEOUT_MS = 15_000;
+
 async function postToFunction(url: string, credentials: Credentials, event: LbSyncEvent): Promise<string> {
-  const shownUrl = stripUrlCredentials(url);
-  let response: Response;
+  let answer: HttpAnswer;
   try {
-    response = await fetch(url, {
-      method: 'POST',
+    answer = await httpCall('POST', url, {
       headers: {
         'Content-Type': 'application/json',
         Authorization: `Bearer ${credentials.token}`,
@@ -65,31 +68,42 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
       },
       // Only what a caller may say: attempt (and notBefore, firstAttemptAt) are the system's, and inject refuses them.
       body: JSON.stringify(callerFields(event)),
-      signal: AbortSignal.timeout(15_000),
+      timeoutMs: INJECT_TIMEOUT_MS,
+      scrubber: createScrubber([credentials.token, credentials.functionToken]),
     });
   } catch (error) {
     throw new CliError(
       'inject_unreachable',
-      `could not reach the inject function: ${networkCause(error, 15_000)} on POST ${shownUrl}`,
-      "check the URL (the function's endpoint) and the network; nothing was enqueued",
+      `could not reach the inject function: ${(error as Error).message}`,
+      "check the URL (the function's endpoint) and the network; nothing is known to be enqueued",
     );
   }
-  const text = await response.text();
+  const text = answer.body;
   let body: { eventId?: string; error?: string; message?: string; errors?: { path: string; message: string; fix: string }[] } = {};
   try {
-    body = JSON.parse(text) as typeof body;
+    const parsed: unknown = JSON.parse(text);
+    if (isObject(parsed)) body = parsed as typeof body;
   } catch {
     // not JSON
   }
-  if (response.status === 202) return body.eventId ?? event.id;
-  if (response.status === 401) {
+  if (answer.status === 202) {
+    // The inject function's answer is JSON {eventId, target}: anything else is not known to be it.
+    if (isJsonType(mediaType(answer.contentType)) && typeof body.eventId === 'string') return body.eventId;
+    const unexpected = unexpectedAnswer('sending the event', 'POST', url, answer, 'JSON {"eventId", "target"} (the inject function)');
+    throw new CliError(
+      unexpected.code,
+      unexpected.message,
+      "check that the URL is the inject function's endpoint; the event is not known to be enqueued",
+    );
+  }
+  if (answer.status === 401) {
     throw new CliError(
       'unauthorized',
       `the inject function refused the token (401)`,
       "the token must be the function's INJECT_TOKEN; check the variable named by --token-env (or the file given with --token-file)",
     );
   }
-  if (response.status === 403) {
+  if (answer.status === 403) {
     const which = credentials.functionToken ? 'refused the X-Auth-Token' : 'got no X-Auth-Token';
     throw new CliError('forbidden', `the platform ${which} (403): nothing was enqueued`, PRIVATE_FUNCTION_HINT);
   }
@@ -97,8 +111,8 @@ async function postToFunction(url: string, credentials: Credentials, event: LbSy
   const summary = details ? (body.message ?? '').split('\n')[0] : (body.message ?? text.slice(0, 200));
   throw new CliError(
     answerCode(body.error),
-    `the inject function answered ${response.status}: ${summary}${details}`,
-    response.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined,
+    `the inject function answered ${answer.status}: ${summary}${details}`,
+    answer.status >= 500 ? 'the function could not enqueue; try again, and check its logs' : undefined,
   );
 }
 

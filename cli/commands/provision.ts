@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
 import type { Cli } from '../command';
-import { act, helpText } from '../command';
+import { act, helpText, wholeNumber } from '../command';
 import { defaultFunctionTimeoutSeconds, queueSettingsFromEnv } from '../environment';
 import { CliError, EXIT } from '../output';
 
@@ -11,11 +11,7 @@ interface ProvisionOptions {
   maxReceiveCount?: string;
 }
 
-const positive = (name: string, text: string): number => {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new CliError('usage', `${name} must be a positive whole number, got "${text}"`);
-  return n;
-};
+const positive = (name: string, text: string): number => wholeNumber(name, text, { min: 1 });
 
 export function provisionCommand(cli: Cli): Command {
   const env = cli.io.env;

@@ -37,7 +37,7 @@ function shadowSource(options: StatusOptions, env: NodeJS.ProcessEnv, protect: (
     throw new CliError('usage', `--logs-url must be an http(s) URL without credentials`, SHADOW_HINT);
   if (!token) return { notRead: 'COCKPIT_TOKEN is not set', hint: SHADOW_HINT };
   protect(token);
-  return { query: createLokiQuery({ url: options.logsUrl, token }) };
+  return { query: createLokiQuery({ url: options.logsUrl, token, timeoutMs: runtimeConfigFromEnv(env).requestTimeoutMs }) };
 }
 
 const DEFAULT_EVERY_SECONDS = 5;

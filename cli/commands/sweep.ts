@@ -4,9 +4,9 @@ import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { handleSweepRequest, type SweepReport } from '../../shared/handlers/sweep-request';
 import { createLogger } from '../../shared/platform/log';
 import type { Cli } from '../command';
-import { act, collect, helpText } from '../command';
+import { act, collect, helpText, wholeNumber } from '../command';
 import { configuredTargets, queueFor, selectTargets } from '../environment';
-import { CliError, EXIT, plural } from '../output';
+import { EXIT, plural } from '../output';
 import { progress } from '../progress';
 
 interface SweepOptions {
@@ -79,10 +79,8 @@ export function sweepCommand(cli: Cli): Command {
         selectTargets(targets, options.target);
         const q = queueFor(env, 'RECONCILE_QUEUE_URL');
         const bar = progress(out, 'enqueued', out.format === 'text');
-        const spreadSeconds = options.spread === undefined ? undefined : Number(options.spread);
-        if (spreadSeconds !== undefined && (!Number.isInteger(spreadSeconds) || spreadSeconds < 0 || spreadSeconds > 900)) {
-          throw new CliError('usage', `--spread must be a whole number of seconds from 0 to 900, got "${options.spread}"`);
-        }
+        const spreadSeconds =
+          options.spread === undefined ? undefined : wholeNumber('--spread', options.spread, { min: 0, max: 900, unit: 'seconds' });
         const args = {
           ...(options.target && { targets: options.target }),
           ...(options.dryRun && { dryRun: true }),

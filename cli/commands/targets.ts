@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
+import { problemCount } from '../../shared/errors/field-errors';
 import type { Target } from '../../shared/schemas/target';
 import type { Cli } from '../command';
 import { act, helpText } from '../command';
@@ -69,7 +70,7 @@ function validateCommand(cli: Cli): Command {
           if (out.format === 'json') throw new CliError(error.code, error.message, TARGETS_VALIDATE_HINT, error.fieldErrors);
           const { c } = out;
           out.line(
-            `${c.red('invalid')}: ${plural(error.fieldErrors.length, 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`,
+            `${c.red('invalid')}: ${plural(problemCount(error.fieldErrors), 'problem')} in ${options.file ?? error.message.split(' is invalid')[0]}`,
           );
           for (const fe of error.fieldErrors) out.line(`  ${renderFieldLine(fe, c)}`);
           out.line(`  ${c.dim('hint:')} ${TARGETS_VALIDATE_HINT}`);

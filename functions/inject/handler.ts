@@ -13,5 +13,9 @@ export const handle = functionShell(
       ...injectSettingsFromEnv(process.env),
       logger,
     }),
-  () => ({ error: 'invalid_config', message: 'the inject function is misconfigured; see its logs' }),
+  // Its callers are outside the deployment: the message stays in the logs.
+  (_message, code) => ({
+    error: code,
+    message: `the inject function ${code === 'invalid_config' ? 'is misconfigured' : 'failed'}; see its logs`,
+  }),
 );

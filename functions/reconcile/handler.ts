@@ -1,5 +1,5 @@
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
-import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
+import { type ReconcileAnswerBody, handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { ownerIdFromEnv, scalewaySettingsFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
 import { requestBody } from '../../shared/platform/request-response';
@@ -7,11 +7,13 @@ import { once } from '../../shared/platform/runtime';
 import { gatewayPerKey } from '../../shared/platform/target-keys';
 
 // Only this function talks to the Scaleway API: the SDK stays out of the inject and sweep bundles.
-const scalewaySettings = once(() => scalewaySettingsFromEnv(process.env));
+const scalewaySettings = once(() => scalewaySettingsFromEnv(process.env, { function: true }));
 
 /**
  * Queue trigger: the raw message body arrives as the HTTP body; 2xx deletes the message, >= 300 redelivers it.
- * A configuration error answers 500: nothing could be handed on, so the platform redelivers (and redrives).
+ * A configuration error (or any failure but the hand-off's) answers 500 `function_failed` with its code, e.g.
+ * invalid_config naming the variable: the message was not handled, so the platform redelivers it, and after the
+ * queue's maxReceiveCount its RedrivePolicy moves it to the dead-letter queue. Nothing is lost.
  */
 export const handle = functionShell(
   'reconcile',
@@ -36,5 +38,13 @@ export const handle = functionShell(
       ownerId: ownerIdFromEnv(process.env),
     });
   },
-  (message) => ({ outcome: 'handoff_failed', error: { code: 'invalid_config', message } }),
+  (message, code) =>
+    ({
+      outcome: 'function_failed',
+      error: {
+        code,
+        message,
+        hint: 'The message was not handled: the queue redelivers it (after maxReceiveCount its RedrivePolicy moves it to the dead-letter queue); fix what the message names, then `lbsync dlq redrive` any it moved.',
+      },
+    }) satisfies ReconcileAnswerBody,
 );

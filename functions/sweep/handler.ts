@@ -15,5 +15,5 @@ export const handle = functionShell(
       delayMode: runtime.config.delayMode,
       logger,
     }),
-  (message) => ({ error: 'invalid_config', message }),
+  (message, code) => ({ error: code, message }),
 );

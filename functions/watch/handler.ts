@@ -8,7 +8,7 @@ import { gatewayPerKey } from '../../shared/platform/target-keys';
 import { LBSYNC_USER_AGENT_MARKER } from '../../shared/outbound/user-agent';
 
 // Only this function reads Audit Trail: its SDK stays out of the other bundles.
-const settings = once(() => auditTrailSettingsFromEnv(process.env));
+const settings = once(() => auditTrailSettingsFromEnv(process.env, { function: true }));
 
 /** Cron trigger (every minute): Audit Trail events of the last period + overlap -> one `audit` event per concerned target. */
 export const handle = functionShell(
@@ -32,5 +32,5 @@ export const handle = functionShell(
       logger,
     });
   },
-  (message) => ({ error: 'invalid_config', message }),
+  (message, code) => ({ error: code, message }),
 );

@@ -10,6 +10,8 @@ export type NotFoundMeaning = 'backend_not_found' | 'lb_not_found' | 'unknown_ap
 
 /** The name the adapters give a 404 whose body is not the API's not-found answer, or a 405 (shared/adapters/request-failure.ts). */
 export const ROUTE_NOT_FOUND_ERROR = 'RouteNotFoundError';
+/** The name the adapters give a success answer of another type than the API's JSON (shared/adapters/request-failure.ts). */
+export const UNEXPECTED_ANSWER_ERROR = 'UnexpectedAnswerError';
 
 interface ApiFailureShape {
   status?: number;
@@ -51,6 +53,7 @@ export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, no
   const type = bodyType(failure.body);
   const withStatus = (code: ErrorCode): Classification => ({ code, status });
   if (failure.name === ROUTE_NOT_FOUND_ERROR) return withStatus('api_route_not_found');
+  if (failure.name === UNEXPECTED_ANSWER_ERROR) return withStatus('unexpected_answer');
   if (status === 409 || type === 'transient_state') return withStatus('api_transient_state');
   if (status === 429 || type === 'too_many_requests') {
     const retryAfterMs = retryAfterFrom429(failure, now);

@@ -1,9 +1,10 @@
 // Grafana's dashboard HTTP API, as the project's Cockpit Grafana serves it: read a dashboard by uid, save one
 // (overwriting the dashboard of that uid). The operator's Grafana user (basic auth) or service-account token.
-// Only `lbsync cockpit install` uses it.
+// Only `lbsync cockpit install` uses it. Every answer is checked for its type and shape (JSON, the dashboard of the
+// uid asked for, a save Grafana says succeeded): anything else (an HTML page answered 200) is unexpected_answer.
 import { createScrubber } from '../outbound/scrub';
 import type { HttpAnswer } from './http-call';
-import { httpCall, statusFailure } from './http-call';
+import { httpCall, isObject, jsonAnswer, statusFailure, unexpectedAnswer } from './http-call';
 
 export type GrafanaAuth = { token: string } | { user: string; password: string };
 
@@ -47,15 +48,23 @@ export function createGrafanaDashboards(settings: GrafanaSettings): GrafanaDashb
       const answer = await call('GET', url);
       // Grafana's own 404 for a missing dashboard is JSON with a message; anything else is a URL that leads elsewhere.
       if (answer.status === 404 && /dashboard not found/i.test(answer.body)) return undefined;
-      if (answer.status >= 300) throw statusFailure(`reading dashboard ${uid}`, 'GET', url, answer);
-      const found = JSON.parse(answer.body) as { dashboard?: Record<string, unknown> };
+      const what = `reading dashboard ${uid}`;
+      if (answer.status >= 300) throw statusFailure(what, 'GET', url, answer);
+      const expected = `JSON {"dashboard": {...}} of uid ${uid} (Grafana's dashboard API)`;
+      const found = jsonAnswer(what, 'GET', url, answer, expected);
+      if (!isObject(found) || !isObject(found.dashboard) || found.dashboard.uid !== uid)
+        throw unexpectedAnswer(what, 'GET', url, answer, expected);
       return found.dashboard;
     },
     async save(dashboard, message) {
       const url = `${base}/api/dashboards/db`;
+      const what = `saving dashboard ${String(dashboard.uid)}`;
       const answer = await call('POST', url, saveRequest(dashboard, message));
-      if (answer.status >= 300) throw statusFailure(`saving dashboard ${String(dashboard.uid)}`, 'POST', url, answer);
-      const saved = JSON.parse(answer.body) as { url?: unknown };
+      if (answer.status >= 300) throw statusFailure(what, 'POST', url, answer);
+      const expected = `JSON {"status": "success", "uid": "${String(dashboard.uid)}", ...} (Grafana's dashboard API)`;
+      const saved = jsonAnswer(what, 'POST', url, answer, expected);
+      if (!isObject(saved) || saved.status !== 'success' || saved.uid !== dashboard.uid)
+        throw unexpectedAnswer(what, 'POST', url, answer, expected);
       return typeof saved.url === 'string' ? { url: `${base}${saved.url.startsWith('/') ? '' : '/'}${saved.url}` } : {};
     },
   };

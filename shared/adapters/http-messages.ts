@@ -176,3 +176,12 @@ export class HttpResponse extends BufferedBody {
     return new HttpResponse(this.body, { status: this.status, statusText: this.statusText, headers: this.headers });
   }
 }
+
+/** A Content-Type's media type, lower-cased, without its parameters: `application/json`. */
+export function mediaType(contentType: string | undefined): string | undefined {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type === '' ? undefined : type;
+}
+
+/** application/json, or a +json type (application/problem+json). */
+export const isJsonType = (type: string | undefined) => type === 'application/json' || (type?.endsWith('+json') ?? false);

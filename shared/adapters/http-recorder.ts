@@ -18,15 +18,24 @@ export interface RecordedExchange {
 }
 
 export interface ExchangeRecorder {
-  record(exchange: RecordedExchange): void;
+  /** The exchange, and the secrets it was scrubbed of (the credentials it was sent with). */
+  record(exchange: RecordedExchange, secrets: readonly string[]): void;
 }
 
-/** A recorder that keeps every exchange in memory, in the order the answers came. */
-export function collectExchanges(): ExchangeRecorder & { exchanges(): RecordedExchange[] } {
+/**
+ * A recorder that keeps every exchange in memory, in the order the answers came, and the secrets of the run they were
+ * sent with: the writer of a recording scrubs with them once more (a key read from a profile is in no variable).
+ */
+export function collectExchanges(): ExchangeRecorder & { exchanges(): RecordedExchange[]; secrets(): string[] } {
   const kept: RecordedExchange[] = [];
+  const secrets = new Set<string>();
   return {
-    record: (exchange) => void kept.push(exchange),
+    record: (exchange, used) => {
+      kept.push(exchange);
+      for (const secret of used) secrets.add(secret);
+    },
     exchanges: () => [...kept],
+    secrets: () => [...secrets],
   };
 }
 
@@ -58,17 +67,20 @@ export function recordingTransport(transport: HttpTransport, recorder: ExchangeR
       { url: request.url, method: request.method, headers: request.headers, text: async () => body },
       options,
     );
-    recorder.record({
-      method: request.method.toUpperCase(),
-      url: scrub.text(request.url),
-      requestHeaders: keptHeaders(request.headers, scrub),
-      requestBody: scrub.text(body),
-      status: response.status,
-      statusText: response.statusText,
-      responseHeaders: keptHeaders(response.headers, scrub),
-      responseBody: scrub.text(response.body?.toString('utf8') ?? ''),
-      durationMs: performance.now() - started,
-    });
+    recorder.record(
+      {
+        method: request.method.toUpperCase(),
+        url: scrub.text(request.url),
+        requestHeaders: keptHeaders(request.headers, scrub),
+        requestBody: scrub.text(body),
+        status: response.status,
+        statusText: response.statusText,
+        responseHeaders: keptHeaders(response.headers, scrub),
+        responseBody: scrub.text(response.body?.toString('utf8') ?? ''),
+        durationMs: performance.now() - started,
+      },
+      scrub.secrets,
+    );
     return response;
   };
 }

@@ -2,9 +2,9 @@
 // (LogQL), its vector answer as numbers by label set. Plain HTTP, the data source's token in X-Auth-Token (as the
 // ruler takes it: ASSUMED, docs/operations.md, Cockpit). Only `lbsync status` uses it, to read what a shadow
 // deployment logged.
-import { LbSyncError } from '../errors/lbsync-error';
 import { createScrubber } from '../outbound/scrub';
-import { httpCall, statusFailure } from './http-call';
+import type { HttpAnswer } from './http-call';
+import { httpCall, jsonAnswer, statusFailure, unexpectedAnswer } from './http-call';
 import { COCKPIT_TOKEN_HEADER } from './loki-ruler';
 
 export interface LokiQuerySettings {
@@ -31,21 +31,19 @@ export function queryPath(base: string, expr: string, atMs: number): string {
 
 type VectorAnswer = { status?: string; data?: { resultType?: string; result?: { metric?: unknown; value?: unknown }[] } };
 
-function samples(url: string, body: string): VectorSample[] {
-  let answer: VectorAnswer;
-  try {
-    answer = JSON.parse(body) as VectorAnswer;
-  } catch {
-    throw new LbSyncError('unknown_api_error', `the logs data source at ${url} answered something that is not JSON`);
-  }
-  const result = answer.data?.result;
-  if (answer.status !== 'success' || answer.data?.resultType !== 'vector' || !Array.isArray(result))
-    throw new LbSyncError('unknown_api_error', `the logs data source at ${url} answered no vector (status ${String(answer.status)})`);
+const VECTOR =
+  'JSON {"status": "success", "data": {"resultType": "vector", "result": [...]}} with a number in each sample (Loki\'s query API)';
+
+function samples(url: string, answer: HttpAnswer): VectorSample[] {
+  const what = 'querying the logs';
+  const unexpected = () => unexpectedAnswer(what, 'GET', url, answer, VECTOR);
+  const body = jsonAnswer(what, 'GET', url, answer, VECTOR) as VectorAnswer | null;
+  const result = body?.data?.result;
+  if (body?.status !== 'success' || body.data?.resultType !== 'vector' || !Array.isArray(result)) throw unexpected();
   return result.map((item) => {
-    const value = Array.isArray(item.value) ? Number(item.value[1]) : Number.NaN;
-    const labels = item.metric && typeof item.metric === 'object' ? (item.metric as Record<string, string>) : {};
-    if (!Number.isFinite(value))
-      throw new LbSyncError('unknown_api_error', `the logs data source at ${url} answered a sample with no number`);
+    const value = Array.isArray(item?.value) ? Number(item.value[1]) : Number.NaN;
+    const labels = item?.metric && typeof item.metric === 'object' ? (item.metric as Record<string, string>) : {};
+    if (!Number.isFinite(value)) throw unexpected();
     return { labels, value };
   });
 }
@@ -61,7 +59,7 @@ export function createLokiQuery(settings: LokiQuerySettings): LokiQuery {
         scrubber,
       });
       if (answer.status >= 300) throw statusFailure('querying the logs', 'GET', url, answer);
-      return samples(settings.url, answer.body);
+      return samples(url, answer);
     },
   };
 }

@@ -5,6 +5,7 @@
 import type * as SqsSdk from '@aws-sdk/client-sqs';
 import { LbSyncError } from '../errors/lbsync-error';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
+import { timeoutError } from './http-transport';
 import { networkCause, shownUrl } from './request-failure';
 
 export interface QueueSettings {
@@ -13,7 +14,10 @@ export interface QueueSettings {
   region: string;
   accessKeyId: string;
   secretAccessKey: string;
-  /** Per-request bound, default 5 s (a long-poll receive gets its wait time on top). */
+  /**
+   * The deadline of one call (its retries included), from the request to the last byte of the answer: default 5 s (a
+   * long-poll receive gets its wait time on top). A server that sends headers and then stalls fails the call at it.
+   */
   requestTimeoutMs?: number;
 }
 
@@ -132,10 +136,32 @@ export function createEventQueue(settings: QueueSettings): EventQueue {
     return { sdk, client };
   }
 
+  /**
+   * The client, each call bounded as a whole: the SDK's own timeouts end when the headers arrive, so a body that never
+   * comes would hold the call (and the invocation) forever. At the deadline the call is aborted and fails.
+   */
+  const bounded = (client: SqsSdk.SQSClient): Pick<SqsSdk.SQSClient, 'send'> => ({
+    send: ((command: Parameters<SqsSdk.SQSClient['send']>[0], options?: { requestTimeout?: number }) => {
+      const timeoutMs = options?.requestTimeout ?? requestTimeoutMs;
+      const deadline = new AbortController();
+      return new Promise<unknown>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          const timedOut = Object.assign(timeoutError(`request timed out after ${timeoutMs} ms`), { timeoutMs });
+          deadline.abort(timedOut);
+          reject(timedOut);
+        }, timeoutMs);
+        client
+          .send(command, { ...options, abortSignal: deadline.signal })
+          .then(resolve, reject)
+          .finally(() => clearTimeout(timer));
+      });
+    }) as SqsSdk.SQSClient['send'],
+  });
+
   async function call<T>(
     operation: string,
     queueName: string,
-    run: (sdk: typeof SqsSdk, client: SqsSdk.SQSClient) => Promise<T>,
+    run: (sdk: typeof SqsSdk, client: Pick<SqsSdk.SQSClient, 'send'>) => Promise<T>,
   ): Promise<T> {
     try {
       connecting ??= connect().catch((error: unknown) => {
@@ -143,7 +169,7 @@ export function createEventQueue(settings: QueueSettings): EventQueue {
         throw error;
       });
       const { sdk, client } = await connecting;
-      return await run(sdk, client);
+      return await run(sdk, bounded(client));
     } catch (error) {
       throw handOffError(operation, queueName, error, settings);
     }
@@ -297,7 +323,11 @@ function handOffError(operation: string, queueName: string, error: unknown, sett
   const label = sqsErrorCode && sqsErrorCode !== 'Error' ? `${sqsErrorCode}: ` : '';
   // No answer at all (refused, unknown host, timeout, TLS): say why in words and where it was sent.
   const endpoint = shownUrl(settings.endpoint ?? scalewayQueueEndpoint(settings.region));
-  const detail = isServiceError || !code ? `${label}${message}` : `${networkCause(error)} on ${endpoint}`;
+  const timeoutMs = (error as { timeoutMs?: unknown } | null)?.timeoutMs;
+  const noAnswer = !isServiceError && (code !== undefined || name === 'TimeoutError');
+  const detail = noAnswer
+    ? `${networkCause(error, typeof timeoutMs === 'number' ? timeoutMs : undefined)} on ${endpoint}`
+    : `${label}${message}`;
   const scrubber = createScrubber([settings.secretAccessKey, settings.accessKeyId, ...urlCredentials(settings.endpoint)]);
   return new QueueHandOffError(operation, scrubber.text(queueName), sqsErrorCode, scrubber.text(detail), { cause: error });
 }

@@ -1,7 +1,7 @@
 // A request that failed, told so an operator can act on it: where it went (the URL, without credentials or
 // query) and why, in words (connection refused, host not found, timed out, TLS), and a 404 that is not the
 // Scaleway API's own not-found answer, or a 405 (a wrong SCW_API_URL or path), told apart from a missing LB or backend.
-import { ROUTE_NOT_FOUND_ERROR } from './api-failure';
+import { ROUTE_NOT_FOUND_ERROR, UNEXPECTED_ANSWER_ERROR } from './api-failure';
 import { stripUrlCredentials } from '../outbound/scrub';
 
 /** scheme://host[:port]/path: credentials and the query string (names, tags, tokens) left out. */
@@ -123,6 +123,33 @@ export function routeNotFound(
   failure.name = ROUTE_NOT_FOUND_ERROR;
   failure.status = status;
   failure.body = body;
+  return failure;
+}
+
+/** `GET https://host/path answered 200 with text/html (<html>...)`: where an answer came from, and what it was. */
+export function answeredText(method: string, url: string, status: number, contentType: string | null | undefined, body: string): string {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase() || 'no Content-Type';
+  const text = body.trim().replace(/\s+/g, ' ');
+  const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
+  return `${method.toUpperCase()} ${shownUrl(url)} answered ${status} with ${type}${shown ? ` (${shown})` : ''}`;
+}
+
+/**
+ * A success from the Scaleway API that is no JSON (every answer the API makes is application/json): an HTML page from
+ * a proxy or a portal, read by the SDK as an answer with no fields. Told as unexpected_answer (api-failure.ts).
+ */
+export function unexpectedApiAnswer(
+  method: string,
+  url: string,
+  status: number,
+  contentType: string | null,
+  body: string,
+): Error & { status: number } {
+  const failure = new Error(
+    `${answeredText(method, url, status, contentType, body)}; expected application/json (a Scaleway API answer)`,
+  ) as Error & { status: number };
+  failure.name = UNEXPECTED_ANSWER_ERROR;
+  failure.status = status;
   return failure;
 }
 

@@ -3,10 +3,10 @@
 // sent (the key among it), so error bodies and transport failures are scrubbed here, before the SDK builds an
 // error message from them; a failed request and a 404 or 405 of no API route are named by URL and cause.
 import type { Scrubber } from '../outbound/scrub';
-import { HttpResponse } from './http-messages';
+import { HttpResponse, isJsonType, mediaType } from './http-messages';
 import { type ExchangeRecorder, recordingTransport } from './http-recorder';
 import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
-import { isApiNotFoundBody, requestFailure, routeNotFound } from './request-failure';
+import { isApiNotFoundBody, requestFailure, routeNotFound, unexpectedApiAnswer } from './request-failure';
 
 export interface SdkHttpClientOptions {
   requestTimeoutMs: number;
@@ -58,7 +58,16 @@ export function sdkHttpClient(options: SdkHttpClientOptions): typeof fetch {
       // Named by URL and cause (connection refused, host not found, timed out, TLS).
       throw scrubbedError(requestFailure(method, request.url, error, timeoutMs), scrubber.text);
     }
-    if (response.status < 400) return response;
+    if (response.status < 400) {
+      const body = response.body?.toString('utf8') ?? '';
+      // Every answer of the API is JSON: another type (an HTML page answered 200) would read as an answer with no fields.
+      if (body.trim() !== '' && !isJsonType(mediaType(response.headers.get('content-type') ?? undefined)))
+        throw scrubbedError(
+          unexpectedApiAnswer(method, request.url, response.status, response.headers.get('content-type'), scrubber.text(body)),
+          scrubber.text,
+        );
+      return response;
+    }
     const safeBody = scrubber.text(response.body?.toString('utf8') ?? '');
     if ((response.status === 404 && !isApiNotFoundBody(safeBody)) || response.status === 405)
       throw scrubbedError(

@@ -151,6 +151,13 @@ export const ERROR_GUIDE = {
     examples: [],
     doc: 'An API answer this tool does not classify; the message has the status and body. Dead-lettered as permanent. If the URL really is the Scaleway API, please open an issue with the message (a wrong `SCW_API_URL` gives `api_route_not_found` instead).',
   },
+  unexpected_answer: {
+    examples: [
+      "reading the rule groups of namespace scw-lb-sync: GET https://logs.cockpit.fr-par.scw.cloud/loki/api/v1/rules/scw-lb-sync answered 200 with text/html (<html><body>Sign in</body></html>); expected a YAML mapping of the namespace to its rule groups (Loki's ruler API)",
+      "listing Cockpit's logs data sources in fr-par: GET http://proxy.example/cockpit/v1/regions/fr-par/data-sources answered 200 with text/html (<html>...); expected application/json (a Scaleway API answer)",
+    ],
+    doc: 'The answer came (a success status, even), but not of the type or shape the request asks for: an HTML page from a proxy, a login portal or a wrong host, a Grafana or Loki that answers for another path. Nothing was read from it and nothing was counted as done: a rule group or dashboard is never reported created on such an answer. Check the URL the message names (`--logs-url`, `--grafana-url`, `SCW_API_URL`) by opening it with the same credentials; a reconcile dead-letters it as permanent (fix the URL, then redrive).',
+  },
   invalid_config: {
     examples: [
       'LBSYNC_TARGETS is invalid:\n  - LBSYNC_TARGETS[0].backends[0].forwardPortAlgorithm: Invalid option: expected one of "roundrobin"|"leastconn"|"first" (got "round-robin"); fix: did you mean "roundrobin"? (one of: roundrobin, leastconn, first)',
@@ -238,8 +245,11 @@ export const COMMAND_ERROR_GUIDE = {
     doc: '`lbsync emulator --seed` and `npm start -- --seed` read a JSON file in the format of `emulator/seeds/demo.json` (or take the names `demo` and `kops-made`). Exit 1, nothing started.',
   },
   record_failed: {
-    examples: ['--record: could not write doctor.cassette.yaml: EACCES: permission denied'],
-    doc: 'The doctor ran and printed its checks; only the cassette could not be written. Pick a writable path.',
+    examples: [
+      '--record: could not write doctor.cassette.yaml: EACCES: permission denied',
+      '--record: a credential of this run is still in the recording after scrubbing; nothing was written to doctor.cassette.yaml',
+    ],
+    doc: 'The doctor ran and printed its checks; only the cassette was not written. Either the path is not writable (pick another), or the file as written still held a credential of the run in some form the scrubber missed: it was checked once more before it was kept, so no file is left. Report that second case (without any recording): it is a bug of the scrubber. A path that is a symbolic link is refused earlier, as a usage error.',
   },
   unauthorized: {
     examples: ['the inject function refused the token (401)'],

@@ -1,5 +1,5 @@
 import type { FieldError } from './field-errors';
-import { renderFieldError } from './field-errors';
+import { listedProblems, renderFieldError } from './field-errors';
 
 /**
  * transient: try again later (re-enqueue with backoff).
@@ -118,6 +118,10 @@ export const ERROR_CATALOG = {
   unknown_api_error: {
     errorClass: 'permanent',
     hint: 'The API answered with an error this tool does not know; the message carries the status and body.',
+  },
+  unexpected_answer: {
+    errorClass: 'permanent',
+    hint: 'An answer of another type or shape than asked for (an HTML page from a proxy or a login portal?): the message names the URL, the status and what was expected; check that URL.',
   },
   invalid_config: {
     errorClass: 'permanent',
@@ -283,7 +287,9 @@ export function asLbSyncError(error: unknown): LbSyncError {
   return new LbSyncError('unknown_api_error', `unexpected failure: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
-export function validationError(code: 'invalid_config' | 'invalid_event', what: string, fieldErrors: FieldError[]): LbSyncError {
+/** An input refused: every problem named (the first LISTED_PROBLEMS of them, and how many more), each with its fix. */
+export function validationError(code: 'invalid_config' | 'invalid_event', what: string, problems: FieldError[]): LbSyncError {
+  const fieldErrors = listedProblems(problems, what);
   const lines = fieldErrors.map((e) => `  - ${renderFieldError(e)}`).join('\n');
   return new LbSyncError(code, `${what} is invalid:\n${lines}`, { fieldErrors });
 }

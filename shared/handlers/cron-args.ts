@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { Logger } from '../platform/log';
 import type { PlatformResponse } from '../platform/request-response';
 import { jsonResponse } from '../platform/request-response';
-import { renderFieldError } from '../errors/field-errors';
+import { listedProblems, renderFieldError } from '../errors/field-errors';
 import { toFieldErrors } from '../schemas/zod-issues';
 import { decodeJsonInput, problemText } from '../schemas/json-input';
 import { targetNameSchema } from '../schemas/primitives';
@@ -56,7 +56,7 @@ export function parseCronArgs<S extends z.ZodType>(
   }
   const parsed = schema.safeParse(value, { reportInput: true });
   if (!parsed.success) {
-    const errors = toFieldErrors(parsed.error, 'args');
+    const errors = listedProblems(toFieldErrors(parsed.error, 'args'), 'args');
     const message = `the cron trigger's args are invalid: ${errors.map(renderFieldError).join('; ')}`;
     return { error: jsonResponse(400, { error: 'invalid_args', message, errors }) };
   }

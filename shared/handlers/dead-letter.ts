@@ -11,13 +11,15 @@ import { serializeError } from '../errors/lbsync-error';
  * is delivered again and writes it again. The queue cannot prevent that: MessageDeduplicationId works on
  * FIFO queues only, a dead-letter queue has the type of the queue it serves, and a FIFO reconcile queue
  * would let one message be in flight at a time (Scaleway has no MessageGroupId). So the record carries a
- * recordId fixed by (eventId, attempt), or by the body for an invalid one: readers (`lbsync dlq`) group
- * records by it, mark the later ones duplicate_of the first, and redrive each recordId once.
+ * recordId fixed by the event itself (its id, target, attempt and every other field), or by the body for an
+ * invalid one: readers (`lbsync dlq`) group records by it, mark the later ones duplicate_of the first, and
+ * redrive each recordId once. An event id alone is no key: inject takes any id its caller chooses, so two
+ * events for two targets may share one.
  */
 export interface DeadLetterRecord {
   kind: 'lbsync.dead-letter';
   version: 1;
-  /** The same for every dead letter of one (event id, attempt), or of one raw body. */
+  /** The same for every dead letter of one event (the same id, target and body), or of one raw body. */
   recordId: string;
   reason: DeadLetterReason;
   eventId?: string;
@@ -44,8 +46,18 @@ export const RAW_BODY_KEEP_BYTES = MAX_EVENT_BYTES;
 /** Past this, a JSON-escaped body (control characters take 6 bytes each) is kept as base64 instead. */
 const RAW_BODY_MAX_ESCAPED = 2 * MAX_EVENT_BYTES;
 
-export function deadLetterRecordId(key: { eventId: string; attempt: number } | { rawBody: string }): string {
-  const material = 'eventId' in key ? `event\n${key.eventId}\n${key.attempt}` : `raw\n${key.rawBody}`;
+/** JSON with every object's keys in order: one event, however its keys were ordered, is one text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, child: unknown) =>
+    child !== null && typeof child === 'object' && !Array.isArray(child)
+      ? Object.fromEntries(Object.entries(child).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : child,
+  );
+}
+
+/** Fixed by the whole event (id, target, attempt and the rest), or by the raw body of one that is not an event. */
+export function deadLetterRecordId(key: { event: object } | { rawBody: string }): string {
+  const material = 'event' in key ? `event\n${canonicalJson(key.event)}` : `raw\n${key.rawBody}`;
   return `dl-${createHash('sha256').update(material).digest('hex').slice(0, 40)}`;
 }
 
@@ -71,7 +83,7 @@ export function deadLetterRecord(input: {
 }): DeadLetterRecord {
   const { event } = input;
   const attempt = event?.attempt ?? 0;
-  const recordId = event?.id ? deadLetterRecordId({ eventId: event.id, attempt }) : deadLetterRecordId({ rawBody: input.rawBody ?? '' });
+  const recordId = event?.id ? deadLetterRecordId({ event }) : deadLetterRecordId({ rawBody: input.rawBody ?? '' });
   return {
     kind: 'lbsync.dead-letter',
     version: 1,

@@ -38,6 +38,12 @@ function bearer(event: PlatformEvent): string | undefined {
 
 const badRequest = (message: string, errors: FieldError[]) => jsonResponse(400, { error: 'invalid_event', message, errors });
 
+/** The event refused: its problems as validationError lists them (the first few, and how many more). */
+function refusedEvent(problems: FieldError[]): PlatformResponse {
+  const refused = validationError('invalid_event', 'event', problems);
+  return badRequest(refused.message, refused.fieldErrors ?? []);
+}
+
 /** POST an event: authenticate, validate, enqueue, answer 202 with its id. */
 export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps): Promise<PlatformResponse> {
   const method = (event.httpMethod ?? 'POST').toUpperCase();
@@ -81,10 +87,9 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
     parsed = parseEvent(completeEvent(value, deps.now?.() ?? new Date()));
   } catch (error) {
     const e = error as LbSyncError;
-    const errors = [...policy.errors, ...(e.fieldErrors ?? [])];
-    return badRequest(validationError('invalid_event', 'event', errors).message, errors);
+    return refusedEvent([...policy.errors, ...(e.fieldErrors ?? [])]);
   }
-  if (policy.errors.length > 0) return badRequest(validationError('invalid_event', 'event', policy.errors).message, policy.errors);
+  if (policy.errors.length > 0) return refusedEvent(policy.errors);
   if (!deps.targets.has(parsed.target)) {
     const known = [...deps.targets.keys()];
     return badRequest(`no target named "${parsed.target}"`, [

@@ -56,12 +56,13 @@ export interface ReconcileMessageDeps {
 
 /** The reconcile function's answer: its keys are a contract (docs/architecture.md, "The functions' answers"). */
 export interface ReconcileAnswerBody {
-  outcome: ReconcileOutcome | 'handoff_failed';
+  /** With a 500: handoff_failed (a send to a queue failed), function_failed (not handled: its configuration refused...). */
+  outcome: ReconcileOutcome | 'handoff_failed' | 'function_failed';
   target?: string;
   eventId?: string;
   reason?: DeadLetterReason;
   attempt?: number;
-  /** A dead letter's recordId: the same for every dead letter of this (event id, attempt). */
+  /** A dead letter's recordId: the same for every dead letter of this event (id, target and body). */
   recordId?: string;
   actions?: Action['kind'][];
   /** A dry run's answer: the writes it would make, one line each (none made). */
@@ -88,6 +89,13 @@ function asInvalidEvent(error: unknown): LbSyncError {
     : new LbSyncError('invalid_event', `event is invalid: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
+/** A send to a queue that failed: the one failure this handler answers 500 for itself (`handoff_failed`). */
+class HandOffFailed extends Error {
+  constructor(readonly failure: unknown) {
+    super('hand-off to the queue failed', { cause: failure });
+  }
+}
+
 /**
  * One queue message, end to end: decode, decide (shared/core/disposition.ts), reconcile when told to, decide again,
  * and carry the decision out: hold, send back, dead-letter or answer done.
@@ -104,6 +112,18 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     now().getTime(),
   );
   let log = deps.logger;
+  /**
+   * Sends to a queue, a failure marked as the hand-off's. Anything else thrown (a configuration refused while a gateway
+   * is made, a bug) is not a hand-off: it leaves this handler as itself, and the function shell answers 500 with its code.
+   */
+  const handOff = async (...args: Parameters<EventQueue['send']>) => {
+    const queue = deps.queue();
+    try {
+      return await queue.send(...args);
+    } catch (error) {
+      throw new HandOffFailed(error);
+    }
+  };
 
   // Known once decoded and reconciled: the final line's source and pool figures (also when the hand-off fails).
   let decoded: LbSyncEvent | undefined;
@@ -119,8 +139,10 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     }) satisfies LineFields<'reconcile_answer'>;
 
   const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
-    const record = deadLetterRecord({ reason, error, ...(event ? { event } : { rawBody: scrubber.text(rawBody) }), now: now() });
-    await deps.queue().send(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
+    // The event is scrubbed before its recordId is made of it: `lbsync dlq` computes the id again from what is kept.
+    const kept = event ? { event: scrubber.value(event) } : { rawBody: scrubber.text(rawBody) };
+    const record = deadLetterRecord({ reason, error, ...kept, now: now() });
+    await handOff(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
     log.warn(
       answered({ outcome: 'dead_lettered', reason, code: error.code, record_id: record.recordId, error }),
       `dead-lettered: ${reason}: ${error.message}`,
@@ -173,9 +195,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
           log.debug({ wait_ms: holdMs + delayMs, hold_ms: holdMs }, 'holding early event until due');
           await sleep(holdMs);
         }
-        await deps
-          .queue()
-          .send(deps.reconcileQueueUrl, next ? JSON.stringify(next) : rawBody, delaySeconds === undefined ? {} : { delaySeconds });
+        await handOff(deps.reconcileQueueUrl, next ? JSON.stringify(next) : rawBody, delaySeconds === undefined ? {} : { delaySeconds });
         if (next && error) {
           log.info(
             answered({ outcome: 'retry_scheduled', code: error.code, retry_in_ms: delayMs, next_attempt: next.attempt, error }),
@@ -223,8 +243,9 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     try {
       gateway = deps.gateway(deadline, event.id, target as Target);
     } catch (error) {
-      // The target's key could not be read (a variable unset, a malformed key): this target fails, permanently.
-      if (!(error instanceof LbSyncError)) throw error;
+      // The target's own key could not be read (a variable unset, a malformed key): this target fails, permanently.
+      // The deployment's key is the deployment's problem: it leaves as itself, and the message is redelivered.
+      if (!(error instanceof LbSyncError) || !(target as Target).credentials) throw error;
       return await carryOut(
         decideDisposition({ stage: 'reconciled', event, result: { status: 'failed', error }, now: now(), startedAt }, policy, deps.random),
         event,
@@ -244,8 +265,10 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
     });
     logResult(log, result);
     return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random), event);
-  } catch (error) {
-    // Only a failed hand-off lands here: answer 5xx so the platform redelivers and nothing is lost.
+  } catch (thrown) {
+    if (!(thrown instanceof HandOffFailed)) throw thrown;
+    // A failed hand-off: answer 5xx so the platform redelivers and nothing is lost.
+    const error = thrown.failure;
     log.error(
       answered({ outcome: 'handoff_failed', code: 'queue_unavailable', error }),
       'hand-off to the queue failed; answering 500 so the message is redelivered',

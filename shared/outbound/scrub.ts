@@ -1,8 +1,10 @@
 // The one scrubber for everything that leaves a process: log lines, dead-letter records, function
-// answers, CLI output and error messages built from API or fetch failures. Three passes, so that a
-// secret is caught however it travels:
-// - by value: each known secret in the forms it leaks in (verbatim, URL-encoded, base64/base64url,
-//   JSON-escaped), wherever it appears in a string;
+// answers, CLI output, error messages built from API or fetch failures, and `lbsync doctor --record`'s
+// cassettes. Three passes, so that a secret is caught however it travels:
+// - by value: each known secret in every form we produce or decode, wherever it appears in a string: in any
+//   case, each of its characters as itself or escaped (JSON or YAML `\u0041`, `\x41`, URL `%41`, HTML `&#65;`),
+//   and inside base64 or base64url of any text holding it (each run of base64 characters is decoded at its four
+//   alignments, twice over for base64 of base64, and a run that holds a secret is replaced whole);
 // - credentials in URLs, which need no list of values: `scheme://user:password@host` and token-like
 //   query parameters (`?token=`, `&X-Amz-Signature=`, ...);
 // - by key, for objects: the value of a field named like a credential (secretKey, token, authorization,
@@ -37,6 +39,8 @@ const SECRET_QUERY_PARAMETER =
 export interface Scrubber {
   /** The text with every known secret and every URL credential replaced by [redacted]. */
   text(input: string): string;
+  /** Whether the text holds a known secret in any form text() replaces (URL credentials aside). */
+  holdsSecret(input: string): boolean;
   /** A deep copy with credential fields replaced and every string scrubbed as text(). */
   value<T>(input: T): T;
   /** A scrubber that also knows these values. */
@@ -44,20 +48,51 @@ export interface Scrubber {
   readonly secrets: readonly string[];
 }
 
-/** The forms a secret leaks in: verbatim, URL-encoded, base64 (padded or not) and base64url, JSON-escaped. */
-export function leakForms(secret: string): string[] {
-  const encoded = encodeURIComponent(secret);
-  const bytes = Buffer.from(secret, 'utf8');
-  const forms = [
-    secret,
-    encoded,
-    encoded.replace(/%[0-9A-F]{2}/g, (percentEscape) => percentEscape.toLowerCase()),
-    bytes.toString('base64'),
-    bytes.toString('base64').replace(/=+$/, ''),
-    bytes.toString('base64url'),
-    JSON.stringify(secret).slice(1, -1),
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+/** Every way one character of a secret may be written in text we produce or read: itself, or escaped. */
+function characterPattern(character: string): string {
+  const point = character.codePointAt(0) ?? 0;
+  const units = Array.from({ length: character.length }, (_, i) => character.charCodeAt(i));
+  const ways = [
+    escapeForRegExp(character),
+    // JSON, JavaScript, YAML: \u0041 (a surrogate pair beyond the BMP), \U00000041, \x41.
+    units.map((unit) => `\\\\u${hex(unit, 4)}`).join(''),
+    `\\\\U${hex(point, 8)}`,
+    ...(point < 0x100 ? [`\\\\x${hex(point, 2)}`] : []),
+    // URL: its UTF-8 bytes as %41, and + for a space in a form.
+    [...Buffer.from(character, 'utf8')].map((byte) => `%${hex(byte, 2)}`).join(''),
+    ...(character === ' ' ? ['\\+'] : []),
+    // HTML character references.
+    `&#(?:x0*${hex(point, 1)}|0*${point});`,
+    // JSON's short escapes, YAML's doubled single quote.
+    ...(character === '"' || character === '\\' || character === '/' ? [`\\\\${escapeForRegExp(character)}`] : []),
+    ...(character === "'" ? ["''"] : []),
   ];
-  return [...new Set(forms)].filter((form) => form.length >= MIN_SECRET_LENGTH);
+  return `(?:${ways.join('|')})`;
+}
+
+/** A pattern for the secret written any of those ways, character by character (the `i` flag adds any case). */
+function secretPattern(secret: string): string {
+  return [...secret].map(characterPattern).join('');
+}
+
+/** Runs of base64 or base64url characters, with their padding. */
+const BASE64_RUN = /[A-Za-z0-9+/_-]+={0,2}/g;
+/** The same, some of its characters escaped as characterPattern writes them (base64 inside a JSON or URL text). */
+const ESCAPED_BASE64_RUN = /(?:[A-Za-z0-9+/_=-]|\\u[0-9a-f]{4}|\\x[0-9a-f]{2}|%[0-9a-f]{2}|&#(?:x[0-9a-f]+|\d+);)+/gi;
+/** Base64 inside base64 is looked into this many times over. */
+const BASE64_DEPTH = 2;
+
+/** The text with its escapes read: \u0041, \x41, %41 (UTF-8 bytes), &#65; and &#x41; become A. */
+function unescapeText(text: string): string {
+  if (!/[\\%&]/.test(text)) return text;
+  return text
+    .replace(/(?:%[0-9a-f]{2})+/gi, (bytes) => Buffer.from(bytes.replaceAll('%', ''), 'hex').toString('utf8'))
+    .replace(/\\u([0-9a-f]{4})|\\x([0-9a-f]{2})|&#x([0-9a-f]{1,6});|&#(\d{1,7});/gi, (whole, u, x, hexRef, decimalRef) => {
+      const point = Number.parseInt(u ?? x ?? hexRef ?? decimalRef, u || x || hexRef ? 16 : 10);
+      return point <= 0x10ffff ? String.fromCodePoint(point) : whole;
+    });
 }
 
 /** The secrets a URL carries in its userinfo (user:password@), in the forms they may be read in. */
@@ -96,11 +131,39 @@ export function createScrubber(secrets: readonly (string | undefined | null)[] =
   const known = [
     ...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH).map((s) => s.trim())),
   ];
-  const needles = [...new Set(known.flatMap(leakForms))].sort((a, b) => b.length - a.length);
-  const byValue = needles.length > 0 ? new RegExp(needles.map(escapeForRegExp).join('|'), 'g') : undefined;
+  const patterns = [...new Set(known)].sort((a, b) => b.length - a.length).map(secretPattern);
+  const byValue = patterns.length > 0 ? new RegExp(patterns.join('|'), 'giu') : undefined;
+  const holdsSecret = patterns.length > 0 ? new RegExp(patterns.join('|'), 'iu') : undefined;
+  // Base64 of a text holding the shortest secret takes at least this many characters.
+  const shortestRun = Math.ceil((Math.min(...known.map((s) => Buffer.byteLength(s, 'utf8'))) * 4) / 3);
+
+  /** Whether a run of base64 characters decodes, at one of its alignments, to text holding a secret in any form. */
+  const base64Holds = (run: string, depth: number): boolean => {
+    for (let offset = 0; offset < 4 && run.length - offset >= shortestRun; offset += 1) {
+      const bytes = Buffer.from(run.slice(offset), 'base64');
+      // latin1 keeps every byte (an ASCII secret among any bytes); utf8 reads a secret beyond ASCII.
+      for (const decoded of [bytes.toString('latin1'), bytes.toString('utf8')]) {
+        if (holdsSecret?.test(decoded)) return true;
+        if (depth > 1 && [...decoded.matchAll(BASE64_RUN)].some(([inner]) => inner.length >= shortestRun && base64Holds(inner, depth - 1)))
+          return true;
+      }
+    }
+    return false;
+  };
+
+  /** Whether a run of base64 characters, some perhaps escaped, holds a secret in any form. */
+  const runHolds = (run: string): boolean =>
+    run.length >= shortestRun &&
+    [...unescapeText(run).matchAll(BASE64_RUN)].some(([plain]) => plain.length >= shortestRun && base64Holds(plain, BASE64_DEPTH));
+
+  /** Each secret, in any form: replaced where it is written out, and a base64 run that holds one replaced whole. */
+  const byValueText = (input: string): string => {
+    if (!byValue) return input;
+    return input.replace(byValue, REDACTED).replace(ESCAPED_BASE64_RUN, (run) => (runHolds(run) ? REDACTED : run));
+  };
 
   const text = (input: string): string => {
-    let out = byValue ? input.replace(byValue, REDACTED) : input;
+    let out = byValueText(input);
     if (out.includes('://')) out = out.replace(URL_USERINFO, `$1${REDACTED}@`);
     if (/[?&;]/.test(out)) out = out.replace(SECRET_QUERY_PARAMETER, `$1${REDACTED}`);
     return out;
@@ -120,6 +183,7 @@ export function createScrubber(secrets: readonly (string | undefined | null)[] =
 
   return {
     text,
+    holdsSecret: (input: string) => byValueText(input) !== input,
     value: <T>(input: T) => walk(input, 0) as T,
     with: (more) => createScrubber([...known, ...more]),
     secrets: known,

@@ -11,7 +11,7 @@ import type { RetryPolicy } from '../core/retry-horizon';
 import { defaultMaxAttempts, MAX_ATTEMPTS_LIMIT } from '../core/retry-horizon';
 import type { Target } from '../schemas/target';
 import { parseTargets, unwrapTargets } from '../schemas/target';
-import { VARIABLES as V, variableNames } from './environment-catalogue';
+import { deployedName, VARIABLES as V, variableNames } from './environment-catalogue';
 import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 
 export type Env = Record<string, string | undefined>;
@@ -23,6 +23,26 @@ export type DeploymentMode = (typeof DEPLOYMENT_MODES)[number];
 /** Reads SCW_X, or LBSYNC_SCW_X where the platform reserves SCW_* (deployed functions). */
 function scw(env: Env, name: string): string | undefined {
   return nonEmpty(env[`LBSYNC_${name}`]) ?? nonEmpty(env[name]);
+}
+
+/**
+ * Who reads the Scaleway variables: a deployed function reads LBSYNC_SCW_X (the platform reserves SCW_*), so a missing
+ * one is named so there; the CLI and the local stack name SCW_X.
+ */
+export interface ScalewayReader {
+  function?: boolean;
+}
+
+/** The variable to set when an SCW_X is missing: LBSYNC_SCW_X in a function, SCW_X elsewhere. */
+function scwToSet(name: string, reader: ScalewayReader): string {
+  return reader.function ? deployedName(name) : name;
+}
+
+/** Where to set it, said the way its reader needs it. */
+function scwFix(name: string, reader: ScalewayReader, what: string): string {
+  return reader.function
+    ? `set ${deployedName(name)} to ${what} (a secret of the function in serverless.yml: SCW_* names are reserved inside Scaleway Functions; the local stack may set ${name})`
+    : `set ${name} (or ${deployedName(name)} in a deployed function) to ${what}`;
 }
 
 /** The variable scw() read its value from, for messages: LBSYNC_SCW_X when that is set, else SCW_X. */
@@ -114,13 +134,21 @@ export function ownerIdFromEnv(env: Env = process.env): string {
   return `q${createHash('sha256').update(stripUrlCredentials(queue)).digest('hex').slice(0, 10)}`;
 }
 
-export function scalewaySettingsFromEnv(env: Env = process.env): ScalewaySettings {
+export function scalewaySettingsFromEnv(env: Env = process.env, reader: ScalewayReader = {}): ScalewaySettings {
   const accessKey = scw(env, 'SCW_ACCESS_KEY');
   const secretKey = scw(env, 'SCW_SECRET_KEY');
-  if (!accessKey)
-    throw missing('SCW_ACCESS_KEY', 'set SCW_ACCESS_KEY (or LBSYNC_SCW_ACCESS_KEY in a deployed function) to your API access key');
-  if (!secretKey)
-    throw missing('SCW_SECRET_KEY', 'set SCW_SECRET_KEY (or LBSYNC_SCW_SECRET_KEY in a deployed function) to your API secret key');
+  if (!accessKey || !secretKey) {
+    // Both named at once: a function told one at a time is redeployed twice.
+    const unset = [
+      ...(accessKey ? [] : [['SCW_ACCESS_KEY', 'your API access key'] as const]),
+      ...(secretKey ? [] : [['SCW_SECRET_KEY', 'your API secret key'] as const]),
+    ];
+    throw validationError(
+      'invalid_config',
+      'environment',
+      unset.map(([name, what]) => ({ path: scwToSet(name, reader), message: 'is not set', fix: scwFix(name, reader, what) })),
+    );
+  }
   assertApiKeyShape({ accessKey, secretKey }, { accessKey: scwSource(env, 'SCW_ACCESS_KEY'), secretKey: scwSource(env, 'SCW_SECRET_KEY') });
   const projectId = scw(env, 'SCW_DEFAULT_PROJECT_ID');
   const defaultZone = scw(env, 'SCW_DEFAULT_ZONE');
@@ -144,19 +172,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * What the watcher needs to read Audit Trail: the API key (AuditTrailReadOnly on the organization),
  * the organization id, and the principals whose LB backend writes are our own.
  */
-export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSettings & { projectId?: string; ownPrincipalIds: string[] } {
-  const scaleway = scalewaySettingsFromEnv(env);
+export function auditTrailSettingsFromEnv(
+  env: Env = process.env,
+  reader: ScalewayReader = {},
+): AuditTrailSettings & { projectId?: string; ownPrincipalIds: string[] } {
+  const scaleway = scalewaySettingsFromEnv(env, reader);
   const organizationId = scw(env, 'SCW_DEFAULT_ORGANIZATION_ID');
   const errors: FieldError[] = [];
   if (!organizationId) {
     errors.push({
-      path: 'SCW_DEFAULT_ORGANIZATION_ID',
+      path: scwToSet('SCW_DEFAULT_ORGANIZATION_ID', reader),
       message: 'is not set',
-      fix: 'set SCW_DEFAULT_ORGANIZATION_ID (or LBSYNC_SCW_DEFAULT_ORGANIZATION_ID in a deployed function) to the organization id: Audit Trail is read per organization',
+      fix: scwFix('SCW_DEFAULT_ORGANIZATION_ID', reader, 'the organization id: Audit Trail is read per organization'),
     });
   } else if (!UUID.test(organizationId)) {
     errors.push({
-      path: 'SCW_DEFAULT_ORGANIZATION_ID',
+      path: scwSource(env, 'SCW_DEFAULT_ORGANIZATION_ID'),
       message: 'must be a UUID',
       received: organizationId,
       fix: 'copy the organization id from the console (Organization settings) or `scw account project list`',
@@ -187,7 +218,20 @@ export function auditTrailSettingsFromEnv(env: Env = process.env): AuditTrailSet
   };
 }
 
-const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/**
+ * A whole number written in decimal digits, and nothing else: Number() would also take 0x10, 1e3, 0b1 or " ", and a
+ * typo would become a value nobody meant. Blanks around the digits are dropped, as around every variable.
+ */
+const intFromEnv = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .refine((text) => /^\d+$/.test(text), {
+      message: 'must be a whole number in decimal digits (no sign, decimal point, exponent or 0x)',
+      params: { fix: 'write the number in digits only, e.g. 15000' },
+    })
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
 
 // The defaults are the environment catalogue's, which the serverless.yml checker (scripts/serverless-check, plain
 // node) reads too, so the two cannot differ.
@@ -195,6 +239,7 @@ const intFromEnv = (min: number, max: number) => z.coerce.number().int().min(min
 export const runtimeSchema = z.object({
   LBSYNC_RETRY_BASE_MS: intFromEnv(1, 3_600_000).default(V.LBSYNC_RETRY_BASE_MS.default),
   LBSYNC_RETRY_CAP_MS: intFromEnv(1, 43_200_000).default(V.LBSYNC_RETRY_CAP_MS.default),
+  // Its floor (a transient wait and one backoff step) depends on two other variables: retryPolicy holds it to it.
   LBSYNC_RETRY_HORIZON_MS: intFromEnv(0, 86_400_000).default(V.LBSYNC_RETRY_HORIZON_MS.default),
   // Unset: sized from the horizon (retry-horizon.ts); set, it must not cut the horizon short (checked below).
   LBSYNC_MAX_ATTEMPTS: intFromEnv(1, MAX_ATTEMPTS_LIMIT).optional(),
@@ -279,9 +324,32 @@ export function runtimeConfigFromEnv(env: Env = process.env): RuntimeConfig {
   };
 }
 
-/** The retry settings, checked together: the horizon must be reachable, and a set LBSYNC_MAX_ATTEMPTS must not cut it short. */
+/**
+ * The horizon's floor: an attempt may wait LBSYNC_TRANSIENT_WAIT_MS for an LB in a transient state before it fails,
+ * and the retry after it is due one backoff step later (up to LBSYNC_RETRY_BASE_MS). A shorter horizon dead-letters
+ * a transient failure before a whole step (0: at once, with no retry at all).
+ */
+function retryHorizonFloorMs(v: { LBSYNC_TRANSIENT_WAIT_MS: number; LBSYNC_RETRY_BASE_MS: number }): number {
+  return v.LBSYNC_TRANSIENT_WAIT_MS + v.LBSYNC_RETRY_BASE_MS;
+}
+
+/**
+ * The retry settings, checked together: the horizon must leave room for one retry (its floor) and be reachable, and
+ * a set LBSYNC_MAX_ATTEMPTS must not cut it short.
+ */
 function retryPolicy(v: z.output<typeof runtimeSchema>): RetryPolicy {
   const horizon = { baseMs: v.LBSYNC_RETRY_BASE_MS, capMs: v.LBSYNC_RETRY_CAP_MS, horizonMs: v.LBSYNC_RETRY_HORIZON_MS };
+  const floorMs = retryHorizonFloorMs(v);
+  if (horizon.horizonMs < floorMs) {
+    throw validationError('invalid_config', 'environment', [
+      {
+        path: 'LBSYNC_RETRY_HORIZON_MS',
+        message: `is ${horizon.horizonMs} ms, less than its floor of ${floorMs} ms (an attempt's wait for a transient LB, LBSYNC_TRANSIENT_WAIT_MS ${v.LBSYNC_TRANSIENT_WAIT_MS}, and one backoff step, LBSYNC_RETRY_BASE_MS ${horizon.baseMs}): a transient failure would be dead-lettered before its first retry`,
+        received: String(horizon.horizonMs),
+        fix: `set at least ${floorMs} (the default is 1800000, 30 minutes), or lower LBSYNC_TRANSIENT_WAIT_MS or LBSYNC_RETRY_BASE_MS`,
+      },
+    ]);
+  }
   const needed = defaultMaxAttempts(horizon);
   const shape = `LBSYNC_RETRY_HORIZON_MS ${horizon.horizonMs} ms with LBSYNC_RETRY_BASE_MS ${horizon.baseMs} and LBSYNC_RETRY_CAP_MS ${horizon.capMs}`;
   if (needed > MAX_ATTEMPTS_LIMIT) {

@@ -12,13 +12,15 @@ import { createScrubber } from '../outbound/scrub';
 
 export type Handle = (event: PlatformEvent, context?: PlatformContext) => Promise<PlatformResponse>;
 type Run = (event: PlatformEvent, runtime: FunctionRuntime, logger: Logger) => Promise<PlatformResponse>;
+/** The 500's body when the function could not run: its message (scrubbed) and code (invalid_config, or unexpected). */
+type FailureBody = (message: string, code: string) => unknown;
 
 /**
  * The part every function shares: the runtime read once per process, a per-invocation logger
  * with Powertools' keys, a configuration error turned into a logged 500 rather than a crash, and
  * every answer scrubbed of secrets (an API error echoing a key must not reach the caller).
  */
-export function functionShell(name: string, run: Run, configErrorBody: (message: string) => unknown): Handle {
+export function functionShell(name: string, run: Run, failureBody: FailureBody): Handle {
   let runtime: FunctionRuntime | undefined;
   let coldStart = true;
   return async (event, context = {}) => {
@@ -42,7 +44,8 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
     } catch (error) {
       const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
       const message = scrubber.text((error as Error)?.message ?? String(error));
-      const failed: LineFields<'function_failed'> = { log_type: 'function_failed', code: failureCode(error) };
+      const code = failureCode(error);
+      const failed: LineFields<'function_failed'> = { log_type: 'function_failed', code };
       if (runtime) runtime.logger.error({ ...failed, error }, message);
       else
         console.error(
@@ -56,7 +59,7 @@ export function functionShell(name: string, run: Run, configErrorBody: (message:
           }),
         );
       if (logger) logEnd(logger, 500, startedMs);
-      return scrubbed(jsonResponse(500, configErrorBody(message)), scrubber);
+      return scrubbed(jsonResponse(500, failureBody(message, code)), scrubber);
     }
   };
 }

@@ -47,6 +47,29 @@ export const targetNameSchema = z
   .max(128)
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' });
 
+/**
+ * What no name or tag may hold: control characters (C0 such as NUL, CR and LF; DEL; C1), line and paragraph
+ * separators, and the bidirectional overrides that make text read otherwise than it is. Names are matched exactly and
+ * printed in logs and messages: a CR/LF would forge a log line, a NUL cut a name short in another tool.
+ */
+const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
+
+/** A name or tag: 1 to `max` characters, printable, and not only blanks. */
+export function labelSchema(max: number) {
+  return z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((value) => !UNPRINTABLE.test(value), {
+      message: 'must be printable: no control characters (a line break, a tab, NUL...), line separators or direction overrides',
+      params: { fix: 'remove the invisible characters (a pasted line break, most often)' },
+    })
+    .refine((value) => value.trim() !== '', {
+      message: 'must not be only blanks',
+      params: { fix: 'give the name or tag itself' },
+    });
+}
+
 export const durationMsSchema = z
   .number({ message: 'must be a number of milliseconds' })
   .int({ message: 'must be a whole number of milliseconds' })

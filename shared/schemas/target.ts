@@ -7,6 +7,7 @@ import {
   FORWARD_PORT_ALGORITHMS,
   FORWARD_PROTOCOLS,
   IP_SOURCES,
+  labelSchema,
   portSchema,
   PROXY_PROTOCOLS,
   STICKY_SESSIONS,
@@ -32,7 +33,7 @@ export const healthCheckSchema = z
 
 export const backendSchema = z
   .object({
-    name: z.string().min(1).max(255).describe('backend name, matched exactly'),
+    name: labelSchema(255).describe('backend name, matched exactly'),
     forwardProtocol: z.enum(FORWARD_PROTOCOLS).default('tcp').describe('protocol spoken to the servers'),
     forwardPort: portSchema.describe('port on the servers traffic is sent to'),
     forwardPortAlgorithm: z.enum(FORWARD_PORT_ALGORITHMS).default('roundrobin').describe('how connections are spread over the pool'),
@@ -52,13 +53,13 @@ export const backendSchema = z
   });
 
 export const loadBalancerRefSchema = z.union([
-  z.object({ name: z.string().min(1).max(255).describe('exact LB name (kOps: api.<cluster>); give name or id') }).strict(),
+  z.object({ name: labelSchema(255).describe('exact LB name (kOps: api.<cluster>); give name or id') }).strict(),
   z.object({ id: uuidSchema.describe('LB id, saves a list call; give name or id') }).strict(),
 ]);
 
 export const serverSelectorSchema = z
   .object({
-    tags: z.array(z.string().min(1).max(255)).min(1).max(20).describe('exact Instance tags, all of which a server must carry'),
+    tags: z.array(labelSchema(255)).min(1).max(20).describe('exact Instance tags, all of which a server must carry'),
     ipSource: z
       .enum(IP_SOURCES)
       .default('public')
@@ -66,7 +67,7 @@ export const serverSelectorSchema = z
         "public: the public IPv4; ipam-private: the private-NIC IPv4 from IPAM; kops: kOps' own rule, the server's zonal IPAM IPv4 (its routed public IPv4); the lowest when a server has several",
       ),
     leavingTags: z
-      .array(z.string().min(1).max(255))
+      .array(labelSchema(255))
       .max(20)
       .default([])
       .describe(

@@ -7,6 +7,7 @@ import { parse } from 'yaml';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RuleGroup } from '../../cockpit/alerts';
 import type { CockpitStandIn } from '../support/cockpit-stand-in';
+import { HTML_PAGE, type OddServer, startHtmlServer, startStallingServer } from '../support/odd-servers';
 import { startCockpitStandIn } from '../support/cockpit-stand-in';
 import type { Run } from './support';
 import { runBin } from './support';
@@ -220,6 +221,83 @@ describe('lbsync cockpit install', () => {
     expect(run.stdout).toContain('[redacted]');
     expect(run.stdout).not.toContain('not-the-password-4242');
     expect(run.stdout).not.toContain(Buffer.from(`${GRAFANA.user}:not-the-password-4242`).toString('base64'));
+  }, 60_000);
+});
+
+describe('lbsync cockpit install says only what happened', () => {
+  let odd: OddServer | undefined;
+  afterEach(async () => {
+    await odd?.stop();
+    odd = undefined;
+  });
+  /** With the tokens given and the URLs at `base`: no Cockpit API call, only the ruler and Grafana. */
+  const given = (base: string, args: string[], env: Record<string, string> = {}) =>
+    install(['--logs-url', `${base}/logs`, '--grafana-url', `${base}/grafana`, ...args, '-o', 'json'], {
+      COCKPIT_TOKEN: GIVEN_TOKEN,
+      ...env,
+    });
+
+  it('a server answering 200 with HTML to everything: unexpected_answer naming the URL, the status and what was expected; nothing reported created', async () => {
+    odd = await startHtmlServer();
+    const alerts = await given(odd.url, ['--no-dashboard']);
+    expect(alerts.code).toBe(1);
+    expect(json(alerts)).toEqual({
+      ok: false,
+      command: 'cockpit install',
+      error: expect.objectContaining({
+        code: 'unexpected_answer',
+        // The page's first 80 characters, to recognise it.
+        message: `reading the rule groups of namespace scw-lb-sync: GET ${odd.url}/logs/loki/api/v1/rules/scw-lb-sync answered 200 with text/html (${HTML_PAGE.slice(0, 77)}...); expected a YAML mapping of scw-lb-sync to its list of rule groups (Loki's ruler API)`,
+      }),
+    });
+    expect(odd.requests.map((r) => r.method)).toEqual(['GET']); // nothing was written after it
+    const dashboard = await given(odd.url, ['--no-alerts']);
+    expect(dashboard.code).toBe(1);
+    expect(json(dashboard)).toMatchObject({
+      ok: false,
+      error: {
+        code: 'unexpected_answer',
+        message: expect.stringContaining(`GET ${odd.url}/grafana/api/dashboards/uid/scw-lb-sync answered 200 with text/html`),
+      },
+    });
+    // Through the Cockpit API too (the SDK's answers).
+    const api = await install(['--no-dashboard', '-o', 'json'], { SCW_API_URL: odd.url });
+    expect(json(api)).toMatchObject({
+      ok: false,
+      error: {
+        code: 'unexpected_answer',
+        message: expect.stringContaining(
+          `GET ${odd.url}/cockpit/v1/regions/fr-par/data-sources answered 200 with text/html (${HTML_PAGE.slice(0, 77)}...); expected application/json`,
+        ),
+      },
+    });
+    for (const run of [alerts, dashboard, api]) expect(run.stdout + run.stderr).not.toMatch(/created|Unexpected token/);
+  }, 60_000);
+
+  it('a server that sends its headers and stalls the body: each call fails at LBSYNC_REQUEST_TIMEOUT_MS, naming the URL', async () => {
+    odd = await startStallingServer();
+    const quick = { LBSYNC_REQUEST_TIMEOUT_MS: '300' };
+    const started = performance.now();
+    const alerts = await given(odd.url, ['--no-dashboard'], quick);
+    const dashboard = await given(odd.url, ['--no-alerts'], quick);
+    const api = await install(['--no-dashboard', '-o', 'json'], { SCW_API_URL: odd.url, ...quick });
+    // Three runs of the bin, each with one or two calls of 300 ms: far below a hang (the bin is killed at 30 s).
+    expect(performance.now() - started).toBeLessThan(25_000);
+    expect(json(alerts)).toMatchObject({
+      ok: false,
+      error: { code: 'network_error', message: `request timed out after 300 ms on GET ${odd.url}/logs/loki/api/v1/rules/scw-lb-sync` },
+    });
+    expect(json(dashboard)).toMatchObject({
+      ok: false,
+      error: { code: 'network_error', message: `request timed out after 300 ms on GET ${odd.url}/grafana/api/dashboards/uid/scw-lb-sync` },
+    });
+    expect(json(api)).toMatchObject({
+      ok: false,
+      error: {
+        code: 'network_error',
+        message: expect.stringContaining(`request timed out after 300 ms on GET ${odd.url}/cockpit/v1/regions/fr-par/data-sources`),
+      },
+    });
   }, 60_000);
 });
 

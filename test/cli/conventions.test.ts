@@ -14,6 +14,7 @@ import { main } from '../../cli/main';
 import { HINTS, TARGETS_VALIDATE_HINT, UNKNOWN_TARGET_HINT } from '../../cli/hints';
 import { ERROR_CATALOG } from '../../shared/errors/lbsync-error';
 import { demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
+import { startAnsweringServer } from '../support/odd-servers';
 import { ROOT, runBin, runInProcess, waitFor } from './support';
 
 const DEMO = { kops: { cluster: 'demo.k8s.local', zone: 'fr-par-1' } };
@@ -355,5 +356,28 @@ describe('lbsync conventions', () => {
       code: 'lb_not_found',
       message: 'finding load-balancer api.ghost.k8s.local: no load-balancer named "api.ghost.k8s.local" in fr-par-1',
     });
+  });
+
+  it("inject: a 202 that is not the inject function's JSON (a portal's page) is unexpected_answer: the event is not said sent", async () => {
+    const portal = await startAnsweringServer((response) => {
+      response.writeHead(202, { 'Content-Type': 'text/html' });
+      response.end('<html><body>Accepted by the portal</body></html>');
+    });
+    try {
+      const run = await runBin(['inject', '-t', 'demo.k8s.local', '--url', `${portal.url}/`, '-o', 'json'], {
+        INJECT_TOKEN: 'inject-token-value',
+      });
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        ok: false,
+        error: {
+          code: 'unexpected_answer',
+          message: `sending the event: POST ${portal.url}/ answered 202 with text/html (<html><body>Accepted by the portal</body></html>); expected JSON {"eventId", "target"} (the inject function)`,
+        },
+      });
+      expect(portal.requests).toEqual([{ method: 'POST', path: '/' }]);
+    } finally {
+      await portal.stop();
+    }
   });
 });

@@ -2,16 +2,17 @@
 // run and its answer land in a go-vcr cassette (the emulator's call log is the evidence), with no key anywhere and,
 // unless --keep-ids, no id, name, tag or address of the world it read; the queues' calls are not in it. (That the
 // cassette replays against the emulator is shown by test/integration/emulator/fixtures.test.ts.)
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
-import { leakForms } from '../../shared/outbound/scrub';
 import { runBin } from './support';
-import { CONTROL_PLANE_IPV6, OTHER_LB_ID, recordDoctorRun, recordingSeed } from '../support/doctor-recording';
+import { CONTROL_PLANE_IPV6, OTHER_LB_ID, recordDoctorRun, recordingSeed, startEchoingApi } from '../support/doctor-recording';
+import { reveals } from '../support/secret-oracle';
 import { DEMO_CLUSTER, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
 
 interface Cassette {
@@ -36,7 +37,8 @@ function realValues(): string[] {
   return [...values];
 }
 
-const secretForms = [FAKE_SECRET_KEY, FAKE_ACCESS_KEY].flatMap(leakForms);
+/** Whether the text reveals either key in any form (test/support/secret-oracle.ts). */
+const revealsKey = (text: string) => [FAKE_SECRET_KEY, FAKE_ACCESS_KEY].some((key) => reveals(text, key));
 
 describe('lbsync doctor --record', () => {
   it('writes every request of the run and its answer as a go-vcr cassette: no secret, no real id, name, tag or address', async () => {
@@ -50,7 +52,7 @@ describe('lbsync doctor --record', () => {
     expect(run.stderr).toContain(
       `recorded ${calls.length} requests to the Scaleway API in ${file} (secrets scrubbed, ids, names, tags and addresses replaced; see docs/emulator.md to send it in)`,
     );
-    for (const form of secretForms) expect(text).not.toContain(form);
+    expect(revealsKey(text)).toBe(false);
     expect(text.toLowerCase()).not.toContain('x-auth-token');
     const leaked = realValues().filter((value) => text.includes(value));
     expect(leaked).toEqual([]);
@@ -61,7 +63,7 @@ describe('lbsync doctor --record', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).recording).toEqual({ file, interactions: calls.length });
     for (const value of [DEMO_LB_ID, OTHER_LB_ID, `api.${DEMO_CLUSTER}`, '51.15.100.11', CONTROL_PLANE_IPV6]) expect(text).toContain(value);
-    for (const form of secretForms) expect(text).not.toContain(form);
+    expect(revealsKey(text)).toBe(false);
   });
 
   it('a failing run is recorded too: the 403s the key got are in the cassette, the key is not', async () => {
@@ -72,7 +74,7 @@ describe('lbsync doctor --record', () => {
     const codes = (parse(text) as Cassette).interactions.map((i) => i.response.code);
     expect(codes).toEqual(calls.map((c) => c.status));
     expect(codes).toContain(403);
-    for (const form of secretForms) expect(text).not.toContain(form);
+    expect(revealsKey(text)).toBe(false);
   });
 
   it('--keep-ids without --record, and --record into a folder that does not exist, are usage errors before any call', async () => {
@@ -85,6 +87,55 @@ describe('lbsync doctor --record', () => {
     expect(nowhere.run.stderr).toContain('--record: the folder /nonexistent-lbsync does not exist');
     expect(nowhere.calls).toEqual([]);
     expect(existsSync(missing)).toBe(false);
+  });
+
+  it('an API that echoes the keys (JSON \\u escapes, another case, inside a longer base64 string): no form of them in the cassette, with or without --keep-ids', async () => {
+    // A token of the run's environment the API was never sent: only the run's own credentials know it.
+    const token = 'inject-token-of-this-run-0001';
+    const escaped = (text: string) => [...text].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const inBase64 = ['', 'x', 'xy'].map((pad) =>
+      Buffer.from(`${pad}key=${FAKE_ACCESS_KEY};secret=${FAKE_SECRET_KEY}.`).toString('base64'),
+    );
+    const echo = JSON.stringify([FAKE_ACCESS_KEY.toLowerCase(), FAKE_SECRET_KEY.toUpperCase(), ...inBase64, token.toUpperCase()]).replace(
+      /^\[/,
+      `["${escaped(FAKE_ACCESS_KEY)}","${escaped(FAKE_SECRET_KEY)}",`,
+    );
+    for (const keepIds of [[], ['--keep-ids']]) {
+      const { run, text } = await recordDoctorRun(['--no-queue', ...keepIds], {
+        env: { INJECT_TOKEN: token },
+        inFront: (url) => startEchoingApi(url, echo),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(text).toContain('"echo":['); // the echoing answers are in the recording
+      for (const secret of [FAKE_ACCESS_KEY, FAKE_SECRET_KEY, token]) expect(reveals(text, secret), `${keepIds} ${secret}`).toBe(false);
+    }
+  });
+
+  it('--record at a link (to another file, or dangling) is refused before any call; an older file is replaced by one of mode 0600', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lbsync-record-'));
+    const precious = join(dir, 'precious.txt');
+    writeFileSync(precious, 'keep me');
+    for (const [link, to] of [
+      [join(dir, 'to-file.yaml'), precious],
+      [join(dir, 'dangling.yaml'), join(dir, 'created-through-the-link.yaml')],
+    ] as const) {
+      symlinkSync(to, link);
+      const refused = await recordDoctorRun(['--no-queue'], { file: link });
+      expect(refused.run.code).toBe(64);
+      expect(refused.run.stderr).toContain(`--record: ${link} is a symbolic link`);
+      expect(refused.calls).toEqual([]);
+    }
+    expect(readFileSync(precious, 'utf8')).toBe('keep me');
+    expect(existsSync(join(dir, 'created-through-the-link.yaml'))).toBe(false);
+
+    const older = join(dir, 'doctor.cassette.yaml');
+    writeFileSync(older, 'older');
+    chmodSync(older, 0o666);
+    const { run, text } = await recordDoctorRun(['--no-queue'], { file: older });
+    expect(run.code, run.stderr).toBe(0);
+    expect(text).toMatch(/^---\nversion: 2\n/);
+    expect(statSync(older).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).sort()).toEqual(['dangling.yaml', 'doctor.cassette.yaml', 'precious.txt', 'to-file.yaml']);
   });
 
   describe('with the queue checks', () => {

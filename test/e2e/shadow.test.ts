@@ -17,7 +17,14 @@ const quiet = () => stack.bridge.waitIdle({ quietMs: 300, timeoutMs: 20_000 });
 beforeAll(async () => {
   stack = await startDemoStack({
     auditTrailDelayMs: 0,
-    env: { LBSYNC_MODE: 'shadow', LBSYNC_RETRY_BASE_MS: '100', LBSYNC_RETRY_CAP_MS: '400', LBSYNC_RETRY_HORIZON_MS: '2000' },
+    env: {
+      LBSYNC_MODE: 'shadow',
+      LBSYNC_RETRY_BASE_MS: '100',
+      LBSYNC_RETRY_CAP_MS: '400',
+      LBSYNC_RETRY_HORIZON_MS: '2000',
+      // The horizon's floor is this wait plus one backoff step (LBSYNC_RETRY_BASE_MS).
+      LBSYNC_TRANSIENT_WAIT_MS: '1000',
+    },
     onDelivery: (d) => deliveries.push(d),
   });
 });

@@ -11,7 +11,7 @@ import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID } from '../support/wor
 let stack: LocalStack;
 const deliveries: Delivery[] = [];
 /** Retries stop this long after the first attempt (LBSYNC_RETRY_HORIZON_MS): a few attempts here. */
-const HORIZON_MS = 400;
+const HORIZON_MS = 2000;
 
 beforeAll(async () => {
   stack = await startDemoStack({
@@ -20,6 +20,8 @@ beforeAll(async () => {
       LBSYNC_RETRY_BASE_MS: '50',
       LBSYNC_RETRY_CAP_MS: '200',
       LBSYNC_RETRY_HORIZON_MS: String(HORIZON_MS),
+      // The horizon's floor is this wait plus one backoff step (LBSYNC_RETRY_BASE_MS).
+      LBSYNC_TRANSIENT_WAIT_MS: '200',
       LBSYNC_WAIT_BUDGET_MS: '3000',
       LBSYNC_MAX_HOLD_MS: '1000',
     },

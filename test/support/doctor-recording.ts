@@ -4,6 +4,8 @@
  * holds the first one's (the API's name filter answers both), a control plane with an IPv6 address too.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CallRecord, type EmulatorOptions, type EmulatorSeed, startEmulator } from '../../emulator';
@@ -35,13 +37,67 @@ export interface DoctorRecording {
   seed: EmulatorSeed;
 }
 
+/** An HTTP server in front of the emulator (its URL is what the CLI is given). */
+export interface InFront {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * In front of the emulator, an API that echoes what it is given: every ListServers answer gains a field `echo` whose
+ * value is `echoJson`, written into the JSON text as it is (escapes and all). Every other exchange passes unchanged.
+ */
+export async function startEchoingApi(apiUrl: string, echoJson: string): Promise<InFront> {
+  const server = createServer((request, response) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const headers = Object.fromEntries(
+        Object.entries(request.headers).filter(
+          ([name, value]) => typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name),
+        ),
+      ) as Record<string, string>;
+      const upstream = await fetch(`${apiUrl}${request.url}`, {
+        method: request.method ?? 'GET',
+        headers,
+        ...(chunks.length > 0 && { body: Buffer.concat(chunks) }),
+      });
+      let body = await upstream.text();
+      if (request.method === 'GET' && /^\/instance\/v1\/zones\/[^/]+\/servers(\?|$)/.test(request.url ?? ''))
+        body = body.replace(/}\s*$/, `,"echo":${echoJson}}`);
+      const kept = [...upstream.headers].filter(
+        ([name]) => !['content-length', 'transfer-encoding', 'connection', 'content-encoding'].includes(name),
+      );
+      response.writeHead(upstream.status, [...kept.flat(), 'content-length', String(Buffer.byteLength(body))]);
+      response.end(body);
+    })();
+  });
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((closed) => {
+        server.closeAllConnections();
+        server.close(() => closed());
+      }),
+  };
+}
+
 /** Runs `lbsync doctor --record <file> ...args` against a fresh emulator seeded with recordingSeed(). */
 export async function recordDoctorRun(
   args: string[] = ['--no-queue'],
-  options: { env?: Record<string, string>; emulator?: EmulatorOptions; file?: string } = {},
+  options: {
+    env?: Record<string, string>;
+    emulator?: EmulatorOptions;
+    file?: string;
+    /** A server between the CLI and the emulator (startEchoingApi). */
+    inFront?: (emulatorUrl: string) => Promise<InFront>;
+  } = {},
 ): Promise<DoctorRecording> {
   const seed = recordingSeed();
   const emulator = await startEmulator({ ...options.emulator, seed });
+  const front = await options.inFront?.(emulator.url);
   const file = options.file ?? join(mkdtempSync(join(tmpdir(), 'lbsync-record-')), 'doctor.cassette.yaml');
   try {
     const run = await runBin(
@@ -49,7 +105,7 @@ export async function recordDoctorRun(
       {
         SCW_ACCESS_KEY: FAKE_ACCESS_KEY,
         SCW_SECRET_KEY: FAKE_SECRET_KEY,
-        SCW_API_URL: emulator.url,
+        SCW_API_URL: front?.url ?? emulator.url,
         LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
         ...options.env,
       },
@@ -63,6 +119,7 @@ export async function recordDoctorRun(
     }
     return { run, file, text, calls: emulator.calls(), seed };
   } finally {
+    await front?.stop();
     await emulator.stop();
   }
 }

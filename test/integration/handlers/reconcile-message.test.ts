@@ -9,6 +9,7 @@ import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
+import { validationError } from '../../../shared/errors/lbsync-error';
 import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import type { Deadline } from '../../../shared/platform/deadline';
@@ -93,6 +94,16 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
       random: () => 0.5,
     },
   };
+}
+
+/** The handler's dependencies, with a logger that keeps every line it writes. */
+function withLines() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    service: 'test',
+    destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
+  });
+  return { lines, logger, deps: deps(fakeClock(), {}).deps };
 }
 
 const event = (patch: Record<string, unknown> = {}) =>
@@ -199,13 +210,7 @@ describe('carrying out the disposition', () => {
   });
 
   it("a hand-off that fails answers 500 (the platform redelivers) and logs the error in Powertools' shape", async () => {
-    const lines: Record<string, unknown>[] = [];
-    const clock = fakeClock();
-    const { deps: d } = deps(clock, {});
-    const logger = createLogger({
-      service: 'test',
-      destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
-    });
+    const { lines, logger, deps: d } = withLines();
     const response = await handleReconcileMessage(event({ target: 'nowhere' }), {
       ...d,
       logger,
@@ -224,6 +229,25 @@ describe('carrying out the disposition', () => {
       location: expect.stringMatching(/:\d+$/),
       stack: expect.any(String),
     });
+  });
+
+  it('a configuration refused while the gateway is made is no hand-off: it leaves as itself (invalid_config), for the shell to answer 500', async () => {
+    const { lines, logger, deps: d } = withLines();
+    const refused = validationError('invalid_config', 'environment', [
+      { path: 'LBSYNC_SCW_SECRET_KEY', message: 'is not set', fix: 'set LBSYNC_SCW_SECRET_KEY' },
+    ]);
+    const handled = handleReconcileMessage(event(), {
+      ...d,
+      logger,
+      gateway: () => {
+        throw refused;
+      },
+    });
+    await expect(handled).rejects.toBe(refused);
+    expect(lines.filter((l) => l.outcome === 'handoff_failed' || /hand-off/.test(String(l.message)))).toEqual([]);
+    // Nothing was handed on either way: the message is neither sent back nor dead-lettered (the platform redelivers it).
+    expect(await messageCounts()).toEqual({ visible: 0, delayed: 0 });
+    expect(await messageCounts(urls.deadLetterQueueUrl)).toEqual({ visible: 0, delayed: 0 });
   });
 });
 

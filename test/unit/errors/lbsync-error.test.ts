@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { problemCount } from '../../../shared/errors/field-errors';
 import {
   asLbSyncError,
   ERROR_CATALOG,
@@ -71,5 +72,29 @@ describe('asLbSyncError', () => {
       cause: bug,
     });
     expect(asLbSyncError('a string').message).toBe('unexpected failure: a string');
+  });
+});
+
+describe('validationError: the first problems, and how many more', () => {
+  const problem = (i: number) => ({ path: `event.serverIps[${i}]`, message: 'is not an address', fix: 'give an IPv4 address' });
+
+  it('lists 10 and counts the rest; a list made so, listed again with more, is counted, not listed twice', () => {
+    const first = validationError(
+      'invalid_event',
+      'event',
+      Array.from({ length: 50 }, (_, i) => problem(i)),
+    );
+    expect(first.fieldErrors).toHaveLength(11);
+    expect(problemCount(first.fieldErrors ?? [])).toBe(50);
+    // The inject function adds its own policy problems in front of the event's.
+    const policy = [{ path: 'event.attempt', message: 'is set by the system', fix: 'remove it' }];
+    const again = validationError('invalid_event', 'event', [...policy, ...(first.fieldErrors ?? [])]);
+    expect(again.fieldErrors?.map((e) => e.path)).toEqual([
+      'event.attempt',
+      ...Array.from({ length: 9 }, (_, i) => `event.serverIps[${i}]`),
+      'event',
+    ]);
+    expect(again.fieldErrors?.at(-1)?.message).toBe('and 41 more problems (51 in all)');
+    expect(problemCount(again.fieldErrors ?? [])).toBe(51);
   });
 });

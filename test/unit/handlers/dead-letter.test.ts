@@ -13,7 +13,7 @@ describe('deadLetterRecord', () => {
     expect(deadLetterRecord({ reason: 'permanent_error', error, event: { ...event, attempt: 2 }, now })).toEqual({
       kind: 'lbsync.dead-letter',
       version: 1,
-      recordId: deadLetterRecordId({ eventId: 'evt-1', attempt: 2 }),
+      recordId: deadLetterRecordId({ event: { ...event, attempt: 2 } }),
       reason: 'permanent_error',
       eventId: 'evt-1',
       attempt: 2,
@@ -50,13 +50,22 @@ describe('deadLetterRecord', () => {
     expect(Buffer.from(record.rawBodyBase64 as string, 'base64').toString('utf8')).toBe(body);
     expect(JSON.stringify(record).length).toBeLessThan(256 * 1024 - 4096); // fits one queue message with room for the error
   });
-  it('the recordId is fixed by (event id, attempt), or by the raw body: a redelivery writes the same one', () => {
+  it('the recordId is fixed by the event (id, target and body), or by the raw body: a redelivery writes the same one', () => {
     const error = new LbSyncError('permissions_denied', 'x');
     const once = deadLetterRecord({ reason: 'permanent_error', error, event, now });
     const again = deadLetterRecord({ reason: 'permanent_error', error, event, now: new Date(now.getTime() + 60_000) });
     expect(again.recordId).toBe(once.recordId);
     expect(deadLetterRecord({ reason: 'permanent_error', error, event: { ...event, attempt: 1 }, now }).recordId).not.toBe(once.recordId);
     expect(deadLetterRecord({ reason: 'permanent_error', error, event: { ...event, id: 'evt-2' }, now }).recordId).not.toBe(once.recordId);
+    // inject takes any id its caller chooses: one id for two targets, or two bodies, is two events.
+    expect(deadLetterRecord({ reason: 'permanent_error', error, event: { ...event, target: 'staging' }, now }).recordId).not.toBe(
+      once.recordId,
+    );
+    const asserting: LbSyncEvent = { ...event, serverIps: ['51.15.1.2'] };
+    expect(deadLetterRecord({ reason: 'permanent_error', error, event: asserting, now }).recordId).not.toBe(once.recordId);
+    // The order of its keys is not the event: the raw body the queue moves and the record the function writes agree.
+    const reordered = Object.fromEntries(Object.entries(event).reverse()) as LbSyncEvent;
+    expect(deadLetterRecord({ reason: 'permanent_error', error, event: reordered, now }).recordId).toBe(once.recordId);
     const raw = (body: string) => deadLetterRecord({ reason: 'invalid_event', error, rawBody: body, now }).recordId;
     expect(raw('{oops')).toBe(raw('{oops'));
     expect(raw('{oops')).not.toBe(raw('{oops!'));

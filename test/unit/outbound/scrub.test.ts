@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configWarnings, scalewaySettingsFromEnv, secretValues } from '../../../shared/platform/config';
 import { createScrubber, hasUrlCredentials, REDACTED, stripUrlCredentials, urlCredentials } from '../../../shared/outbound/scrub';
+import { FUZZ } from '../../fuzz/arbitraries';
+import { reveals } from '../../support/secret-oracle';
 
 const SECRET = 'p@ss/w:rd+4242 do-not-log';
 
@@ -95,5 +98,104 @@ describe('URL credentials', () => {
     expect(rest).toEqual([]);
     expect(warning).toMatch(/^SCW_API_URL carries credentials/);
     expect(warning).not.toContain('URL-PASSWORD');
+  });
+});
+
+// The fuzzers' fixed seed (FUZZ_SEED explores others): each property is checked against the tests' own reader of a
+// text (test/support/secret-oracle.ts), written apart from the scrubber.
+describe('scrubber: a secret in every form we produce or decode (property-based)', () => {
+  // The secrets of a run: Scaleway's access and secret keys, and any printable token (ASCII or not).
+  const secretArb = fc.oneof(
+    fc.stringMatching(/^SCW[A-Z0-9]{17}$/),
+    fc.uuid(),
+    fc
+      .string({ unit: 'grapheme', minLength: 6, maxLength: 40 })
+      .filter((s) => s === s.trim() && s.length >= 6 && !/[\p{Cc}\p{Cs}]/u.test(s)),
+  );
+  const textArb = fc.string({ unit: 'binary', maxLength: 24 });
+  const bitsArb = fc.array(fc.integer({ min: 0, max: 5 }), { minLength: 64, maxLength: 64 });
+
+  /** Each character as itself in another case, or escaped one of the ways a JSON, YAML, URL or HTML text may hold it. */
+  const written = (secret: string, bits: number[]) =>
+    [...secret]
+      .map((c, i) => {
+        const point = c.codePointAt(0) ?? 0;
+        switch ((bits[i % bits.length] ?? 0) % 6) {
+          case 1:
+            return i % 2 ? c.toUpperCase() : c.toLowerCase();
+          case 2:
+            // A surrogate pair beyond the BMP, the hex digits in either case.
+            return Array.from({ length: c.length }, (_, k) => c.charCodeAt(k).toString(16).padStart(4, '0'))
+              .map((h) => `\\u${i % 2 ? h.toUpperCase() : h}`)
+              .join('');
+          case 3:
+            return [...Buffer.from(c, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+          case 4:
+            return `&#x${point.toString(16)};`;
+          case 5:
+            return point < 0x100 ? `\\x${point.toString(16).padStart(2, '0')}` : c;
+          default:
+            return c;
+        }
+      })
+      .join('');
+  const base64Of = (text: string, url: boolean) => Buffer.from(text, 'utf8').toString(url ? 'base64url' : 'base64');
+
+  it('written any way, in any case, between any texts: gone', () => {
+    fc.assert(
+      fc.property(secretArb, textArb, textArb, bitsArb, (secret, before, after, bits) => {
+        const out = createScrubber([secret]).text(`${before}${written(secret, bits)}${after}`);
+        expect(reveals(out, secret)).toBe(false);
+      }),
+      { seed: FUZZ.seed, numRuns: 300 },
+    );
+  });
+
+  it('in base64 or base64url of any text holding it (any alignment), itself escaped or written any way: gone', () => {
+    fc.assert(
+      fc.property(
+        secretArb,
+        textArb,
+        textArb,
+        textArb,
+        textArb,
+        bitsArb,
+        fc.boolean(),
+        (secret, inBefore, inAfter, before, after, bits, url) => {
+          const encoded = base64Of(`${inBefore}${written(secret, bits)}${inAfter}`, url);
+          const out = createScrubber([secret]).text(`${before}${encoded}${after}`);
+          expect(reveals(out, secret)).toBe(false);
+        },
+      ),
+      { seed: FUZZ.seed, numRuns: 300 },
+    );
+  });
+
+  it('base64 of base64, and base64 whose characters a JSON or URL text escaped: gone', () => {
+    fc.assert(
+      fc.property(secretArb, textArb, textArb, textArb, fc.boolean(), (secret, inner, outer, before, url) => {
+        const twice = base64Of(`${outer}${base64Of(`${inner}${secret}`, url)}`, !url);
+        const escaped = [...base64Of(`${inner}${secret}`, url)]
+          .map((c, i) => (i % 3 === 0 ? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}` : c))
+          .join('');
+        const scrub = createScrubber([secret]);
+        expect(reveals(scrub.text(`${before}${twice}`), secret)).toBe(false);
+        expect(reveals(scrub.text(`${before}"${escaped}"`), secret)).toBe(false);
+      }),
+      { seed: FUZZ.seed, numRuns: 200 },
+    );
+  });
+
+  it('text that holds no secret is left as it is, and holdsSecret says so', () => {
+    fc.assert(
+      fc.property(secretArb, fc.string({ unit: 'binary', maxLength: 200 }), (secret, text) => {
+        // No URL credentials nor token-like query parameters either: those are scrubbed whatever they hold.
+        fc.pre(!reveals(text, secret) && !text.includes('://') && !/[?&;]/.test(text));
+        const scrub = createScrubber([secret]);
+        expect(scrub.text(text)).toBe(text);
+        expect(scrub.holdsSecret(text)).toBe(false);
+      }),
+      { seed: FUZZ.seed, numRuns: 300 },
+    );
   });
 });

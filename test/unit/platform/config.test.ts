@@ -8,6 +8,7 @@ import {
   queueConnectionFromEnv,
   runtimeConfigFromEnv,
   runtimeDefaults,
+  scalewaySettingsFromEnv,
 } from '../../../shared/platform/config';
 import { ENVIRONMENT_CATALOGUE } from '../../../shared/platform/environment-catalogue';
 
@@ -23,6 +24,22 @@ function fieldErrors(run: () => unknown) {
   }
   throw new Error('expected a configuration error');
 }
+
+describe('the Scaleway key, missing', () => {
+  it('a function names the LBSYNC_SCW_* variable it reads (SCW_* is reserved there), the CLI SCW_*; both halves at once', () => {
+    const inFunction = fieldErrors(() => scalewaySettingsFromEnv({}, { function: true }));
+    expect(inFunction).toEqual([
+      expect.objectContaining({ path: 'LBSYNC_SCW_ACCESS_KEY', message: 'is not set', fix: expect.stringContaining('serverless.yml') }),
+      expect.objectContaining({ path: 'LBSYNC_SCW_SECRET_KEY', message: 'is not set' }),
+    ]);
+    expect(fieldErrors(() => scalewaySettingsFromEnv({ SCW_ACCESS_KEY: KEYS.SCW_ACCESS_KEY }))).toEqual([
+      expect.objectContaining({ path: 'SCW_SECRET_KEY', fix: expect.stringContaining('LBSYNC_SCW_SECRET_KEY in a deployed function') }),
+    ]);
+    expect(fieldErrors(() => auditTrailSettingsFromEnv({ ...KEYS }, { function: true }))).toEqual([
+      expect.objectContaining({ path: 'LBSYNC_SCW_DEFAULT_ORGANIZATION_ID', message: 'is not set' }),
+    ]);
+  });
+});
 
 describe("the watcher's configuration", () => {
   it('reads the organization from LBSYNC_SCW_DEFAULT_ORGANIZATION_ID (a function) before SCW_DEFAULT_ORGANIZATION_ID (the CLI)', () => {
@@ -177,5 +194,58 @@ describe("the inject function's settings", () => {
     expect(injectSettingsFromEnv({ LBSYNC_INJECT_INSECURE: 'true' })).toEqual({ insecure: true });
     for (const value of ['1', 'yes', 'TRUE', ' true'])
       expect(injectSettingsFromEnv({ LBSYNC_INJECT_INSECURE: value }).insecure, value).toBe(false);
+  });
+});
+
+describe('integer variables: decimal digits only', () => {
+  // Every LBSYNC_* integer the runtime reads, from its schema (a new one is held to the rule too).
+  const integers = Object.keys(runtimeDefaults()).filter(
+    (name) => typeof runtimeDefaults()[name as keyof ReturnType<typeof runtimeDefaults>] === 'number',
+  );
+
+  it.each(['0x10', '1e3', '-1', '+5', '1.5', '10_000', '1,000', '0b1', 'Infinity', '12ms'])(
+    '%s is refused, named with its fix',
+    (value) => {
+      for (const name of [...integers, 'LBSYNC_MAX_ATTEMPTS']) {
+        expect(
+          fieldErrors(() => runtimeConfigFromEnv({ [name]: value })),
+          name,
+        ).toEqual([
+          expect.objectContaining({
+            path: name,
+            message: expect.stringContaining('decimal digits'),
+            received: JSON.stringify(value),
+            fix: expect.stringContaining('digits only'),
+          }),
+        ]);
+      }
+    },
+  );
+
+  it('digits are read as the number they write, blanks around them dropped', () => {
+    expect(runtimeConfigFromEnv({ LBSYNC_REQUEST_TIMEOUT_MS: '015000', LBSYNC_MAX_HOLD_MS: ' 2000 ' })).toMatchObject({
+      requestTimeoutMs: 15_000,
+      maxHoldMs: 2_000,
+    });
+  });
+});
+
+describe('the retry horizon has a floor: a transient wait and one backoff step', () => {
+  it('0, or anything below LBSYNC_TRANSIENT_WAIT_MS + LBSYNC_RETRY_BASE_MS, is refused naming the floor', () => {
+    // Defaults: a 5000 ms transient wait, a 2000 ms base.
+    for (const horizon of ['0', '1', '6999']) {
+      expect(fieldErrors(() => runtimeConfigFromEnv({ LBSYNC_RETRY_HORIZON_MS: horizon }))).toEqual([
+        expect.objectContaining({
+          path: 'LBSYNC_RETRY_HORIZON_MS',
+          message: expect.stringContaining('less than its floor of 7000 ms'),
+          received: horizon,
+          fix: expect.stringContaining('at least 7000'),
+        }),
+      ]);
+    }
+    expect(runtimeConfigFromEnv({ LBSYNC_RETRY_HORIZON_MS: '7000' }).retry.horizonMs).toBe(7000);
+    const quick = { LBSYNC_TRANSIENT_WAIT_MS: '0', LBSYNC_RETRY_BASE_MS: '50' };
+    expect(runtimeConfigFromEnv({ ...quick, LBSYNC_RETRY_HORIZON_MS: '50' }).retry.horizonMs).toBe(50);
+    expect(() => runtimeConfigFromEnv({ ...quick, LBSYNC_RETRY_HORIZON_MS: '49' })).toThrow(/floor of 50 ms/);
   });
 });

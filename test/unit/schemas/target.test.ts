@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
+import { problemCount } from '../../../shared/errors/field-errors';
 import { parseTargets } from '../../../shared/schemas/target';
 
 function configError(fn: () => unknown): LbSyncError {
@@ -279,4 +280,55 @@ describe('targets', () => {
       expect(error.message).not.toMatch(/at .*\.ts:\d+/);
     });
   }
+});
+
+describe('names and tags are printable', () => {
+  const withLb = (name: string) => ({ ...fullTarget, loadBalancer: { name } });
+  const withBackend = (name: string) => ({ ...fullTarget, backends: [{ ...fullTarget.backends[0], name }] });
+  const withTags = (tags: string[]) => ({ ...fullTarget, servers: { tags } });
+  const withLeaving = (leavingTags: string[]) => ({ ...fullTarget, servers: { ...fullTarget.servers, leavingTags } });
+
+  it.each([
+    ['an LB name with CR/LF', withLb('api.prod\r\nINFO forged line'), 'targets[0].loadBalancer.name', /printable/],
+    ['a backend name with LF', withBackend('lb-backend-https\n'), 'targets[0].backends[0].name', /printable/],
+    ['a tag with NUL', withTags(['noprefix=kops.k8s.io/cluster=prod\u0000']), 'targets[0].servers.tags[0]', /printable/],
+    ['a tag with a direction override', withTags(['cluster=\u202eprod']), 'targets[0].servers.tags[0]', /printable/],
+    ['a tag with a C1 control', withTags(['cluster=\u0085prod']), 'targets[0].servers.tags[0]', /printable/],
+    ['a tag of blanks only', withTags(['   ']), 'targets[0].servers.tags[0]', /only blanks/],
+    ['a leaving tag of blanks only', withLeaving(['\u00a0 ']), 'targets[0].servers.leavingTags[0]', /only blanks/],
+    ['an LB name of blanks only', withLb(' '), 'targets[0].loadBalancer.name', /only blanks/],
+  ])('%s is refused, named, with its fix', (_what, target, path, message) => {
+    const error = configError(() => parseTargets([target]));
+    expect(error.fieldErrors).toEqual([
+      expect.objectContaining({ path, message: expect.stringMatching(message), fix: expect.not.stringContaining('as the message says') }),
+    ]);
+  });
+
+  it('printable names and tags of any script pass, spaces inside them too', () => {
+    expect(() => parseTargets([{ ...withLb('api.prod équipe'), servers: { tags: ['équipe=prod', 'role=control plane'] } }])).not.toThrow();
+  });
+});
+
+describe('a huge configuration error', () => {
+  it('10,000 bad targets: the first 10 problems and a count, a short message, the field error shape kept', () => {
+    const bad = Array.from({ length: 10_000 }, (_, i) => ({ ...fullTarget, name: `t${i}`, zone: 'fr-pra-1' }));
+    const error = configError(() => parseTargets(bad, 'LBSYNC_TARGETS'));
+    expect(error.message.length).toBeLessThan(4_000);
+    expect(error.fieldErrors).toHaveLength(11);
+    expect(error.fieldErrors?.slice(0, 10).map((e) => e.path)).toEqual(Array.from({ length: 10 }, (_, i) => `LBSYNC_TARGETS[${i}].zone`));
+    expect(error.fieldErrors?.[10]).toEqual({
+      path: 'LBSYNC_TARGETS',
+      message: 'and 9990 more problems (10000 in all)',
+      fix: expect.stringContaining('check again'),
+    });
+    expect(problemCount(error.fieldErrors ?? [])).toBe(10_000);
+    expect(error.message).toContain('and 9990 more problems (10000 in all)');
+  });
+
+  it('ten problems or fewer: listed as they are, no count', () => {
+    const bad = Array.from({ length: 10 }, (_, i) => ({ ...fullTarget, name: `t${i}`, zone: 'fr-pra-1' }));
+    const error = configError(() => parseTargets(bad));
+    expect(error.fieldErrors).toHaveLength(10);
+    expect(problemCount(error.fieldErrors ?? [])).toBe(10);
+  });
 });
