@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { AccountsGateway, QueueCredential } from '../../shared/adapters/accounts';
 import { createAccountsGateway } from '../../shared/adapters/accounts';
@@ -13,6 +13,7 @@ import { resolveScalewayCredentials } from '../credentials';
 import { configuredTargets, targetsConfigured } from '../environment';
 import type { Output } from '../output';
 import { CliError, EXIT } from '../output';
+import { isSymbolicLink, writePrivateFile } from '../private-file';
 
 interface BootstrapOptions {
   dryRun?: boolean;
@@ -53,8 +54,7 @@ function writeEnvFile(path: string, values: Map<string, string>, comments: Map<s
     ),
     '',
   ];
-  writeFileSync(path, lines.join('\n'), { mode: 0o600 });
-  chmodSync(path, 0o600);
+  writePrivateFile(path, lines.join('\n'));
 }
 
 /** Retries a read that Scaleway answers 403 or 404 for a few seconds after what it reads was made (recorded). */
@@ -241,6 +241,13 @@ export function bootstrapCommand(cli: Cli): Command {
           );
         if (!/^[A-Za-z0-9_-]{1,60}$/.test(options.prefix)) throw new CliError('usage', `--prefix must be 1-60 letters, digits, "-" or "_"`);
         const timeout = wholeNumber('--function-timeout', options.functionTimeout, { min: 1, unit: 'seconds' });
+        // Refused before any call: the keys it makes are shown once, and could not be written through a link at the end.
+        if (isSymbolicLink(options.deployEnv))
+          throw new CliError(
+            'usage',
+            `--deploy-env: ${options.deployEnv} is a symbolic link; the deployment's secrets are never written through one`,
+            'Name the file itself (a new path, or the file the link points at).',
+          );
         const reads: string[] = [];
         const api = createAccountsGateway({
           accessKey: credentials.settings.accessKey,

@@ -10,6 +10,7 @@ import type { ObservedRule, QueuePermissions } from '../core/bootstrap-plan';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
 import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
+import { readPages } from './pages';
 import { callGateway } from './api-failure';
 import { sdkHttpClient } from './sdk-http-client';
 
@@ -108,7 +109,12 @@ export function createAccountsGateway(settings: AccountsSettings): AccountsGatew
 
   return {
     async applications(name) {
-      const all = await step(`listing IAM applications named ${name}`, () => iam.listApplications({ organizationId: org, name }).all());
+      const all = await step(`listing IAM applications named ${name}`, () =>
+        readPages(
+          'ListApplications',
+          async (page, pageSize) => (await iam.listApplications({ organizationId: org, name, page, pageSize })).applications,
+        ),
+      );
       return all.filter((a) => a.name === name).map((a) => ({ id: a.id, name: a.name }));
     },
     async createApplication(name, description) {
@@ -119,12 +125,18 @@ export function createAccountsGateway(settings: AccountsSettings): AccountsGatew
     },
     async policiesOf(applicationId) {
       const all = await step(`listing the policies of application ${applicationId}`, () =>
-        iam.listPolicies({ organizationId: org, applicationIds: [applicationId] }).all(),
+        readPages(
+          'ListPolicies',
+          async (page, pageSize) =>
+            (await iam.listPolicies({ organizationId: org, applicationIds: [applicationId], page, pageSize })).policies,
+        ),
       );
       return all.filter((p) => p.applicationId === applicationId).map((p) => ({ id: p.id, name: p.name }));
     },
     async rulesOf(policyId) {
-      const rules = await step(`listing the rules of policy ${policyId}`, () => iam.listRules({ policyId }).all());
+      const rules = await step(`listing the rules of policy ${policyId}`, () =>
+        readPages('ListRules', async (page, pageSize) => (await iam.listRules({ policyId, page, pageSize })).rules),
+      );
       return rules.map((r) => ({
         permissionSets: r.permissionSetNames ?? [],
         ...(r.projectIds && r.projectIds.length > 0 ? { projectIds: r.projectIds } : { organizationId: r.organizationId ?? org }),
@@ -148,7 +160,11 @@ export function createAccountsGateway(settings: AccountsSettings): AccountsGatew
     },
     async apiKeysOf(applicationId) {
       const keys = await step(`listing the API keys of application ${applicationId}`, () =>
-        iam.listAPIKeys({ organizationId: org, bearerId: applicationId, bearerType: 'application' }).all(),
+        readPages(
+          'ListAPIKeys',
+          async (page, pageSize) =>
+            (await iam.listAPIKeys({ organizationId: org, bearerId: applicationId, bearerType: 'application', page, pageSize })).apiKeys,
+        ),
       );
       return keys.filter((k) => k.applicationId === applicationId).map((k) => k.accessKey);
     },
@@ -167,7 +183,12 @@ export function createAccountsGateway(settings: AccountsSettings): AccountsGatew
       return { endpoint: info.sqsEndpointUrl };
     },
     async queueCredentials() {
-      const all = await step('listing the Queues credentials', () => sqs.listSqsCredentials({ projectId: project }).all());
+      const all = await step('listing the Queues credentials', () =>
+        readPages(
+          'ListSqsCredentials',
+          async (page, pageSize) => (await sqs.listSqsCredentials({ projectId: project, page, pageSize })).sqsCredentials,
+        ),
+      );
       return all.map((c) => ({ id: c.id, name: c.name, accessKey: c.accessKey, permissions: permissionsOf(c.permissions) }));
     },
     async createQueueCredential(name, permissions) {

@@ -3,7 +3,7 @@
 // log, the queues' attributes and the file it writes: least-privilege principals, one key each, printed nowhere;
 // Queues credentials with their permissions; the two queues; a second run writes nothing; --dry-run writes nothing and
 // lists every call; a policy someone narrowed is not widened again without --yes.
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -145,4 +145,45 @@ describe('lbsync bootstrap', () => {
     ]);
     expect(writes().map((c) => c.operation)).toEqual(['SetRules']);
   }, 90_000);
+
+  it('a listing whose total lies (3000 applications announced, one answered) costs one request, not three thousand', async () => {
+    const before = emulator.calls().filter((c) => c.operation === 'ListApplications').length;
+    emulator.addFault({
+      operation: 'ListApplications',
+      status: 200,
+      body: {
+        applications: [{ id: '33333333-0000-4000-8000-000000000003', name: 'someone-else', organization_id: ORG }],
+        total_count: 3000,
+      },
+      count: -1,
+    });
+    try {
+      const run = await bootstrap(['--dry-run', '-o', 'json']);
+      expect(run.code, run.stderr).toBe(0);
+    } finally {
+      emulator.clearFaults();
+    }
+    // One listing per application name bootstrap looks for (six principals), each a single page.
+    expect(emulator.calls().filter((c) => c.operation === 'ListApplications').length - before).toBe(6);
+  });
+
+  it('a --deploy-env that is a symbolic link is refused before any call: the keys shown once are never made to be lost', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'lbsync-bootstrap-link-'));
+    const victim = join(folder, 'authorized_keys');
+    writeFileSync(victim, 'keep me\n', { mode: 0o644 });
+    const link = join(folder, 'deploy.env');
+    symlinkSync(victim, link);
+    const dangling = join(folder, 'dangling.env');
+    symlinkSync(join(folder, 'nowhere'), dangling);
+    for (const path of [link, dangling]) {
+      const calls = emulator.calls().length;
+      const run = await runBin(['bootstrap', '--deploy-env', path], env(), 60_000);
+      expect(run.code).toBe(64);
+      expect(run.stderr).toContain('is a symbolic link');
+      expect(emulator.calls().length).toBe(calls);
+    }
+    expect(readFileSync(victim, 'utf8')).toBe('keep me\n');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(() => statSync(join(folder, 'nowhere'))).toThrow();
+  });
 });
