@@ -83,12 +83,12 @@ export function queueSettingsFromEnv(env: NodeJS.ProcessEnv): QueueSettings {
 
 /**
  * The reconcile function's timeout in seconds, as `--function-timeout` defaults it: LBSYNC_FUNCTION_TIMEOUT_MS, the
- * variable the function itself reads (so the CLI run with a deployment's environment agrees with it), else
- * LBSYNC_FUNCTION_TIMEOUT_SECONDS, else 60 (serverless.yml's timeout).
+ * variable the function itself reads (so the CLI run with a deployment's environment agrees with it), else 60
+ * (serverless.yml's timeout).
  */
 export function defaultFunctionTimeoutSeconds(env: NodeJS.ProcessEnv): string {
   // Decimal digits only, as the function reads it (shared/platform/config.ts); else the next source.
   const ms = env.LBSYNC_FUNCTION_TIMEOUT_MS?.trim() ?? '';
   if (/^\d+$/.test(ms) && Number(ms) > 0) return String(Math.ceil(Number(ms) / 1000));
-  return env.LBSYNC_FUNCTION_TIMEOUT_SECONDS?.trim() || '60';
+  return '60';
 }

@@ -38,7 +38,7 @@ export function doctorCommand(cli: Cli): Command {
     .option('--no-queue', 'skip the queue checks (reachability, RedrivePolicy, visibility timeout)')
     .option(
       '--function-timeout <seconds>',
-      "the reconcile function's timeout, which the queue's visibility timeout must exceed (default: LBSYNC_FUNCTION_TIMEOUT_MS / 1000, else LBSYNC_FUNCTION_TIMEOUT_SECONDS, else 60)",
+      "the reconcile function's timeout, which the queue's visibility timeout must exceed (default: LBSYNC_FUNCTION_TIMEOUT_MS / 1000, else 60)",
       defaultFunctionTimeoutSeconds(env),
     )
     .option(

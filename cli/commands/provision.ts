@@ -22,7 +22,7 @@ export function provisionCommand(cli: Cli): Command {
     .option('--prefix <prefix>', 'queue name prefix (env LBSYNC_QUEUE_PREFIX)', env.LBSYNC_QUEUE_PREFIX?.trim() || 'lbsync')
     .option(
       '--function-timeout <seconds>',
-      "the reconcile function's timeout; the visibility timeout is this + 30 s (default: LBSYNC_FUNCTION_TIMEOUT_MS / 1000, else LBSYNC_FUNCTION_TIMEOUT_SECONDS, else 60)",
+      "the reconcile function's timeout; the visibility timeout is this + 30 s (default: LBSYNC_FUNCTION_TIMEOUT_MS / 1000, else 60)",
       defaultFunctionTimeoutSeconds(env),
     )
     .option('--max-receive-count <n>', 'deliveries before the queue moves a message to the dead-letter queue (default 4)')

@@ -25,7 +25,7 @@ describe('lbsync provision', () => {
         SQS_ACCESS_KEY_ID: 'cli-access',
         SQS_SECRET_ACCESS_KEY: 'cli-secret',
         LBSYNC_QUEUE_PREFIX: prefix,
-        LBSYNC_FUNCTION_TIMEOUT_SECONDS: '45',
+        LBSYNC_FUNCTION_TIMEOUT_MS: '45000',
       },
     });
     expect(stdout).toBe(
