@@ -158,7 +158,7 @@ const KEY_FORMAT_FIX =
 const skipped = (name: string, why: string): Check => warn(name, `skipped: ${why}`);
 
 function lbCheck(name: string, target: Target, { lb, refused }: FoundLb): Check {
-  const how = 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
+  const how = target.loadBalancer && 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
   const what = `${lb.name} (${lb.id}) is ${lb.status}`;
   const leftOut = filterMismatchWarning(refused);
   if (lb.status === 'ready' && leftOut) return warn(name, `${what}; ${how}; ${leftOut}`, WARNING_CATALOG.discovery_filter_mismatch.hint);

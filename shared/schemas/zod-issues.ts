@@ -42,6 +42,9 @@ function fixFor(issue: z.core.$ZodIssue, allowed: string[] | undefined, known: r
       return issue.origin === 'array' ? `give at most ${issue.maximum} item(s)` : `give a value of at most ${issue.maximum}`;
     case 'invalid_format':
       return 'give a value in the stated format';
+    case 'custom':
+      // A refinement may say its own fix (params.fix).
+      return typeof issue.params?.fix === 'string' ? issue.params.fix : 'change the value as the message says';
     default:
       return 'change the value as the message says';
   }
