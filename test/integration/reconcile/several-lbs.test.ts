@@ -76,7 +76,7 @@ describe('several LBs sharing one pool', () => {
     expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend', 'CreateBackend']);
   });
 
-  it('in sync: the servers once, then two reads per LB (5 for two LBs), no write; named by id: GetLb for ListLbs', async () => {
+  it('in sync: the servers once, then two reads per LB (1 + 2N: 5 for two LBs, 7 for three), no write; named by id: GetLb for ListLbs', async () => {
     world.emulator.loadSeed(convergedTwoLbSeed());
     const result = await reconcile();
     expect(result).toMatchObject({ status: 'noop', planned: [], apiCalls: { reads: 5, writes: 0 } });
@@ -93,6 +93,14 @@ describe('several LBs sharing one pool', () => {
     expect(calls().find((c) => c.operation === 'GetLb' && c.path.includes(FALLBACK_LB_ID))?.path).toBe(
       `/lb/v1/zones/fr-par-2/lbs/${FALLBACK_LB_ID}`,
     );
+    // N LBs: 1 + 2N reads (a third LB, in the main LB's zone: 7).
+    const seed = convergedTwoLbSeed();
+    seed.lbs?.push({ name: 'api-third.demo.k8s.local', zone: 'fr-par-1', backends: [demoBackend()] });
+    world.emulator.loadSeed(seed);
+    world.emulator.resetCalls();
+    const three = twoLbTarget({ loadBalancers: [MAIN, FALLBACK, { name: 'api-third.demo.k8s.local', zone: 'fr-par-1' }] });
+    expect(await reconcile(three)).toMatchObject({ status: 'noop', apiCalls: { reads: 7, writes: 0 } });
+    expect(reads().filter((op) => op === 'ListServers')).toHaveLength(1);
   });
 
   it("ipam-private: the servers and IPAM once, each LB's attachment to the private network on its own (8 reads for two)", async () => {
