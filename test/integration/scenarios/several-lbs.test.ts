@@ -154,6 +154,51 @@ describe('a replacement while the fallback LB is busy', () => {
     ).toEqual(['ListBackends', 'ListBackends', 'ListLbs', 'ListLbs', 'ListServers']);
   });
 
+  it("a sweep's event reads each LB's health: every LB's passing members on its final line", async () => {
+    const lines: string[] = [];
+    const run = await sendEvent(
+      stack.events,
+      stack.emulator,
+      twoLbTarget(),
+      {},
+      { event: { source: 'sweep' }, onLogLine: (l) => lines.push(l) },
+    );
+    expect(await run.untilFinal()).toMatchObject({ outcome: 'noop', apiCalls: { reads: 7, writes: 0 } });
+    const stats = stack.emulator.calls().filter((c) => c.operation === 'ListBackendStats');
+    expect(stats.map((c) => c.path.split('/')[4])).toEqual(['fr-par-1', 'fr-par-2']);
+    const final = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.log_type === 'reconcile_answer');
+    expect(final).toMatchObject({
+      pool_size: 3,
+      pool_passing: 3,
+      pool_short: 0,
+      lbs: [
+        { zone: 'fr-par-1', pool_size: 3, pool_passing: 3, pool_short: 0 },
+        { zone: 'fr-par-2', pool_size: 3, pool_passing: 3, pool_short: 0 },
+      ],
+    });
+  });
+
+  it('a shadow deployment: each LB planned, nothing written; the planned writes name their LB', async () => {
+    stack.emulator.replaceServer(DEMO_CP0_ID, {
+      name: 'control-plane-fr-par-1-0b',
+      zone: 'fr-par-1',
+      publicIps: [NEW_0],
+      tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
+    });
+    const run = await sendEvent(stack.events, stack.emulator, twoLbTarget(), { LBSYNC_MODE: 'shadow' });
+    const answer = await run.untilFinal();
+    expect(answer).toMatchObject({ outcome: 'dry_run', mode: 'shadow', actions: [] });
+    expect(answer?.planned).toEqual([
+      `api.demo.k8s.local (fr-par-1): SetBackendServers lb-backend-https +[${NEW_0}] -[${CP0_IP}]`,
+      `${FALLBACK_LB_NAME} (fr-par-2): SetBackendServers lb-backend-https +[${NEW_0}] -[${CP0_IP}]`,
+    ]);
+    expect(answer?.lbs?.map((lb) => [lb.status, lb.planned?.length])).toEqual([
+      ['planned', 1],
+      ['planned', 1],
+    ]);
+    expect(stack.emulator.calls().filter((c) => c.write)).toEqual([]);
+  });
+
   it('a one-LB target keeps its shape: no lbs in its answer nor in its final line, 3 reads', async () => {
     const lines: string[] = [];
     const run = await sendEvent(stack.events, stack.emulator, demoTarget(), {}, { onLogLine: (line) => lines.push(line) });
