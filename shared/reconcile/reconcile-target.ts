@@ -219,7 +219,7 @@ function poolWarnings(target: Target, pool: DiscoveredPool, refused: readonly Re
   ];
 }
 
-/** The warnings of the event: the writers the watcher found us reverting, and leaving servers it names. */
+/** The warnings the event carries: the writers the watcher found us reverting on the target. */
 function eventWarnings(target: Target, event: EventPart, ownerId: string | undefined): string[] {
   return (event.contested ?? []).map((c) => contestWarning({ ...c, target: target.name }, ownerId));
 }
@@ -299,9 +299,10 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
 
 /** One LB's part of a target with several, as a one-LB result (the target's pool, calls and event): for the views. */
 export function lbResult(result: ReconcileResult, part: LbReconcile): ReconcileResult {
-  const { lbs: _all, lb: _none, observedBackends: _unread, rollouts: _r, leaving: _l, health: _h, error: _e, ...target } = result;
+  // The target's own error is not this LB's: the LB's part carries its own, if any.
+  const { lbs: _all, error: _target, ...shared } = result;
   const { loadBalancer: _place, ...own } = part;
-  return { ...target, ...own };
+  return { ...shared, ...own };
 }
 
 function lbPart(place: LbPlace, r: ReconcileResult): LbReconcile {
@@ -327,7 +328,7 @@ function lbPart(place: LbPlace, r: ReconcileResult): LbReconcile {
  * event still reconciles the other LBs first), else the first failure (retried), else the first carried (removals held
  * back, an address discovery lacks).
  */
-export function combineLbs(lbs: readonly Pick<LbReconcile, 'status' | 'error'>[]): Pick<ReconcileResult, 'status' | 'error'> {
+function combineLbs(lbs: readonly Pick<LbReconcile, 'status' | 'error'>[]): Pick<ReconcileResult, 'status' | 'error'> {
   const statuses = lbs.map((lb) => lb.status);
   const status: ReconcileStatus = statuses.includes('failed')
     ? 'failed'
