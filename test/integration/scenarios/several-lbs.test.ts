@@ -43,6 +43,16 @@ afterEach(() => stack.emulator.setBehaviours({ healthPassAfterMs: 0, healthFailA
 
 const writesOf = (lbId: string): PoolWrite[] =>
   stack.emulator.history().filter((w) => w.lbId === lbId && w.backendName === 'lb-backend-https');
+/** kOps' replacement of the first control plane: a new server, a new address. */
+function replaceFirstControlPlane(): void {
+  stack.emulator.replaceServer(DEMO_CP0_ID, {
+    name: 'control-plane-fr-par-1-0b',
+    zone: 'fr-par-1',
+    publicIps: [NEW_0],
+    tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
+  });
+}
+
 const sorted = (ips: readonly string[] | undefined) => [...(ips ?? [])].sort();
 
 /** Every write on each LB: no unsafe shrink, never a pool without a passing member, judged by that LB's own checks. */
@@ -62,12 +72,7 @@ describe('a replacement while the fallback LB is busy', () => {
   it('the main LB is written, the event retried; each LB keeps the old member until the new one passes its own check; both converge', async () => {
     // The replaced server's check has not failed yet, the new one's has not passed yet: make-before-break.
     stack.emulator.setBehaviours({ healthPassAfterMs: HOUR, healthFailAfterMs: HOUR });
-    stack.emulator.replaceServer(DEMO_CP0_ID, {
-      name: 'control-plane-fr-par-1-0b',
-      zone: 'fr-par-1',
-      publicIps: [NEW_0],
-      tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
-    });
+    replaceFirstControlPlane();
     stack.emulator.setLbStatus(FALLBACK_LB_ID, 'pending');
     const lines: string[] = [];
     const run = await sendEvent(stack.events, stack.emulator, twoLbTarget(), {}, { onLogLine: (line) => lines.push(line) });
@@ -179,12 +184,7 @@ describe('a replacement while the fallback LB is busy', () => {
   });
 
   it('a shadow deployment: each LB planned, nothing written; the planned writes name their LB', async () => {
-    stack.emulator.replaceServer(DEMO_CP0_ID, {
-      name: 'control-plane-fr-par-1-0b',
-      zone: 'fr-par-1',
-      publicIps: [NEW_0],
-      tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
-    });
+    replaceFirstControlPlane();
     const run = await sendEvent(stack.events, stack.emulator, twoLbTarget(), { LBSYNC_MODE: 'shadow' });
     const answer = await run.untilFinal();
     expect(answer).toMatchObject({ outcome: 'dry_run', mode: 'shadow', actions: [] });
@@ -211,12 +211,7 @@ describe('a replacement while the fallback LB is busy', () => {
   });
 
   it('a fallback that does not exist: the main LB is kept right, and the event is dead-lettered naming the fallback', async () => {
-    stack.emulator.replaceServer(DEMO_CP0_ID, {
-      name: 'control-plane-fr-par-1-0b',
-      zone: 'fr-par-1',
-      publicIps: [NEW_0],
-      tags: [DEMO_CLUSTER_TAG, CONTROL_PLANE_ROLE_TAG],
-    });
+    replaceFirstControlPlane();
     const target = twoLbTarget({
       loadBalancers: [
         { id: DEMO_LB_ID, zone: 'fr-par-1' },
