@@ -16,7 +16,6 @@ import { unusableAddressWarning } from '../shared/core/desired';
 import { contradictionWarning, filterMismatchWarning, ownHealthReports } from '../shared/core/discovery-check';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
-import { describeAction } from '../shared/core/action-text';
 import type { ObservedBackend, ObservedLb, RefusedAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
@@ -25,14 +24,15 @@ import { describeLeaving } from '../shared/core/leaving';
 import { describeRollout } from '../shared/core/rollout-text';
 import { TRANSIENT_LB_STATUSES } from '../shared/core/model';
 import type { DiscoveredPool } from '../shared/core/desired';
-import { lbLabel } from '../shared/core/lb-identity';
+import type { LbPlace } from '../shared/core/lb-identity';
+import { atLb, hasSeveralLbs, lbLabel, targetLbs } from '../shared/core/lb-identity';
 import { normalisePool } from '../shared/core/pool';
 import { regionOf } from '../shared/core/locality';
 import { discoverWith } from '../shared/reconcile/discover';
 import type { FoundLb } from '../shared/reconcile/observe';
 import { assertLbOnNetwork, findLb, observeBackends } from '../shared/reconcile/observe';
 import type { ReconcileSettings } from '../shared/reconcile/reconcile-target';
-import { reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
+import { describePlanned, reconcileSettings, reconcileTarget } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
 import { DEPLOYMENT_KEY, keyIdOf } from '../shared/core/target-accounts';
 import { gatewayPerKey } from '../shared/platform/target-keys';
@@ -158,7 +158,7 @@ const KEY_FORMAT_FIX =
 const skipped = (name: string, why: string): Check => warn(name, `skipped: ${why}`);
 
 function lbCheck(name: string, target: Target, { lb, refused }: FoundLb): Check {
-  const how = 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
+  const how = target.loadBalancer && 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
   const what = `${lb.name} (${lb.id}) is ${lb.status}`;
   const leftOut = filterMismatchWarning(refused);
   if (lb.status === 'ready' && leftOut) return warn(name, `${what}; ${how}; ${leftOut}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
@@ -286,6 +286,11 @@ function discover(gateway: ScalewayGateway, ledger: PermissionLedger, target: Ta
   });
 }
 
+/** How a per-LB line is named: as ever for a one-LB target; `<what>:<name or id>@<zone>` for each LB of several. */
+function lbSuffix(target: Target, place: LbPlace): string {
+  return hasSeveralLbs(target) ? `:${'id' in place ? place.id : place.name}@${place.zone}` : '';
+}
+
 async function targetChecks(
   gateway: ScalewayGateway,
   ledger: PermissionLedger,
@@ -305,15 +310,22 @@ async function targetChecks(
     }
   };
 
-  const found = await attempt('lb', () =>
-    ledger.prove('iam:lb-read', target.zone, kopsMessage.findLb(lbLabel(target)), () => findLb(gateway, target)),
-  );
-  const lb = found?.lb;
-  if (found) checks.push(lbCheck(at('lb'), target, found));
+  // Each LB of the target, as its own steps see it (its zone), and what was found of it.
+  const lbs: { view: Target; suffix: string; lb?: ObservedLb }[] = [];
+  for (const place of targetLbs(target)) {
+    const view = atLb(target, place);
+    const suffix = lbSuffix(target, place);
+    const found = await attempt(`lb${suffix}`, () =>
+      ledger.prove('iam:lb-read', view.zone, kopsMessage.findLb(lbLabel(view)), () => findLb(gateway, view)),
+    );
+    if (found) checks.push(lbCheck(at(`lb${suffix}`), view, found));
+    lbs.push({ view, suffix, ...(found && { lb: found.lb }) });
+  }
   const pool = await attempt('servers', () => discover(gateway, ledger, target));
   if (pool) checks.push(serversCheck(at('servers'), target, pool));
   if (target.servers.ipSource === 'ipam-private')
-    checks.push(await privateNetworkCheck(at('private-network'), gateway, ledger, target, lb, pool));
+    for (const { view, suffix, lb } of lbs)
+      checks.push(await privateNetworkCheck(at(`private-network${suffix}`), gateway, ledger, view, lb, pool));
   // kOps' own address rule reads IPAM (zonal IPv4 per server); the functions' key holds IPAMReadOnly either way.
   if (target.servers.ipSource !== 'ipam-private') {
     const parity = target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam';
@@ -332,59 +344,78 @@ async function targetChecks(
       );
   }
 
+  let unread: string | undefined;
+  for (const { view, suffix, lb } of lbs) {
+    const why = await backendChecks({ view, suffix, lb, at, attempt, checks, gateway, ledger });
+    unread ??= why;
+  }
+
+  if (unread || !pool) {
+    checks.push(skipped(at('plan'), unread ?? `needs the servers (see ${at('servers')})`));
+    return checks;
+  }
+  // What a reconcile would write: the reconciler itself, as a dry run (reads only).
+  const result = await reconcileTarget(target, { dryRun: true }, { gateway, ...settings });
+  const planParts = result.lbs ?? [result];
+  if (result.error) {
+    if (result.error.code === 'authentication_denied') throw new KeyRefused(result.error);
+    checks.push(failedWith(at('plan'), result.error));
+  } else if (result.planned.length === 0 && !planParts.some((r) => r.rollouts?.some((b) => b.rollout.deferred.length > 0))) {
+    const notes = [...planParts.flatMap((r) => describeLeaving(r.leaving ?? [])), ...result.warnings];
+    checks.push(ok(at('plan'), `in sync: a reconcile would write nothing${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`));
+  } else {
+    const writes =
+      result.planned.length > 0 ? `a reconcile would write: ${describePlanned(result).join('; ')}` : 'a reconcile would write nothing now';
+    const staged = planParts.flatMap((r) => [...describeLeaving(r.leaving ?? []), ...(r.rollouts ?? []).flatMap(describeRollout)]);
+    checks.push(ok(at('plan'), `${writes}${staged.length > 0 ? `; ${staged.join('; ')}` : ''} (see \`lbsync plan\`)`));
+  }
+  return checks;
+}
+
+/** One LB's backends and the health of their members (its `backends` and `health` lines); why not, when unread. */
+async function backendChecks(one: {
+  view: Target;
+  suffix: string;
+  lb: ObservedLb | undefined;
+  at: (what: string) => string;
+  attempt: <T>(name: string, run: () => Promise<T>) => Promise<T | undefined>;
+  checks: Check[];
+  gateway: ScalewayGateway;
+  ledger: PermissionLedger;
+}): Promise<string | undefined> {
+  const { view, suffix, lb, at, attempt, checks, gateway, ledger } = one;
   const backends =
     lb &&
-    (await attempt('backends', async () => {
-      const read = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.listBackends(lb.id), () =>
-        observeBackends(gateway, target, lb),
+    (await attempt(`backends${suffix}`, async () => {
+      const read = await ledger.prove('iam:lb-backends', view.zone, kopsMessage.listBackends(lb.id), () =>
+        observeBackends(gateway, view, lb),
       );
       return [...read.byName.values()];
     }));
-  const unreadBackends = lb ? `needs the backends (see ${at('backends')})` : `needs the load balancer (see ${at('lb')})`;
-  if (!backends) checks.push(skipped(at('health'), unreadBackends));
+  const unreadBackends = lb ? `needs the backends (see ${at(`backends${suffix}`)})` : `needs the load balancer (see ${at(`lb${suffix}`)})`;
+  if (!backends) checks.push(skipped(at(`health${suffix}`), unreadBackends));
   else if (backends.length === 0)
     checks.push(
       skipped(
-        at('health'),
-        `nothing to check, the LB has none of the target's backends yet (${target.backends.map((b) => b.name).join(', ')})`,
+        at(`health${suffix}`),
+        `nothing to check, the LB has none of the target's backends yet (${view.backends.map((b) => b.name).join(', ')})`,
       ),
     );
   else {
-    const reports = await attempt('health', async () => {
+    const reports = await attempt(`health${suffix}`, async () => {
       const read: HealthReport[] = [];
       for (const backend of backends) {
-        const stats = await ledger.prove('iam:lb-backends', target.zone, kopsMessage.backendHealth(lb.name), () =>
-          gateway.listBackendHealth(target.zone, lb.id, backend.id),
+        const stats = await ledger.prove('iam:lb-backends', view.zone, kopsMessage.backendHealth(lb.name), () =>
+          gateway.listBackendHealth(view.zone, lb.id, backend.id),
         );
         const { own, refused } = ownHealthReports(stats, backend.id);
         read.push({ backend, health: memberHealth(own), refused });
       }
       return read;
     });
-    if (reports) checks.push(healthCheck(at('health'), reports));
+    if (reports) checks.push(healthCheck(at(`health${suffix}`), reports));
   }
-
-  if (!backends || !pool) {
-    checks.push(skipped(at('plan'), backends ? `needs the servers (see ${at('servers')})` : unreadBackends));
-    return checks;
-  }
-  // What a reconcile would write: the reconciler itself, as a dry run (reads only).
-  const result = await reconcileTarget(target, { dryRun: true }, { gateway, ...settings });
-  if (result.error) {
-    if (result.error.code === 'authentication_denied') throw new KeyRefused(result.error);
-    checks.push(failedWith(at('plan'), result.error));
-  } else if (result.planned.length === 0 && !result.rollouts?.some((r) => r.rollout.deferred.length > 0)) {
-    const notes = [...describeLeaving(result.leaving ?? []), ...result.warnings];
-    checks.push(ok(at('plan'), `in sync: a reconcile would write nothing${notes.length > 0 ? ` (${notes.join('; ')})` : ''}`));
-  } else {
-    const writes =
-      result.planned.length > 0
-        ? `a reconcile would write: ${result.planned.map(describeAction).join('; ')}`
-        : 'a reconcile would write nothing now';
-    const staged = [...describeLeaving(result.leaving ?? []), ...(result.rollouts ?? []).flatMap(describeRollout)];
-    checks.push(ok(at('plan'), `${writes}${staged.length > 0 ? `; ${staged.join('; ')}` : ''} (see \`lbsync plan\`)`));
-  }
-  return checks;
+  return backends ? undefined : unreadBackends;
 }
 
 /** A key's failure before or at its first call, as its credentials line. */

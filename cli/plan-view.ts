@@ -6,7 +6,10 @@ import type { DiscoveredPool } from '../shared/core/desired';
 import type { LeavingMember } from '../shared/core/leaving';
 import type { BackendRollout } from '../shared/core/rollout';
 import type { MemberVerdict, RolloutStage } from '../shared/core/rollout';
-import type { ReconcileResult } from '../shared/reconcile/reconcile-target';
+import type { LbPlace } from '../shared/core/lb-identity';
+import { atLb, placeLabel, samePlace } from '../shared/core/lb-identity';
+import type { LbReconcile, ReconcileResult } from '../shared/reconcile/reconcile-target';
+import { lbResult } from '../shared/reconcile/reconcile-target';
 import type { Target } from '../shared/schemas/target';
 import type { Colors, DescribedError } from './output';
 import type { PlanCoverage } from './plan-coverage';
@@ -14,6 +17,8 @@ import { planCoverage } from './plan-coverage';
 import { describeError, plural } from './output';
 
 export interface ActionSummary {
+  /** A target with several LBs: the LB it is written to, as the target names it. */
+  loadBalancer?: LbPlace;
   kind: Action['kind'];
   backend: string;
   backendId?: string;
@@ -44,6 +49,8 @@ export interface RolloutView {
 }
 
 export interface BackendView {
+  /** A target with several LBs: whose backend this is, as the target names the LB. */
+  loadBalancer?: LbPlace;
   name: string;
   /** Its state was read and planned (see UncheckedBackendView for one that was not). */
   checked: true;
@@ -67,6 +74,7 @@ export interface BackendView {
 
 /** A backend whose state is unknown: a read its plan needs failed. Shows the failure, never a pool state. */
 export interface UncheckedBackendView {
+  loadBalancer?: LbPlace;
   name: string;
   checked: false;
   createIfMissing: boolean;
@@ -126,6 +134,19 @@ export interface TargetPlanView {
   warnings: string[];
   apiCalls: { reads: number; writes: number };
   error?: DescribedError;
+  /**
+   * A target with several LBs: each LB's head (its status, how far its plan got, its error); its backends and
+   * actions are in `backends` and `actions`, each naming its LB.
+   */
+  lbs?: LbPlanView[];
+}
+
+export interface LbPlanView {
+  loadBalancer: LbPlace;
+  lb?: { id: string; name: string; status: string };
+  status: ReconcileResult['status'];
+  coverage: PlanCoverage;
+  error?: DescribedError;
 }
 
 export function summariseAction(action: Action): ActionSummary {
@@ -143,12 +164,19 @@ export function summariseAction(action: Action): ActionSummary {
   }
 }
 
+/** The backends a result read, by name (undefined when it read none). */
+export function observedOf(result: Pick<ReconcileResult, 'observedBackends'>): Map<string, ObservedBackend> | undefined {
+  const read = result.observedBackends;
+  return read && new Map(Object.entries(read).flatMap(([name, b]) => (b ? [[name, b] as const] : [])));
+}
+
 export function planView(
   target: Target,
   result: ReconcileResult,
   observed: ReadonlyMap<string, ObservedBackend> | undefined,
   extraWarnings: string[] = [],
 ): TargetPlanView {
+  if (result.lbs) return severalLbsView(target, result, result.lbs, extraWarnings);
   const desiredPool = result.pool?.ips;
   const coverage = planCoverage(result);
   const backends = !coverage.complete
@@ -203,6 +231,38 @@ export function planView(
     warnings: [...result.warnings, ...extraWarnings],
     apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
     ...(result.error && { error: describeError(result.error) }),
+  };
+}
+
+/** A target with several LBs: each LB's view as a one-LB target's, its items naming the LB, under the target's head. */
+function severalLbsView(target: Target, result: ReconcileResult, parts: readonly LbReconcile[], extraWarnings: string[]): TargetPlanView {
+  const views = parts.map((part) => ({ part, view: planView(atLb(target, part.loadBalancer), lbResult(result, part), observedOf(part)) }));
+  const on = <T extends object>(loadBalancer: LbPlace, items: readonly T[]) => items.map((item) => ({ loadBalancer, ...item }));
+  const incomplete = views.find(({ view }) => !view.coverage.complete)?.view.coverage;
+  const read = (key: keyof PlanCoverage['read']) => views.every(({ view }) => view.coverage.read[key]);
+  const desiredPool = result.pool?.ips;
+  return {
+    target: target.name,
+    zone: target.zone,
+    status: result.status,
+    ...(desiredPool && { desiredPool, poolSource: result.pool?.source, serverCount: result.pool?.serverCount }),
+    backends: views.flatMap(({ part, view }) => on(part.loadBalancer, view.backends)),
+    coverage: {
+      complete: incomplete === undefined,
+      read: { lb: read('lb'), backends: read('backends'), servers: read('servers') },
+      ...(incomplete?.stoppedAt && { stoppedAt: incomplete.stoppedAt }),
+    },
+    actions: views.flatMap(({ part, view }) => on(part.loadBalancer, view.actions)),
+    warnings: [...result.warnings, ...extraWarnings],
+    apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
+    ...(result.error && { error: describeError(result.error) }),
+    lbs: views.map(({ part, view }) => ({
+      loadBalancer: part.loadBalancer,
+      ...(view.lb && { lb: view.lb }),
+      status: view.status,
+      coverage: view.coverage,
+      ...(view.error && { error: view.error }),
+    })),
   };
 }
 
@@ -291,6 +351,31 @@ function compareIps(a: string, b: string): number {
   return 0;
 }
 
+/** The LB's line of a view (`plan`, `status`): its name, `where` (a zone), its id and its status, `busy` said when not ready. */
+export function lbLine(lb: { id: string; name: string; status: string }, c: Colors, where = '', busy = ''): string {
+  const status = lb.status === 'ready' ? c.green(lb.status) : c.yellow(`${lb.status}${busy}`);
+  return `  load balancer ${lb.name}${where} ${c.dim(lb.id)} ${status}`;
+}
+
+const WRITES_WAIT = ' (writes wait until it is ready)';
+
+/** A target's (or, indented, one LB's) error in a view: code, message, hint. */
+export function errorBlock(error: DescribedError, c: Colors, indent = '  '): string[] {
+  const lines = [`${indent}${c.red('error')} ${c.dim(`[${error.code}]`)} ${error.message.split('\n').join(`\n${indent}  `)}`];
+  if (error.hint) lines.push(`${indent}  ${c.dim('hint:')} ${error.hint}`);
+  return lines;
+}
+
+/** A target with several LBs: each LB, then its backends and its error. */
+function renderLbs(v: TargetPlanView, lbs: readonly LbPlanView[], c: Colors): string[] {
+  return lbs.flatMap((head) => {
+    const where = ` ${c.dim(`(${head.loadBalancer.zone})`)}`;
+    const top = head.lb ? lbLine(head.lb, c, where, WRITES_WAIT) : `  load balancer ${placeLabel(head.loadBalancer)}`;
+    const backends = v.backends.filter((b) => samePlace(b.loadBalancer, head.loadBalancer));
+    return [top, ...backends.flatMap((b) => renderBackend(b, c)), ...(head.error ? errorBlock(head.error, c, '    ') : [])];
+  });
+}
+
 export function renderPlanView(v: TargetPlanView, c: Colors): string[] {
   const waiting = deferredCount(v);
   const verdict =
@@ -300,20 +385,19 @@ export function renderPlanView(v: TargetPlanView, c: Colors): string[] {
         ? c.green('in sync')
         : c.yellow(`drift: ${plural(v.actions.length, 'action')}${waiting > 0 ? `, ${plural(waiting, 'removal')} staged for later` : ''}`);
   const lines = [`${c.bold(v.target)} ${c.dim(`(${v.zone})`)}  ${verdict}`];
-  if (v.lb) {
-    const status = v.lb.status === 'ready' ? c.green(v.lb.status) : c.yellow(`${v.lb.status} (writes wait until it is ready)`);
-    lines.push(`  load balancer ${v.lb.name} ${c.dim(v.lb.id)} ${status}`);
-  }
+  if (v.lb) lines.push(lbLine(v.lb, c, '', WRITES_WAIT));
   if (v.desiredPool) {
     const from = v.poolSource === 'event' ? 'given' : `from ${plural(v.serverCount ?? 0, 'server')} matching the tags`;
     lines.push(`  desired pool  ${v.desiredPool.join(', ') || '(empty)'} ${c.dim(from)}`);
   }
-  for (const b of v.backends) lines.push(...renderBackend(b, c));
+  if (v.lbs) lines.push(...renderLbs(v, v.lbs, c));
+  else for (const b of v.backends) lines.push(...renderBackend(b, c));
   for (const w of v.warnings) lines.push(`  ${c.yellow('warning:')} ${w}`);
-  if (v.error) {
-    lines.push(`  ${c.red('error')} ${c.dim(`[${v.error.code}]`)} ${v.error.message.split('\n').join('\n    ')}`);
-    if (v.error.hint) lines.push(`    ${c.dim('hint:')} ${v.error.hint}`);
-  }
-  if (v.actions.length > 0) lines.push(`  ${c.dim('would run:')} ${v.actions.map((a) => `${a.kind} ${a.backend}`).join(', ')}`);
+  // Several LBs: each LB's error is told under it; the target's is the one that decides its event.
+  if (v.error && !v.lbs) lines.push(...errorBlock(v.error, c));
+  if (v.actions.length > 0)
+    lines.push(
+      `  ${c.dim('would run:')} ${v.actions.map((a) => `${a.kind} ${a.backend}${a.loadBalancer ? ` on ${placeLabel(a.loadBalancer)}` : ''}`).join(', ')}`,
+    );
   return lines;
 }

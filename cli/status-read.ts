@@ -10,6 +10,7 @@ import { memberHealth } from '../shared/core/rollout';
 import type { LbSyncError } from '../shared/errors/lbsync-error';
 import type { ReconcileResult, ReconcileSettings } from '../shared/reconcile/reconcile-target';
 import { reconcileTarget } from '../shared/reconcile/reconcile-target';
+import { atLb } from '../shared/core/lb-identity';
 import { healthReadOnce } from '../shared/reconcile/health-read-once';
 import { readBackendHealth } from '../shared/reconcile/stage-removals';
 import type { QueueEnv } from '../shared/platform/config';
@@ -27,10 +28,17 @@ export interface TargetStatusRead {
   result: ReconcileResult;
   /** By backend name: the LB's health of each member, for every backend that exists and whose stats were read. */
   health: Map<string, Map<string, MemberHealthView>>;
+  /** A target with several LBs: each LB's `health` and `healthError`, in the order of result.lbs (`health` is then empty). */
+  lbHealth?: LbHealthRead[];
   /** Why the health could not be read (the backends were read, their health was not). */
   healthError?: LbSyncError;
   /** Every Scaleway API call this target's status cost. */
   apiCalls: ApiCallCount;
+}
+
+export interface LbHealthRead {
+  health: Map<string, Map<string, MemberHealthView>>;
+  healthError?: LbSyncError;
 }
 
 export async function readTargetStatus(target: Target, gateway: ScalewayGateway, settings: ReconcileSettings): Promise<TargetStatusRead> {
@@ -38,26 +46,40 @@ export async function readTargetStatus(target: Target, gateway: ScalewayGateway,
   const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: reads.gateway, ...settings });
   // The plan names what its own health reads left out; the reads made here for the other backends are named below.
   const readByPlan = new Set(reads.read);
-  const health = new Map<string, Map<string, MemberHealthView>>();
   const refused: RefusedAnswer[] = [];
-  let healthError: LbSyncError | undefined;
-  const { lb } = result;
-  if (lb) {
-    for (const [name, backend] of Object.entries(result.observedBackends ?? {})) {
+  // Each LB's backends, as its own steps see it (a one-LB target's is the target); a failed read stops that LB's.
+  const parts = result.lbs
+    ? result.lbs.map((part) => ({ view: atLb(target, part.loadBalancer), read: part }))
+    : [{ view: target, read: result }];
+  const healths: LbHealthRead[] = [];
+  for (const { view, read } of parts) {
+    const one: LbHealthRead = { health: new Map() };
+    healths.push(one);
+    const { lb } = read;
+    if (!lb) continue;
+    for (const [name, backend] of Object.entries(read.observedBackends ?? {})) {
       if (!backend) continue;
       try {
-        const read = await readBackendHealth(reads.gateway, target, lb, backend.id);
-        health.set(name, memberHealth(read.reports));
-        if (!readByPlan.has(`${target.zone}/${lb.id}/${backend.id}`)) refused.push(...read.refused);
+        const answer = await readBackendHealth(reads.gateway, view, lb, backend.id);
+        one.health.set(name, memberHealth(answer.reports));
+        if (!readByPlan.has(`${view.zone}/${lb.id}/${backend.id}`)) refused.push(...answer.refused);
       } catch (error) {
-        healthError = error as LbSyncError;
+        one.healthError = error as LbSyncError;
         break;
       }
     }
   }
   const mismatch = filterMismatchWarning(refused);
   if (mismatch) result.warnings.push(mismatch);
-  return { target, result, health, ...(healthError && { healthError }), apiCalls: gateway.calls() };
+  const healthError = healths.find((h) => h.healthError)?.healthError;
+  return {
+    target,
+    result,
+    health: result.lbs ? new Map() : (healths[0] as LbHealthRead).health,
+    ...(result.lbs && { lbHealth: healths }),
+    ...(healthError && { healthError }),
+    apiCalls: gateway.calls(),
+  };
 }
 
 /** A queue's messages as GetQueueAttributes counts them (approximate, as SQS says); null where it gave no count. */

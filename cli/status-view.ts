@@ -6,14 +6,20 @@ import type { Action, FieldChange, ObservedBackend } from '../shared/core/model'
 import type { Contest, ForeignWrite } from '../shared/core/contest';
 import { contestWarning } from '../shared/core/contest';
 import { compareIps } from '../shared/core/pool';
+import type { LbPlace } from '../shared/core/lb-identity';
+import { atLb, placeLabel, samePlace } from '../shared/core/lb-identity';
+import type { LbReconcile } from '../shared/reconcile/reconcile-target';
+import { lbResult } from '../shared/reconcile/reconcile-target';
 import type { Colors, DescribedError } from './output';
 import { describeError, EXIT, plural, renderError, table } from './output';
 import type { ActionSummary, BackendView, PoolChange } from './plan-view';
-import { deferredCount, planView } from './plan-view';
+import { deferredCount, errorBlock, lbLine, planView } from './plan-view';
 import type { QueueDepth, QueueDepths, TargetStatusRead } from './status-read';
 
 /** One address of one backend: in its pool, or to be added to it. */
 export interface MemberStatus {
+  /** A target with several LBs: the LB whose backend holds it, as the target names the LB. */
+  loadBalancer?: LbPlace;
   backend: string;
   ip: string;
   /**
@@ -37,6 +43,8 @@ export interface MemberStatus {
 export type BackendState = 'in_sync' | 'pending' | 'missing' | 'absent' | 'not_compared';
 
 export interface BackendStatus {
+  /** A target with several LBs: whose backend this is. */
+  loadBalancer?: LbPlace;
   name: string;
   id?: string;
   state: BackendState;
@@ -65,6 +73,15 @@ export interface TargetStatus {
   apiCalls: { reads: number; writes: number; byOperation: Record<string, number> };
   /** A shadow deployment's count for this target, as read from its logs (only in shadow mode). */
   shadow?: ShadowCount;
+  error?: DescribedError;
+  /** A target with several LBs: each LB's head; its backends, members and actions name their LB. */
+  lbs?: LbStatusView[];
+}
+
+export interface LbStatusView {
+  loadBalancer: LbPlace;
+  lb?: { id: string; name: string; status: string };
+  state: TargetStatus['state'];
   error?: DescribedError;
 }
 
@@ -113,9 +130,50 @@ function backendMembers(
   });
 }
 
+/** A target with several LBs: each LB's status as a one-LB target's, its items naming the LB, under the target's head. */
+function severalLbsStatus(read: TargetStatusRead, parts: readonly LbReconcile[]): TargetStatus {
+  const { target, result } = read;
+  const views = parts.map((part, i) => {
+    const own = read.lbHealth?.[i];
+    const one = targetStatus({
+      target: atLb(target, part.loadBalancer),
+      result: lbResult(result, part),
+      health: own?.health ?? new Map(),
+      ...(own?.healthError && { healthError: own.healthError }),
+      apiCalls: read.apiCalls,
+    });
+    return { part, one };
+  });
+  const on = <T extends object>(loadBalancer: LbPlace, items: readonly T[]) => items.map((item) => ({ loadBalancer, ...item }));
+  const failed = views.some(({ one }) => one.state === 'failed') || result.status === 'failed';
+  const inSync = !failed && views.every(({ one }) => one.inSync);
+  const error = result.error ?? read.healthError;
+  const compared = views.every(({ one }) => one.desiredPool !== undefined);
+  return {
+    target: target.name,
+    zone: target.zone,
+    inSync,
+    state: failed ? 'failed' : inSync ? 'in_sync' : 'pending',
+    ...(compared && result.pool && { desiredPool: result.pool.ips, poolSource: result.pool.source, serverCount: result.pool.serverCount }),
+    backends: views.flatMap(({ part, one }) => on(part.loadBalancer, one.backends)),
+    members: views.flatMap(({ part, one }) => on(part.loadBalancer, one.members)),
+    actions: views.flatMap(({ part, one }) => on(part.loadBalancer, one.actions)),
+    warnings: [...result.warnings],
+    apiCalls: { reads: read.apiCalls.reads, writes: read.apiCalls.writes, byOperation: read.apiCalls.byOperation },
+    ...(error && { error: describeError(error) }),
+    lbs: views.map(({ part, one }) => ({
+      loadBalancer: part.loadBalancer,
+      ...(one.lb && { lb: one.lb }),
+      state: one.state,
+      ...(one.error && { error: one.error }),
+    })),
+  };
+}
+
 /** One target's status from what was read; the plan part is `lbsync plan`'s own view of the same dry run. */
 export function targetStatus(read: TargetStatusRead): TargetStatus {
   const { target, result } = read;
+  if (result.lbs) return severalLbsStatus(read, result.lbs);
   const observed = result.observedBackends;
   const plan = planView(target, result, observed ? observedMap(observed) : undefined);
   const compared = plan.coverage.complete;
@@ -219,7 +277,9 @@ const BACKEND_STATE: Record<BackendState, (c: Colors) => string> = {
 
 function renderBackend(t: TargetStatus, b: BackendStatus, c: Colors): string[] {
   const lines = [`  backend ${c.bold(b.name)}${b.id ? c.dim(`  ${b.id}`) : ''}  ${BACKEND_STATE[b.state](c)}`];
-  const rows = t.members.filter((m) => m.backend === b.name).map((m) => [`    ${m.ip}`, paintHealth(m.health, c), note(m, c)]);
+  const rows = t.members
+    .filter((m) => m.backend === b.name && (!b.loadBalancer || samePlace(m.loadBalancer, b.loadBalancer)))
+    .map((m) => [`    ${m.ip}`, paintHealth(m.health, c), note(m, c)]);
   if (rows.length > 0) lines.push(...table([[c.dim('    MEMBER'), c.dim('LB HEALTH'), ''], ...rows]));
   else if (b.id) lines.push(`    ${c.dim('(empty pool)')}`);
   for (const ch of b.changes) lines.push(`    ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
@@ -227,17 +287,26 @@ function renderBackend(t: TargetStatus, b: BackendStatus, c: Colors): string[] {
   return lines;
 }
 
+/** A target with several LBs: each LB, its backends and members, and its error. */
+function renderLbs(t: TargetStatus, lbs: readonly LbStatusView[], c: Colors): string[] {
+  return lbs.flatMap((head) => {
+    const top = head.lb
+      ? lbLine(head.lb, c, ` ${c.dim(`(${head.loadBalancer.zone})`)}`)
+      : `  load balancer ${placeLabel(head.loadBalancer)}`;
+    const backends = t.backends.filter((b) => samePlace(b.loadBalancer, head.loadBalancer));
+    return [top, ...backends.flatMap((b) => renderBackend(t, b, c)), ...(head.error ? errorBlock(head.error, c, '    ') : [])];
+  });
+}
+
 export function renderTargetStatus(t: TargetStatus, c: Colors): string[] {
   const lines = [`${c.bold(t.target)} ${c.dim(`(${t.zone})`)}  ${verdict(t, c)}`];
-  if (t.lb) {
-    const status = t.lb.status === 'ready' ? c.green(t.lb.status) : c.yellow(t.lb.status);
-    lines.push(`  load balancer ${t.lb.name} ${c.dim(t.lb.id)} ${status}`);
-  }
+  if (t.lb) lines.push(lbLine(t.lb, c));
   if (t.desiredPool) {
     const from = t.poolSource === 'event' ? 'given' : `from ${plural(t.serverCount ?? 0, 'server')} matching the tags`;
     lines.push(`  desired pool  ${t.desiredPool.join(', ') || '(empty)'} ${c.dim(from)}`);
   }
-  for (const b of t.backends) lines.push(...renderBackend(t, b, c));
+  if (t.lbs) lines.push(...renderLbs(t, t.lbs, c));
+  else for (const b of t.backends) lines.push(...renderBackend(t, b, c));
   if (t.foreignWrites && t.foreignWrites.length > 0) {
     const counts = new Map<string, number>();
     for (const w of t.foreignWrites) counts.set(w.writer, (counts.get(w.writer) ?? 0) + 1);
@@ -246,10 +315,8 @@ export function renderTargetStatus(t: TargetStatus, c: Colors): string[] {
   }
   if (t.shadow) lines.push(...renderShadow(t.shadow, c));
   for (const w of t.warnings) lines.push(`  ${c.yellow('warning:')} ${w}`);
-  if (t.error) {
-    lines.push(`  ${c.red('error')} ${c.dim(`[${t.error.code}]`)} ${t.error.message.split('\n').join('\n    ')}`);
-    if (t.error.hint) lines.push(`    ${c.dim('hint:')} ${t.error.hint}`);
-  }
+  // Several LBs: each LB's error is told under it.
+  if (t.error && !t.lbs) lines.push(...errorBlock(t.error, c));
   return lines;
 }
 

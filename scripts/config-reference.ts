@@ -73,8 +73,12 @@ function walk(schema: JsonSchema, path: string, required: boolean, rows: Row[]):
   }
   const object = schema.type === 'array' ? schema.items : schema;
   const suffix = schema.type === 'array' ? '[]' : '';
-  for (const [key, child] of Object.entries(object?.properties ?? {})) {
-    walk(child, `${path}${suffix}${path ? '.' : ''}${key}`, (object?.required ?? []).includes(key) && child.default === undefined, rows);
+  // An array of a union of objects (loadBalancers: {name, zone} or {id, zone}): the fields of each form, once each.
+  const forms = object?.anyOf && !object.anyOf.every(isScalar) ? object.anyOf : [object];
+  for (const form of forms) {
+    for (const [key, child] of Object.entries(form?.properties ?? {})) {
+      walk(child, `${path}${suffix}${path ? '.' : ''}${key}`, (form?.required ?? []).includes(key) && child.default === undefined, rows);
+    }
   }
 }
 

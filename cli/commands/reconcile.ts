@@ -1,6 +1,10 @@
 import { Command } from 'commander';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
-import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
+import type { LbPlace } from '../../shared/core/lb-identity';
+import { placeLabel } from '../../shared/core/lb-identity';
+import type { Action } from '../../shared/core/model';
+import type { BackendRollout } from '../../shared/core/rollout';
+import type { LbReconcile, ReconcileResult } from '../../shared/reconcile/reconcile-target';
 import { notStarted, reconcileSettings, reconcileTarget } from '../../shared/reconcile/reconcile-target';
 import { newEventId } from '../../shared/schemas/event';
 import { withoutWrites } from '../../shared/adapters/scaleway';
@@ -16,6 +20,32 @@ interface ReconcileOptions {
   file?: string;
 }
 
+function rolloutsJson(rollouts: BackendRollout[] | undefined) {
+  return (
+    rollouts && {
+      rollouts: rollouts.map((b) => ({
+        backend: b.backend,
+        removed: b.rollout.removed,
+        deferred: b.rollout.deferred,
+        stages: b.rollout.stages,
+      })),
+    }
+  );
+}
+
+/** A target with several LBs: each LB's part (what a one-LB target shows at its top). */
+function lbJson(part: LbReconcile) {
+  return {
+    loadBalancer: part.loadBalancer,
+    status: part.status,
+    lb: part.lb,
+    done: part.done.map(summariseAction),
+    planned: part.planned.map(summariseAction),
+    ...rolloutsJson(part.rollouts),
+    ...(part.error && { error: describeError(part.error) }),
+  };
+}
+
 function resultJson(r: ReconcileResult) {
   return {
     target: r.target,
@@ -27,18 +57,20 @@ function resultJson(r: ReconcileResult) {
     done: r.done.map(summariseAction),
     planned: r.planned.map(summariseAction),
     warnings: r.warnings,
-    ...(r.rollouts && {
-      rollouts: r.rollouts.map((b) => ({
-        backend: b.backend,
-        removed: b.rollout.removed,
-        deferred: b.rollout.deferred,
-        stages: b.rollout.stages,
-      })),
-    }),
+    ...rolloutsJson(r.rollouts),
+    ...(r.lbs && { lbs: r.lbs.map(lbJson) }),
     apiCalls: { reads: r.apiCalls.reads, writes: r.apiCalls.writes },
     durationMs: r.durationMs,
     ...(r.error && { error: describeError(r.error) }),
   };
+}
+
+/** The writes of a result, `kind backend` each; a target with several LBs names each write's LB. */
+function writesText(r: ReconcileResult, which: 'done' | 'planned'): string {
+  const parts: { actions: Action[]; on?: LbPlace }[] = r.lbs
+    ? r.lbs.map((part) => ({ actions: part[which], on: part.loadBalancer }))
+    : [{ actions: r[which] }];
+  return parts.flatMap(({ actions, on }) => actions.map((a) => `${a.kind} ${a.backend}${on ? ` on ${placeLabel(on)}` : ''}`)).join(', ');
 }
 
 function statusText(r: ReconcileResult, c: Colors): string {
@@ -69,7 +101,7 @@ export function reconcileCommand(cli: Cli): Command {
           ],
           [64, 'bad flags, or a --target the configuration lacks'],
         ],
-        '{ok, command: "reconcile", targets: [{target, eventId, status, lb, pool, done, planned, warnings, apiCalls, durationMs, error?}]}',
+        '{ok, command: "reconcile", targets: [{target, eventId, status, lb, pool, done, planned, warnings, apiCalls, durationMs, error?, lbs?: [{loadBalancer, status, lb, done, planned, error?}]}]}; lbs: a target with several LBs, each LB\'s part',
       ),
     )
     .action(
@@ -108,9 +140,9 @@ export function reconcileCommand(cli: Cli): Command {
           c.bold(r.target),
           statusText(r, c),
           r.done.length > 0
-            ? r.done.map((a) => `${a.kind} ${a.backend}`).join(', ')
+            ? writesText(r, 'done')
             : r.shadow && r.planned.length > 0
-              ? `shadow, not written: ${r.planned.map((a) => `${a.kind} ${a.backend}`).join(', ')}`
+              ? `shadow, not written: ${writesText(r, 'planned')}`
               : r.status === 'noop'
                 ? 'in sync'
                 : '-',

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { targetLbs } from '../../shared/core/lb-identity';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
 import { problemCount } from '../../shared/errors/field-errors';
 import type { Target } from '../../shared/schemas/target';
@@ -14,8 +15,8 @@ interface ValidateOptions {
 }
 
 function renderTarget(t: Target, c: Colors): string[] {
-  const lb = 'id' in t.loadBalancer ? `id ${t.loadBalancer.id}` : t.loadBalancer.name;
-  const lines = [`${c.bold(t.name)} ${c.dim(`(${t.zone})`)}  load balancer ${lb}`];
+  const lbs = targetLbs(t).map((p) => `${'id' in p ? `id ${p.id}` : p.name}${p.zone === t.zone ? '' : ` in ${p.zone}`}`);
+  const lines = [`${c.bold(t.name)} ${c.dim(`(${t.zone})`)}  load balancer${lbs.length > 1 ? 's' : ''} ${lbs.join(', ')}`];
   for (const b of t.backends) {
     const hc = b.healthCheck
       ? Object.entries(b.healthCheck)

@@ -84,3 +84,26 @@ export function answerFigures(input: AnswerFiguresInput): AnswerFigures {
 export function neededPassing(desiredSize: number): number {
   return Math.floor(desiredSize / 2) + 1;
 }
+
+type PoolFigures = Pick<AnswerFigures, 'poolSize' | 'poolPassing' | 'poolNeeded' | 'poolShort'>;
+
+/**
+ * A target with several LBs: its pool figures are those of the LB worst off (the most passing members short, then
+ * the fewest passing, then the smallest pool), since a quorum alert must fire when any of its LBs is short.
+ */
+export function worstPool(perLb: readonly AnswerFigures[]): PoolFigures {
+  const read = perLb.filter((f) => f.poolSize !== undefined);
+  const rank = (f: AnswerFigures) => [-(f.poolShort ?? -1), f.poolPassing ?? Number.POSITIVE_INFINITY, f.poolSize as number];
+  const [worst] = [...read].sort((a, b) => {
+    const [ra, rb] = [rank(a), rank(b)];
+    return (ra[0] as number) - (rb[0] as number) || (ra[1] as number) - (rb[1] as number) || (ra[2] as number) - (rb[2] as number);
+  });
+  if (!worst) return {};
+  const { poolSize, poolPassing, poolNeeded, poolShort } = worst;
+  return {
+    ...(poolSize !== undefined && { poolSize }),
+    ...(poolPassing !== undefined && { poolPassing }),
+    ...(poolNeeded !== undefined && { poolNeeded }),
+    ...(poolShort !== undefined && { poolShort }),
+  };
+}

@@ -14,6 +14,8 @@
 // Server events are never ignored as "our own": we never write servers, and the API key that made
 // them may be shared with kOps.
 import type { Target } from '../schemas/target';
+import type { LbPlace } from './lb-identity';
+import { targetLbs } from './lb-identity';
 import { regionOf } from './locality';
 import { inTargetProject } from './target-accounts';
 
@@ -103,8 +105,19 @@ export const BACKEND_METHODS = new Set([
 
 type Outcome = { targets: Target[]; why: string } | { ignored: IgnoreReason };
 
+/** Whether an event's locality (a zone, or a region) is this zone or its region. */
+function zoneIn(zone: string, locality: string): boolean {
+  return zone === locality || regionOf(zone) === locality;
+}
+
+/** Whether an event's locality is the target's zone (its servers') or its region. */
 export function inLocality(target: Target, locality: string): boolean {
-  return target.zone === locality || regionOf(target.zone) === locality;
+  return zoneIn(target.zone, locality);
+}
+
+/** Whether one of the target's LBs is in an event's locality: a backend event's is its LB's zone. */
+export function hasLbIn(target: Target, locality: string): boolean {
+  return targetLbs(target).some((lb) => zoneIn(lb.zone, locality));
 }
 
 function stringArray(value: unknown): string[] | undefined {
@@ -168,22 +181,23 @@ export function isOwn(event: Pick<AuditEvent, 'userAgent' | 'principalId'>, own:
 }
 
 /**
- * The targets a backend write may concern: a target names its LB by id (exact) or by name; the event only carries
- * the LB's id, so a target named by LB name is matched on the zone and the backend's name.
+ * The targets a backend write in `locality` may concern: a write on any of a target's LBs concerns the target. A
+ * target names each LB by id (exact) or by name; the event only carries the LB's id, so an LB named by name is
+ * matched on its zone and the backend's name.
  */
-export function targetsOfBackend(backend: AuditResource, zoneTargets: readonly Target[]): Target[] {
+export function targetsOfBackend(backend: AuditResource, locality: string, targets: readonly Target[]): Target[] {
   const name = backend.name;
   const managesName = (t: Target) => name === undefined || t.backends.some((b) => b.name === name);
-  const concerns = (t: Target) => ('id' in t.loadBalancer && backend.lbId ? t.loadBalancer.id === backend.lbId : true) && managesName(t);
-  return zoneTargets.filter(concerns);
+  const mayBe = (lb: LbPlace) => zoneIn(lb.zone, locality) && ('id' in lb && backend.lbId ? lb.id === backend.lbId : true);
+  return targets.filter((t) => targetLbs(t).some(mayBe) && managesName(t));
 }
 
-function backendOutcome(event: AuditEvent, backend: AuditResource, zoneTargets: Target[], own: OwnIdentity): Outcome {
+function backendOutcome(event: AuditEvent, backend: AuditResource, lbTargets: Target[], own: OwnIdentity): Outcome {
   if (!BACKEND_METHODS.has(event.methodName)) return { ignored: 'change_not_watched' };
   if (isOwn(event, own)) return { ignored: 'own_write' };
   const name = backend.name;
   return {
-    targets: targetsOfBackend(backend, zoneTargets),
+    targets: targetsOfBackend(backend, event.locality, lbTargets),
     why: `${event.methodName} on backend ${name ?? backend.id} of LB ${backend.lbId ?? '?'} (${event.locality}) by someone else`,
   };
 }
@@ -213,7 +227,8 @@ export function relevantTargets(events: readonly AuditEvent[], targets: readonly
       ignore('other_project');
       continue;
     }
-    const zoneTargets = targets.filter((t) => inLocality(t, event.locality) && inProject(t));
+    // A server event concerns the targets whose servers are in its zone; a backend event those with an LB there.
+    const zoneTargets = targets.filter((t) => (server ? inLocality(t, event.locality) : hasLbIn(t, event.locality)) && inProject(t));
     // Known tags are kept even for a zone without targets: a later event may need them.
     const outcome = server
       ? serverOutcome(event, server, zoneTargets, known)

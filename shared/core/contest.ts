@@ -7,7 +7,7 @@
 import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import type { AuditEvent, OwnIdentity } from './audit-relevance';
-import { BACKEND_METHODS, inLocality, isOwn, targetsOfBackend } from './audit-relevance';
+import { BACKEND_METHODS, isOwn, targetsOfBackend } from './audit-relevance';
 import { inTargetProject } from './target-accounts';
 import type { WriterKind } from './writers';
 import { writerOf } from './writers';
@@ -66,7 +66,8 @@ function backendWrites(events: readonly AuditEvent[], targets: readonly Target[]
     if (!backend) continue;
     const concerned = targetsOfBackend(
       backend,
-      targets.filter((t) => inLocality(t, event.locality) && inTargetProject(t, event.projectId, options.projectId)),
+      event.locality,
+      targets.filter((t) => inTargetProject(t, event.projectId, options.projectId)),
     );
     if (concerned.length > 0) writes.push({ event, backendId: backend.id, targets: concerned, own: isOwn(event, options.own) });
   }

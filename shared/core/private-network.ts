@@ -17,7 +17,7 @@ import type { ObservedLbAttachment, ObservedServer } from './model';
 export function targetPrivateNetwork(
   named: string | undefined,
   servers: readonly ObservedServer[],
-  lb: LbIdentity,
+  lb: LbIdentity | undefined,
   step: string,
 ): string | undefined {
   if (named !== undefined) return named;
@@ -30,7 +30,7 @@ export function targetPrivateNetwork(
   throw new LbSyncError(
     'private_network_ambiguous',
     `${step}: the servers have private NICs on ${networks.length} private networks, ${onEach.join('; ')}, and the target does not name one (servers.privateNetworkId)`,
-    { lb },
+    lb ? { lb } : {},
   );
 }
 

@@ -76,7 +76,7 @@ export const ERROR_GUIDE = {
   },
   lb_not_found: {
     examples: [`${kopsMessage.findLb(LB)}: no load-balancer named "${LB}" in fr-par-1`],
-    doc: 'Check `loadBalancer` and `zone` in the target; kOps names the LB `api.<cluster>`. Dead-lettered: fix the target, then redrive.',
+    doc: "Check `loadBalancer` and `zone` in the target (for a target with several LBs, the `loadBalancers` entry the error's `lb` names, and its own `zone`); kOps names the LB `api.<cluster>`. Dead-lettered: fix the target, then redrive. A target with several LBs still reconciles its other LBs on every event (reconcile.md, Several LBs for one target).",
   },
   lb_ambiguous: {
     examples: [],
@@ -163,8 +163,9 @@ export const ERROR_GUIDE = {
       'LBSYNC_TARGETS is invalid:\n  - LBSYNC_TARGETS[0].backends[0].forwardPortAlgorithm: Invalid option: expected one of "roundrobin"|"leastconn"|"first" (got "round-robin"); fix: did you mean "roundrobin"? (one of: roundrobin, leastconn, first)',
       'environment is invalid:\n  - SQS_ACCESS_KEY_ID: is not set; fix: <fix>',
       'the key of target "team-b.k8s.local" is invalid:\n  - TEAM_B_SECRET_KEY: is not set; target "team-b.k8s.local" names it in credentials.secretKeyEnv; fix: <fix>',
+      `loadBalancers names load-balancer ${LB} (<id>) twice, as ${LB} (fr-par-1) and as <id> (fr-par-1): it is reconciled once, under the first; remove the other entry`,
     ],
-    doc: "The configuration is refused before any API call, every bad field named with its fix: `LBSYNC_TARGETS is invalid:`, `LBSYNC_CONFIG is invalid:`, the file given to the CLI's `--file` (its path starts each field), `environment is invalid:`, or `the Scaleway API key is invalid:` (the CLI's credentials). `lbsync targets validate` checks the targets alone. A function answers 500 on every message while its configuration is invalid (the queue redelivers, then moves the messages to the dead-letter queue): fix the configuration, then redrive. One exception, so that one target cannot stop the others: `the key of target \"...\" is invalid:` (a variable its `credentials` name is unset) fails that target's events alone, each dead-lettered `permanent_error`, and the watcher leaves its organization's trail to the other keys (`unread` when none may read it); set the variable on the reconcile and watch functions as a secret (configuration.md, A fleet), then redrive.",
+    doc: "The configuration is refused before any API call, every bad field named with its fix: `LBSYNC_TARGETS is invalid:`, `LBSYNC_CONFIG is invalid:`, the file given to the CLI's `--file` (its path starts each field), `environment is invalid:`, or `the Scaleway API key is invalid:` (the CLI's credentials). `lbsync targets validate` checks the targets alone. A function answers 500 on every message while its configuration is invalid (the queue redelivers, then moves the messages to the dead-letter queue): fix the configuration, then redrive. One exception, so that one target cannot stop the others: `the key of target \"...\" is invalid:` (a variable its `credentials` name is unset) fails that target's events alone, each dead-lettered `permanent_error`, and the watcher leaves its organization's trail to the other keys (`unread` when none may read it); set the variable on the reconcile and watch functions as a secret (configuration.md, A fleet), then redrive. Another only the API can tell: `loadBalancers names load-balancer ... twice` (one LB named by its name and by its id): it is reconciled once, under the first entry, and the events of that target are dead-lettered until the other entry is removed.",
   },
   invalid_event: {
     examples: [

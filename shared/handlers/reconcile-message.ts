@@ -2,7 +2,11 @@ import type { EventQueue } from '../adapters/queue';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { withoutWrites } from '../adapters/scaleway';
 import { describeAction } from '../core/action-text';
-import { answerFigures } from '../core/answer-figures';
+import type { AnswerFigures } from '../core/answer-figures';
+import { answerFigures, worstPool } from '../core/answer-figures';
+import type { DiscoveredPool } from '../core/desired';
+import type { LbPlace } from '../core/lb-identity';
+import { placeLabel } from '../core/lb-identity';
 import type { DeadLetter, DeadLetterReason, Done, Requeue } from '../core/disposition';
 import { decideDisposition } from '../core/disposition';
 import type { Action } from '../core/model';
@@ -24,8 +28,8 @@ import type { Scrubber } from '../outbound/scrub';
 import { createScrubber } from '../outbound/scrub';
 import type { Sleep } from '../reconcile/readiness';
 import { realSleep } from '../reconcile/readiness';
-import type { ReconcileResult } from '../reconcile/reconcile-target';
-import { reconcileSettings, reconcileTarget } from '../reconcile/reconcile-target';
+import type { LbReconcile, ReconcileResult, ReconcileStatus } from '../reconcile/reconcile-target';
+import { describePlanned, reconcileSettings, reconcileTarget } from '../reconcile/reconcile-target';
 import type { LbSyncEvent } from '../schemas/event';
 import { decodeEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
@@ -74,12 +78,46 @@ export interface ReconcileAnswerBody {
   warnings?: string[];
   /** Leaving servers (kOps' needs-update mark): per backend, whether it stays, is kept out or was admitted, and why. */
   leaving?: LeavingMember[];
-  error?: { code: string; message: string; hint: string; lb?: LbIdentity };
+  error?: ErrorSummary;
+  /** A target with several LBs: each LB's part, in the target's order (the fields above tell the target). */
+  lbs?: AnswerLb[];
+}
+
+type ErrorSummary = { code: string; message: string; hint: string; lb?: LbIdentity };
+
+/** One LB of a target with several, in the reconcile's answer. */
+export interface AnswerLb {
+  /** The LB as the target names it: its zone, and its name or id. */
+  loadBalancer: LbPlace;
+  /** The LB as found. */
+  lb?: { id: string; name: string };
+  /** What its reconcile did: applied, noop, planned (a dry run that would write) or failed. */
+  status: ReconcileStatus;
+  /** The writes made on it. */
+  actions: Action['kind'][];
+  /** A dry run: the writes it would make on it. */
+  planned?: string[];
+  leaving?: LeavingMember[];
+  /** Why it is not done: what stopped it (failed), or what it carries (removals held back). */
+  error?: ErrorSummary;
 }
 
 /** kOps' message, plus the LB's id and name side by side (the message carries only the one kOps uses). */
-function errorSummary(error: LbSyncError) {
+function errorSummary(error: LbSyncError): ErrorSummary {
   return { code: error.code, message: error.message, hint: error.hint, ...(error.lb && { lb: error.lb }) };
+}
+
+/** Each LB's part of the answer, for a target with several. */
+function answerLbs(lbs: readonly LbReconcile[], dryRun: boolean): AnswerLb[] {
+  return lbs.map((part) => ({
+    loadBalancer: part.loadBalancer,
+    ...(part.lb && { lb: { id: part.lb.id, name: part.lb.name } }),
+    status: part.status,
+    actions: part.done.map((a) => a.kind),
+    ...(dryRun && { planned: part.planned.map(describeAction) }),
+    ...(part.leaving && { leaving: part.leaving }),
+    ...(part.error && { error: errorSummary(part.error) }),
+  }));
 }
 
 /** What decodeEvent threw, as the invalid_event it is (it throws nothing else; anything would be dead-lettered so). */
@@ -170,13 +208,14 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
         apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
         ...(result.warnings.length > 0 && { warnings: result.warnings }),
         ...(result.leaving && { leaving: result.leaving }),
+        ...(result.lbs && { lbs: answerLbs(result.lbs, result.dryRun) }),
       }),
     };
     switch (disposition.kind) {
       case 'done': {
         const { outcome } = disposition;
         if (outcome === 'dry_run') {
-          const planned = (result?.planned ?? []).map(describeAction);
+          const planned = result ? describePlanned(result) : [];
           const shadowed = result?.shadow ? { shadow_writes: planned.length } : {};
           const writes = planned.length > 0 ? planned.join('; ') : 'nothing';
           if (result?.shadow)
@@ -261,7 +300,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
       ...reconcileSettings(deps.runtime),
       ...(deps.ownerId && { ownerId: deps.ownerId }),
       sleep,
-      onPlanned: (actions, pool, rollouts, leaving) => logPlan(log, actions, pool.ips, rollouts, leaving),
+      onPlanned: (actions, pool, rollouts, leaving, lb) => logPlan(log, actions, pool.ips, rollouts, leaving, lb),
     });
     logResult(log, result);
     return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random), event);
@@ -290,15 +329,18 @@ function logPlan(
   pool: readonly string[],
   rollouts: readonly BackendRollout[],
   leaving: readonly LeavingMember[],
+  lb?: LbPlace,
 ): void {
   // Each leaving server and what its pool does with it, then each removal (now, or held back) with its reason, before
-  // the plan line that carries the write.
-  for (const line of describeLeaving(leaving)) log.info({ leaving: line }, line);
-  for (const line of rollouts.flatMap(describeRollout)) log.info({ rollout: line }, line);
+  // the plan line that carries the write. A target with several LBs: each line names its LB.
+  const on = lb ? log.child({ lb_zone: lb.zone, ...('id' in lb ? { lb_id: lb.id } : { lb_name: lb.name }) }) : log;
+  const at = lb ? ` on load-balancer ${placeLabel(lb)}` : '';
+  for (const line of describeLeaving(leaving)) on.info({ leaving: line }, line);
+  for (const line of rollouts.flatMap(describeRollout)) on.info({ rollout: line }, line);
   if (actions.length === 0 && rollouts.every((r) => r.rollout.deferred.length === 0))
-    log.info({ pool }, `plan: in sync with [${pool.join(', ')}], nothing to do`);
-  else if (actions.length === 0) log.info({ pool }, 'plan: nothing to write now');
-  else log.info({ plan: actions.map(describeAction) }, `plan: ${actions.map(describeAction).join('; ')}`);
+    on.info({ pool }, `plan${at}: in sync with [${pool.join(', ')}], nothing to do`);
+  else if (actions.length === 0) on.info({ pool }, `plan${at}: nothing to write now`);
+  else on.info({ plan: actions.map(describeAction) }, `plan${at}: ${actions.map(describeAction).join('; ')}`);
 }
 
 function logResult(log: Logger, result: ReconcileResult): void {
@@ -331,21 +373,66 @@ type AnswerLineFigures = Pick<
   | 'api_writes'
   | 'api_ms'
   | 'api_max_ms'
+  | 'lbs'
 >;
+type LbLineFigures = NonNullable<LineFields<'reconcile_answer'>['lbs']>[number];
+
+/** One LB's figures (a one-LB target's are the target's): its pool after the answer, what changed in it. */
+function lbFigures(part: Omit<LbReconcile, 'loadBalancer'>, pool: DiscoveredPool | undefined, dryRun: boolean): AnswerFigures {
+  return answerFigures({
+    ...(part.observedBackends && { observedBackends: part.observedBackends }),
+    writes: dryRun ? part.planned : part.done,
+    ...(part.rollouts && { rollouts: part.rollouts }),
+    ...(part.health && { health: part.health }),
+    // The control planes there are, leaving ones included: kOps marks them all at once, and while it replaces them the
+    // target still needs a majority of them passing.
+    ...(pool && { desiredSize: new Set([...pool.ips, ...pool.marked.map((m) => m.ip)]).size }),
+    dryRun,
+  });
+}
+
+/**
+ * A target with several LBs: the changes are counted over all its LBs (an address added to two LBs is one member
+ * added, as over two backends), the pool figures are the worst-off LB's (worstPool).
+ */
+function targetFigures(result: ReconcileResult, lbs: readonly LbReconcile[]): AnswerFigures {
+  const changes = answerFigures({
+    writes: lbs.flatMap((part) => (result.dryRun ? part.planned : part.done)),
+    rollouts: lbs.flatMap((part) => part.rollouts ?? []),
+    dryRun: result.dryRun,
+  });
+  return { ...changes, ...worstPool(lbs.map((part) => lbFigures(part, result.pool, result.dryRun))) };
+}
+
+/** Each LB's own figures, on the final line of a target with several. */
+function lbLines(result: ReconcileResult, lbs: readonly LbReconcile[]): LbLineFigures[] {
+  return lbs.map((part) => {
+    const f = lbFigures(part, result.pool, result.dryRun);
+    return {
+      zone: part.loadBalancer.zone,
+      ...(part.lb
+        ? { lb_id: part.lb.id, lb_name: part.lb.name }
+        : 'id' in part.loadBalancer
+          ? { lb_id: part.loadBalancer.id }
+          : { lb_name: part.loadBalancer.name }),
+      status: part.status,
+      ...(part.error && { code: part.error.code }),
+      writes: (result.dryRun ? part.planned : part.done).map(describeAction),
+      ...(f.poolSize !== undefined && { pool_size: f.poolSize }),
+      ...(f.poolPassing !== undefined && { pool_passing: f.poolPassing }),
+      ...(f.poolShort !== undefined && { pool_short: f.poolShort }),
+      members_deferred: f.deferred,
+    };
+  });
+}
 
 /** The final line's figures: the pool after the answer, what changed in it, the writes (a dry run's: those it would make). */
 function answerLineFigures(result: ReconcileResult | undefined): AnswerLineFigures {
-  const writes = result ? (result.dryRun ? result.planned : result.done) : [];
-  const figures = answerFigures({
-    ...(result?.observedBackends && { observedBackends: result.observedBackends }),
-    writes,
-    ...(result?.rollouts && { rollouts: result.rollouts }),
-    ...(result?.health && { health: result.health }),
-    // The control planes there are, leaving ones included: kOps marks them all at once, and while it replaces them the
-    // target still needs a majority of them passing.
-    ...(result?.pool && { desiredSize: new Set([...result.pool.ips, ...result.pool.marked.map((m) => m.ip)]).size }),
-    dryRun: result?.dryRun ?? false,
-  });
+  const writes = result ? describePlanned(result, result.dryRun ? 'planned' : 'done') : [];
+  const figures = result?.lbs
+    ? targetFigures(result, result.lbs)
+    : lbFigures(result ?? { status: 'noop', planned: [], done: [], warnings: [] }, result?.pool, result?.dryRun ?? false);
+  const leaving = [...(result?.leaving ?? []), ...(result?.lbs ?? []).flatMap((part) => part.leaving ?? [])];
   return {
     ...(figures.poolSize !== undefined && { pool_size: figures.poolSize }),
     ...(figures.poolPassing !== undefined && { pool_passing: figures.poolPassing }),
@@ -354,10 +441,11 @@ function answerLineFigures(result: ReconcileResult | undefined): AnswerLineFigur
     members_added: figures.added,
     members_removed: figures.removed,
     members_deferred: figures.deferred,
-    members_leaving: new Set((result?.leaving ?? []).map((m) => m.ip)).size,
-    writes: writes.map(describeAction),
+    members_leaving: new Set(leaving.map((m) => m.ip)).size,
+    writes,
     ...(result && { api_reads: result.apiCalls.reads, api_writes: result.apiCalls.writes }),
     ...(result?.apiCalls.ms !== undefined && { api_ms: result.apiCalls.ms, api_max_ms: result.apiCalls.maxMs ?? 0 }),
+    ...(result?.lbs && { lbs: lbLines(result, result.lbs) }),
   };
 }
 

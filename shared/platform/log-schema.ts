@@ -77,6 +77,26 @@ export const reconcileAnswerLine = z.strictObject({
   /** The Scaleway API requests of this reconcile: their total time and the slowest one. */
   api_ms: count.optional(),
   api_max_ms: count.optional(),
+  /**
+   * A target with several LBs: each LB's own figures, in the target's order. The pool figures above are then the
+   * worst-off LB's, and the changes and writes (each naming its LB) count over all of them.
+   */
+  lbs: z
+    .array(
+      z.strictObject({
+        zone: z.string(),
+        lb_id: z.string().optional(),
+        lb_name: z.string().optional(),
+        status: z.enum(['applied', 'noop', 'planned', 'failed']),
+        code: z.string().optional(),
+        writes: z.array(z.string()),
+        pool_size: count.optional(),
+        pool_passing: count.optional(),
+        pool_short: count.optional(),
+        members_deferred: count,
+      }),
+    )
+    .optional(),
   error: loggedError.optional(),
 });
 

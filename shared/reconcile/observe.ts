@@ -23,6 +23,8 @@ export interface FoundLb {
  */
 export async function findLb(gateway: ScalewayGateway, target: Target): Promise<FoundLb> {
   const ref = target.loadBalancer;
+  // A target with several LBs finds each through its own view (atLb): its zone is that LB's.
+  if (!ref || target.loadBalancers) throw new Error(`findLb takes one LB: target ${target.name} names several (see atLb)`);
   const label = lbLabel(target);
   const lb = targetLbIdentity(target);
   if ('id' in ref) {

@@ -4,10 +4,12 @@ import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
 import { unusableAddressWarning } from '../core/desired';
 import type { LeavingMember } from '../core/leaving';
 import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
+import { describeAction } from '../core/action-text';
 import { contestWarning } from '../core/contest';
 import { contradictionWarning, filterMismatchWarning } from '../core/discovery-check';
-import { identityOf } from '../core/lb-identity';
-import type { Action, ObservedBackend, ObservedLb } from '../core/model';
+import type { LbPlace } from '../core/lb-identity';
+import { atLb, identityOf, placeLabel, targetLbs } from '../core/lb-identity';
+import type { Action, ObservedBackend, ObservedLb, RefusedAnswer } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
 import type { BackendRollout, MemberHealthView } from '../core/rollout';
 import { memberHealth } from '../core/rollout';
@@ -57,7 +59,19 @@ export interface ReconcileResult {
   durationMs: number;
   /** Why the event is not done: with status failed, what stopped the reconcile; else what it carries (held, unconfirmed). */
   error?: LbSyncError;
+  /**
+   * A target with several LBs (loadBalancers): each LB's own reconcile, in the target's order. The fields above then
+   * tell the target: its status and error combined from its LBs' (combineLbs), the pool, every write (planned, done),
+   * the warnings (each LB's named), the calls; an LB's backends, health, rollouts and leaving servers are in its entry.
+   */
+  lbs?: LbReconcile[];
 }
+
+/** One LB's part of a reconcile of a target with several: as the target names it, and what its reconcile did. */
+export type LbReconcile = Pick<
+  ReconcileResult,
+  'status' | 'lb' | 'observedBackends' | 'planned' | 'rollouts' | 'leaving' | 'health' | 'done' | 'warnings' | 'error'
+> & { loadBalancer: LbPlace };
 
 export interface ReconcileOptions {
   gateway: ScalewayGateway;
@@ -82,12 +96,13 @@ export interface ReconcileOptions {
    * ListBackendStats per backend): the sweep's events do, so every target's passing members are logged each period.
    */
   readHealth?: boolean;
-  /** Told the plan before any write, so logs read in the order things happen. */
+  /** Told the plan before any write, so logs read in the order things happen; `lb`: which LB, for a target with several. */
   onPlanned?: (
     actions: readonly Action[],
     pool: DiscoveredPool,
     rollouts: readonly BackendRollout[],
     leaving: readonly LeavingMember[],
+    lb?: LbPlace,
   ) => void;
 }
 
@@ -164,19 +179,173 @@ export function notStarted(target: Target, event: EventPart, error: LbSyncError)
   };
 }
 
+/** Each planned (or done) write in words; for a target with several LBs, each names its LB. */
+export function describePlanned(
+  result: Pick<ReconcileResult, 'planned' | 'done' | 'lbs'>,
+  which: 'planned' | 'done' = 'planned',
+): string[] {
+  if (!result.lbs) return result[which].map(describeAction);
+  return result.lbs.flatMap((lb) => lb[which].map((action) => `${placeLabel(lb.loadBalancer)}: ${describeAction(action)}`));
+}
+
+/** What one LB's reconcile shares with the target's other LBs. */
+interface LbRun {
+  gateway: ScalewayGateway;
+  options: ReconcileOptions;
+  clock: { sleep: Sleep; now: () => number };
+  deadline: Deadline;
+  started: number;
+  /** The servers, discovered once for the target (the first LB's lookup runs beside it). */
+  pool: Promise<DiscoveredPool>;
+  /**
+   * The pool's and the event's warnings (the servers left out, the contested writers, leaving servers the event
+   * names) are told by this LB's result: a one-LB target's. A target with several tells them once, itself.
+   */
+  tellsPool: boolean;
+  /** Several LBs: the LB ids found so far, with the entry that named each (one LB is reconciled once). */
+  claimed?: Map<string, LbPlace>;
+  /** Several LBs: this LB, as the target names it. */
+  place?: LbPlace;
+}
+
+/** The warnings of the pool itself, told once per reconcile: answers left out, contradictions, unusable addresses. */
+function poolWarnings(target: Target, pool: DiscoveredPool, refused: readonly RefusedAnswer[]): string[] {
+  const mismatch = filterMismatchWarning(refused);
+  return [
+    ...(mismatch ? [mismatch] : []),
+    ...[contradictionWarning(pool.contradicted), unusableAddressWarning(pool.unusable)].filter((w) => w !== undefined),
+    ...pool.skipped.map((s) => `server ${s.server} left out of the pool: ${s.reason}`),
+    ...(target.servers.ipSource === 'kops' ? pool.several.map(severalAddressesWarning) : []),
+  ];
+}
+
+/** The warnings the event carries: the writers the watcher found us reverting on the target. */
+function eventWarnings(target: Target, event: EventPart, ownerId: string | undefined): string[] {
+  return (event.contested ?? []).map((c) => contestWarning({ ...c, target: target.name }, ownerId));
+}
+
+function namedLeavingWarnings(namedLeaving: readonly { ip: string; server: string; why: string }[]): string[] {
+  return namedLeaving.map(
+    (m) => `event serverIps names ${m.ip} of server ${m.server}, which is leaving (${m.why}): it is not added for the event`,
+  );
+}
+
+/** An event asserting addresses discovery lacks (untrusted_server_ips), and the leaving servers' addresses it names. */
+function assertedAgainst(target: Target, event: EventPart, pool: DiscoveredPool) {
+  // An address of a leaving server is known to discovery: never written for the event, nor retried for.
+  const namedLeaving = leavingAssertions(event.serverIps, pool.marked);
+  const unlisted = unconfirmedServerIps(event.serverIps, [...pool.ips, ...namedLeaving.map((m) => m.ip)]);
+  // An event asserting addresses discovery lacks is retried once the pool is settled (written, or planned).
+  const unconfirmed = unlisted.length > 0 ? untrustedServerIpsError(unlisted, target.name, pool.ips) : undefined;
+  return { namedLeaving, unconfirmed };
+}
+
 /**
  * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
  * The event only names the target; it is never trusted as a description of the world. Its serverIps are
  * checked against discovery, never written: the discovered pool is written (it is the truth either way),
  * then an address discovery lacks is carried as untrusted_server_ips (as held removals are), so the event is retried.
+ *
+ * A target with several LBs (loadBalancers) discovers its servers once, then reconciles each LB in turn by the same
+ * rules (find, wait while busy, read its backends, plan, stage removals by its own health checks, write, wait), and
+ * combines them (combineLbs): one LB failing never stops the others.
  */
 export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
   // The leaving servers' check and the staging of removals may both need a backend's health: one read serves both.
   const { gateway } = healthReadOnce(options.gateway);
   const now = options.now ?? Date.now;
-  const clock = { sleep: options.sleep ?? realSleep, now };
-  const deadline = options.deadline ?? NO_DEADLINE;
-  const started = now();
+  const run = {
+    gateway,
+    options,
+    clock: { sleep: options.sleep ?? realSleep, now },
+    deadline: options.deadline ?? NO_DEADLINE,
+    started: now(),
+  };
+  const places = targetLbs(target);
+  // The LB lookup and server discovery are independent: side by side.
+  const pool = discoverPool(gateway, target);
+  pool.catch(() => undefined);
+  if (places.length === 1) return reconcileLb(atLb(target, places[0] as LbPlace), target, event, { ...run, pool, tellsPool: true });
+  const claimed = new Map<string, LbPlace>();
+  const results: ReconcileResult[] = [];
+  for (const place of places)
+    results.push(await reconcileLb(atLb(target, place), target, event, { ...run, pool, tellsPool: false, claimed, place }));
+  const discovered = await pool.catch(() => undefined);
+  const warnings = [
+    ...eventWarnings(target, event, options.ownerId),
+    ...(discovered
+      ? [
+          ...namedLeavingWarnings(assertedAgainst(target, event, discovered).namedLeaving),
+          ...poolWarnings(target, discovered, discovered.refused),
+        ]
+      : []),
+  ];
+  const lbs = places.map((place, i) => lbPart(place, results[i] as ReconcileResult));
+  return {
+    target: target.name,
+    ...(event.id && { eventId: event.id }),
+    ...combineLbs(lbs),
+    dryRun: results.some((r) => r.dryRun),
+    shadow: results.some((r) => r.shadow),
+    ...(discovered && { pool: discovered }),
+    planned: lbs.flatMap((lb) => lb.planned),
+    done: lbs.flatMap((lb) => lb.done),
+    warnings: [...warnings, ...lbs.flatMap((lb) => lb.warnings.map((w) => `load-balancer ${placeLabel(lb.loadBalancer)}: ${w}`))],
+    apiCalls: gateway.calls(),
+    durationMs: now() - run.started,
+    lbs,
+  };
+}
+
+/** One LB's part of a target with several, as a one-LB result (the target's pool, calls and event): for the views. */
+export function lbResult(result: ReconcileResult, part: LbReconcile): ReconcileResult {
+  // The target's own error is not this LB's: the LB's part carries its own, if any.
+  const { lbs: _all, error: _target, ...shared } = result;
+  const { loadBalancer: _place, ...own } = part;
+  return { ...shared, ...own };
+}
+
+function lbPart(place: LbPlace, r: ReconcileResult): LbReconcile {
+  return {
+    loadBalancer: place,
+    status: r.status,
+    ...(r.lb && { lb: r.lb }),
+    ...(r.observedBackends && { observedBackends: r.observedBackends }),
+    planned: r.planned,
+    ...(r.rollouts && { rollouts: r.rollouts }),
+    ...(r.leaving && { leaving: r.leaving }),
+    ...(r.health && { health: r.health }),
+    done: r.done,
+    warnings: r.warnings,
+    ...(r.error && { error: r.error }),
+  };
+}
+
+/**
+ * A target's status and error from its LBs': failed when one failed (what was written on the others stays written:
+ * the retry re-reads them and finds them in sync), else applied when one was written, planned, or noop. The error
+ * that decides the event is the first permanent one (dead-lettered, naming its LB: a human fixes it, and every later
+ * event still reconciles the other LBs first), else the first failure (retried), else the first carried (removals held
+ * back, an address discovery lacks).
+ */
+function combineLbs(lbs: readonly Pick<LbReconcile, 'status' | 'error'>[]): Pick<ReconcileResult, 'status' | 'error'> {
+  const statuses = lbs.map((lb) => lb.status);
+  const status: ReconcileStatus = statuses.includes('failed')
+    ? 'failed'
+    : statuses.includes('applied')
+      ? 'applied'
+      : statuses.includes('planned')
+        ? 'planned'
+        : 'noop';
+  const failures = lbs.filter((lb) => lb.status === 'failed' && lb.error).map((lb) => lb.error as LbSyncError);
+  const error = failures.find((e) => e.errorClass === 'permanent') ?? failures[0] ?? lbs.find((lb) => lb.error !== undefined)?.error;
+  return { status, ...(error && { error }) };
+}
+
+/** One LB's reconcile: `view` is the target as that LB's steps see it (atLb), discovery is the target's own. */
+async function reconcileLb(view: Target, target: Target, event: EventPart, run: LbRun): Promise<ReconcileResult> {
+  const { gateway, options, clock, deadline, started } = run;
+  const { now } = clock;
   // An operator's dry run plans from what is there now; a shadow deployment goes as far as a write would.
   const askedDryRun = event.dryRun === true;
   const shadow = options.shadow === true && !askedDryRun;
@@ -197,14 +366,21 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     Object.assign(result, patch, { apiCalls: gateway.calls(), durationMs: now() - started });
 
   // The writers the watcher found us reverting on this target: named once, whatever the reconcile does.
-  for (const c of event.contested ?? []) result.warnings.push(contestWarning({ ...c, target: target.name }, options.ownerId));
+  if (run.tellsPool) result.warnings.push(...eventWarnings(target, event, options.ownerId));
   try {
-    // The LB lookup and server discovery are independent: run them side by side.
-    let poolPromise = discoverPool(gateway, target);
-    poolPromise.catch(() => undefined);
-    const { lb: found, refused: refusedLbs } = await findLb(gateway, target);
+    let poolPromise = run.pool;
+    const { lb: found, refused: refusedLbs } = await findLb(gateway, view);
+    const first = run.claimed?.get(found.id);
+    if (first && run.place) {
+      throw new LbSyncError(
+        'invalid_config',
+        `loadBalancers names load-balancer ${found.name} (${found.id}) twice, as ${placeLabel(first)} and as ${placeLabel(run.place)}: it is reconciled once, under the first; remove the other entry`,
+        { lb: identityOf(found) },
+      );
+    }
+    run.claimed?.set(found.id, run.place as LbPlace);
     let lb = found;
-    if (!askedDryRun) lb = await waitWhileTransient(gateway, target.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
+    if (!askedDryRun) lb = await waitWhileTransient(gateway, view.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
     if (!askedDryRun) assertWritable(lb);
     if (lb !== found) {
@@ -214,22 +390,15 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
       poolPromise.catch(() => undefined);
     }
     // Recorded as each read answers, so a reconcile stopped by a later read still tells what it read.
-    const observed = await observeBackends(gateway, target, lb);
-    result.observedBackends = Object.fromEntries(target.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
+    const observed = await observeBackends(gateway, view, lb);
+    result.observedBackends = Object.fromEntries(view.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const pool = await poolPromise;
     result.pool = pool;
-    // ipam-private: addresses the LB cannot reach are never written (nor planned).
-    if (pool.privateNetworkId !== undefined) await assertLbOnNetwork(gateway, target.zone, lb, pool.privateNetworkId);
-    // An address of a leaving server is known to discovery: never written for the event, nor retried for.
-    const namedLeaving = leavingAssertions(event.serverIps, pool.marked);
-    const unlisted = unconfirmedServerIps(event.serverIps, [...pool.ips, ...namedLeaving.map((m) => m.ip)]);
-    // An event asserting addresses discovery lacks is retried once the pool is settled (written, or planned).
-    const unconfirmed = unlisted.length > 0 ? untrustedServerIpsError(unlisted, target.name, pool.ips) : undefined;
-    for (const m of namedLeaving)
-      result.warnings.push(
-        `event serverIps names ${m.ip} of server ${m.server}, which is leaving (${m.why}): it is not added for the event`,
-      );
-    const withLeaving = await desiredWithLeaving(gateway, target, lb, pool, observed.byName);
+    // ipam-private: addresses the LB cannot reach are never written (nor planned). Each LB is attached on its own.
+    if (pool.privateNetworkId !== undefined) await assertLbOnNetwork(gateway, view.zone, lb, pool.privateNetworkId);
+    const { namedLeaving, unconfirmed } = assertedAgainst(target, event, pool);
+    if (run.tellsPool) result.warnings.push(...namedLeavingWarnings(namedLeaving));
+    const withLeaving = await desiredWithLeaving(gateway, view, lb, pool, observed.byName);
     const { desired } = withLeaving;
     if (withLeaving.leaving.length > 0) result.leaving = withLeaving.leaving;
     const admitted = admittedLeavingWarning(withLeaving.leaving);
@@ -244,16 +413,12 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
             .join(''),
       );
     }
-    // Once per reconcile: every answer left out, from the LB, server, IPAM and health listings alike.
-    const refused = [...refusedLbs, ...pool.refused, ...withLeaving.refused];
-    const mismatch = filterMismatchWarning(refused);
-    if (mismatch) result.warnings.push(mismatch);
-    const contradiction = contradictionWarning(pool.contradicted);
-    if (contradiction) result.warnings.push(contradiction);
-    const unusable = unusableAddressWarning(pool.unusable);
-    if (unusable) result.warnings.push(unusable);
-    for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
-    if (target.servers.ipSource === 'kops') result.warnings.push(...pool.several.map(severalAddressesWarning));
+    // Once per reconcile: every answer left out, from the LB, server, IPAM and health listings alike (the servers'
+    // by the target itself when it has several LBs).
+    const refused = [...refusedLbs, ...(run.tellsPool ? pool.refused : []), ...withLeaving.refused];
+    const told = run.tellsPool ? poolWarnings(target, pool, refused) : [filterMismatchWarning(refused)].filter((w) => w !== undefined);
+    const mismatch = refused.length > 0 ? told[0] : undefined;
+    result.warnings.push(...told);
     if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool) {
       throw new LbSyncError(
         'no_servers',
@@ -262,7 +427,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
       );
     }
     // Rolling-update safety: a pool write that removes members is cut down to what the LB's health checks allow.
-    const staged = await stageRemovals(gateway, target, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
+    const staged = await stageRemovals(gateway, view, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
     // The leaving servers' check may have read the same backend's health already: its reports are named once.
     const stagedRefused = staged.refused.filter((r) => !withLeaving.refused.some((o) => o.what === r.what && o.why === r.why));
     if (stagedRefused.length > 0) {
@@ -275,9 +440,9 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     result.planned = planned;
     if (staged.rollouts.length > 0) result.rollouts = staged.rollouts;
     const health = staged.rollouts.map((r) => ({ backend: r.backend, health: r.health }));
-    if (options.readHealth) health.push(...(await healthOfTheRest(gateway, target, lb, observed.byName, health, result.warnings)));
+    if (options.readHealth) health.push(...(await healthOfTheRest(gateway, view, lb, observed.byName, health, result.warnings)));
     if (health.length > 0) result.health = health;
-    options.onPlanned?.(planned, pool, staged.rollouts, withLeaving.leaving);
+    options.onPlanned?.(planned, pool, staged.rollouts, withLeaving.leaving, run.place);
     // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
     // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
     // them in its plan; a shadow deployment, which adds no member, would wait for one it never added: not carried,
@@ -287,11 +452,11 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned', ...held });
     if (planned.length === 0) return finish({ status: 'noop', ...held });
 
-    const applied = await applyActions(gateway, target.zone, lb, planned);
+    const applied = await applyActions(gateway, view.zone, lb, planned);
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
-    await waitUntilApplied(gateway, target.zone, lb, deadline.clip(options.waitBudgetMs), clock);
+    await waitUntilApplied(gateway, view.zone, lb, deadline.clip(options.waitBudgetMs), clock);
     return finish({ status: 'applied', ...held });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });

@@ -26,6 +26,11 @@ export const LB_ZONES = ['fr-par-1', 'fr-par-2', 'nl-ams-1', 'nl-ams-2', 'nl-ams
 
 export const zoneSchema = z.enum(LB_ZONES, { message: 'must be a zone where Scaleway offers Load Balancers' });
 
+/** The region of one of those zones (fr-par-2 -> fr-par), as the schemas check it; core's own is core/locality.ts. */
+export function regionOfZone(zone: string): string {
+  return zone.replace(/-\d+$/, '');
+}
+
 export const portSchema = z
   .number({ message: 'must be a number' })
   .int({ message: 'must be a whole number' })

@@ -12,6 +12,7 @@ import {
   PROXY_PROTOCOLS,
   STICKY_SESSIONS,
   targetNameSchema,
+  regionOfZone,
   uuidSchema,
   zoneSchema,
 } from './primitives';
@@ -52,10 +53,19 @@ export const backendSchema = z
     path: ['stickySessionsCookieName'],
   });
 
-export const loadBalancerRefSchema = z.union([
-  z.object({ name: labelSchema(255).describe('exact LB name (kOps: api.<cluster>); give name or id') }).strict(),
-  z.object({ id: uuidSchema.describe('LB id, saves a list call; give name or id') }).strict(),
+const lbNameSchema = labelSchema(255).describe('exact LB name (kOps: api.<cluster>); give name or id');
+const lbIdSchema = uuidSchema.describe('LB id, saves a list call; give name or id');
+
+export const loadBalancerRefSchema = z.union([z.object({ name: lbNameSchema }).strict(), z.object({ id: lbIdSchema }).strict()]);
+
+/** One LB of a target that names several: by exact name or by id, in its own zone. */
+export const loadBalancerPlaceSchema = z.union([
+  z.object({ name: lbNameSchema, zone: zoneSchema.describe("the LB's zone: in the region of the target's zone") }).strict(),
+  z.object({ id: lbIdSchema, zone: zoneSchema.describe("the LB's zone: in the region of the target's zone") }).strict(),
 ]);
+
+/** At most this many LBs per target: each costs a no-op two reads (docs/reconcile.md, Several LBs). */
+export const MAX_LOAD_BALANCERS = 10;
 
 export const serverSelectorSchema = z
   .object({
@@ -144,11 +154,80 @@ const accountFields = {
     .describe("the API key every call made for this target authenticates with, named by its variables (default: the deployment's key)"),
 };
 
+type LoadBalancerFields = {
+  zone: string;
+  loadBalancer?: z.output<typeof loadBalancerRefSchema> | undefined;
+  loadBalancers?: z.output<typeof loadBalancerPlaceSchema>[] | undefined;
+};
+
+/**
+ * loadBalancer or loadBalancers, not both nor neither; every LB in the region of the target's zone (the watcher reads
+ * one region's Audit Trail per target, and a private network is regional); no LB named twice.
+ */
+function checkLoadBalancers(t: LoadBalancerFields, ctx: z.core.$RefinementCtx<LoadBalancerFields>): void {
+  const forms = 'loadBalancer {"name": ...} or {"id": ...} (the LB in the target\'s zone), or loadBalancers [{"name" | "id", "zone"}, ...]';
+  if (t.loadBalancer === undefined && t.loadBalancers === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['loadBalancer'],
+      input: undefined,
+      message: `is missing: give ${forms}`,
+      params: { fix: `add ${forms}` },
+    });
+    return;
+  }
+  if (t.loadBalancer !== undefined && t.loadBalancers !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['loadBalancers'],
+      input: undefined,
+      message: 'loadBalancer and loadBalancers are both given',
+      params: {
+        fix: 'keep one: list every LB under loadBalancers (the one in the target\'s zone with "zone" too), and remove loadBalancer',
+      },
+    });
+    return;
+  }
+  const region = regionOfZone(t.zone);
+  const seen = new Map<string, number>();
+  (t.loadBalancers ?? []).forEach((lb, index) => {
+    if (regionOfZone(lb.zone) !== region)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['loadBalancers', index, 'zone'],
+        input: lb.zone,
+        message: `${lb.zone} is not in ${region}, the region of the target's zone ${t.zone}`,
+        params: { fix: `give a zone of ${region}: the target's LBs and servers live in one region` },
+      });
+    const key = 'id' in lb ? `id ${lb.id}` : `name "${lb.name}" in ${lb.zone}`;
+    const first = seen.get(key);
+    if (first !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['loadBalancers', index],
+        input: undefined,
+        message: `names the LB loadBalancers[${first}] names (${key})`,
+        params: { fix: `remove loadBalancers[${index}]` },
+      });
+    else seen.set(key, index);
+  });
+}
+
 export const fullTargetSchema = z
   .object({
     name: targetNameSchema.describe('target name; events name their target with it'),
-    zone: zoneSchema.describe('zone of the load balancer and the servers, e.g. fr-par-1'),
-    loadBalancer: loadBalancerRefSchema.describe('the LB, by exact name or by id'),
+    zone: zoneSchema.describe('zone of the servers, e.g. fr-par-1, and of the LB named by loadBalancer'),
+    loadBalancer: loadBalancerRefSchema
+      .optional()
+      .describe("the LB, by exact name or by id, in the target's zone; give loadBalancer or loadBalancers"),
+    loadBalancers: z
+      .array(loadBalancerPlaceSchema)
+      .min(1)
+      .max(MAX_LOAD_BALANCERS)
+      .optional()
+      .describe(
+        "several LBs that share the one desired pool (e.g. a main LB and a fallback in another zone of the region), each by exact name or by id with its own zone; each LB's backends are reconciled by the same rules; instead of loadBalancer",
+      ),
     backends: z.array(backendSchema).min(1).max(20).describe('backends to keep in sync, matched by exact name'),
     servers: serverSelectorSchema.describe('which servers belong in the pools'),
     allowEmptyPool: z
@@ -166,6 +245,7 @@ export const fullTargetSchema = z
     message: 'backend names must be unique within a target',
     path: ['backends'],
   })
+  .superRefine(checkLoadBalancers)
   .refine((t) => t.servers.privateNetworkId === undefined || t.servers.ipSource === 'ipam-private', {
     message: 'privateNetworkId is read only with ipSource "ipam-private": remove it, or set ipSource to "ipam-private"',
     path: ['servers', 'privateNetworkId'],

@@ -95,14 +95,59 @@ export function convergedDemoSeed(): EmulatorSeed {
 
 /** The pool of the demo LB's `lb-backend-https` as the emulator holds it now; undefined when it has none. */
 export function demoPool(emulator: Pick<EmulatorHandle, 'dumpState'>): string[] | undefined {
-  const state = emulator.dumpState() as { lbs: { id: string; backends: { name: string; pool: string[] }[] }[] };
-  return state.lbs.find((lb) => lb.id === DEMO_LB_ID)?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
+  return poolOf(emulator, DEMO_LB_ID);
 }
 
 export function demoTarget(overrides: Record<string, unknown> = {}): Target {
   if (Object.keys(overrides).length === 0) return parseTargets([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }])[0] as Target;
   const [base] = parseTargets([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]);
   return parseTargets([{ ...base, ...overrides }])[0] as Target;
+}
+
+/** A fallback LB for the demo cluster in fr-par-2 (its servers are in fr-par-1), as Cluster API's extra LBs are. */
+export const FALLBACK_LB_ID = 'fb0c66b3-ad3c-4d6d-9a3d-1fa7bc8960b2';
+export const FALLBACK_LB_NAME = 'api-fallback.demo.k8s.local';
+
+/** The demo seed with the fallback LB beside the main one: each LB's backends (default: none), the fallback's attachments. */
+export function twoLbSeed(
+  patch: { main?: SeedBackend[]; fallback?: SeedBackend[]; fallbackNetworks?: SeedLbPrivateNetwork[] } = {},
+): EmulatorSeed {
+  return demoSeedWith({
+    backends: patch.main ?? [],
+    moreLbs: [
+      {
+        id: FALLBACK_LB_ID,
+        name: FALLBACK_LB_NAME,
+        zone: 'fr-par-2',
+        backends: patch.fallback ?? [],
+        privateNetworks: patch.fallbackNetworks ?? [],
+      },
+    ],
+  });
+}
+
+/** Both LBs with the demo backend holding the three control planes. */
+export function convergedTwoLbSeed(): EmulatorSeed {
+  return twoLbSeed({ main: [demoBackend()], fallback: [demoBackend()] });
+}
+
+/**
+ * The demo target with its main LB (fr-par-1, by name) and the fallback (fr-par-2, by name) under `loadBalancers`;
+ * `overrides` replaces fields of the full target (e.g. other loadBalancers).
+ */
+export function twoLbTarget(overrides: Record<string, unknown> = {}): Target {
+  const { loadBalancer: _one, ...base } = demoTarget();
+  const loadBalancers = [
+    { name: `api.${DEMO_CLUSTER}`, zone: 'fr-par-1' },
+    { name: FALLBACK_LB_NAME, zone: 'fr-par-2' },
+  ];
+  return parseTargets([{ ...base, loadBalancers, ...overrides }])[0] as Target;
+}
+
+/** The pool of an LB's `lb-backend-https` as the emulator holds it now; undefined when it has none. */
+export function poolOf(emulator: Pick<EmulatorHandle, 'dumpState'>, lbId: string): string[] | undefined {
+  const state = emulator.dumpState() as { lbs: { id: string; backends: { name: string; pool: string[] }[] }[] };
+  return state.lbs.find((lb) => lb.id === lbId)?.backends.find((b) => b.name === 'lb-backend-https')?.pool;
 }
 
 export const FAKE_ACCESS_KEY = 'SCWTESTACCESSKEY0001';

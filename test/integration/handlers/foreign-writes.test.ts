@@ -17,7 +17,16 @@ import { ownerIdFromEnv } from '../../../shared/platform/config';
 import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/outbound/user-agent';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import { decodeEvent } from '../../../shared/schemas/event';
-import { convergedDemoSeed, DEMO_CONTROL_PLANE_IPS, demoTarget, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
+import {
+  convergedDemoSeed,
+  convergedTwoLbSeed,
+  DEMO_CONTROL_PLANE_IPS,
+  demoTarget,
+  FAKE_ACCESS_KEY,
+  FAKE_SECRET_KEY,
+  FALLBACK_LB_ID,
+  twoLbTarget,
+} from '../../support/world';
 
 const ORGANIZATION = '23b8c1e9-3924-46de-beb1-3b9046685257';
 const OURS = 'prod-par';
@@ -57,8 +66,8 @@ const gateway = (ownerId: string) =>
   createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url, defaultZone: 'fr-par-1', ownerId });
 
 /** A pool write as another tool makes it: its User-Agent, its own API key. */
-async function writeAs(userAgent: string, pool: string[]): Promise<void> {
-  const response = await fetch(`${emulator.url}/lb/v1/zones/fr-par-1/backends/${backendId}/servers`, {
+async function writeAs(userAgent: string, pool: string[], on = { zone: 'fr-par-1', backendId: '' }): Promise<void> {
+  const response = await fetch(`${emulator.url}/lb/v1/zones/${on.zone}/backends/${on.backendId || backendId}/servers`, {
     method: 'PUT',
     headers: { 'User-Agent': userAgent, 'X-Auth-Token': `key-of-${userAgent.length}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ server_ip: pool }),
@@ -66,9 +75,9 @@ async function writeAs(userAgent: string, pool: string[]): Promise<void> {
   expect(response.status).toBe(200);
 }
 
-async function watch(lines: string[] = []): Promise<WatchReport> {
+async function watch(lines: string[] = [], targets = [demoTarget()]): Promise<WatchReport> {
   const answer = await handleWatchRequest('{}', {
-    targets: [demoTarget()],
+    targets,
     auditTrail: () =>
       createAuditTrailGateway({
         accessKey: FAKE_ACCESS_KEY,
@@ -149,6 +158,24 @@ describe('the watcher names every other writer of a target pool', () => {
     expect(foreign).toHaveLength(report.foreignWrites.length);
     for (const line of lines) expect(lineProblems(line)).toEqual([]);
     expect(report.contested).toEqual([]);
+  });
+
+  it("a target with several LBs: a write on its fallback LB, in the fallback's zone, is named as the target's and enqueues its event", async () => {
+    emulator.loadSeed(convergedTwoLbSeed());
+    emulator.auditTrail.clear();
+    const fallback = emulator.backendHealth().backends.find((b) => b.lbId === FALLBACK_LB_ID)?.backendId as string;
+    await writeAs(WRITERS.terraform, ['51.15.100.99'], { zone: 'fr-par-2', backendId: fallback });
+    const lines: string[] = [];
+    const target = twoLbTarget();
+    const report = await watch(lines, [target]);
+    expect(report.foreignWrites.map((w) => [w.target, w.method, w.writer])).toEqual([
+      [target.name, 'SetBackendServers', 'Terraform (scaleway provider v2.60.0)'],
+    ]);
+    expect(report).toMatchObject({ enqueued: 1, targets: [target.name] });
+    const foreign = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.log_type === 'foreign_write');
+    expect(foreign).toMatchObject({ target: target.name, lb_id: FALLBACK_LB_ID });
+    // The one-LB target of the same servers does not own the fallback: nothing for it.
+    expect((await watch([], [demoTarget()])).foreignWrites).toEqual([]);
   });
 
   it('a writer reverted three times in 30 minutes contests the pool: a pool_contested line, and the reconcile answer says it', async () => {

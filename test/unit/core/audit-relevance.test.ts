@@ -246,6 +246,48 @@ const rows: Row[] = [
   ['reads and other LB methods are not watched', [backend('GetBackend', { name: 'lb-backend-https' })], [], { change_not_watched: 1 }],
 ];
 
+describe('a target with several LBs: a backend write on any of them concerns it', () => {
+  const MAIN = 'abababab-0000-4000-8000-000000000001';
+  const [several] = parseTargets([
+    {
+      name: 'e',
+      zone: 'fr-par-1',
+      loadBalancers: [
+        { id: MAIN, zone: 'fr-par-1' },
+        { name: 'api-e-fallback', zone: 'fr-par-2' },
+      ],
+      backends: [{ name: 'api', forwardPort: 6443 }],
+      servers: { tags: ['app=e'] },
+    },
+  ]);
+  const fleet = [...targets, several as NonNullable<typeof several>];
+  const concerned = (events: AuditEvent[]) => relevantTargets(events, fleet, options);
+
+  it("a write on the fallback, in its own zone (not the servers'), names the target; one on the main LB by its id", () => {
+    const onFallback = concerned([
+      backend('SetBackendServers', { zone: 'fr-par-2', lbId: 'fafafafa-0000-4000-8000-000000000002', name: 'api' }),
+    ]);
+    expect(onFallback.matches.map((m) => m.target)).toEqual(['e']);
+    expect(onFallback.matches[0]?.reasons[0]).toContain('(fr-par-2) by someone else');
+    expect(concerned([backend('UpdateBackend', { zone: 'fr-par-1', lbId: MAIN, name: 'api' })]).matches.map((m) => m.target)).toEqual([
+      'e',
+    ]);
+  });
+
+  it("another LB of the servers' zone is none of its LBs (its main LB is named by id); a server event in the fallback's zone is not its servers'", () => {
+    expect(
+      concerned([backend('SetBackendServers', { zone: 'fr-par-1', lbId: 'cdcdcdcd-0000-4000-8000-000000000003', name: 'api' })]),
+    ).toMatchObject({
+      matches: [],
+      ignored: { no_target: 1 },
+    });
+    expect(concerned([server('CreateServer', { zone: 'fr-par-2', body: { tags: ['app=e'] } })]).matches.map((m) => m.target)).toEqual([]);
+    expect(concerned([server('CreateServer', { zone: 'fr-par-1', body: { tags: ['app=e'] } })]).matches.map((m) => m.target)).toEqual([
+      'e',
+    ]);
+  });
+});
+
 describe('relevantTargets: which targets an Audit Trail event concerns', () => {
   it.each(rows)('%s', (_label, events, expected, ignored = {}) => {
     const relevance = relevantTargets(events, targets, options);

@@ -63,6 +63,31 @@ describe('foreign writes and contests', () => {
       ['prod.k8s.local', 'SetBackendServers', 'another scw-lb-sync deployment (owner staging-par)'],
     ]);
   });
+  it("a target with several LBs: a write on its fallback LB (another zone than its servers') is the target's, and a flap there is contested", () => {
+    const [several] = parseTargets([
+      {
+        name: 'fleet',
+        zone: 'fr-par-1',
+        loadBalancers: [
+          { name: 'api-main', zone: 'fr-par-1' },
+          { name: 'api-fallback', zone: 'fr-par-2' },
+        ],
+        backends: [{ name: 'lb-backend-https', forwardPort: 443 }],
+        servers: { tags: ['app=api'] },
+      },
+    ]);
+    const onFallback = (ua: string, minutesAgo: number): AuditEvent => ({ ...write(ua, minutesAgo, 'b-2'), locality: 'fr-par-2' });
+    const fleet = [several as NonNullable<typeof several>];
+    expect(foreignWrites([onFallback(UA.kops, 5)], fleet, { own }).map((w) => [w.target, w.writer])).toEqual([
+      ['fleet', 'kOps 1.37.0-alpha.1'],
+    ]);
+    // The kops target's LB is in fr-par-1 only: a write in fr-par-2 is not its.
+    expect(foreignWrites([onFallback(UA.kops, 5)], targets, { own })).toEqual([]);
+    const flap = [6, 4, 2].flatMap((m) => [onFallback(UA.terraform, m), onFallback(UA.ours, m - 1)]);
+    expect(contests(flap, fleet, { own }, NOW)).toEqual([
+      expect.objectContaining({ target: 'fleet', writerKind: 'terraform', reverts: 3 }),
+    ]);
+  });
   it(`a writer reverted ${CONTEST_THRESHOLD} times in 30 minutes is contested; twice, or too long ago, is not`, () => {
     const flap = (ua: string, from: number, times: number) =>
       Array.from({ length: times }, (_, i) => [write(ua, from - i * 2), write(UA.ours, from - i * 2 - 1)]).flat();

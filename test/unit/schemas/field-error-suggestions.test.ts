@@ -82,7 +82,8 @@ describe('unknown keys', () => {
     expect(fieldErrors([without])).toEqual([
       expect.objectContaining({
         path: 'targets[0].loadBalancer',
-        message: 'is missing: it takes one of the forms {"name": ...} or {"id": ...}',
+        message:
+          'is missing: give loadBalancer {"name": ...} or {"id": ...} (the LB in the target\'s zone), or loadBalancers [{"name" | "id", "zone"}, ...]',
       }),
     ]);
   });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
 import { problemCount } from '../../../shared/errors/field-errors';
+import type { LbPlace } from '../../../shared/core/lb-identity';
+import { atLb, hasSeveralLbs, targetLbs } from '../../../shared/core/lb-identity';
+import type { Target } from '../../../shared/schemas/target';
 import { parseTargets } from '../../../shared/schemas/target';
 
 function configError(fn: () => unknown): LbSyncError {
@@ -153,6 +156,110 @@ describe('targets', () => {
   it('accepts an LB named by id', () => {
     const [target] = parseTargets([{ ...fullTarget, loadBalancer: { id: '722a7d63-7c98-4a4a-ae7c-b9479dae5d7f' } }]);
     expect(target?.loadBalancer).toEqual({ id: '722a7d63-7c98-4a4a-ae7c-b9479dae5d7f' });
+  });
+
+  describe('loadBalancers: several LBs sharing one pool, each in its own zone', () => {
+    const MAIN_ID = '722a7d63-7c98-4a4a-ae7c-b9479dae5d7f';
+    const { loadBalancer: _one, ...withoutLb } = fullTarget;
+    const several = (loadBalancers: unknown, extra: Record<string, unknown> = {}) => [{ ...withoutLb, loadBalancers, ...extra }];
+    const errorsOf = (input: unknown) => configError(() => parseTargets(input)).fieldErrors ?? [];
+
+    it('each by name or id with its zone; targetLbs lists them in order, a one-LB target its LB in its zone', () => {
+      const [target] = parseTargets(
+        several([
+          { id: MAIN_ID, zone: 'fr-par-1' },
+          { name: 'api-fallback', zone: 'fr-par-2' },
+        ]),
+      );
+      expect(target?.loadBalancer).toBeUndefined();
+      expect(targetLbs(target as Target)).toEqual([
+        { id: MAIN_ID, zone: 'fr-par-1' },
+        { name: 'api-fallback', zone: 'fr-par-2' },
+      ]);
+      expect(hasSeveralLbs(target as Target)).toBe(true);
+      const [one] = parseTargets([fullTarget]);
+      expect(targetLbs(one as Target)).toEqual([{ name: 'api.prod.k8s.local', zone: 'fr-par-1' }]);
+      expect(hasSeveralLbs(one as Target)).toBe(false);
+      // One entry is a one-LB target whose LB is in another zone than its servers.
+      const [elsewhere] = parseTargets(several([{ name: 'api-b', zone: 'fr-par-2' }]));
+      expect(hasSeveralLbs(elsewhere as Target)).toBe(false);
+      expect(atLb(elsewhere as Target, targetLbs(elsewhere as Target)[0] as LbPlace)).toMatchObject({
+        zone: 'fr-par-2',
+        loadBalancer: { name: 'api-b' },
+      });
+    });
+
+    it('neither loadBalancer nor loadBalancers, or both: one error naming both forms, with its fix', () => {
+      expect(errorsOf([withoutLb])).toEqual([
+        {
+          path: 'targets[0].loadBalancer',
+          message: expect.stringContaining('is missing: give loadBalancer'),
+          fix: expect.stringContaining('or loadBalancers [{"name" | "id", "zone"}, ...]'),
+        },
+      ]);
+      expect(errorsOf(several([{ name: 'a', zone: 'fr-par-2' }], { loadBalancer: { name: 'b' } }))).toEqual([
+        {
+          path: 'targets[0].loadBalancers',
+          message: 'loadBalancer and loadBalancers are both given',
+          fix: expect.stringContaining('keep one'),
+        },
+      ]);
+    });
+
+    it("an LB outside the region of the target's zone, or one entry naming another's LB, is refused by its path", () => {
+      expect(
+        errorsOf(
+          several([
+            { name: 'a', zone: 'fr-par-1' },
+            { name: 'b', zone: 'nl-ams-1' },
+          ]),
+        ),
+      ).toEqual([
+        {
+          path: 'targets[0].loadBalancers[1].zone',
+          message: "nl-ams-1 is not in fr-par, the region of the target's zone fr-par-1",
+          received: '"nl-ams-1"',
+          fix: "give a zone of fr-par: the target's LBs and servers live in one region",
+        },
+      ]);
+      expect(
+        errorsOf(
+          several([
+            { id: MAIN_ID, zone: 'fr-par-1' },
+            { id: MAIN_ID, zone: 'fr-par-2' },
+          ]),
+        ),
+      ).toEqual([
+        {
+          path: 'targets[0].loadBalancers[1]',
+          message: `names the LB loadBalancers[0] names (id ${MAIN_ID})`,
+          fix: 'remove loadBalancers[1]',
+        },
+      ]);
+      // The same name in two zones is two LBs.
+      expect(
+        parseTargets(
+          several([
+            { name: 'api', zone: 'fr-par-1' },
+            { name: 'api', zone: 'fr-par-2' },
+          ]),
+        ),
+      ).toHaveLength(1);
+    });
+
+    it('an entry without its zone is told with its two forms; the kops shorthand takes no loadBalancers', () => {
+      expect(errorsOf(several([{ name: 'a' }]))).toEqual([
+        expect.objectContaining({
+          path: 'targets[0].loadBalancers[0]',
+          message: 'fits none of its forms: {"name": ..., "zone": ...} or {"id": ..., "zone": ...}',
+        }),
+      ]);
+      expect(errorsOf(several([]))[0]).toMatchObject({ path: 'targets[0].loadBalancers' });
+      expect(errorsOf([{ kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1', loadBalancers: [] } }])[0]).toMatchObject({
+        path: 'targets[0].kops',
+        message: expect.stringContaining('loadBalancers'),
+      });
+    });
   });
 
   const bad: { name: string; input: unknown; path: string; text: RegExp }[] = [
