@@ -83,8 +83,8 @@ export const healthCheckSchema = z
   });
 
 /**
- * Backend fields compared and written only when a target names them (docs/reconcile.md, "Fields a target may leave
- * out"): a field left out is never compared, and a full PUT sends it back as the LB holds it. A null answer (the API's
+ * Backend fields compared and written only when a target names them (docs/reconcile.md, "Backend fields and health
+ * checks"): a field left out is never compared, and a full PUT sends it back as the LB holds it. A null answer (the API's
  * "not set") differs from every value: a named field is written once over it, then reads in sync.
  */
 export const backendOptionFields = {
