@@ -45,6 +45,29 @@ describe('lbsync bin', () => {
     );
   });
 
+  it('targets validate prints the backend fields and the health check a target names, the http request flattened', async () => {
+    const api = {
+      name: 'api',
+      zone: 'fr-par-1',
+      loadBalancer: { name: 'api.internal' },
+      servers: { tags: ['role=api'] },
+      backends: [
+        {
+          name: 'api-https',
+          forwardPort: 6443,
+          onMarkedDownAction: 'shutdown_sessions',
+          timeoutQueueMs: 4000,
+          healthCheck: { type: 'https', http: { uri: '/readyz', code: 200, sni: 'api.internal' } },
+        },
+      ],
+    };
+    const run = await runBin(['targets', 'validate'], { ...env, LBSYNC_TARGETS: JSON.stringify([api]) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      '  backend api-https: tcp/6443 roundrobin, sticky none, proxy_protocol_none; onMarkedDownAction=shutdown_sessions timeoutQueueMs=4000; health check type=https http.uri=/readyz http.code=200 http.sni=api.internal',
+    );
+  });
+
   it('targets validate: field path and fix, exit 1; expanded targets as JSON, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-targets-'));
     const bad = join(dir, 'bad.json');
