@@ -167,6 +167,15 @@ describe('lbsync bin', () => {
     expect(ghost.stdout).toContain('[lb_not_found]');
     expect(ghost.stdout).toContain('no load-balancer named "api.ghost.k8s.local"');
     expect(ghost.stdout).toContain('1 in sync, 0 with drift, 1 failed');
+
+    // Backend fields a target names: each change as old -> new, a null shown as (unset), with why.
+    const named = { kops: { ...DEMO.kops, backend: { onMarkedDownAction: 'shutdown_sessions', timeoutQueueMs: 4000 } } };
+    const drift = await runBin(['plan'], { ...env, LBSYNC_TARGETS: JSON.stringify([named]) });
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain(
+      'onMarkedDownAction: on_marked_down_action_none -> shutdown_sessions  (the target asks "shutdown_sessions", the LB has "on_marked_down_action_none")',
+    );
+    expect(drift.stdout).toContain('timeoutQueueMs: (unset) -> 4000  (the target asks 4000; the LB has none set)');
   });
 
   it('missing credentials: names the variable and the fix, exit 1, prints no secret', async () => {
