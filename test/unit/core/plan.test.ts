@@ -53,6 +53,17 @@ function observed(overrides: Partial<ObservedBackend> = {}): ObservedBackend {
 
 const desired = (pool: string[], s: BackendSpec = spec): DesiredBackend => ({ spec: s, pool });
 
+/** The health check kOps creates: 0 ms delay and timeout (its nanoseconds). */
+const KOPS_MADE_CHECK: ObservedHealthCheck = {
+  type: 'tcp',
+  port: 443,
+  checkDelayMs: 0,
+  checkTimeoutMs: 0,
+  checkMaxRetries: 5,
+  checkSendProxy: false,
+  passthrough: {},
+};
+
 describe('planBackend', () => {
   const cases: { name: string; desired: DesiredBackend; observed: ObservedBackend | undefined; kinds: string[] }[] = [
     { name: 'in sync', desired: desired(['10.0.0.1', '10.0.0.2', '10.0.0.3']), observed: observed(), kinds: [] },
@@ -115,17 +126,7 @@ describe('planBackend', () => {
 
   it('does not compare health-check fields the target does not name', () => {
     const partial: BackendSpec = { ...spec, healthCheck: { checkMaxRetries: 5 } };
-    const kopsMade = observed({
-      healthCheck: {
-        type: 'tcp',
-        port: 443,
-        checkDelayMs: 0,
-        checkTimeoutMs: 0,
-        checkMaxRetries: 5,
-        checkSendProxy: false,
-        passthrough: {},
-      },
-    });
+    const kopsMade = observed({ healthCheck: KOPS_MADE_CHECK });
     expect(planBackend(desired(kopsMade.pool, partial), kopsMade)).toEqual([]);
     const noHealthCheck: BackendSpec = { ...spec, healthCheck: undefined };
     expect(planBackend(desired(kopsMade.pool, noHealthCheck), kopsMade)).toEqual([]);
@@ -282,17 +283,7 @@ describe('why each field is written', () => {
   });
 
   it('every change the planner makes carries its reason', () => {
-    const kopsMade = observed({
-      healthCheck: {
-        type: 'tcp',
-        port: 443,
-        checkDelayMs: 0,
-        checkTimeoutMs: 0,
-        checkMaxRetries: 5,
-        checkSendProxy: false,
-        passthrough: {},
-      },
-    });
+    const kopsMade = observed({ healthCheck: KOPS_MADE_CHECK });
     const [action] = planBackend(desired(kopsMade.pool), kopsMade);
     expect(action).toMatchObject({
       kind: 'UpdateHealthCheck',
