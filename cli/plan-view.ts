@@ -1,6 +1,7 @@
 // Desired vs actual, per target and backend, from a dry-run ReconcileResult and the observed backends.
 // Pure: the plan command fetches, this shapes, render* prints.
 import type { Action, FieldChange, ObservedBackend } from '../shared/core/model';
+import { fieldValueText } from '../shared/core/action-text';
 import { comparedFields } from '../shared/core/plan';
 import type { DiscoveredPool } from '../shared/core/desired';
 import type { LeavingMember } from '../shared/core/leaving';
@@ -281,9 +282,6 @@ function uncheckedBackend(
   };
 }
 
-const show = (value: unknown) =>
-  value === undefined || value === '' ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value);
-
 function renderBackend(b: BackendView | UncheckedBackendView, c: Colors): string[] {
   if (!b.checked) return [`  backend ${c.bold(b.name)}  ${c.red('not checked:')} ${b.notChecked}`];
   const head = `  backend ${c.bold(b.name)}${b.id ? c.dim(`  ${b.id}`) : ''}`;
@@ -309,7 +307,7 @@ function renderBackend(b: BackendView | UncheckedBackendView, c: Colors): string
   const lines = [head];
   if (b.inSync.length > 0) lines.push(`      ${c.dim(`in sync: ${b.inSync.join(', ')}`)}`);
   for (const ch of b.changes)
-    lines.push(`      ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
+    lines.push(`      ${ch.field}: ${c.red(fieldValueText(ch.from))} -> ${c.green(fieldValueText(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
   const health = b.rollout?.health ?? {};
   const checked = (ip: string) => (health[ip] ? c.dim(`  [${health[ip]}]`) : '');
   if (b.added.length > 0 || b.removed.length > 0 || kept.size > 0) {

@@ -2,6 +2,7 @@
 // desired vs current and what is pending and why (the plan's own view, cli/plan-view.ts), then the queues.
 // Pure: cli/status-read.ts reads, cli/commands/status.ts prints and refreshes. Only what was read is shown: a
 // backend whose read failed shows no members, and a target whose plan failed is never called in sync.
+import { fieldValueText } from '../shared/core/action-text';
 import type { Action, FieldChange, ObservedBackend } from '../shared/core/model';
 import type { Contest, ForeignWrite } from '../shared/core/contest';
 import { contestWarning } from '../shared/core/contest';
@@ -264,9 +265,6 @@ function note(m: MemberStatus, c: Colors): string {
   return m.change ? `${CHANGE[m.change](c)} ${c.dim(m.why ?? '')}` : '';
 }
 
-const show = (value: unknown) =>
-  value === undefined || value === '' ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value);
-
 const BACKEND_STATE: Record<BackendState, (c: Colors) => string> = {
   in_sync: (c) => c.green('in sync'),
   pending: (c) => c.yellow('pending'),
@@ -282,7 +280,8 @@ function renderBackend(t: TargetStatus, b: BackendStatus, c: Colors): string[] {
     .map((m) => [`    ${m.ip}`, paintHealth(m.health, c), note(m, c)]);
   if (rows.length > 0) lines.push(...table([[c.dim('    MEMBER'), c.dim('LB HEALTH'), ''], ...rows]));
   else if (b.id) lines.push(`    ${c.dim('(empty pool)')}`);
-  for (const ch of b.changes) lines.push(`    ${ch.field}: ${c.red(show(ch.from))} -> ${c.green(show(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
+  for (const ch of b.changes)
+    lines.push(`    ${ch.field}: ${c.red(fieldValueText(ch.from))} -> ${c.green(fieldValueText(ch.to))}  ${c.dim(`(${ch.reason})`)}`);
   if (b.actions.length > 0) lines.push(`    ${c.dim(`a reconcile would run: ${b.actions.join(', ')}`)}`);
   return lines;
 }

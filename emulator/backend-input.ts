@@ -96,12 +96,15 @@ class FieldReader {
     return value;
   }
 
-  /** An enum of a backend: `""` (the Go SDK's unset enum) is its zero value, as is a field left out unless required. */
-  enumValue(field: EnumField, required: boolean): string | undefined {
+  /**
+   * An enum of a backend: `""` (the Go SDK's unset enum) is its zero value, as is a field left out unless required
+   * (or, given `kept`, the value it keeps).
+   */
+  enumValue(field: EnumField, required: boolean, kept?: string): string | undefined {
     const { allowed, zero } = ENUMS[field];
     if (this.body[field] === '') return zero;
     const value = this.string(field, { required });
-    if (value === undefined) return required ? undefined : zero;
+    if (value === undefined) return required ? undefined : (kept ?? zero);
     if (!(allowed as readonly string[]).includes(value)) return this.fail(field, 'constraint', `must be one of: ${allowed.join(', ')}`);
     return value;
   }
@@ -175,28 +178,34 @@ export function requireObjectBody(body: unknown): JsonObject {
   throw apiErrors.invalidArguments([{ argument_name: 'body', reason: 'format', help_message: 'expected a JSON object' }]);
 }
 
-function readSettings(reader: FieldReader): BackendSettings | undefined {
+/**
+ * A backend's settings from a CreateBackend or UpdateBackend body. An optional field left out (or null) takes what a
+ * create leaving it out gets, or, given `kept` (switch `updateBackendLeftOut: keep`), the backend's own value.
+ */
+function readSettings(reader: FieldReader, kept?: BackendSettings): BackendSettings | undefined {
+  const leftOut = <K extends keyof BackendSettings>(field: K, created: BackendSettings[K]) => (kept ? kept[field] : created);
   const settings = {
     name: reader.string('name', { required: true, nonEmpty: true }),
     forward_protocol: reader.enumValue('forward_protocol', true),
     forward_port: reader.integer('forward_port', { required: true, min: 1, max: 65535 }),
     forward_port_algorithm: reader.enumValue('forward_port_algorithm', true),
     sticky_sessions: reader.enumValue('sticky_sessions', true),
-    sticky_sessions_cookie_name: reader.string('sticky_sessions_cookie_name') ?? BACKEND_DEFAULTS.sticky_sessions_cookie_name,
+    sticky_sessions_cookie_name:
+      reader.string('sticky_sessions_cookie_name') ?? leftOut('sticky_sessions_cookie_name', BACKEND_DEFAULTS.sticky_sessions_cookie_name),
     // kOps' Go SDK always sends the field, "" when unset: the API takes the zero value, which resets it.
-    on_marked_down_action: reader.enumValue('on_marked_down_action', false),
-    proxy_protocol: reader.enumValue('proxy_protocol', false),
-    failover_host: reader.string('failover_host') ?? null,
-    ssl_bridging: reader.boolean('ssl_bridging') ?? false,
-    ignore_ssl_server_verify: reader.boolean('ignore_ssl_server_verify') ?? null,
-    redispatch_attempt_count: reader.integer('redispatch_attempt_count', { min: 0 }) ?? null,
-    max_retries: reader.integer('max_retries', { min: 0 }) ?? BACKEND_DEFAULTS.max_retries,
-    max_connections: reader.integer('max_connections', { min: 0 }) ?? null,
-    send_proxy_v2: reader.boolean('send_proxy_v2') ?? false,
-    timeout_server: reader.milliseconds('timeout_server') ?? BACKEND_DEFAULTS.timeout_server,
-    timeout_connect: reader.milliseconds('timeout_connect') ?? BACKEND_DEFAULTS.timeout_connect,
-    timeout_tunnel: reader.milliseconds('timeout_tunnel') ?? BACKEND_DEFAULTS.timeout_tunnel,
-    timeout_queue_ms: reader.protoDuration('timeout_queue') ?? BACKEND_DEFAULTS.timeout_queue_ms,
+    on_marked_down_action: reader.enumValue('on_marked_down_action', false, kept?.on_marked_down_action),
+    proxy_protocol: reader.enumValue('proxy_protocol', false, kept?.proxy_protocol),
+    failover_host: reader.string('failover_host') ?? leftOut('failover_host', null),
+    ssl_bridging: reader.boolean('ssl_bridging') ?? leftOut('ssl_bridging', false),
+    ignore_ssl_server_verify: reader.boolean('ignore_ssl_server_verify') ?? leftOut('ignore_ssl_server_verify', null),
+    redispatch_attempt_count: reader.integer('redispatch_attempt_count', { min: 0 }) ?? leftOut('redispatch_attempt_count', null),
+    max_retries: reader.integer('max_retries', { min: 0 }) ?? leftOut('max_retries', BACKEND_DEFAULTS.max_retries),
+    max_connections: reader.integer('max_connections', { min: 0 }) ?? leftOut('max_connections', null),
+    send_proxy_v2: reader.boolean('send_proxy_v2') ?? leftOut('send_proxy_v2', false),
+    timeout_server: reader.milliseconds('timeout_server') ?? leftOut('timeout_server', BACKEND_DEFAULTS.timeout_server),
+    timeout_connect: reader.milliseconds('timeout_connect') ?? leftOut('timeout_connect', BACKEND_DEFAULTS.timeout_connect),
+    timeout_tunnel: reader.milliseconds('timeout_tunnel') ?? leftOut('timeout_tunnel', BACKEND_DEFAULTS.timeout_tunnel),
+    timeout_queue_ms: reader.protoDuration('timeout_queue') ?? leftOut('timeout_queue_ms', BACKEND_DEFAULTS.timeout_queue_ms),
   };
   if (reader.problems.length > 0) return undefined;
   return settings as BackendSettings;
@@ -280,9 +289,10 @@ export function parseCreateBackend(body: unknown, duplicates: DuplicateIps = 'de
   return { settings, healthCheck, pool };
 }
 
-export function parseUpdateBackend(body: unknown): BackendSettings {
+/** UpdateBackend; `kept`: the backend's settings, which fields left out keep (switch `updateBackendLeftOut: keep`). */
+export function parseUpdateBackend(body: unknown, kept?: BackendSettings): BackendSettings {
   const reader = new FieldReader(requireObjectBody(body));
-  const settings = readSettings(reader);
+  const settings = readSettings(reader, kept);
   reader.throwIfInvalid();
   if (!settings) throw apiErrors.invalidArguments(reader.problems);
   return settings;

@@ -26,6 +26,13 @@ export interface EmulatorBehaviours {
   /** The same address twice in `server_ip`: kept once, or 400 `invalid_arguments`. */
   duplicateServerIps: 'dedupe' | 'refuse';
   /**
+   * An optional field an UpdateBackend leaves out (or sends null): `reset` to what a create leaving it out gets (the
+   * API reference: "the request type is PUT and not PATCH. You must set all parameters"), or `keep` the backend's
+   * value. No recording tells: every recorded UpdateBackend sends the fields it changes. kOps' apply leaves out the
+   * timeouts and counts (emulator/kops/apply.ts).
+   */
+  updateBackendLeftOut: 'reset' | 'keep';
+  /**
    * Opt-in: `server_ip` entries must be a seeded server's address or an IPAM address (400 otherwise), except on
    * LBs whose type is listed in `multiCloudLbTypes`.
    */
@@ -70,6 +77,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   writesWhileStopped: 'accept',
   deleteBackendInUse: 'refuse',
   duplicateServerIps: 'dedupe',
+  updateBackendLeftOut: 'reset',
   strictBackendIps: false,
   multiCloudLbTypes: [],
   healthPassAfterMs: 0,
@@ -88,6 +96,7 @@ export const BEHAVIOUR_CHOICES = {
   writesWhileStopped: ['accept', 'refuse'],
   deleteBackendInUse: ['refuse', 'cascade'],
   duplicateServerIps: ['dedupe', 'refuse'],
+  updateBackendLeftOut: ['reset', 'keep'],
   strictBackendIps: [false, true],
   serverTagsFilter: ['all', 'any', 'prefix'],
   lbInstanceReports: ['one', 'two', 'two_disagreeing'],

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { targetLbs } from '../../shared/core/lb-identity';
+import { OPTIONAL_SPEC_FIELDS } from '../../shared/core/plan';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
 import { problemCount } from '../../shared/errors/field-errors';
 import type { Target } from '../../shared/schemas/target';
@@ -14,18 +15,23 @@ interface ValidateOptions {
   file?: string;
 }
 
+/** `key=value` for each field set, nested objects flattened (`http.uri=/healthz`). */
+function namedFields(value: object, prefix = ''): string[] {
+  return Object.entries(value).flatMap(([k, v]) =>
+    v === undefined ? [] : typeof v === 'object' && v !== null ? namedFields(v, `${prefix}${k}.`) : [`${prefix}${k}=${v}`],
+  );
+}
+
 function renderTarget(t: Target, c: Colors): string[] {
   const lbs = targetLbs(t).map((p) => `${'id' in p ? `id ${p.id}` : p.name}${p.zone === t.zone ? '' : ` in ${p.zone}`}`);
   const lines = [`${c.bold(t.name)} ${c.dim(`(${t.zone})`)}  load balancer${lbs.length > 1 ? 's' : ''} ${lbs.join(', ')}`];
   for (const b of t.backends) {
-    const hc = b.healthCheck
-      ? Object.entries(b.healthCheck)
-          .map(([k, v]) => `${k}=${v}`)
-          .join(' ')
-      : 'not managed';
+    const hc = b.healthCheck ? namedFields(b.healthCheck).join(' ') : 'not managed';
+    const options = namedFields(Object.fromEntries(OPTIONAL_SPEC_FIELDS.map((field) => [field, b[field]])));
+    const named = options.length > 0 ? `; ${options.join(' ')}` : '';
     const presence = b.createIfMissing ? '' : '; synced only while the LB has it, never created';
     lines.push(
-      `  backend ${b.name}: ${b.forwardProtocol}/${b.forwardPort} ${b.forwardPortAlgorithm}, sticky ${b.stickySessions}, ${b.proxyProtocol}; health check ${hc}${presence}`,
+      `  backend ${b.name}: ${b.forwardProtocol}/${b.forwardPort} ${b.forwardPortAlgorithm}, sticky ${b.stickySessions}, ${b.proxyProtocol}${named}; health check ${hc}${presence}`,
     );
   }
   lines.push(`  servers: tags ${t.servers.tags.join(' + ')}; ip ${t.servers.ipSource}${t.allowEmptyPool ? '; empty pool allowed' : ''}`);

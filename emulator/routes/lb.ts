@@ -219,7 +219,7 @@ function createBackend(ctx: RouteContext): JsonAnswer {
 
 function updateBackend(ctx: RouteContext): JsonAnswer {
   const { backend, lb } = findBackend(ctx);
-  const settings = parseUpdateBackend(ctx.body);
+  const settings = parseUpdateBackend(ctx.body, ctx.state.behaviours.updateBackendLeftOut === 'keep' ? backend.settings : undefined);
   assertWritable(ctx.state, lb);
   const before = contentOf(backend);
   ctx.state.updateBackend(backend, settings);

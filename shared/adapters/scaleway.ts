@@ -6,9 +6,11 @@ import type { IpamIpView } from '../core/kops-rule';
 import { regionOf } from '../core/locality';
 import type {
   Action,
+  BackendOptions,
   ObservedBackend,
   ObservedFrontend,
   ObservedHealthCheck,
+  ObservedHttpCheck,
   ObservedLb,
   ObservedLbAttachment,
   ObservedMemberHealth,
@@ -118,18 +120,65 @@ function toObservedLb(lb: SdkLb): ObservedLb {
   };
 }
 
+/** The config key of each kind of health check (`tcp_config`, `http_config`, ...), as the SDK names it. */
+const HEALTH_CHECK_CONFIGS = {
+  tcp: 'tcpConfig',
+  http: 'httpConfig',
+  https: 'httpsConfig',
+  mysql: 'mysqlConfig',
+  pgsql: 'pgsqlConfig',
+  ldap: 'ldapConfig',
+  redis: 'redisConfig',
+} as const satisfies Record<string, keyof SdkHealthCheck>;
+
+function toObservedHttpCheck(config: Lbv1.HealthCheckHttpConfig | Lbv1.HealthCheckHttpsConfig): ObservedHttpCheck {
+  return {
+    uri: config.uri,
+    ...(typeof config.method === 'string' && { method: config.method }),
+    ...(typeof config.code === 'number' && { code: config.code }),
+    ...(typeof config.hostHeader === 'string' && { hostHeader: config.hostHeader }),
+    ...('sni' in config && typeof config.sni === 'string' && { sni: config.sni }),
+  };
+}
+
 function toObservedHealthCheck(hc: SdkHealthCheck | undefined): ObservedHealthCheck | undefined {
   if (!hc) return undefined;
-  const { port, checkDelay, checkTimeout, checkMaxRetries, checkSendProxy, ...passthrough } = hc;
+  const { port, checkDelay, checkTimeout, checkMaxRetries, checkSendProxy, transientCheckDelay } = hc;
+  // The API answers one config, the check's kind; none read as TCP, the kind a create without one gets.
+  const [type, key] = Object.entries(HEALTH_CHECK_CONFIGS).find(([, k]) => hc[k] !== undefined && hc[k] !== null) ?? ['tcp', 'tcpConfig'];
   const checkDelayMs = durationToMs(checkDelay);
   const checkTimeoutMs = durationToMs(checkTimeout);
+  const transientCheckDelayMs = durationToMs(transientCheckDelay);
+  const http = type === 'http' || type === 'https' ? (hc[key] as Lbv1.HealthCheckHttpConfig | Lbv1.HealthCheckHttpsConfig) : undefined;
   return {
+    type,
     port,
     ...(checkDelayMs !== undefined && { checkDelayMs }),
     ...(checkTimeoutMs !== undefined && { checkTimeoutMs }),
     checkMaxRetries,
     checkSendProxy,
-    passthrough: Object.fromEntries(Object.entries(passthrough).filter(([, v]) => v !== undefined)),
+    ...(transientCheckDelayMs !== undefined && { transientCheckDelayMs }),
+    ...(http && { http: toObservedHttpCheck(http) }),
+    passthrough: type in { tcp: 1, http: 1, https: 1 } ? {} : { [key]: hc[key] },
+  };
+}
+
+/** The fields of section 4 as read: durations in ms (timeout_queue is a "4s"-style duration), a null answer absent. */
+function toBackendOptions(backend: SdkBackend): BackendOptions {
+  const ms = {
+    timeoutServerMs: durationToMs(backend.timeoutServer),
+    timeoutConnectMs: durationToMs(backend.timeoutConnect),
+    timeoutTunnelMs: durationToMs(backend.timeoutTunnel),
+    timeoutQueueMs: durationToMs(backend.timeoutQueue),
+  };
+  const counts = {
+    maxRetries: backend.maxRetries,
+    redispatchAttemptCount: backend.redispatchAttemptCount,
+    maxConnections: backend.maxConnections,
+  };
+  return {
+    ...(typeof backend.onMarkedDownAction === 'string' && { onMarkedDownAction: backend.onMarkedDownAction }),
+    ...Object.fromEntries([...Object.entries(ms), ...Object.entries(counts)].filter(([, v]) => typeof v === 'number')),
   };
 }
 
@@ -148,6 +197,14 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
     pool,
     lb,
     updatedAt: _updatedAt,
+    onMarkedDownAction: _onMarkedDownAction,
+    timeoutServer: _timeoutServer,
+    timeoutConnect: _timeoutConnect,
+    timeoutTunnel: _timeoutTunnel,
+    maxRetries: _maxRetries,
+    redispatchAttemptCount: _redispatchAttemptCount,
+    maxConnections: _maxConnections,
+    timeoutQueue: _timeoutQueue,
     ...passthrough
   } = backend;
   const observedHealthCheck = toObservedHealthCheck(healthCheck);
@@ -161,6 +218,7 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
     stickySessions,
     stickySessionsCookieName: stickySessionsCookieName ?? '',
     proxyProtocol,
+    ...toBackendOptions(backend),
     ...(observedHealthCheck && { healthCheck: observedHealthCheck }),
     pool: normalisePool(pool ?? []),
     ...(lb?.id && { lbId: lb.id }),
@@ -200,15 +258,50 @@ export function toIpamIpView(ip: Ipamv1.IP): IpamIpView {
 
 // The SDK types durations as strings but the API takes integer milliseconds; send numbers.
 const asWireMs = (ms: number) => ms as unknown as string;
+// transient_check_delay and timeout_queue are protobuf Durations on the wire: "0.5s" (lb-backend-basic #30, #31).
+const asWireDuration = (ms: number) => `${ms / 1000}s`;
+
+function httpConfigRequest(http: ObservedHttpCheck | undefined): Lbv1.HealthCheckHttpConfig {
+  return { uri: http?.uri ?? '', method: http?.method, code: http?.code, hostHeader: http?.hostHeader } as Lbv1.HealthCheckHttpConfig;
+}
+
+/** The check's config by its type; another kind's rides in its passthrough. The SDK sends the first config it is given. */
+function healthCheckConfig(hc: ObservedHealthCheck): Partial<SdkHealthCheck> {
+  switch (hc.type) {
+    case 'tcp':
+      return { tcpConfig: {} };
+    case 'http':
+      return { httpConfig: httpConfigRequest(hc.http) };
+    case 'https':
+      return { httpsConfig: { ...httpConfigRequest(hc.http), sni: hc.http?.sni } as Lbv1.HealthCheckHttpsConfig };
+    default:
+      return hc.passthrough;
+  }
+}
 
 function healthCheckRequest(hc: ObservedHealthCheck) {
   return {
-    ...hc.passthrough,
+    ...healthCheckConfig(hc),
     port: hc.port,
     checkMaxRetries: hc.checkMaxRetries,
     checkSendProxy: hc.checkSendProxy,
     ...(hc.checkDelayMs !== undefined && { checkDelay: asWireMs(hc.checkDelayMs) }),
     ...(hc.checkTimeoutMs !== undefined && { checkTimeout: asWireMs(hc.checkTimeoutMs) }),
+    ...(hc.transientCheckDelayMs !== undefined && { transientCheckDelay: asWireDuration(hc.transientCheckDelayMs) }),
+  };
+}
+
+/** The fields of section 4 a write sends, in the wire's units; one absent is left out of the request. */
+function backendOptionsRequest(options: BackendOptions) {
+  return {
+    ...(options.onMarkedDownAction !== undefined && { onMarkedDownAction: options.onMarkedDownAction as Lbv1.OnMarkedDownAction }),
+    ...(options.timeoutServerMs !== undefined && { timeoutServer: asWireMs(options.timeoutServerMs) }),
+    ...(options.timeoutConnectMs !== undefined && { timeoutConnect: asWireMs(options.timeoutConnectMs) }),
+    ...(options.timeoutTunnelMs !== undefined && { timeoutTunnel: asWireMs(options.timeoutTunnelMs) }),
+    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+    ...(options.redispatchAttemptCount !== undefined && { redispatchAttemptCount: options.redispatchAttemptCount }),
+    ...(options.maxConnections !== undefined && { maxConnections: options.maxConnections }),
+    ...(options.timeoutQueueMs !== undefined && { timeoutQueue: asWireDuration(options.timeoutQueueMs) }),
   };
 }
 
@@ -340,6 +433,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     async createBackend(zone, lbId, action) {
       const { spec, healthCheck, pool } = action;
       const created = await lb.createBackend({
+        ...backendOptionsRequest(action.options),
         zone: zone as Zone,
         lbId,
         name: spec.name,
@@ -349,14 +443,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
         stickySessions: spec.stickySessions,
         stickySessionsCookieName: spec.stickySessionsCookieName ?? '',
         proxyProtocol: spec.proxyProtocol,
-        healthCheck: healthCheckRequest({
-          port: healthCheck.port,
-          checkDelayMs: healthCheck.checkDelayMs,
-          checkTimeoutMs: healthCheck.checkTimeoutMs,
-          checkMaxRetries: healthCheck.checkMaxRetries,
-          checkSendProxy: false,
-          passthrough: { tcpConfig: {} },
-        }),
+        healthCheck: healthCheckRequest(healthCheck),
         serverIp: [...pool],
       });
       return toObservedBackend(created);
@@ -365,6 +452,7 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
       const { spec, passthrough } = action;
       await lb.updateBackend({
         ...(passthrough as Partial<Lbv1.ZonedApiUpdateBackendRequest>),
+        ...backendOptionsRequest(action.options),
         zone: zone as Zone,
         backendId: action.backendId,
         name: spec.name,

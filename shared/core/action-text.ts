@@ -5,6 +5,11 @@ const CHANGES_ONLY_WHY: Record<ChangesOnlyReason, string> = {
   discovery_suspect: 'discovery looks partial',
 };
 
+/** A field's value as a plan shows it: `(unset)` for none (a null answer), strings bare, the rest as JSON. */
+export function fieldValueText(value: unknown): string {
+  return value === undefined || value === null || value === '' ? '(unset)' : typeof value === 'string' ? value : JSON.stringify(value);
+}
+
 /** One line per action, as the reconcile logs its plan and `lbsync doctor` shows what a reconcile would write. */
 export function describeAction(action: Action): string {
   switch (action.kind) {
@@ -16,6 +21,6 @@ export function describeAction(action: Action): string {
       return `SetBackendServers ${action.backend} +[${action.added.join(', ')}] -[${action.removed.join(', ')}]${action.changesOnly ? ` (as AddBackendServers/RemoveBackendServers: ${CHANGES_ONLY_WHY[action.changesOnly]})` : ''}`;
     case 'UpdateBackend':
     case 'UpdateHealthCheck':
-      return `${action.kind} ${action.backend} ${action.changes.map((c) => `${c.field}: ${JSON.stringify(c.from)} -> ${JSON.stringify(c.to)}`).join(', ')}`;
+      return `${action.kind} ${action.backend} ${action.changes.map((c) => `${c.field}: ${fieldValueText(c.from)} -> ${fieldValueText(c.to)}`).join(', ')}`;
   }
 }

@@ -2,8 +2,9 @@
 // deployment is a foreign write, named by its writer (core/writers.ts); when scw-lb-sync keeps reverting the same
 // writer on one target (a foreign write followed by one of ours on the same backend, three times within 30 minutes),
 // the pool is contested: a warning (`pool_contested`) that names the writer and says what to do. kOps' own apply
-// writes the workers in on every `kops update cluster` and rolling update, which scw-lb-sync takes out again: that
-// one is expected and converges; two scw-lb-sync deployments, or a Terraform-managed pool, must be untangled. Pure.
+// writes the workers in (and on_marked_down_action back to none) on every `kops update cluster` and rolling update,
+// which scw-lb-sync writes back: that one is expected; two scw-lb-sync deployments, or a Terraform-managed pool,
+// must be untangled. Pure.
 import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import type { AuditEvent, OwnIdentity } from './audit-relevance';
@@ -135,7 +136,7 @@ export function contests(events: readonly AuditEvent[], targets: readonly Target
 }
 
 const ADVICE: Record<WriterKind, string> = {
-  kops: "expected: kOps' apply (every `kops update cluster` and rolling update) writes its own pool, workers included, and scw-lb-sync takes the workers out again; it converges",
+  kops: "expected: kOps' apply (every `kops update cluster` and rolling update) writes its own pool, workers included, and its own backend settings (on_marked_down_action back to none); scw-lb-sync takes the workers out and writes back the backend fields the target names: the pool converges, those fields are rewritten after each kOps apply (docs/kops-parity.md, section 3)",
   lbsync:
     'two scw-lb-sync deployments manage this target and undo each other: keep the target in one of them (compare their LBSYNC_TARGETS and LBSYNC_OWNER_ID)',
   terraform:

@@ -1,4 +1,4 @@
-import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
+import type { BackendSpec } from '../schemas/target';
 
 export const TRANSIENT_LB_STATUSES = ['pending', 'migrating', 'to_create', 'creating', 'to_delete', 'deleting', 'unknown'] as const;
 export const BROKEN_LB_STATUSES = ['stopped', 'error', 'locked'] as const;
@@ -25,19 +25,49 @@ export interface ObservedLb {
   instanceStatuses: string[];
 }
 
-/** The full health check as the API holds it, durations in integer ms. */
+/** An HTTP(S) health check's request and expected answer, as the API holds it (or as it is written). */
+export interface ObservedHttpCheck {
+  uri: string;
+  method?: string;
+  code?: number;
+  hostHeader?: string;
+  /** https only. */
+  sni?: string;
+}
+
+/** The full health check as the API holds it (or as a write sends it), durations in integer ms. */
 export interface ObservedHealthCheck {
+  /** tcp, http, https, or another kind of the API's (mysql, pgsql, ldap, redis), whose config is kept as it is. */
+  type: string;
   port: number;
   checkDelayMs?: number;
   checkTimeoutMs?: number;
   checkMaxRetries: number;
   checkSendProxy: boolean;
-  /** Protocol-specific config and transient_check_delay, passed back untouched on a full PUT. */
+  transientCheckDelayMs?: number;
+  /** Type http or https: its request and expected answer. */
+  http?: ObservedHttpCheck;
+  /** Another kind's config (mysqlConfig, ...), passed back untouched on a full PUT while the type stays. */
   passthrough: Record<string, unknown>;
 }
 
+/**
+ * The backend fields a target may name (shared/schemas/target.ts, backendOptionFields), as the API holds them:
+ * durations in integer ms, a null answer (not set) absent.
+ */
+export interface BackendOptions {
+  onMarkedDownAction?: string;
+  timeoutServerMs?: number;
+  timeoutConnectMs?: number;
+  timeoutTunnelMs?: number;
+  maxRetries?: number;
+  redispatchAttemptCount?: number;
+  maxConnections?: number;
+  timeoutQueueMs?: number;
+}
+
 /** A backend as read from the API. */
-export interface ObservedBackend {
+export interface ObservedBackend extends BackendOptions {
   id: string;
   name: string;
   createdAt?: string;
@@ -51,7 +81,7 @@ export interface ObservedBackend {
   pool: string[];
   /** The LB the answer says the backend belongs to (ListBackends embeds it). */
   lbId?: string;
-  /** Fields this tool does not manage (timeouts, failover...), sent back as they are on a full PUT. */
+  /** Fields this tool does not manage (failover host, SSL bridging...), sent back as they are on a full PUT. */
   passthrough: Record<string, unknown>;
 }
 
@@ -146,12 +176,22 @@ export interface DesiredBackend {
 export type FieldChange = { field: string; from: unknown; to: unknown; reason: string };
 
 export type Action =
-  | { kind: 'CreateBackend'; backend: string; spec: BackendSpec; healthCheck: Required<HealthCheckSpec>; pool: string[] }
+  | {
+      kind: 'CreateBackend';
+      backend: string;
+      spec: BackendSpec;
+      /** The optional fields the target names: the only ones sent (the API fills the others). */
+      options: BackendOptions;
+      healthCheck: ObservedHealthCheck;
+      pool: string[];
+    }
   | {
       kind: 'UpdateBackend';
       backend: string;
       backendId: string;
       spec: BackendSpec;
+      /** The optional fields the full PUT sends: the target's where it names them, the LB's own elsewhere. */
+      options: BackendOptions;
       passthrough: Record<string, unknown>;
       changes: FieldChange[];
     }

@@ -1,24 +1,92 @@
-import type { BackendSpec, HealthCheckSpec } from '../schemas/target';
-import type { Action, DesiredBackend, DuplicateBackends, FieldChange, ObservedBackend, ObservedHealthCheck } from './model';
+import type { BackendSpec, HealthCheckSpec, HttpCheckSpec } from '../schemas/target';
+import type {
+  Action,
+  BackendOptions,
+  DesiredBackend,
+  DuplicateBackends,
+  FieldChange,
+  ObservedBackend,
+  ObservedHealthCheck,
+  ObservedHttpCheck,
+} from './model';
 import { normalisePool, poolDiff, samePool } from './pool';
 
 /** The API's own defaults, which kOps meant to send (it sends 0 ms by a units slip). */
 export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
 
 const MANAGED_SPEC_FIELDS = ['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol'] as const;
-const HEALTH_CHECK_FIELDS = ['port', 'checkDelayMs', 'checkTimeoutMs', 'checkMaxRetries'] as const;
+/** Backend fields compared only when the target names them (a full PUT sends the LB's own value of the others back). */
+export const OPTIONAL_SPEC_FIELDS = [
+  'onMarkedDownAction',
+  'timeoutServerMs',
+  'timeoutConnectMs',
+  'timeoutTunnelMs',
+  'maxRetries',
+  'redispatchAttemptCount',
+  'maxConnections',
+  'timeoutQueueMs',
+] as const satisfies readonly (keyof BackendOptions & keyof BackendSpec)[];
+const HEALTH_CHECK_FIELDS = [
+  'type',
+  'port',
+  'checkDelayMs',
+  'checkTimeoutMs',
+  'checkMaxRetries',
+  'checkSendProxy',
+  'transientCheckDelayMs',
+] as const satisfies readonly (keyof HealthCheckSpec & keyof ObservedHealthCheck)[];
+const HTTP_CHECK_FIELDS = ['uri', 'method', 'code', 'hostHeader', 'sni'] as const satisfies readonly (keyof HttpCheckSpec &
+  keyof ObservedHttpCheck)[];
 
-/** Every field the planner compares for this spec: the managed ones and the health-check fields it names. */
+/** The fields of a value that are set: what a target names. */
+function named<T extends object>(value: T | undefined): Partial<T> {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Every field the planner compares for this spec: the managed ones and the optional and health-check fields it names. */
 export function comparedFields(spec: BackendSpec): string[] {
+  const wanted = spec.healthCheck;
   return [
     ...MANAGED_SPEC_FIELDS,
     ...(spec.stickySessionsCookieName !== undefined ? ['stickySessionsCookieName'] : []),
-    ...HEALTH_CHECK_FIELDS.filter((field) => spec.healthCheck?.[field] !== undefined).map((field) => `healthCheck.${field}`),
+    ...OPTIONAL_SPEC_FIELDS.filter((field) => spec[field] !== undefined),
+    ...HEALTH_CHECK_FIELDS.filter((field) => wanted?.[field] !== undefined).map((field) => `healthCheck.${field}`),
+    ...HTTP_CHECK_FIELDS.filter((field) => wanted?.http?.[field] !== undefined).map((field) => `healthCheck.http.${field}`),
   ];
 }
 
-export function healthCheckForCreate(spec: BackendSpec): Required<HealthCheckSpec> {
-  return { port: spec.forwardPort, ...DEFAULT_HEALTH_CHECK, ...spec.healthCheck };
+/**
+ * What a CreateBackend or an UpdateHealthCheck sends: the fields the target names over the LB's own check (a create:
+ * TCP on the forward port with the API's defaults). A change of type replaces the config: the old kind's is not sent,
+ * and an http(s) config keeps what the LB had of it (a new one asks with GET unless the target names a method).
+ */
+export function writtenHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | undefined): ObservedHealthCheck {
+  const base: ObservedHealthCheck = observed ?? {
+    type: 'tcp',
+    port: spec.forwardPort,
+    ...DEFAULT_HEALTH_CHECK,
+    checkSendProxy: false,
+    passthrough: {},
+  };
+  const { http: wantedHttp, ...wanted } = named(spec.healthCheck);
+  const { http: keptHttp, ...kept } = base;
+  const type = wanted.type ?? base.type;
+  const http = type === 'http' || type === 'https' ? httpCheck(type, keptHttp, wantedHttp) : undefined;
+  return {
+    ...kept,
+    // UpdateHealthCheck requires both durations; one the API did not report takes the API's create default.
+    checkDelayMs: base.checkDelayMs ?? DEFAULT_HEALTH_CHECK.checkDelayMs,
+    checkTimeoutMs: base.checkTimeoutMs ?? DEFAULT_HEALTH_CHECK.checkTimeoutMs,
+    ...wanted,
+    type,
+    ...(http && { http }),
+    passthrough: type === base.type ? base.passthrough : {},
+  };
+}
+
+function httpCheck(type: 'http' | 'https', kept: ObservedHttpCheck | undefined, wanted: HttpCheckSpec | undefined): ObservedHttpCheck {
+  const { sni, ...fields } = { method: 'GET', ...kept, ...named(wanted) } as ObservedHttpCheck;
+  return type === 'https' && sni !== undefined ? { ...fields, sni } : fields;
 }
 
 /** Why a field would be written: the target's value differs; kOps' 0 ms health check is named as such. */
@@ -27,7 +95,7 @@ export function changeReason(field: string, from: unknown, to: unknown): string 
   if ((field === 'healthCheck.checkDelayMs' || field === 'healthCheck.checkTimeoutMs') && from === 0) {
     return `${wanted}; 0 ms is what kOps creates: it passes 3000 and 1001 as Go durations (nanoseconds), which reach the API as 0 ms`;
   }
-  return from === undefined ? `${wanted}; the LB has no value` : `${wanted}, the LB has ${JSON.stringify(from)}`;
+  return from === undefined ? `${wanted}; the LB has none set` : `${wanted}, the LB has ${JSON.stringify(from)}`;
 }
 
 const change = (field: string, from: unknown, to: unknown): FieldChange => ({ field, from, to, reason: changeReason(field, from, to) });
@@ -39,29 +107,32 @@ function specChanges(spec: BackendSpec, observed: ObservedBackend): FieldChange[
   if (spec.stickySessionsCookieName !== undefined && spec.stickySessionsCookieName !== observed.stickySessionsCookieName) {
     changes.push(change('stickySessionsCookieName', observed.stickySessionsCookieName, spec.stickySessionsCookieName));
   }
+  for (const field of OPTIONAL_SPEC_FIELDS) {
+    if (spec[field] !== undefined && spec[field] !== observed[field]) changes.push(change(field, observed[field], spec[field]));
+  }
   return changes;
+}
+
+/** The optional fields a full PUT sends: the target's where it names them, the LB's own elsewhere (a null left out). */
+function writtenOptions(spec: BackendSpec, observed: BackendOptions): BackendOptions {
+  const options: Record<string, unknown> = {};
+  for (const field of OPTIONAL_SPEC_FIELDS) {
+    const value = spec[field] ?? observed[field];
+    if (value !== undefined) options[field] = value;
+  }
+  return options as BackendOptions;
 }
 
 /** Only the fields the target names are compared; the rest of the observed check is kept. */
 function healthCheckChanges(wanted: HealthCheckSpec, observed: ObservedHealthCheck | undefined): FieldChange[] {
-  return HEALTH_CHECK_FIELDS.filter((field) => wanted[field] !== undefined && wanted[field] !== observed?.[field]).map((field) =>
-    change(`healthCheck.${field}`, observed?.[field], wanted[field]),
-  );
-}
-
-function mergedHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | undefined): ObservedHealthCheck {
-  const base: ObservedHealthCheck = observed ?? {
-    ...healthCheckForCreate(spec),
-    checkSendProxy: false,
-    passthrough: { tcpConfig: {} },
-  };
-  const named = Object.fromEntries(Object.entries(spec.healthCheck ?? {}).filter(([, v]) => v !== undefined));
-  // UpdateHealthCheck requires both durations; one the API did not report takes the API's create default.
-  const required = {
-    checkDelayMs: base.checkDelayMs ?? DEFAULT_HEALTH_CHECK.checkDelayMs,
-    checkTimeoutMs: base.checkTimeoutMs ?? DEFAULT_HEALTH_CHECK.checkTimeoutMs,
-  };
-  return { ...base, ...required, ...named };
+  return [
+    ...HEALTH_CHECK_FIELDS.filter((field) => wanted[field] !== undefined && wanted[field] !== observed?.[field]).map((field) =>
+      change(`healthCheck.${field}`, observed?.[field], wanted[field]),
+    ),
+    ...HTTP_CHECK_FIELDS.filter((field) => wanted.http?.[field] !== undefined && wanted.http[field] !== observed?.http?.[field]).map(
+      (field) => change(`healthCheck.http.${field}`, observed?.http?.[field], wanted.http?.[field]),
+    ),
+  ];
 }
 
 /** Actions that bring one observed backend (or its absence) to the desired one. Pure. */
@@ -70,12 +141,29 @@ export function planBackend(desired: DesiredBackend, observed: ObservedBackend |
   const pool = normalisePool(desired.pool);
   if (!observed) {
     if (!spec.createIfMissing) return [];
-    return [{ kind: 'CreateBackend', backend: spec.name, spec, healthCheck: healthCheckForCreate(spec), pool }];
+    return [
+      {
+        kind: 'CreateBackend',
+        backend: spec.name,
+        spec,
+        options: writtenOptions(spec, {}),
+        healthCheck: writtenHealthCheck(spec, undefined),
+        pool,
+      },
+    ];
   }
   const actions: Action[] = [];
   const changes = specChanges(spec, observed);
   if (changes.length > 0) {
-    actions.push({ kind: 'UpdateBackend', backend: spec.name, backendId: observed.id, spec, passthrough: observed.passthrough, changes });
+    actions.push({
+      kind: 'UpdateBackend',
+      backend: spec.name,
+      backendId: observed.id,
+      spec,
+      options: writtenOptions(spec, observed),
+      passthrough: observed.passthrough,
+      changes,
+    });
   }
   const hcChanges = healthCheckChanges(spec.healthCheck ?? {}, observed.healthCheck);
   if (hcChanges.length > 0) {
@@ -83,7 +171,7 @@ export function planBackend(desired: DesiredBackend, observed: ObservedBackend |
       kind: 'UpdateHealthCheck',
       backend: spec.name,
       backendId: observed.id,
-      healthCheck: mergedHealthCheck(spec, observed.healthCheck),
+      healthCheck: writtenHealthCheck(spec, observed.healthCheck),
       changes: hcChanges,
     });
   }

@@ -204,7 +204,7 @@ export const WARNING_CATALOG = {
     hint: "A server's address as the API gave it is not a unicast IPv4 address a load balancer can send traffic to (loopback, link-local, multicast, reserved, or not an IPv4 address at all); it was left out of the pool. Check the server's IPs in the console.",
   },
   pool_contested: {
-    hint: "Someone else keeps writing this pool and scw-lb-sync keeps writing it back (three times in 30 minutes): the warning names the writer. kOps' apply writing its workers in is expected and converges; two scw-lb-sync deployments on one target, or a Terraform-managed pool, must be untangled (docs/troubleshooting.md#pool_contested).",
+    hint: "Someone else keeps writing this pool and scw-lb-sync keeps writing it back (three times in 30 minutes): the warning names the writer. kOps' apply writing its workers in (and resetting a backend's on_marked_down_action) is expected; two scw-lb-sync deployments on one target, or a Terraform-managed pool, must be untangled (docs/troubleshooting.md#pool_contested).",
   },
   leaving_admitted: {
     hint: "A leaving server (kOps' needs-update mark, or one of the target's leavingTags) was added to a pool because no other member passes its health check: better a server about to be replaced than none. It leaves again once it stops or is removed; check why the other control planes fail their checks (`lbsync status`).",

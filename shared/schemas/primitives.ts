@@ -12,6 +12,12 @@ export const PROXY_PROTOCOLS = [
   'proxy_protocol_v2_ssl',
   'proxy_protocol_v2_ssl_cn',
 ] as const;
+/** What the LB does to a server's open sessions when its health check marks it down. */
+export const ON_MARKED_DOWN_ACTIONS = ['on_marked_down_action_none', 'shutdown_sessions'] as const;
+/** The health checks a target may ask for: the API's `tcp_config`, `http_config` and `https_config`. */
+export const HEALTH_CHECK_TYPES = ['tcp', 'http', 'https'] as const;
+/** Methods an HTTP(S) health check may send, in the API's spelling (upper case, as recorded: lb-backend-health-check #26). */
+export const HTTP_CHECK_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'] as const;
 export const IP_SOURCES = ['public', 'ipam-private', 'kops'] as const;
 export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep', 'audit'] as const;
 

@@ -6,8 +6,11 @@ import {
   durationMsSchema,
   FORWARD_PORT_ALGORITHMS,
   FORWARD_PROTOCOLS,
+  HEALTH_CHECK_TYPES,
+  HTTP_CHECK_METHODS,
   IP_SOURCES,
   labelSchema,
+  ON_MARKED_DOWN_ACTIONS,
   portSchema,
   PROXY_PROTOCOLS,
   STICKY_SESSIONS,
@@ -22,15 +25,121 @@ import { looksLikeApiKey } from './api-key';
 /** The tag `kops update cluster` adds to a server whose spec changed; `kops rolling-update` replaces exactly those. */
 export const KOPS_NEEDS_UPDATE_TAG = 'noprefix=kops.k8s.io/needs-update';
 
-/** Health-check fields a target names are compared; fields it leaves out are never rewritten. */
+/** An HTTP(S) health check's request and the answer it expects (`http_config`, `https_config` on the wire). */
+export const httpCheckSchema = z
+  .object({
+    uri: z
+      .string()
+      .min(1)
+      .max(2048)
+      .regex(/^\S+$/, { message: 'must be a path (or URL) without spaces, e.g. /healthz' })
+      .describe('what the check asks for, e.g. /healthz; required with type http or https'),
+    method: z
+      .enum(HTTP_CHECK_METHODS)
+      .optional()
+      .describe('HTTP method the check sends; GET when the check is created or changes type and none is named'),
+    code: z.number().int().min(100).max(599).optional().describe('the HTTP status a passing server answers'),
+    hostHeader: z.string().max(255).optional().describe('the Host header the check sends'),
+    sni: z.string().max(255).optional().describe('type https only: the server name (SNI) the check sends'),
+  })
+  .strict();
+
+/**
+ * Health-check fields a target names are compared; fields it leaves out are never rewritten. Durations are integer ms
+ * here; on the wire check_delay and check_timeout are integer ms, transient_check_delay a "0.5s"-style duration.
+ */
 export const healthCheckSchema = z
   .object({
+    type: z
+      .enum(HEALTH_CHECK_TYPES)
+      .optional()
+      .describe(
+        "tcp: the server accepts a connection; http, https: it answers the request of `http`; a change of type replaces the check's config (the old one is cleared); a backend created without it gets tcp",
+      ),
     port: portSchema.optional().describe('TCP port probed; defaults to the forward port on create'),
     checkDelayMs: durationMsSchema.optional().describe('time between two checks, in ms (API default 3000)'),
     checkTimeoutMs: durationMsSchema.optional().describe('time to wait for an answer, in ms (API default 1000)'),
     checkMaxRetries: z.number().int().min(0).max(100).optional().describe('failed checks before a server is marked down'),
+    checkSendProxy: z.boolean().optional().describe('send the PROXY protocol header with each check (check_send_proxy)'),
+    transientCheckDelayMs: durationMsSchema
+      .optional()
+      .describe(
+        'time between two checks while a server goes up or down, in ms (transient_check_delay, a "0.5s"-style duration on the wire; 500 on a backend created without it)',
+      ),
+    http: httpCheckSchema
+      .optional()
+      .describe('type http or https: the request the check sends and the status it expects; each field compared only when named'),
   })
-  .strict();
+  .strict()
+  .refine((hc) => hc.http === undefined || hc.type === 'http' || hc.type === 'https', {
+    message: 'http is read only with type "http" or "https": add "type": "http" (or "https"), or remove http',
+    path: ['type'],
+  })
+  .refine((hc) => (hc.type !== 'http' && hc.type !== 'https') || hc.http !== undefined, {
+    message: 'type "http" and "https" need http.uri, the path the check asks for: add "http": {"uri": "/healthz"}',
+    path: ['http'],
+  })
+  .refine((hc) => hc.http?.sni === undefined || hc.type === 'https', {
+    message: 'sni is sent by an https check only: set "type": "https", or remove http.sni',
+    path: ['http', 'sni'],
+  });
+
+/**
+ * Backend fields compared and written only when a target names them (docs/reconcile.md, "Backend fields and health
+ * checks"): a field left out is never compared, and a full PUT sends it back as the LB holds it. A null answer (the API's
+ * "not set") differs from every value: a named field is written once over it, then reads in sync.
+ */
+export const backendOptionFields = {
+  onMarkedDownAction: z
+    .enum(ON_MARKED_DOWN_ACTIONS)
+    .optional()
+    .describe(
+      "what the LB does to a server's open sessions when its health check marks it down: shutdown_sessions closes them, on_marked_down_action_none leaves them",
+    ),
+  timeoutServerMs: durationMsSchema
+    .optional()
+    .describe(
+      'longest time a server may take to answer, in ms (timeout_server, integer ms on the wire; 300000 on a backend created without it)',
+    ),
+  timeoutConnectMs: durationMsSchema
+    .optional()
+    .describe(
+      'longest time to open a connection to a server, in ms (timeout_connect, integer ms on the wire; 5000 on a backend created without it)',
+    ),
+  timeoutTunnelMs: durationMsSchema
+    .optional()
+    .describe(
+      'longest inactivity of an established tunnel (a WebSocket), in ms (timeout_tunnel, integer ms on the wire; 900000 on a backend created without it)',
+    ),
+  maxRetries: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .optional()
+    .describe(
+      'connection attempts to a server that fail before the LB gives up (max_retries; null, not set, on a backend created without it)',
+    ),
+  redispatchAttemptCount: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .optional()
+    .describe('of those retries, how many go to another server (redispatch_attempt_count; null until set)'),
+  maxConnections: z
+    .number()
+    .int()
+    .min(0)
+    .max(1_000_000)
+    .optional()
+    .describe('most connections at once to each server (max_connections; null until set; 0 is a value of its own, read back as 0)'),
+  timeoutQueueMs: durationMsSchema
+    .optional()
+    .describe(
+      'longest time a request waits once maxConnections is reached, in ms (timeout_queue, a "4s"-style duration on the wire; null until set; 0 reads "0s")',
+    ),
+};
 
 export const backendSchema = z
   .object({
@@ -41,7 +150,8 @@ export const backendSchema = z
     stickySessions: z.enum(STICKY_SESSIONS).default('none').describe('session stickiness'),
     stickySessionsCookieName: z.string().max(255).optional().describe('required by the API when stickySessions is "cookie"'),
     proxyProtocol: z.enum(PROXY_PROTOCOLS).default('proxy_protocol_none').describe('PROXY protocol header sent to the servers'),
-    healthCheck: healthCheckSchema.optional().describe('TCP health check; only the fields named here are compared'),
+    healthCheck: healthCheckSchema.optional().describe('the health check (tcp, http or https); only the fields named here are compared'),
+    ...backendOptionFields,
     createIfMissing: z
       .boolean()
       .default(true)
@@ -259,6 +369,9 @@ const clusterNameSchema = z
     message: 'must be a DNS name like "prod.k8s.local"',
   });
 
+/** The backend fields a kops shorthand may set on kOps' backends; the rest of kOps' model is kOps' own. */
+export const kopsBackendOptionsSchema = z.object(backendOptionFields).strict();
+
 export const kopsTargetSchema = z
   .object({
     kops: z
@@ -273,6 +386,11 @@ export const kopsTargetSchema = z
           ),
         maxUnavailable: maxUnavailableSchema,
         trustPartialDiscovery: trustPartialDiscoverySchema,
+        backend: kopsBackendOptionsSchema
+          .optional()
+          .describe(
+            "backend fields set on every backend the shorthand keeps in sync (lb-backend-https, and lb-backend-kops-controller when synced); kOps' own apply sends on_marked_down_action on every `kops update cluster`, so a value named here is reset by kOps and written back by scw-lb-sync each time (docs/kops-parity.md, section 3)",
+          ),
         ...accountFields,
       })
       .strict(),
@@ -282,14 +400,17 @@ export const kopsTargetSchema = z
 export type Target = z.output<typeof fullTargetSchema>;
 export type BackendSpec = z.output<typeof backendSchema>;
 export type HealthCheckSpec = z.output<typeof healthCheckSchema>;
+export type HttpCheckSpec = z.output<typeof httpCheckSchema>;
+export type KopsBackendOptions = z.output<typeof kopsBackendOptionsSchema>;
 export type TargetCredentials = z.output<typeof credentialsSchema>;
 export type KopsTargetInput = z.input<typeof kopsTargetSchema>;
 export type TargetInput = z.input<typeof fullTargetSchema> | KopsTargetInput;
 
 const KOPS_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
 
-function kopsBackend(name: string, port: number, createIfMissing = true): BackendSpec {
+function kopsBackend(name: string, port: number, createIfMissing: boolean, options: KopsBackendOptions): BackendSpec {
   return {
+    ...options,
     name,
     createIfMissing,
     forwardProtocol: 'tcp',
@@ -302,16 +423,17 @@ function kopsBackend(name: string, port: number, createIfMissing = true): Backen
 }
 
 /** Which backends the shorthand manages: kops-controller in "auto" is synced only where kOps made it. */
-export function kopsBackends(kopsController: boolean | 'auto'): BackendSpec[] {
-  const backends = [kopsBackend('lb-backend-https', 443)];
-  if (kopsController !== false) backends.push(kopsBackend('lb-backend-kops-controller', 3988, kopsController === true));
+export function kopsBackends(kopsController: boolean | 'auto', options: KopsBackendOptions = {}): BackendSpec[] {
+  const backends = [kopsBackend('lb-backend-https', 443, true, options)];
+  if (kopsController !== false) backends.push(kopsBackend('lb-backend-kops-controller', 3988, kopsController === true, options));
   return backends;
 }
 
 /** kOps' own model: LB api.<cluster>, tcp backends, positive ControlPlane selection, kOps' address rule. */
 export function expandKops(input: z.output<typeof kopsTargetSchema>): Target {
-  const { cluster, zone, kopsController, maxUnavailable, trustPartialDiscovery, projectId, organizationId, credentials } = input.kops;
-  const backends = kopsBackends(kopsController);
+  const { cluster, zone, kopsController, maxUnavailable, trustPartialDiscovery, projectId, organizationId, credentials, backend } =
+    input.kops;
+  const backends = kopsBackends(kopsController, backend);
   return {
     name: cluster,
     zone,

@@ -91,6 +91,20 @@ export function keysAt(schema: unknown, path: readonly PropertyKey[]): string[] 
   return [];
 }
 
+/** Whether the field at `path` may be left out: an optional field, or one with a default. */
+function optionalAt(schema: unknown, path: readonly PropertyKey[]): boolean {
+  const def = defOf(schema);
+  if (!def) return false;
+  const [head, ...rest] = path;
+  if (head === undefined) return def.type === 'optional' || def.type === 'default';
+  if (def.innerType !== undefined) return optionalAt(def.innerType, path);
+  if (def.type === 'pipe') return optionalAt(def.in, path);
+  if (def.type === 'union') return (def.options ?? []).some((option) => optionalAt(option, path));
+  if (def.type === 'array' && typeof head === 'number') return optionalAt(def.element, rest);
+  if (def.type === 'object' && typeof head === 'string') return optionalAt(def.shape?.[head], rest);
+  return false;
+}
+
 /** The keys of each object form a union accepts at `path` (wrappers and arrays looked through); [] when it is no union. */
 function unionForms(schema: unknown, path: readonly PropertyKey[]): string[][] {
   const def = defOf(schema);
@@ -153,7 +167,9 @@ export function toFieldErrors(error: z.ZodError, root = '', schema?: unknown): F
       ...(allowed && { allowed }),
       fix: unionKeys
         ? `${unknownKeysFix(unionKeys, known)} (give one of: ${known.join(', ')})`
-        : (forms?.fix ?? fixFor(issue, allowed, known)),
+        : 'input' in issue && issue.input === null && optionalAt(schema, issue.path)
+          ? `${fixFor(issue, allowed, known)}, or leave the field out: null is no value here (a field left out takes its default, or is not compared)`
+          : (forms?.fix ?? fixFor(issue, allowed, known)),
     };
   });
 }

@@ -45,6 +45,29 @@ describe('lbsync bin', () => {
     );
   });
 
+  it('targets validate prints the backend fields and the health check a target names, the http request flattened', async () => {
+    const api = {
+      name: 'api',
+      zone: 'fr-par-1',
+      loadBalancer: { name: 'api.internal' },
+      servers: { tags: ['role=api'] },
+      backends: [
+        {
+          name: 'api-https',
+          forwardPort: 6443,
+          onMarkedDownAction: 'shutdown_sessions',
+          timeoutQueueMs: 4000,
+          healthCheck: { type: 'https', http: { uri: '/readyz', code: 200, sni: 'api.internal' } },
+        },
+      ],
+    };
+    const run = await runBin(['targets', 'validate'], { ...env, LBSYNC_TARGETS: JSON.stringify([api]) });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(
+      '  backend api-https: tcp/6443 roundrobin, sticky none, proxy_protocol_none; onMarkedDownAction=shutdown_sessions timeoutQueueMs=4000; health check type=https http.uri=/readyz http.code=200 http.sni=api.internal',
+    );
+  });
+
   it('targets validate: field path and fix, exit 1; expanded targets as JSON, exit 0', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'lbsync-targets-'));
     const bad = join(dir, 'bad.json');
@@ -144,6 +167,15 @@ describe('lbsync bin', () => {
     expect(ghost.stdout).toContain('[lb_not_found]');
     expect(ghost.stdout).toContain('no load-balancer named "api.ghost.k8s.local"');
     expect(ghost.stdout).toContain('1 in sync, 0 with drift, 1 failed');
+
+    // Backend fields a target names: each change as old -> new, a null shown as (unset), with why.
+    const named = { kops: { ...DEMO.kops, backend: { onMarkedDownAction: 'shutdown_sessions', timeoutQueueMs: 4000 } } };
+    const drift = await runBin(['plan'], { ...env, LBSYNC_TARGETS: JSON.stringify([named]) });
+    expect(drift.code).toBe(2);
+    expect(drift.stdout).toContain(
+      'onMarkedDownAction: on_marked_down_action_none -> shutdown_sessions  (the target asks "shutdown_sessions", the LB has "on_marked_down_action_none")',
+    );
+    expect(drift.stdout).toContain('timeoutQueueMs: (unset) -> 4000  (the target asks 4000; the LB has none set)');
   });
 
   it('missing credentials: names the variable and the fix, exit 1, prints no secret', async () => {

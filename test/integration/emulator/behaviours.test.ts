@@ -340,6 +340,20 @@ describe('switches for what no recording shows (both settings each)', () => {
     ]);
   });
 
+  it("updateBackendLeftOut: reset = a field left out takes what a create gets, keep = it keeps the backend's value", async () => {
+    const set = { onMarkedDownAction: 'shutdown_sessions', maxRetries: 6, maxConnections: 42, timeoutServer: ms(1000), timeoutQueue: '4s' };
+    const asKopsSends = { onMarkedDownAction: '' } as unknown as Partial<Lbv1.ZonedApiUpdateBackendRequest>;
+    const held = (b: Lbv1.Backend) => [b.onMarkedDownAction, b.maxRetries, b.maxConnections, b.timeoutServer, b.timeoutQueue];
+    await lbApi.updateBackend(fullUpdate(set as Partial<Lbv1.ZonedApiUpdateBackendRequest>));
+    expect(held(await lbApi.updateBackend(fullUpdate(asKopsSends)))).toEqual(['on_marked_down_action_none', null, null, 300000, null]);
+    await lbApi.updateBackend(fullUpdate(set as Partial<Lbv1.ZonedApiUpdateBackendRequest>));
+    emulator.setBehaviours({ updateBackendLeftOut: 'keep' });
+    // "" is the enum's zero value under both settings: kOps' apply resets on_marked_down_action either way.
+    expect(held(await lbApi.updateBackend(fullUpdate(asKopsSends)))).toEqual(['on_marked_down_action_none', 6, 42, 1000, '4s']);
+    await lbApi.updateBackend(fullUpdate(set as Partial<Lbv1.ZonedApiUpdateBackendRequest>));
+    expect(held(await lbApi.updateBackend(fullUpdate()))).toEqual(['shutdown_sessions', 6, 42, 1000, '4s']);
+  });
+
   it('strictBackendIps (opt-in): only seeded server or IPAM addresses, except on multi-cloud LB types', async () => {
     expect((await setPool(['203.0.113.7'])).pool).toEqual(['203.0.113.7']);
     emulator.setBehaviours({ strictBackendIps: true });

@@ -725,6 +725,35 @@ describe("the LB's view of a member just added (cli-lb-test-get-stats-simple)", 
   });
 });
 
+describe('a change of health-check type, in one world (lb-backend-health-check #25-#29, #44-#48)', () => {
+  // The replay above reseeds the recorded world before every call, so a read after a write shows what the recording
+  // says, not what the emulator made of the write. Here the writes and the reads after them run in one world: tcp ->
+  // http (#26, then #29 has http_config and no tcp_config), http -> https (#45, then #48 has https_config alone).
+  const CASSETTE = 'lb-backend-health-check';
+
+  it('each write, and the backend read after it, answers as recorded', async () => {
+    const interactions = readCassette(CASSETTE);
+    const first = interactions.find((i) => i.id === 25) as Interaction;
+    const world = new RecordedWorld();
+    for (const interaction of interactions.slice(0, first.id)) world.learn(interaction);
+    emulator.loadSeed(world.toSeed());
+    const played = interactions.filter(
+      (i) => ((i.id >= 25 && i.id <= 29) || (i.id >= 44 && i.id <= 48)) && isServed(i.method, i.url.pathname),
+    );
+    expect(played.map((i) => i.id)).toEqual([25, 26, 27, 28, 29, 44, 45, 46, 47, 48]);
+    const checks: unknown[] = [];
+    for (const interaction of played) {
+      const comparison = await replay(emulator, interaction, true);
+      expect(comparison.problems, comparison.request).toEqual([]);
+      if (interaction.method === 'GET' && interaction.url.pathname.includes('/backends/')) {
+        const answered = (await send(emulator, interaction)).text;
+        checks.push(Object.keys((jsonBody(answered)?.health_check ?? {}) as Json).filter((k) => k.endsWith('_config')));
+      }
+    }
+    expect(checks).toEqual([['http_config'], ['https_config']]);
+  });
+});
+
 describe('a backend created with optional fields left out (cli-lb-test-add-backend-servers-with-instance-id-public-ip #13)', () => {
   const CASSETTE = 'cli-lb-test-add-backend-servers-with-instance-id-public-ip';
 

@@ -17,6 +17,7 @@ import { ownerIdFromEnv } from '../../../shared/platform/config';
 import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/outbound/user-agent';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import { decodeEvent } from '../../../shared/schemas/event';
+import { parseTargets, type Target } from '../../../shared/schemas/target';
 import {
   convergedDemoSeed,
   convergedTwoLbSeed,
@@ -215,4 +216,78 @@ describe('the watcher names every other writer of a target pool', () => {
       ]),
     );
   });
+});
+
+describe("a kops target naming a backend field kOps' apply resets (docs/kops-parity.md, section 3)", () => {
+  const KOPS = 'kOps 1.37.0-alpha.1';
+  const [target] = parseTargets([
+    {
+      kops: {
+        cluster: 'demo.k8s.local',
+        zone: 'fr-par-1',
+        backend: { onMarkedDownAction: 'shutdown_sessions', timeoutServerMs: 60_000 },
+      },
+    },
+  ]) as [Target];
+  const reconcile = (event: Parameters<typeof reconcileTarget>[1] = {}) =>
+    reconcileTarget(target, event, { gateway: gateway(OURS), waitBudgetMs: 2_000, ownerId: OURS });
+  const held = () => {
+    const backend = (emulator.dumpState() as { lbs: { backends: Record<string, unknown>[] }[] }).lbs[0]?.backends[0];
+    return [backend?.on_marked_down_action, backend?.timeout_server];
+  };
+
+  // What kOps' PUT leaves out (the timeouts) is reset or kept by the API: not recorded (switch updateBackendLeftOut).
+  for (const leftOut of ['reset', 'keep'] as const) {
+    it(`updateBackendLeftOut ${leftOut}: every kOps apply resets on_marked_down_action, the watcher names kOps, one UpdateBackend writes it back, three rounds contest the pool`, async () => {
+      emulator.setBehaviours({ updateBackendLeftOut: leftOut });
+      try {
+        const kops = new KopsSession({
+          apiUrl: emulator.url,
+          secretKey: 'kops-key',
+          cluster: 'demo.k8s.local',
+          zone: 'fr-par-1',
+          changedGroups: [],
+          timings: { lbPollMs: 5 },
+        });
+        expect((await reconcile()).done.map((a) => a.kind)).toEqual(['UpdateBackend']);
+        expect(held()).toEqual(['shutdown_sessions', 60_000]);
+        for (let round = 1; round <= 3; round += 1) {
+          await kops.updateCluster();
+          expect(held()).toEqual(['on_marked_down_action_none', leftOut === 'reset' ? 300_000 : 60_000]);
+          const report = await watch();
+          const kopsWrites = report.foreignWrites.filter((w) => w.method === 'UpdateBackend');
+          expect(kopsWrites).toHaveLength(round);
+          for (const w of kopsWrites) expect(w.writer).toBe(KOPS);
+          const restored = await reconcile();
+          expect(restored.done.find((a) => a.kind === 'UpdateBackend')).toMatchObject({
+            changes: [
+              { field: 'onMarkedDownAction', from: 'on_marked_down_action_none', to: 'shutdown_sessions' },
+              ...(leftOut === 'reset' ? [{ field: 'timeoutServerMs', from: 300_000, to: 60_000 }] : []),
+            ],
+          });
+          expect(held()).toEqual(['shutdown_sessions', 60_000]);
+          expect((await reconcile()).status).toBe('noop');
+        }
+        const lines: string[] = [];
+        const report = await watch(lines);
+        expect(report.contested).toEqual([{ target: 'demo.k8s.local', writer: KOPS, reverts: 3, windowMinutes: 30 }]);
+        const contestLines = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.log_type === 'pool_contested');
+        expect(contestLines.map((l) => [l.writer_kind, l.reverts])).toEqual([['kops', 3]]);
+        // The watcher's events for the target; the last run's carries the contest, and its reconcile warns with kOps' advice.
+        const events = (await queue.receive(queueUrl, { maxMessages: 10, waitSeconds: 0 })).map((m) => decodeEvent(m.body));
+        const contested = events.find((e) => (e.contested ?? []).length > 0);
+        expect(contested?.contested?.map((c) => c.writerKind)).toEqual(['kops']);
+        const warned = await reconcile(contested);
+        expect(warned.warnings).toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(
+              /^\[pool_contested\] target demo\.k8s\.local: scw-lb-sync reverted kOps .*on_marked_down_action back to none/,
+            ),
+          ]),
+        );
+      } finally {
+        emulator.setBehaviours({ updateBackendLeftOut: 'reset' });
+      }
+    });
+  }
 });

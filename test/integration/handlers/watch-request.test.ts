@@ -9,12 +9,14 @@ import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createAuditTrailGateway, type AuditTrailSettings } from '../../../shared/adapters/audit-trail';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
+import type { Action } from '../../../shared/core/model';
+import { planBackend } from '../../../shared/core/plan';
 import { handleWatchRequest, type WatchDeps, type WatchReport } from '../../../shared/handlers/watch-request';
 import { createLogger } from '../../../shared/platform/log';
 import { lineProblems } from '../../../shared/platform/log-schema';
 import { LBSYNC_USER_AGENT_MARKER } from '../../../shared/outbound/user-agent';
-import { parseTargets } from '../../../shared/schemas/target';
-import { DEMO_CLUSTER, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
+import { type BackendSpec, parseTargets } from '../../../shared/schemas/target';
+import { DEMO_CLUSTER, DEMO_CP0_ID, DEMO_LB_ID, demoSeed, demoTarget, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
 
 const PROJECT = '23b8c1e9-3924-46de-beb1-3b9046685257'; // the demo seed's project and organization
 const ORGANIZATION = PROJECT;
@@ -163,21 +165,8 @@ describe('watch handler (emulator + real queue)', () => {
 
   it("our own backend writes are ignored, someone else's are not", async () => {
     const ours = createScalewayGateway({ accessKey: FAKE_ACCESS_KEY, secretKey: FAKE_SECRET_KEY, apiUrl: emulator.url });
-    const created = await ours.createBackend('fr-par-1', DEMO_LB_ID, {
-      kind: 'CreateBackend',
-      backend: 'lb-backend-https',
-      pool: ['51.15.100.11'],
-      spec: {
-        name: 'lb-backend-https',
-        forwardProtocol: 'tcp',
-        forwardPort: 443,
-        forwardPortAlgorithm: 'roundrobin',
-        stickySessions: 'none',
-        proxyProtocol: 'proxy_protocol_none',
-        createIfMissing: true,
-      },
-      healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
-    });
+    const [create] = planBackend({ spec: demoTarget().backends[0] as BackendSpec, pool: ['51.15.100.11'] }, undefined);
+    const created = await ours.createBackend('fr-par-1', DEMO_LB_ID, create as Extract<Action, { kind: 'CreateBackend' }>);
     await ours.setBackendServers('fr-par-1', created.id, ['51.15.100.11', '51.15.100.12']);
     const mine = await watch();
     expect(mine.body).toMatchObject({ events: 2, relevant: 0, enqueued: 0, targets: [] });

@@ -3,7 +3,7 @@
 // already removed by another racer is no error.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Action } from '../../../shared/core/model';
-import { healthCheckForCreate } from '../../../shared/core/plan';
+import { planBackend } from '../../../shared/core/plan';
 import { createBackendOnce } from '../../../shared/reconcile/create-once';
 import { reconcileTarget } from '../../../shared/reconcile/reconcile-target';
 import type { BackendSpec } from '../../../shared/schemas/target';
@@ -51,13 +51,7 @@ describe('createBackendOnce', () => {
   const OLDER = '00000000-0000-4000-8000-0000000000c1';
   const DEMO_LB = { id: DEMO_LB_ID, name: 'api.demo.k8s.local' };
   const spec = demoTarget().backends[0] as BackendSpec;
-  const create: Extract<Action, { kind: 'CreateBackend' }> = {
-    kind: 'CreateBackend',
-    backend: 'lb-backend-https',
-    spec,
-    healthCheck: healthCheckForCreate(spec),
-    pool: [...DEMO_CONTROL_PLANE_IPS],
-  };
+  const create = planBackend({ spec, pool: [...DEMO_CONTROL_PLANE_IPS] }, undefined)[0] as Extract<Action, { kind: 'CreateBackend' }>;
 
   it('alone: creates, re-lists to check, keeps its own', async () => {
     world.emulator.loadSeed(demoSeedWith({ backends: [] }));

@@ -158,6 +158,166 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     expect(world.writes()).toEqual([]);
   });
 
+  describe("each backend field and health check a target may name: one write in the wire's units, then in sync", () => {
+    // The seeded backend answers as a create that left them out does (nulls for the counts and timeout_queue,
+    // cli-lb-test-add-backend-servers-with-instance-id-public-ip #13; the timeouts' create values; a TCP check).
+    const cases: { name: string; named: Record<string, unknown>; write: string; changed: string[]; wire: Record<string, unknown> }[] = [
+      {
+        name: 'onMarkedDownAction shutdown_sessions',
+        named: { onMarkedDownAction: 'shutdown_sessions' },
+        write: 'UpdateBackend',
+        changed: ['on_marked_down_action'],
+        wire: { on_marked_down_action: 'shutdown_sessions' },
+      },
+      {
+        name: 'timeoutServerMs 60000',
+        named: { timeoutServerMs: 60_000 },
+        write: 'UpdateBackend',
+        changed: ['timeout_server'],
+        wire: { timeout_server: 60_000 },
+      },
+      {
+        name: 'timeoutConnectMs 2500',
+        named: { timeoutConnectMs: 2_500 },
+        write: 'UpdateBackend',
+        changed: ['timeout_connect'],
+        wire: { timeout_connect: 2_500 },
+      },
+      {
+        name: 'timeoutTunnelMs 3000',
+        named: { timeoutTunnelMs: 3_000 },
+        write: 'UpdateBackend',
+        changed: ['timeout_tunnel'],
+        wire: { timeout_tunnel: 3_000 },
+      },
+      {
+        name: 'maxRetries 6 over null',
+        named: { maxRetries: 6 },
+        write: 'UpdateBackend',
+        changed: ['max_retries'],
+        wire: { max_retries: 6 },
+      },
+      {
+        name: 'redispatchAttemptCount 0 over null',
+        named: { redispatchAttemptCount: 0 },
+        write: 'UpdateBackend',
+        changed: ['redispatch_attempt_count'],
+        wire: { redispatch_attempt_count: 0 },
+      },
+      {
+        name: 'maxConnections 0 over null',
+        named: { maxConnections: 0 },
+        write: 'UpdateBackend',
+        changed: ['max_connections'],
+        wire: { max_connections: 0 },
+      },
+      {
+        name: 'timeoutQueueMs 4500 over null',
+        named: { timeoutQueueMs: 4_500 },
+        write: 'UpdateBackend',
+        changed: ['timeout_queue_ms'],
+        wire: { timeout_queue: '4.500s' },
+      },
+      {
+        name: 'timeoutQueueMs 0 over null',
+        named: { timeoutQueueMs: 0 },
+        write: 'UpdateBackend',
+        changed: ['timeout_queue_ms'],
+        wire: { timeout_queue: '0s' },
+      },
+      {
+        name: 'healthCheck.checkSendProxy true',
+        named: { healthCheck: { checkSendProxy: true } },
+        write: 'UpdateHealthCheck',
+        changed: ['health_check.check_send_proxy'],
+        wire: { health_check: expect.objectContaining({ check_send_proxy: true, tcp_config: {} }) },
+      },
+      {
+        name: 'healthCheck.transientCheckDelayMs 200',
+        named: { healthCheck: { transientCheckDelayMs: 200 } },
+        write: 'UpdateHealthCheck',
+        changed: ['health_check.transient_check_delay_ms'],
+        wire: { health_check: expect.objectContaining({ transient_check_delay: '0.200s' }) },
+      },
+      {
+        name: 'healthCheck.type tcp -> http, its request',
+        named: { healthCheck: { type: 'http', http: { uri: '/healthz', method: 'HEAD', code: 200, hostHeader: 'api.internal' } } },
+        write: 'UpdateHealthCheck',
+        changed: ['health_check.config'],
+        wire: {
+          health_check: expect.objectContaining({
+            http_config: { uri: '/healthz', method: 'HEAD', code: 200, host_header: 'api.internal' },
+          }),
+        },
+      },
+      {
+        name: 'healthCheck.type tcp -> https, with SNI',
+        named: { healthCheck: { type: 'https', http: { uri: '/readyz', sni: 'api.internal' } } },
+        write: 'UpdateHealthCheck',
+        changed: ['health_check.config'],
+        wire: {
+          health_check: expect.objectContaining({
+            https_config: { uri: '/readyz', method: 'GET', code: null, host_header: '', sni: 'api.internal' },
+          }),
+        },
+      },
+    ];
+
+    it.each(cases)('$name: one $write, then noop', async ({ named, write, changed, wire }) => {
+      const { healthCheck, ...fields } = named;
+      const target = demoTarget({
+        backends: [{ name: 'lb-backend-https', forwardPort: 443, ...fields, ...(healthCheck ? { healthCheck } : {}) }],
+      });
+      await world.stop();
+      world = await startWorld({ seed: demoSeedWith({ backends: [demoBackend()] }) });
+      const first = await reconcile(target);
+      expect(first.status).toBe('applied');
+      expect(world.emulator.history().map((w) => [w.operation, w.changed])).toEqual([[write, changed]]);
+      expect(world.backends()[0]).toMatchObject(wire);
+      // The old config is gone with a change of type: one config at a time.
+      const configs = Object.keys(world.backends()[0]?.health_check as object).filter((k) => k.endsWith('_config'));
+      expect(configs).toHaveLength(1);
+      world.emulator.resetCalls();
+      const second = await reconcile(target);
+      expect(second.status).toBe('noop');
+      expect(world.writes()).toEqual([]);
+    });
+
+    it('a backend created with every field named carries them, and reads in sync at once', async () => {
+      const named = Object.assign({}, ...cases.slice(0, 8).map((c) => c.named));
+      const target = demoTarget({
+        backends: [
+          {
+            name: 'lb-backend-https',
+            forwardPort: 443,
+            ...named,
+            healthCheck: { type: 'https', transientCheckDelayMs: 200, http: { uri: '/readyz', sni: 'k8s' } },
+          },
+        ],
+      });
+      await world.stop();
+      world = await startWorld({ seed: demoSeedWith({ backends: [] }) });
+      expect((await reconcile(target)).done.map((a) => a.kind)).toEqual(['CreateBackend']);
+      expect(world.backends()[0]).toMatchObject({
+        on_marked_down_action: 'shutdown_sessions',
+        timeout_server: 60_000,
+        timeout_connect: 2_500,
+        timeout_tunnel: 3_000,
+        max_retries: 6,
+        redispatch_attempt_count: 0,
+        max_connections: 0,
+        timeout_queue: '4.500s',
+        health_check: expect.objectContaining({
+          transient_check_delay: '0.200s',
+          https_config: expect.objectContaining({ uri: '/readyz', sni: 'k8s' }),
+        }),
+      });
+      world.emulator.resetCalls();
+      expect((await reconcile(target)).status).toBe('noop');
+      expect(world.writes()).toEqual([]);
+    });
+  });
+
   it('health-check drift: UpdateHealthCheck with durations compared as integer ms', async () => {
     await converge();
     const slower = demoTarget({ backends: [{ name: 'lb-backend-https', forwardPort: 443, healthCheck: { checkDelayMs: 5000 } }] });

@@ -295,6 +295,28 @@ const scenarios: Scenario[] = [
       ).toEqual(['UpdateHealthCheck']),
   },
   {
+    name: 'backend fields the target names: one UpdateBackend, and what it leaves unnamed (values, nulls) is kept',
+    switch: 'updateBackendLeftOut',
+    target: demoTarget({ backends: [{ name: BACKEND, forwardPort: 443, onMarkedDownAction: 'shutdown_sessions', maxRetries: 6 }] }),
+    seed: () => convergedSeed({ timeout_server: 60_000, max_connections: 42, timeout_queue: '4s' }),
+    arrange: () => undefined,
+    expect: () => ({ final: 'applied', pool: DEMO_CONTROL_PLANE_IPS }),
+    check: (_run, emulator) => {
+      expect(emulator.history().map((w) => [w.operation, w.changed])).toEqual([
+        ['UpdateBackend', ['on_marked_down_action', 'max_retries']],
+      ]);
+      const state = emulator.dumpState() as { lbs: { backends: Record<string, unknown>[] }[] };
+      expect(state.lbs[0]?.backends[0]).toMatchObject({
+        on_marked_down_action: 'shutdown_sessions',
+        max_retries: 6,
+        timeout_server: 60_000,
+        max_connections: 42,
+        timeout_queue: '4s',
+        redispatch_attempt_count: null,
+      });
+    },
+  },
+  {
     name: 'a replaced server, public addresses',
     switch: 'strictBackendIps',
     arrange: replaceControlPlane,

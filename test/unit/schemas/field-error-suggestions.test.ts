@@ -108,7 +108,17 @@ describe('unknown keys', () => {
   });
 
   it('keysAt walks objects, arrays, wrappers and unions; without a schema, no suggestion', () => {
-    expect(keysAt(fullTargetSchema, ['backends', 0, 'healthCheck'])).toEqual(['port', 'checkDelayMs', 'checkTimeoutMs', 'checkMaxRetries']);
+    expect(keysAt(fullTargetSchema, ['backends', 0, 'healthCheck'])).toEqual([
+      'type',
+      'port',
+      'checkDelayMs',
+      'checkTimeoutMs',
+      'checkMaxRetries',
+      'checkSendProxy',
+      'transientCheckDelayMs',
+      'http',
+    ]);
+    expect(keysAt(fullTargetSchema, ['backends', 0, 'healthCheck', 'http'])).toEqual(['uri', 'method', 'code', 'hostHeader', 'sni']);
     expect(keysAt(fullTargetSchema, ['loadBalancer'])).toEqual(['name', 'id']);
     expect(keysAt(fullTargetSchema, ['nope'])).toEqual([]);
     const parsed = z.object({ cluster: z.string() }).strict().safeParse({ cluster: 'a', clustr: 'b' });

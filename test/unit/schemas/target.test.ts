@@ -262,6 +262,50 @@ describe('targets', () => {
     });
   });
 
+  it('a backend names its health check type (http, https with its request) and the backend fields, all in ms', () => {
+    const backend = {
+      name: 'api',
+      forwardPort: 6443,
+      onMarkedDownAction: 'shutdown_sessions',
+      timeoutServerMs: 60_000,
+      timeoutConnectMs: 2_500,
+      timeoutTunnelMs: 900_000,
+      maxRetries: 3,
+      redispatchAttemptCount: 1,
+      maxConnections: 0,
+      timeoutQueueMs: 4_000,
+      healthCheck: {
+        type: 'https',
+        checkSendProxy: false,
+        transientCheckDelayMs: 500,
+        http: { uri: '/readyz', method: 'GET', code: 200, hostHeader: 'api.internal', sni: 'api.internal' },
+      },
+    };
+    const [target] = parseTargets([{ ...fullTarget, backends: [backend] }]);
+    expect(target?.backends[0]).toMatchObject(backend);
+  });
+
+  it("the kops shorthand sets kops.backend's fields on each backend it keeps in sync, and kOps' health check stays", () => {
+    const [target] = parseTargets([
+      { kops: { cluster: 'prod.k8s.local', zone: 'fr-par-1', kopsController: true, backend: { onMarkedDownAction: 'shutdown_sessions' } } },
+    ]);
+    expect(target?.backends.map((b) => [b.name, b.onMarkedDownAction, b.healthCheck])).toEqual([
+      ['lb-backend-https', 'shutdown_sessions', { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 }],
+      ['lb-backend-kops-controller', 'shutdown_sessions', { port: 3988, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 }],
+    ]);
+    expect(parseTargets([{ kops: { cluster: 'a.b', zone: 'fr-par-1' } }])[0]?.backends[0]).not.toHaveProperty('onMarkedDownAction');
+  });
+
+  it('null is no value: an optional field is told to be left out, a required one to be given', () => {
+    const nulls = configError(() =>
+      parseTargets([{ ...fullTarget, backends: [{ name: 'b', forwardPort: null, timeoutQueueMs: null, healthCheck: { type: null } }] }]),
+    );
+    const fixes = Object.fromEntries((nulls.fieldErrors ?? []).map((e) => [e.path, e.fix]));
+    expect(fixes['targets[0].backends[0].forwardPort']).toBe('give a number');
+    expect(fixes['targets[0].backends[0].timeoutQueueMs']).toMatch(/^give a number, or leave the field out/);
+    expect(fixes['targets[0].backends[0].healthCheck.type']).toMatch(/leave the field out/);
+  });
+
   const bad: { name: string; input: unknown; path: string; text: RegExp }[] = [
     {
       name: 'wrong algorithm',
@@ -369,6 +413,68 @@ describe('targets', () => {
       input: [{ ...fullTarget, credentials: { accessKey: 'x', secretKeyEnv: 'TEAM_SECRET', accessKeyEnv: 'TEAM_KEY' } }],
       path: 'targets[0].credentials',
       text: /Unrecognized key: "accessKey"/,
+    },
+    {
+      name: 'an http request without type http or https',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, healthCheck: { http: { uri: '/healthz' } } }] }],
+      path: 'targets[0].backends[0].healthCheck.type',
+      text: /http is read only with type "http" or "https": add "type": "http"/,
+    },
+    {
+      name: 'type http without its request',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, healthCheck: { type: 'http' } }] }],
+      path: 'targets[0].backends[0].healthCheck.http',
+      text: /need http\.uri/,
+    },
+    {
+      name: 'an http request without its uri',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, healthCheck: { type: 'http', http: { code: 200 } } }] }],
+      path: 'targets[0].backends[0].healthCheck.http.uri',
+      text: /uri/,
+    },
+    {
+      name: 'an SNI on an http check',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, healthCheck: { type: 'http', http: { uri: '/', sni: 'x' } } }] }],
+      path: 'targets[0].backends[0].healthCheck.http.sni',
+      text: /sni is sent by an https check only/,
+    },
+    {
+      name: 'a health check type the target cannot name',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, healthCheck: { type: 'mysql' } }] }],
+      path: 'targets[0].backends[0].healthCheck.type',
+      text: /tcp, http, https/,
+    },
+    {
+      name: 'a lower-case HTTP method (the API answers upper case: it would be rewritten for ever)',
+      input: [
+        { ...fullTarget, backends: [{ name: 'b', forwardPort: 1, healthCheck: { type: 'http', http: { uri: '/', method: 'get' } } }] },
+      ],
+      path: 'targets[0].backends[0].healthCheck.http.method',
+      text: /GET/,
+    },
+    {
+      name: 'a timeout given as a duration string',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, timeoutServerMs: '60s' }] }],
+      path: 'targets[0].backends[0].timeoutServerMs',
+      text: /milliseconds/,
+    },
+    {
+      name: 'null for "unset" (a field left out is not compared; there is no unset)',
+      input: [{ ...fullTarget, backends: [{ name: 'b', forwardPort: 1, maxConnections: null }] }],
+      path: 'targets[0].backends[0].maxConnections',
+      text: /fix: give a number, or leave the field out: null is no value here \(a field left out takes its default, or is not compared\)/,
+    },
+    {
+      name: 'an unknown onMarkedDownAction',
+      input: [{ kops: { cluster: 'a.b', zone: 'fr-par-1', backend: { onMarkedDownAction: 'shutdown' } } }],
+      path: 'targets[0].kops.backend.onMarkedDownAction',
+      text: /shutdown_sessions/,
+    },
+    {
+      name: "a kops.backend field that is kOps' own model",
+      input: [{ kops: { cluster: 'a.b', zone: 'fr-par-1', backend: { forwardPort: 8443 } } }],
+      path: 'targets[0].kops.backend',
+      text: /forwardPort/,
     },
     {
       name: 'prototype pollution key',
