@@ -195,7 +195,7 @@ export function recordServerChange(
       },
     });
     const running = after.state === 'running' || after.state === 'starting';
-    if (running) recordServerAction(log, owner, after, 'poweron', actor);
+    if (running) recordServerAction(log, after, 'poweron', actor);
   } else if (before.tags.join('\n') !== after.tags.join('\n')) {
     log.record({ ...base, methodName: 'UpdateServer', requestBody: { tags: [...after.tags] } });
   }
