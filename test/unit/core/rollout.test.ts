@@ -250,4 +250,9 @@ describe('memberHealth: the LB instances’ reports of one address, folded', () 
     const folded = memberHealth(statuses.map((s, i) => report(A, s, `i${i}`)));
     expect(folded.get(A)).toEqual({ condition, reported });
   });
+  it("an IPv6 member is read under the pool's spelling, whatever the LB's (two instances, two spellings: one member)", () => {
+    const folded = memberHealth([report('2001:DB8:0::1', 'passed', 'i1'), report('2001:db8::1', 'failed', 'i2')]);
+    expect([...folded.keys()]).toEqual(['2001:db8::1']);
+    expect(folded.get('2001:db8::1')).toEqual({ condition: 'unsettled', reported: 'failed/passed' });
+  });
 });
