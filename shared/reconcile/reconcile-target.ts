@@ -1,7 +1,7 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { unconfirmedServerIps, untrustedServerIpsError } from '../core/asserted-ips';
-import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
-import { unusableAddressWarning } from '../core/desired';
+import type { DiscoveredPool } from '../core/desired';
+import { addressChoiceNotes, unusableAddressWarning } from '../core/desired';
 import type { LeavingMember } from '../core/leaving';
 import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
 import { contestWarning } from '../core/contest';
@@ -105,14 +105,6 @@ export function reconcileSettings(config: Pick<RuntimeConfig, 'waitBudgetMs' | '
 }
 
 type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun' | 'contested'>>;
-
-/** kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so. */
-function severalAddressesWarning(s: SeveralAddresses): string {
-  return (
-    `server ${s.server} has ${s.candidates.length} routed public IPv4 addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest. ` +
-    "kOps' GetServerIP takes the most recently created one, so `kops update cluster` may write another"
-  );
-}
 
 /** The health checks of the target's existing backends a removal did not read already; a failed read is a warning. */
 async function healthOfTheRest(
@@ -253,7 +245,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     const unusable = unusableAddressWarning(pool.unusable);
     if (unusable) result.warnings.push(unusable);
     for (const s of pool.skipped) result.warnings.push(`server ${s.server} left out of the pool: ${s.reason}`);
-    if (target.servers.ipSource === 'kops') result.warnings.push(...pool.several.map(severalAddressesWarning));
+    result.warnings.push(...addressChoiceNotes(pool, target.servers.ipSource));
     if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool) {
       throw new LbSyncError(
         'no_servers',

@@ -12,7 +12,7 @@ export const PROXY_PROTOCOLS = [
   'proxy_protocol_v2_ssl',
   'proxy_protocol_v2_ssl_cn',
 ] as const;
-export const IP_SOURCES = ['public', 'ipam-private', 'kops'] as const;
+export const IP_SOURCES = ['public', 'public-ipv6', 'public-dual', 'ipam-private', 'kops'] as const;
 export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep', 'audit'] as const;
 
 /** The writers of a pool the watcher tells apart by their User-Agent (shared/core/writers.ts). */

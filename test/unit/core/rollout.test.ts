@@ -10,6 +10,11 @@ const C = '51.0.0.3';
 const D = '51.0.0.4';
 const E = '51.0.0.5';
 
+// A dual-stack server is two members: its IPv4 and its IPv6 (docs/reconcile.md, "IPv6 and dual-stack pools").
+const A6 = '2001:db8::1';
+const B6 = '2001:db8::2';
+const D6 = '2001:db8::4';
+
 const view = (reported: string): MemberHealthView => ({
   condition: reported === 'passed' ? 'passing' : reported === 'failed' ? 'failing' : 'unsettled',
   reported,
@@ -172,6 +177,29 @@ const rows: Row[] = [
     given: input([A, B, C, D], [C, D], { ...allPass(A, C, D), [B]: 'failed' }, { maxUnavailable: 0 }),
     pool: [A, C, D],
     removed: [B],
+    deferred: [A],
+    hold: 'removal_deferred',
+  },
+  {
+    name: 'dual-stack, a replaced server still serving: its two addresses are two serving members, one leaves per write (maxUnavailable 1)',
+    given: input([A, B, A6, B6], [B, D, B6, D6], allPass(A, B, D, A6, B6, D6)),
+    pool: [B, D, A6, B6, D6],
+    removed: [A],
+    deferred: [A6],
+    hold: 'removal_deferred',
+  },
+  {
+    name: '... the same server stopped (or failing on both): both addresses leave at once',
+    given: input([A, B, A6, B6], [B, D, B6, D6], { ...allPass(B, D, B6, D6), [A]: 'failed', [A6]: 'failed' }),
+    pool: [B, D, B6, D6],
+    removed: [A, A6],
+    deferred: [],
+  },
+  {
+    name: 'dual-stack, the last passing member is an address: an IPv4 passing while every IPv6 fails stays',
+    given: input([A, A6], [], { [A]: 'passed', [A6]: 'failed' }, { trustPartialDiscovery: true }),
+    pool: [A],
+    removed: [A6],
     deferred: [A],
     hold: 'removal_deferred',
   },
