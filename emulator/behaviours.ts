@@ -26,6 +26,12 @@ export interface EmulatorBehaviours {
   /** The same address twice in `server_ip`: kept once, or 400 `invalid_arguments`. */
   duplicateServerIps: 'dedupe' | 'refuse';
   /**
+   * An IPv6 address in `server_ip` (CreateBackend, SetBackendServers, AddBackendServers): taken as any other, or a 400
+   * `invalid_arguments` naming each IPv6 entry. No recording shows an IPv6 pool member; Scaleway's docs say
+   * `server_ip` holds IPv4 or IPv6 addresses, hence the default.
+   */
+  ipv6PoolMembers: 'accept' | 'refuse';
+  /**
    * Opt-in: `server_ip` entries must be a seeded server's address or an IPAM address (400 otherwise), except on
    * LBs whose type is listed in `multiCloudLbTypes`.
    */
@@ -70,6 +76,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   writesWhileStopped: 'accept',
   deleteBackendInUse: 'refuse',
   duplicateServerIps: 'dedupe',
+  ipv6PoolMembers: 'accept',
   strictBackendIps: false,
   multiCloudLbTypes: [],
   healthPassAfterMs: 0,
@@ -88,6 +95,7 @@ export const BEHAVIOUR_CHOICES = {
   writesWhileStopped: ['accept', 'refuse'],
   deleteBackendInUse: ['refuse', 'cascade'],
   duplicateServerIps: ['dedupe', 'refuse'],
+  ipv6PoolMembers: ['accept', 'refuse'],
   strictBackendIps: [false, true],
   serverTagsFilter: ['all', 'any', 'prefix'],
   lbInstanceReports: ['one', 'two', 'two_disagreeing'],
