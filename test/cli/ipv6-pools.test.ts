@@ -2,10 +2,9 @@
 // operator runs them: the IPv6 members are shown as addresses of their servers, beside the IPv4 ones, with what
 // discovery says of the servers (one with two IPv6, one with no IPv6); an LB that refuses IPv6 members is told with
 // its code and hint, and nothing is written.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type EmulatorHandle, startEmulator } from '../../emulator';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DEMO_CONTROL_PLANE_IPS, demoBackend, demoSeedWith } from '../support/world';
-import { demoApiEnv, runInProcess } from './support';
+import { demoControlPlaneTarget, runInProcess, useInProcessCli } from './support';
 
 const TARGET = 'demo-dual';
 // Control plane 0: one routed IPv6; 1: two (the lowest is taken); 2: none (in the pool by its IPv4 only).
@@ -13,9 +12,7 @@ const CP0_V6 = '2001:bc8:710:4a11:dc00:ff:fe00:11';
 const CP1_V6 = ['2001:bc8:710:4a12:dc00:ff:fe00:12', '2001:bc8:710:10:dc00:ff:fe00:12'];
 const DUAL_POOL = [...DEMO_CONTROL_PLANE_IPS, '2001:bc8:710:10:dc00:ff:fe00:12', CP0_V6];
 
-let emulator: EmulatorHandle;
-let env: NodeJS.ProcessEnv;
-let saved: NodeJS.ProcessEnv;
+const cli = useInProcessCli([demoControlPlaneTarget(TARGET, 'public-dual')]);
 
 function dualStackSeed() {
   const seed = demoSeedWith({ backends: [demoBackend(DEMO_CONTROL_PLANE_IPS)] });
@@ -26,41 +23,11 @@ function dualStackSeed() {
   };
 }
 
-beforeAll(async () => {
-  emulator = await startEmulator({ instancePendingMs: 20 });
-  saved = { ...process.env };
-  env = Object.assign(process.env, {
-    ...demoApiEnv(emulator.url),
-    NO_COLOR: '1',
-    LBSYNC_TARGETS: JSON.stringify([
-      {
-        name: TARGET,
-        zone: 'fr-par-1',
-        loadBalancer: { name: 'api.demo.k8s.local' },
-        backends: [
-          {
-            name: 'lb-backend-https',
-            forwardPort: 443,
-            healthCheck: { port: 443, checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 },
-          },
-        ],
-        servers: {
-          tags: ['noprefix=kops.k8s.io/cluster=demo.k8s.local', 'noprefix=kops.k8s.io/role=ControlPlane'],
-          ipSource: 'public-dual',
-        },
-      },
-    ]),
-  });
-});
-afterAll(async () => {
-  process.env = saved;
-  await emulator?.stop();
-});
 beforeEach(() => {
-  emulator.setBehaviours({ ipv6PoolMembers: 'accept' });
-  emulator.loadSeed(dualStackSeed());
-  emulator.resetCalls();
-  emulator.resetHistory();
+  cli.emulator.setBehaviours({ ipv6PoolMembers: 'accept' });
+  cli.emulator.loadSeed(dualStackSeed());
+  cli.emulator.resetCalls();
+  cli.emulator.resetHistory();
 });
 
 const NOTES = [
@@ -70,7 +37,7 @@ const NOTES = [
 
 describe('a dual-stack pool', () => {
   it('plan: the IPv6 members to add, each named as its server’s address, and what discovery says of the servers', async () => {
-    const json = await runInProcess(['plan', '-o', 'json'], env);
+    const json = await runInProcess(['plan', '-o', 'json'], cli.env);
     expect(json.code).toBe(2);
     const [target] = (
       JSON.parse(json.stdout) as {
@@ -88,30 +55,30 @@ describe('a dual-stack pool', () => {
       { ip: CP0_V6, change: 'add', why: "address of server control-plane-fr-par-1-0, which carries the target's tags" },
     ]);
     expect(target?.warnings).toEqual(expect.arrayContaining(NOTES));
-    const text = await runInProcess(['plan'], env);
+    const text = await runInProcess(['plan'], cli.env);
     for (const ip of DUAL_POOL.slice(3)) expect(text.stdout).toContain(ip);
     for (const note of NOTES) expect(text.stdout).toContain(note);
-    expect(emulator.calls().filter((c) => c.write)).toEqual([]);
+    expect(cli.emulator.calls().filter((c) => c.write)).toEqual([]);
   });
 
   it('reconcile writes it in one write; status then shows every member, IPv6 included, passing and in sync', async () => {
-    const run = await runInProcess(['reconcile', '-o', 'json'], env);
+    const run = await runInProcess(['reconcile', '-o', 'json'], cli.env);
     expect(run.code, run.stdout + run.stderr).toBe(0);
-    const writes = emulator.history();
+    const writes = cli.emulator.history();
     expect(writes.map((w) => [w.operation, [...w.pool].sort()])).toEqual([['SetBackendServers', [...DUAL_POOL].sort()]]);
-    const status = await runInProcess(['status', '--no-queue', '-o', 'json'], env);
+    const status = await runInProcess(['status', '--no-queue', '-o', 'json'], cli.env);
     expect(status.code).toBe(0);
     const [target] = (
       JSON.parse(status.stdout) as { targets: { inSync: boolean; members: { ip: string; health: string; inPool: boolean }[] }[] }
     ).targets;
     expect(target?.inSync).toBe(true);
     expect(target?.members.map((m) => [m.ip, m.health, m.inPool])).toEqual(DUAL_POOL.map((ip) => [ip, 'passed', true]));
-    const text = await runInProcess(['status', '--no-queue'], env);
+    const text = await runInProcess(['status', '--no-queue'], cli.env);
     for (const ip of DUAL_POOL) expect(text.stdout).toMatch(new RegExp(`^ {4}${ip.replaceAll('.', '\\.')}\\s+passed`, 'm'));
   });
 
   it('doctor: the servers line names the pool with its IPv6 and warns of the two servers', async () => {
-    const run = await runInProcess(['doctor', '--no-queue', '-o', 'json'], env);
+    const run = await runInProcess(['doctor', '--no-queue', '-o', 'json'], cli.env);
     const { checks } = JSON.parse(run.stdout) as { checks: { name: string; status: string; detail: string }[] };
     const line = checks.find((c) => c.name === `target:${TARGET}:servers`);
     expect(line?.status).toBe('warn');
@@ -120,16 +87,16 @@ describe('a dual-stack pool', () => {
   });
 
   it('an LB that refuses IPv6 members: reconcile fails with ipv6_pool_refused, its hint, and writes nothing', async () => {
-    emulator.setBehaviours({ ipv6PoolMembers: 'refuse' });
-    const run = await runInProcess(['reconcile', '-o', 'json'], env);
+    cli.emulator.setBehaviours({ ipv6PoolMembers: 'refuse' });
+    const run = await runInProcess(['reconcile', '-o', 'json'], cli.env);
     expect(run.code).toBe(1);
     const body = JSON.parse(run.stdout) as { targets: { error?: { code: string; message: string; hint: string } }[] };
     const error = body.targets[0]?.error;
     expect(error?.code).toBe('ipv6_pool_refused');
     expect(error?.message).toContain(`refused the IPv6 member(s) ${DUAL_POOL.slice(3).join(', ')}`);
     expect(error?.hint).toContain('set servers.ipSource to public');
-    expect(emulator.history()).toEqual([]);
-    const text = await runInProcess(['reconcile'], env);
+    expect(cli.emulator.history()).toEqual([]);
+    const text = await runInProcess(['reconcile'], cli.env);
     expect(text.stdout).toContain(`error ${TARGET} [ipv6_pool_refused] `);
   });
 });
