@@ -12,7 +12,7 @@ import { asLbSyncError, ERROR_CATALOG, type LbSyncError, WARNING_CATALOG } from 
 import { tryGateway } from '../shared/adapters/api-failure';
 import { kopsMessage } from '../shared/errors/kops-messages';
 import type { PoolMember } from '../shared/core/desired';
-import { unusableAddressWarning } from '../shared/core/desired';
+import { addressChoiceNotes, unusableAddressWarning } from '../shared/core/desired';
 import { contradictionWarning, filterMismatchWarning, ownHealthReports } from '../shared/core/discovery-check';
 import type { IpamIpView } from '../shared/core/kops-rule';
 import { kopsServerIp } from '../shared/core/kops-rule';
@@ -174,6 +174,7 @@ function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check
     contradictionWarning(pool.contradicted),
     unusableAddressWarning(pool.unusable),
     ...pool.skipped.map((s) => `${s.server} left out: ${s.reason}`),
+    ...addressChoiceNotes(pool, target.servers.ipSource),
   ].filter((line) => line !== undefined);
   const leaving = pool.marked.map((m) => `${m.server} (${m.ip}) leaving: ${m.why}, never added back while another member passes`);
   const detail = [

@@ -33,6 +33,12 @@ export interface EmulatorBehaviours {
    */
   updateBackendLeftOut: 'reset' | 'keep';
   /**
+   * An IPv6 address in `server_ip` (CreateBackend, SetBackendServers, AddBackendServers): taken as any other, or a 400
+   * `invalid_arguments` naming each IPv6 entry. No recording shows an IPv6 pool member; Scaleway's docs say
+   * `server_ip` holds IPv4 or IPv6 addresses, hence the default.
+   */
+  ipv6PoolMembers: 'accept' | 'refuse';
+  /**
    * Opt-in: `server_ip` entries must be a seeded server's address or an IPAM address (400 otherwise), except on
    * LBs whose type is listed in `multiCloudLbTypes`.
    */
@@ -78,6 +84,7 @@ export const DEFAULT_BEHAVIOURS: Readonly<EmulatorBehaviours> = Object.freeze({
   deleteBackendInUse: 'refuse',
   duplicateServerIps: 'dedupe',
   updateBackendLeftOut: 'reset',
+  ipv6PoolMembers: 'accept',
   strictBackendIps: false,
   multiCloudLbTypes: [],
   healthPassAfterMs: 0,
@@ -97,6 +104,7 @@ export const BEHAVIOUR_CHOICES = {
   deleteBackendInUse: ['refuse', 'cascade'],
   duplicateServerIps: ['dedupe', 'refuse'],
   updateBackendLeftOut: ['reset', 'keep'],
+  ipv6PoolMembers: ['accept', 'refuse'],
   strictBackendIps: [false, true],
   serverTagsFilter: ['all', 'any', 'prefix'],
   lbInstanceReports: ['one', 'two', 'two_disagreeing'],

@@ -116,6 +116,10 @@ export interface SeedServer {
   publicIps?: string[];
   /** The id of each of publicIps, in the same order (a routed IP's id is also its IPAM id); new ids when absent. */
   publicIpIds?: string[];
+  /** Its MAC address (its routed IPv6's SLAAC address and gateway derive from it); a new `de:00:00:...` one when absent. */
+  macAddress?: string;
+  /** A routed IPv6 more, made up: a new /64 and the server's SLAAC address in it (emulator/ipv6.ts), after publicIps. */
+  routedIpv6?: boolean;
   privateNics?: SeedPrivateNic[];
   commercialType?: string;
   createdAt?: string;

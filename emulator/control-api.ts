@@ -54,22 +54,32 @@ function freeAddress(ctx: ControlContext, near: string | undefined): string {
   throw new ControlError(409, `no free address left in ${prefix}.0/24`);
 }
 
-/** A new server from a body that may leave out what `like` gives (a replacement) or the emulator makes up (an address). */
+/**
+ * A new server from a body that may leave out what `like` gives (a replacement) or the emulator makes up (an
+ * address; a routed IPv6 with `routedIpv6: true`, or when the server replaced had one).
+ */
 function newServerBody(
   ctx: ControlContext,
-  like?: { name: string; zone: string; tags: string[]; publicIps: { address: string }[] },
+  like?: { name: string; zone: string; tags: string[]; publicIps: { address: string; family: string }[] },
 ): SeedServer {
   const body = ctx.body === undefined || ctx.body === null ? {} : objectBody(ctx.body);
   const name = typeof body.name === 'string' ? body.name : like?.name;
   const tags = Array.isArray(body.tags) ? (body.tags as string[]) : like?.tags;
   if (!name || !tags) throw new ControlError(400, "a new server needs a name and tags (a replacement takes the old one's)");
-  const publicIps = Array.isArray(body.publicIps) ? (body.publicIps as string[]) : [freeAddress(ctx, like?.publicIps[0]?.address)];
+  if (body.routedIpv6 !== undefined && typeof body.routedIpv6 !== 'boolean')
+    throw new ControlError(400, 'routedIpv6 must be true or false');
+  const given = Array.isArray(body.publicIps);
+  const likeV4 = like?.publicIps.find((ip) => ip.family === 'inet')?.address;
+  const publicIps = given ? (body.publicIps as string[]) : [freeAddress(ctx, likeV4)];
+  const routedIpv6 =
+    typeof body.routedIpv6 === 'boolean' ? body.routedIpv6 : !given && (like?.publicIps.some((ip) => ip.family === 'inet6') ?? false);
   return {
     ...(body as unknown as SeedServer),
     name,
     zone: typeof body.zone === 'string' ? body.zone : (like?.zone ?? 'fr-par-1'),
     tags,
     publicIps,
+    ...(routedIpv6 && { routedIpv6 }),
   };
 }
 

@@ -62,6 +62,15 @@ export const apiErrors = {
     }),
   invalidArguments: (details: InvalidArgument[]): ApiError =>
     new ApiError(400, { details, message: 'invalid argument(s)', type: 'invalid_arguments' }),
+  /** The `refuse` setting of ipv6PoolMembers (assumed): a 400 in the recorded invalid_arguments shape, per IPv6 entry. */
+  ipv6PoolMembersRefused: (entries: { ip: string; index: number }[]): ApiError =>
+    apiErrors.invalidArguments(
+      entries.map(({ ip, index }) => ({
+        argument_name: `server_ip.${index}`,
+        reason: 'constraint',
+        help_message: `${ip} is an IPv6 address; backend servers must be IPv4 addresses`,
+      })),
+    ),
   deniedAuthentication: (): ApiError => new ApiError(401, deniedAuthenticationBody()),
   noRoute: (method: string, path: string): ApiError => new ApiError(404, { message: `no route for ${method} ${path}`, type: 'not_found' }),
   methodNotAllowed: (method: string, path: string): ApiError => new ApiError(405, { message: `method ${method} not allowed on ${path}` }),

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { parseSeedBackend } from './backend-input';
 import { ApiError } from './errors';
-import { defaultReverses, prefix64 } from './ipv6';
+import { defaultReverses, newRoutedIpv6, prefix64 } from './ipv6';
 import type { BackendRecord, IpamIpRecord, LbRecord, ServerRecord } from './records';
 import type { SeedBackend, SeedIpamIp, SeedLb, SeedServer } from './contract';
 
@@ -115,7 +115,9 @@ export function serverFromSeed(seed: SeedServer, owner: Ownership, now: string):
   const id = seed.id ?? randomUUID();
   const createdAt = seed.createdAt ?? now;
   const ips: IpamIpRecord[] = [];
-  const publicIps = (seed.publicIps ?? []).map((address, i) => {
+  const macAddress = (seed.macAddress ?? randomMac('de:00:00')).toLowerCase();
+  const addresses = [...(seed.publicIps ?? []), ...(seed.routedIpv6 ? [newRoutedIpv6(macAddress)] : [])];
+  const publicIps = addresses.map((address, i) => {
     const ipam = publicIpam(address, seed.publicIpIds?.[i] ?? randomUUID(), { id, name: seed.name, zone: seed.zone }, owner, createdAt);
     ips.push(ipam);
     // Routed IPs share their id with their IPAM entry, as in the recordings.
@@ -158,7 +160,7 @@ export function serverFromSeed(seed: SeedServer, owner: Ownership, now: string):
     projectId: owner.projectId,
     organizationId: owner.organizationId,
     commercialType: seed.commercialType ?? 'DEV1-M',
-    macAddress: randomMac('de:00:00'),
+    macAddress,
     publicIps,
     privateNics,
     createdAt,

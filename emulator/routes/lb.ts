@@ -1,4 +1,5 @@
 /** LB API: load balancers and their backends (zoned paths, plus the regional variants). */
+import { isIP } from 'node:net';
 import { parseCreateBackend, parseHealthCheck, parseServerIps, parseUpdateBackend } from '../backend-input';
 import { apiErrors } from '../errors';
 import { healthAcrossInstances, reportsOfPool, serverStatesOf } from '../health';
@@ -65,6 +66,13 @@ function assertKnownAddresses(state: EmulatorState, lb: LbRecord, ips: readonly 
       help_message: `${ip} is not the address of a Scaleway resource of this project; only multi-cloud load balancers take other servers`,
     })),
   );
+}
+
+/** The `refuse` setting of ipv6PoolMembers: an IPv6 entry of `server_ip` is a 400 naming it (no recording shows either answer). */
+function assertAcceptedFamilies(state: EmulatorState, ips: readonly string[]): void {
+  if (state.behaviours.ipv6PoolMembers === 'accept') return;
+  const ipv6 = ips.flatMap((ip, index) => (isIP(ip) === 6 ? [{ ip, index }] : []));
+  if (ipv6.length > 0) throw apiErrors.ipv6PoolMembersRefused(ipv6);
 }
 
 function sortByOrder<T>(items: T[], order: (typeof ORDERS)[number], name: (t: T) => string, createdAt: (t: T) => string): T[] {
@@ -211,6 +219,7 @@ function createBackend(ctx: RouteContext): JsonAnswer {
   const lb = findLb(ctx);
   const input = parseCreateBackend(ctx.body, ctx.state.behaviours.duplicateServerIps);
   assertKnownAddresses(ctx.state, lb, input.pool);
+  assertAcceptedFamilies(ctx.state, input.pool);
   assertWritable(ctx.state, lb);
   const backend = ctx.state.createBackend(lb, input.settings, input.healthCheck, input.pool);
   notePool(ctx, backend, ['created'], { pool: [], health: {} });
@@ -238,10 +247,12 @@ function deleteBackend(ctx: RouteContext): JsonAnswer {
   return { status: 204 };
 }
 
-function writePool(ctx: RouteContext, nextPool: (current: string[], given: string[]) => string[]): JsonAnswer {
+function writePool(ctx: RouteContext, nextPool: (current: string[], given: string[]) => string[], adds = true): JsonAnswer {
   const { backend, lb } = findBackend(ctx);
   const given = parseServerIps(ctx.body, ctx.state.behaviours.duplicateServerIps);
   assertKnownAddresses(ctx.state, lb, given);
+  // A removal adds no member: an IPv6 a pool holds (seeded) can always be taken out.
+  if (adds) assertAcceptedFamilies(ctx.state, given);
   assertWritable(ctx.state, lb);
   const before = { pool: [...backend.pool], health: healthNow(ctx, backend) };
   const content = contentOf(backend);
@@ -304,7 +315,7 @@ function lbRoutes(prefix: string): Route[] {
       method: 'DELETE',
       pattern: `${prefix}/backends/{backendId}/servers`,
       operation: 'RemoveBackendServers',
-      handle: (ctx) => writePool(ctx, (current, given) => current.filter((ip) => !given.includes(ip))),
+      handle: (ctx) => writePool(ctx, (current, given) => current.filter((ip) => !given.includes(ip)), false),
     },
     {
       method: 'PUT',

@@ -1,15 +1,16 @@
 /** Instance API server JSON, with the keys of the recorded GET /servers/{id} answers. */
+import { routedIpv6Gateway } from '../ipv6';
 import type { ServerPublicIp, ServerRecord } from '../records';
 import type { EmulatorState } from '../state';
 
 const IMAGE_ORGANIZATION = '51b656e3-4865-41e8-adbc-0c45bdd780db';
 
-function renderServerIp(ip: ServerPublicIp): Record<string, unknown> {
+function renderServerIp(ip: ServerPublicIp, server: ServerRecord): Record<string, unknown> {
   const v6 = ip.family === 'inet6';
   return {
     id: ip.id,
     address: ip.address,
-    gateway: v6 ? 'fe80::' : '62.210.0.1',
+    gateway: v6 ? routedIpv6Gateway(server.macAddress) : '62.210.0.1',
     netmask: v6 ? '64' : '32',
     family: ip.family,
     dynamic: false,
@@ -82,8 +83,8 @@ export function renderServer(state: EmulatorState, server: ServerRecord): Record
     state: server.state,
     protected: false,
     state_detail: STATE_DETAILS[server.state] ?? '',
-    public_ip: firstV4 ? renderServerIp(firstV4) : null,
-    public_ips: server.publicIps.map(renderServerIp),
+    public_ip: firstV4 ? renderServerIp(firstV4, server) : null,
+    public_ips: server.publicIps.map((ip) => renderServerIp(ip, server)),
     mac_address: server.macAddress,
     routed_ip_enabled: true,
     ipv6: null,

@@ -69,6 +69,21 @@ export function classifyApiFailure(error: unknown, notFound: NotFoundMeaning, no
   return withStatus('unknown_api_error');
 }
 
+/**
+ * The arguments a 400 `invalid_arguments` names (`details[].argument_name`, as the recorded 400 gives them:
+ * sdk-go-instance-test-create-server-with-incorrect-body #0), for a failure as the SDK threw it or as wrapped.
+ */
+export function invalidArgumentNames(error: unknown): string[] {
+  const failure = (error instanceof LbSyncError ? error.cause : error) as ApiFailureShape | undefined;
+  if (failure?.status !== 400) return [];
+  const details = (failure.body as { details?: unknown } | undefined)?.details;
+  if (!Array.isArray(details)) return [];
+  return details.flatMap((detail: unknown) => {
+    const name = (detail as { argument_name?: unknown } | null)?.argument_name;
+    return typeof name === 'string' ? [name] : [];
+  });
+}
+
 function causeText(error: unknown): string {
   if (error instanceof Error) {
     // Our timeouts keep their words (the URL, or "no time left in this invocation"); a bare DOMException's are replaced.

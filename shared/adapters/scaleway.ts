@@ -229,6 +229,8 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
 export function toObservedServer(server: SdkServer): ObservedServer {
   const publicIps = (server.publicIps ?? []).length > 0 ? (server.publicIps ?? []) : server.publicIp ? [server.publicIp] : [];
   const ipv4 = publicIps.filter((ip) => ip.family === 'inet');
+  // A routed IPv6's entry holds the server's SLAAC address (instance-server-ipv6 #11); the legacy `ipv6` field is not read.
+  const ipv6 = publicIps.filter((ip) => ip.family === 'inet6');
   return {
     id: server.id,
     name: server.name,
@@ -237,7 +239,8 @@ export function toObservedServer(server: SdkServer): ObservedServer {
     zone: server.zone,
     projectId: server.project,
     publicIpv4: ipv4.map((ip) => ip.address),
-    ipStates: Object.fromEntries(ipv4.map((ip) => [ip.address, ip.state || 'none'])),
+    publicIpv6: ipv6.map((ip) => ip.address),
+    ipStates: Object.fromEntries([...ipv4, ...ipv6].map((ip) => [ip.address, ip.state || 'none'])),
     // A routed IP is an IPAM IP: the Instance API gives its IPAM id (recorded: lb-backend-basic, routed_ipv4
     // with ipam_id == id). A legacy NAT IP has none, and kOps' IPAM lookup would not find it either.
     routedIpv4: ipv4.filter((ip) => typeof ip.ipamId === 'string' && ip.ipamId !== '').map((ip) => ip.address),

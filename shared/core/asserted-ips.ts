@@ -3,19 +3,7 @@
 // written; the event is retried (a server that just booted may not be listed with its address yet)
 // and dead-lettered as untrusted_server_ips when it never shows up.
 import { LbSyncError } from '../errors/lbsync-error';
-
-/**
- * One spelling per address (IPv6 lower-case and compressed), so "2001:DB8:0::1" matches "2001:db8::1". The WHATWG
- * URL parser does the IPv6 canonicalisation (core imports no node:* module); what it refuses is left as it is.
- */
-export function canonicalIp(ip: string): string {
-  if (!ip.includes(':')) return ip;
-  try {
-    return new URL(`http://[${ip}]`).hostname.slice(1, -1);
-  } catch {
-    return ip;
-  }
-}
+import { canonicalIp } from './pool';
 
 /** The asserted addresses discovery did not return, in the order given. */
 export function unconfirmedServerIps(asserted: readonly string[] | undefined, discovered: readonly string[]): string[] {

@@ -1,10 +1,11 @@
+import type { AddressFamily } from '../schemas/backend-address';
 import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import { admitPrivateIps } from './discovery-check';
 import type { IpamIpView } from './kops-rule';
 import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
 import { leavingWhy } from './leaving';
-import { normalisePool } from './pool';
+import { compareIps, normalisePool } from './pool';
 
 /** The states of a server that may take traffic: running, or booting (the LB's health check gates it). */
 const SERVING_STATES = new Set(['running', 'starting']);
@@ -36,11 +37,19 @@ export interface PoolMember {
   ip: string;
 }
 
-/** A server with several qualifying addresses: the lowest is taken, the others are named. */
+/** A server with several qualifying addresses of one family: the lowest is taken, the others are named. */
 export interface SeveralAddresses {
   server: string;
+  family: AddressFamily;
   chosen: string;
   candidates: string[];
+}
+
+/** public-dual: a server in the pool by one family only, as it has no usable address of the other. */
+export interface OneFamily {
+  server: string;
+  has: AddressFamily;
+  lacks: AddressFamily;
 }
 
 /** A server carrying the target's tags that is stopped or stopping: its addresses may leave a pool at once. */
@@ -52,7 +61,8 @@ export interface LeavingServer {
 
 /**
  * A running server carrying one of the target's leaving tags (kOps' needs-update: it will be replaced): never added
- * to a pool, kept while it is in one (shared/core/leaving.ts decides per backend).
+ * to a pool, kept while it is in one (shared/core/leaving.ts decides per backend). A dual-stack one is marked once
+ * per address.
  */
 export interface MarkedServer {
   server: string;
@@ -64,7 +74,7 @@ export interface MarkedServer {
   why: string;
 }
 
-/** An address the API gave for a server that no pool may hold (not a unicast IPv4 address): left out, and why. */
+/** An address the API gave for a server that no pool may hold (not a unicast address of its family): left out, and why. */
 export interface UnusableAddress {
   server: string;
   ip: string;
@@ -72,10 +82,10 @@ export interface UnusableAddress {
 }
 
 /**
- * Why an address an API gave cannot go into a pool, or undefined when it can. The shells pass
- * `unusablePoolAddress` (shared/schemas/backend-address.ts), the rules every backend address is held to.
+ * Why an address an API gave cannot go into a pool as an address of this family, or undefined when it can. The
+ * shells pass `unusablePoolAddress` (shared/schemas/backend-address.ts), the rules every backend address is held to.
  */
-export type AddressCheck = (ip: string) => string | undefined;
+export type AddressCheck = (ip: string, family: AddressFamily) => string | undefined;
 
 export interface ServerIps {
   ips: string[];
@@ -83,6 +93,8 @@ export interface ServerIps {
   members: PoolMember[];
   skipped: SkippedServer[];
   several: SeveralAddresses[];
+  /** public-dual: servers in the pool by one family only. */
+  oneFamily: OneFamily[];
   /** Servers with the tags that are stopped or stopping, and their addresses. */
   leaving: LeavingServer[];
   /** Running servers with the tags that carry a leaving tag: not in `ips` (nor `members`), see core/leaving.ts. */
@@ -120,10 +132,24 @@ export interface AddressSource {
   privateNetworkId?: string | undefined;
 }
 
+/**
+ * The address families an ipSource takes: one address of each per server (its lowest). public-dual's pool holds
+ * both of a dual-stack server; every member is one address (docs/reconcile.md, "IPv6 and dual-stack pools").
+ */
+export function familiesOf(ipSource: IpSource): readonly AddressFamily[] {
+  if (ipSource === 'public-ipv6') return [6];
+  if (ipSource === 'public-dual') return [4, 6];
+  return [4];
+}
+
 function noAddress(source: AddressSource): string {
   switch (source.ipSource) {
     case 'public':
       return 'has no public IPv4 address';
+    case 'public-ipv6':
+      return 'has no routed public IPv6 address';
+    case 'public-dual':
+      return 'has neither a public IPv4 nor a routed public IPv6 address';
     case 'kops':
       return "has no routed public IPv4 in IPAM (kOps' GetServerIP would find none)";
     case 'ipam-private':
@@ -140,10 +166,11 @@ export function nicsOnNetwork(server: ObservedServer, privateNetworkId: string |
     .map((nic) => nic.id);
 }
 
-/** The server's addresses of the ipSource; a public address the answer does not say is attached is set aside, with why. */
+/** The server's addresses of the ipSource and family; a public address the answer does not say is attached is set aside, with why. */
 function candidatesOf(
   server: ObservedServer,
   source: AddressSource,
+  family: AddressFamily,
   privateIpsByNic: ReadonlyMap<string, readonly string[]>,
   notAttached: (ip: string, state: string) => void,
 ): string[] {
@@ -155,7 +182,9 @@ function candidatesOf(
     });
   switch (source.ipSource) {
     case 'public':
-      return attached(server.publicIpv4);
+    case 'public-ipv6':
+    case 'public-dual':
+      return attached(family === 4 ? server.publicIpv4 : server.publicIpv6);
     case 'kops':
       return attached(server.routedIpv4);
     case 'ipam-private':
@@ -166,10 +195,10 @@ function candidatesOf(
 }
 
 /**
- * One IP per server, chosen deterministically (the lowest when a server has several), among the addresses
- * `check` lets through. `privateIpsByNic` holds the IPAM addresses of private NICs, for ipSource "ipam-private".
- * Only a running or starting server is a candidate; a running server carrying one of `leavingTags` is `marked`, not
- * a member. A public address counts only when the answer says it is attached to the server.
+ * One IP per server and family the ipSource takes, chosen deterministically (the lowest when a server has several),
+ * among the addresses `check` lets through. `privateIpsByNic` holds the IPAM addresses of private NICs, for ipSource
+ * "ipam-private". Only a running or starting server is a candidate; a running server carrying one of `leavingTags`
+ * is `marked`, not a member. A public address counts only when the answer says it is attached to the server.
  */
 export function selectServerIps(
   servers: readonly ObservedServer[],
@@ -179,46 +208,62 @@ export function selectServerIps(
   leavingTags: readonly string[] = [],
 ): ServerIps {
   const source = typeof ipSource === 'string' ? { ipSource } : ipSource;
+  const families = familiesOf(source.ipSource);
   const members: PoolMember[] = [];
   const marked: MarkedServer[] = [];
   const skipped: SkippedServer[] = [];
   const several: SeveralAddresses[] = [];
+  const oneFamily: OneFamily[] = [];
   const leaving: LeavingServer[] = [];
   const unusable: UnusableAddress[] = [];
-  const usable = (server: ObservedServer): string[] => {
+  const usable = (server: ObservedServer, family: AddressFamily): string[] => {
     const notAttached = (ip: string, state: string) =>
       unusable.push({ server: server.name, ip, why: `is ${state === 'none' ? 'of no stated state' : state}, not attached to it` });
-    return normalisePool(candidatesOf(server, source, privateIpsByNic, notAttached)).filter((ip) => {
-      const why = check(ip);
-      if (why !== undefined) unusable.push({ server: server.name, ip, why });
-      return why === undefined;
-    });
+    // Checked as the API spelled them (a refused one is named so), then in the pool's one spelling.
+    const candidates = [...new Set(candidatesOf(server, source, family, privateIpsByNic, notAttached))].sort(compareIps);
+    return normalisePool(
+      candidates.filter((ip) => {
+        const why = check(ip, family);
+        if (why !== undefined) unusable.push({ server: server.name, ip, why });
+        return why === undefined;
+      }),
+    );
   };
   for (const server of servers) {
     if (STOPPED_STATES.has(server.state)) {
       skipped.push({ server: server.name, reason: `state is ${server.state}` });
-      leaving.push({ server: server.name, state: server.state, ips: usable(server) });
+      leaving.push({ server: server.name, state: server.state, ips: families.flatMap((family) => usable(server, family)) });
       continue;
     }
     if (!SERVING_STATES.has(server.state)) {
       skipped.push({ server: server.name, reason: notServingReason(server.state) });
       continue;
     }
-    const candidates = usable(server);
-    const ip = candidates[0];
-    if (ip === undefined) {
+    const chosen: string[] = [];
+    const lacking: AddressFamily[] = [];
+    for (const family of families) {
+      const candidates = usable(server, family);
+      const ip = candidates[0];
+      if (ip === undefined) {
+        lacking.push(family);
+        continue;
+      }
+      chosen.push(ip);
+      if (candidates.length > 1) several.push({ server: server.name, family, chosen: ip, candidates });
+    }
+    if (chosen.length === 0) {
       skipped.push({ server: server.name, reason: noAddress(source) });
       continue;
     }
-    if (candidates.length > 1) several.push({ server: server.name, chosen: ip, candidates });
+    for (const lacks of lacking) oneFamily.push({ server: server.name, has: lacks === 4 ? 6 : 4, lacks });
     const tag = leavingTags.find((t) => server.tags.includes(t));
     if (tag !== undefined) {
-      marked.push({ server: server.name, serverId: server.id, ip, tag, why: leavingWhy(tag) });
+      for (const ip of chosen) marked.push({ server: server.name, serverId: server.id, ip, tag, why: leavingWhy(tag) });
       continue;
     }
-    members.push({ server: server.name, serverId: server.id, ip });
+    for (const ip of chosen) members.push({ server: server.name, serverId: server.id, ip });
   }
-  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several, leaving, marked, unusable };
+  return { ips: normalisePool(members.map((m) => m.ip)), members, skipped, several, oneFamily, leaving, marked, unusable };
 }
 
 /**
@@ -248,6 +293,30 @@ export function discoveredPool(
     contradicted: [...(servers.contradicted ?? [])],
     ...(source.privateNetworkId !== undefined && { privateNetworkId: source.privateNetworkId }),
   };
+}
+
+const FAMILY_NAME: Record<AddressFamily, string> = { 4: 'IPv4', 6: 'IPv6' };
+
+/**
+ * What a reconcile (and doctor) says of the addresses it chose: a server with several of one family (the kops
+ * ipSource's IPv4, as kOps may choose another; every ipSource's IPv6), and a public-dual server in the pool by one
+ * family only.
+ */
+export function addressChoiceNotes(pool: Pick<ServerIps, 'several' | 'oneFamily'>, ipSource: IpSource): string[] {
+  const several = pool.several
+    .filter((s) => s.family === 6 || ipSource === 'kops')
+    .map((s) => {
+      const told = `server ${s.server} has ${s.candidates.length} routed public ${FAMILY_NAME[s.family]} addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest`;
+      // kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so.
+      return s.family === 4
+        ? `${told}. kOps' GetServerIP takes the most recently created one, so \`kops update cluster\` may write another`
+        : told;
+    });
+  const oneFamily = pool.oneFamily.map(
+    (o) =>
+      `server ${o.server} is in the pool by its ${FAMILY_NAME[o.has]} address only: it has no usable ${o.lacks === 6 ? 'routed public IPv6' : 'public IPv4'} address`,
+  );
+  return [...several, ...oneFamily];
 }
 
 /** The one warning of a reconcile for every address left out as unusable, or undefined when there is none. */

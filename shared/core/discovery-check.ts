@@ -58,6 +58,7 @@ const SERVER_FIELDS: Record<keyof ObservedServer, string> = {
   zone: 'zone',
   projectId: 'project',
   publicIpv4: 'public IPv4',
+  publicIpv6: 'public IPv6',
   routedIpv4: 'routed IPv4',
   ipStates: 'public IP states',
   privateNics: 'private NICs',

@@ -7,9 +7,8 @@
 // deleted (desired.ts: stopped and stopping servers), or when someone removes it. A target may name its own leaving
 // tags (a maintenance tag): the same rule. Pure.
 import type { WarningCode } from '../errors/lbsync-error';
-import { canonicalIp } from './asserted-ips';
 import type { MarkedServer } from './desired';
-import { normalisePool } from './pool';
+import { canonicalIp, normalisePool } from './pool';
 import type { MemberHealthView } from './rollout';
 
 /** The tag `kops update cluster` adds to a server whose spec changed (kOps' scalewaytasks/instance.go, TagNeedsUpdate). */

@@ -145,8 +145,13 @@ export interface ObservedServer {
    */
   routedIpv4: string[];
   /**
-   * The `state` the answer gave each public IPv4 of publicIpv4 (`attached`, `detached`, `pending`, ...; `none` when it
-   * gave none): only an attached address is a candidate (core/desired.ts).
+   * The routed public IPv6 addresses (`public_ips[]` of family `inet6`): each the server's own SLAAC address in the
+   * /64 its routed IPv6 holds, not the prefix (docs/architecture.md, "The Instance and IPAM APIs").
+   */
+  publicIpv6: string[];
+  /**
+   * The `state` the answer gave each public IP of publicIpv4 and publicIpv6 (`attached`, `detached`, `pending`, ...;
+   * `none` when it gave none): only an attached address is a candidate (core/desired.ts).
    */
   ipStates: Record<string, string>;
   /** The server's private NICs and the private network each is on. */

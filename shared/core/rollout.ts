@@ -12,7 +12,7 @@
  * What is held back is retried by the caller (removal_deferred / discovery_suspect).
  */
 import type { ObservedMemberHealth } from './model';
-import { compareIps, normalisePool } from './pool';
+import { canonicalIp, compareIps, normalisePool } from './pool';
 
 /** How the LB's instances, together, see one member. */
 export type MemberCondition = 'passing' | 'failing' | 'unsettled';
@@ -25,11 +25,15 @@ export interface MemberHealthView {
 
 /**
  * Folds every LB instance's report of each address into one view: passing only if every report says
- * `passed`, failing only if every report says `failed`, anything else unsettled.
+ * `passed`, failing only if every report says `failed`, anything else unsettled. Keyed by the address in the
+ * pool's spelling (an IPv6 the LB reports otherwise is the same member).
  */
 export function memberHealth(stats: readonly ObservedMemberHealth[]): Map<string, MemberHealthView> {
   const byIp = new Map<string, string[]>();
-  for (const s of stats) byIp.set(s.ip, [...(byIp.get(s.ip) ?? []), s.status]);
+  for (const s of stats) {
+    const ip = canonicalIp(s.ip);
+    byIp.set(ip, [...(byIp.get(ip) ?? []), s.status]);
+  }
   return new Map(
     [...byIp].map(([ip, statuses]) => {
       const distinct = [...new Set(statuses)].sort();

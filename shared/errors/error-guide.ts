@@ -119,6 +119,12 @@ export const ERROR_GUIDE = {
     examples: [`${kopsMessage.createBackend(LB)}: invalid argument(s): forward_port <why>`],
     doc: 'The API rejected a field (400); the message names it. Check the backend spec in the target.',
   },
+  ipv6_pool_refused: {
+    examples: [
+      `${kopsMessage.setServers(LB)}: invalid argument(s): server_ip.3 does not respect constraint, <the API's reason>; the load balancer API refused the IPv6 member(s) 2001:bc8:710:7074:dc00:ff:fed1:458b`,
+    ],
+    doc: "The target's `servers.ipSource` is `public-ipv6` or `public-dual`, so its pool holds the servers' routed IPv6 addresses, and the LB API answered the pool write with a 400 naming `server_ip` (an entry that is one of those IPv6 addresses, or the list). Scaleway's docs say `server_ip` takes IPv4 or IPv6 addresses, but no recording shows an LB taking one, so this is the answer if it does not (the emulator's switch `ipv6PoolMembers`, [emulator.md](emulator.md#switches)). The call wrote nothing and the event is dead-lettered at once, not retried: the same pool would be refused again. Set `servers.ipSource` to `public` (the IPv4 addresses only) for this target and redrive (`lbsync dlq redrive`), or ask Scaleway whether this LB (its type, its zone) takes IPv6 backend servers. A 400 naming another field, or a pool write holding no IPv6, stays [`invalid_arguments`](#invalid_arguments).",
+  },
   authentication_denied: {
     examples: [],
     doc: '401: the API key was refused. Check `SCW_ACCESS_KEY`/`SCW_SECRET_KEY` (`LBSYNC_SCW_…` in a function), that the key is not expired, and that `SCW_API_URL` is not pointing somewhere else. `lbsync doctor` tells a key the API refuses (401) from one the SDK refuses before sending anything (a malformed key).',
@@ -201,7 +207,7 @@ export const WARNING_GUIDE = {
     examples: [
       '[unusable_address] left out of the pool: 127.0.0.1 of server control-plane-fr-par-1-3 is a loopback address, never a server to send traffic to',
     ],
-    doc: "An address the API gave for a server is not a unicast IPv4 address (the rules inject holds `serverIps` to: loopback, link-local, the metadata service, multicast, reserved, unspecified, or no IPv4 address at all), or the answer does not say it is attached to the server (a public IP's `state` other than `attached`: `detached`, `pending`, `error`; `51.15.100.5 of server cp-0 is detached, not attached to it`); it never reaches a pool, and the server's next address is used (none: `left out of the pool`). Check the server's IPs in the console.",
+    doc: "An address the API gave for a server is not a unicast address of the family the target's `ipSource` asks for (IPv4, or IPv6 for `public-ipv6` and `public-dual`'s IPv6 half), by the rules inject holds `serverIps` to: loopback, link-local, the metadata service, multicast, reserved, unspecified, IPv4-mapped IPv6, or no address of that family at all (`2001:db8::4 of server cp-0 is not an IPv4 address`), or the answer does not say it is attached to the server (a public IP's `state` other than `attached`: `detached`, `pending`, `error`; `51.15.100.5 of server cp-0 is detached, not attached to it`); it never reaches a pool, and the server's next address is used (none: `left out of the pool`). Check the server's IPs in the console.",
   },
   pool_contested: {
     examples: [

@@ -91,6 +91,10 @@ export const ERROR_CATALOG = {
     errorClass: 'permanent',
     hint: 'The API rejected a field (400 invalid_arguments); the message names it. Check the backend spec in the target.',
   },
+  ipv6_pool_refused: {
+    errorClass: 'permanent',
+    hint: "The load balancer API refused the pool's IPv6 addresses as backend servers (400 invalid_arguments naming server_ip): the target's ipSource (public-ipv6 or public-dual) puts its servers' routed IPv6 in the pool, and this LB does not take them. Nothing was written by that call and it is not retried: set servers.ipSource to public (IPv4 only) for this target, or ask Scaleway whether this LB takes IPv6 backend servers; then redrive.",
+  },
   authentication_denied: {
     errorClass: 'permanent',
     hint: 'The API key was refused (401); check SCW_ACCESS_KEY / SCW_SECRET_KEY and that the key is not expired.',
@@ -201,7 +205,7 @@ export const WARNING_CATALOG = {
     hint: 'The API listed one server more than once in one answer, with different content (addresses, state, tags): which copy is true the answer does not say, so that server was left out of the pool for this reconcile (a member of the pool it was leaves only as any serving member does, once the others pass their health checks). Nothing to fix unless it repeats: then record it with `lbsync doctor --record FILE` and send the file in.',
   },
   unusable_address: {
-    hint: "A server's address as the API gave it is not a unicast IPv4 address a load balancer can send traffic to (loopback, link-local, multicast, reserved, or not an IPv4 address at all); it was left out of the pool. Check the server's IPs in the console.",
+    hint: "A server's address as the API gave it is not a unicast address of the family the target asks for that a load balancer can send traffic to (loopback, link-local, multicast, reserved, the metadata service, not attached, or not of that family at all); it was left out of the pool. Check the server's IPs in the console.",
   },
   pool_contested: {
     hint: "Someone else keeps writing this pool and scw-lb-sync keeps writing it back (three times in 30 minutes): the warning names the writer. kOps' apply writing its workers in (and resetting a backend's on_marked_down_action) is expected; two scw-lb-sync deployments on one target, or a Terraform-managed pool, must be untangled (docs/troubleshooting.md#pool_contested).",

@@ -1,10 +1,11 @@
 import type { GatewayStep } from '../adapters/api-failure';
-import { classifyApiFailure, tryGateway } from '../adapters/api-failure';
+import { classifyApiFailure, invalidArgumentNames, tryGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf } from '../core/lb-identity';
 import type { Action, ObservedLb } from '../core/model';
+import { addressesSent, refusedIpv6Members } from '../core/pool-refusal';
 import { kopsMessage } from '../errors/kops-messages';
-import type { LbSyncError } from '../errors/lbsync-error';
+import { LbSyncError } from '../errors/lbsync-error';
 import { createBackendOnce } from './create-once';
 
 export interface ApplyOutcome {
@@ -71,6 +72,17 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
   }
 }
 
+/** A pool write the LB API refused for its IPv6 members, told as such (core/pool-refusal.ts); any other failure as it is. */
+function toldAsIpv6Refusal(error: LbSyncError, action: Action): LbSyncError {
+  const refused = refusedIpv6Members(addressesSent(action), invalidArgumentNames(error));
+  if (refused.length === 0) return error;
+  return new LbSyncError('ipv6_pool_refused', `${error.message}; the load balancer API refused the IPv6 member(s) ${refused.join(', ')}`, {
+    cause: error.cause,
+    ...(error.status !== undefined && { status: error.status }),
+    ...(error.lb && { lb: error.lb }),
+  });
+}
+
 /** Performs the actions in order and stops at the first failure, reporting what was done. */
 export async function applyActions(
   gateway: ScalewayGateway,
@@ -82,7 +94,7 @@ export async function applyActions(
   const notes: string[] = [];
   for (const action of actions) {
     const answer = await tryGateway({ ...stepFor(gateway, zone, lb, action, notes), lb: identityOf(lb) });
-    if ('error' in answer) return { done, notes, error: answer.error };
+    if ('error' in answer) return { done, notes, error: toldAsIpv6Refusal(answer.error, action) };
     if (answer.value !== LEFT_ALONE) done.push(action);
   }
   return { done, notes };

@@ -1,7 +1,7 @@
 import type { ApiCallCount, ScalewayGateway } from '../adapters/scaleway';
 import { unconfirmedServerIps, untrustedServerIpsError } from '../core/asserted-ips';
-import type { DiscoveredPool, SeveralAddresses } from '../core/desired';
-import { unusableAddressWarning } from '../core/desired';
+import type { DiscoveredPool } from '../core/desired';
+import { addressChoiceNotes, unusableAddressWarning } from '../core/desired';
 import type { LeavingMember } from '../core/leaving';
 import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
 import { describeAction } from '../core/action-text';
@@ -121,14 +121,6 @@ export function reconcileSettings(config: Pick<RuntimeConfig, 'waitBudgetMs' | '
 
 type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun' | 'contested'>>;
 
-/** kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so. */
-function severalAddressesWarning(s: SeveralAddresses): string {
-  return (
-    `server ${s.server} has ${s.candidates.length} routed public IPv4 addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest. ` +
-    "kOps' GetServerIP takes the most recently created one, so `kops update cluster` may write another"
-  );
-}
-
 /** The health checks of the target's existing backends a removal did not read already; a failed read is a warning. */
 async function healthOfTheRest(
   gateway: ScalewayGateway,
@@ -215,7 +207,7 @@ function poolWarnings(target: Target, pool: DiscoveredPool, refused: readonly Re
     ...(mismatch ? [mismatch] : []),
     ...[contradictionWarning(pool.contradicted), unusableAddressWarning(pool.unusable)].filter((w) => w !== undefined),
     ...pool.skipped.map((s) => `server ${s.server} left out of the pool: ${s.reason}`),
-    ...(target.servers.ipSource === 'kops' ? pool.several.map(severalAddressesWarning) : []),
+    ...addressChoiceNotes(pool, target.servers.ipSource),
   ];
 }
 

@@ -57,11 +57,15 @@ export const backendIpSchema = ipSchema.superRefine((ip, ctx) => {
   if (why) ctx.addIssue({ code: 'custom', message: why, input: ip });
 });
 
+/** An address family as node:net's isIP numbers it: what a target's ipSource asks each server for (core/desired.ts). */
+export type AddressFamily = 4 | 6;
+
 /**
- * Why an address an API gave for a server cannot go into a pool, or undefined when it can: every ipSource names
- * IPv4 addresses, so anything else is refused, and so is every address refusedBackendAddress names.
+ * Why an address an API gave for a server cannot go into a pool as an address of this family, or undefined when it
+ * can: it must be of the family asked for (an `inet6` entry that is no IPv6 address is refused, and so is an IPv4
+ * one taken for IPv6), and none of the addresses refusedBackendAddress names.
  */
-export function unusablePoolAddress(ip: string): string | undefined {
-  if (isIP(ip) !== 4) return 'is not an IPv4 address';
+export function unusablePoolAddress(ip: string, family: AddressFamily): string | undefined {
+  if (isIP(ip) !== family) return `is not an IPv${family} address`;
   return refusedBackendAddress(ip);
 }

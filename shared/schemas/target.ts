@@ -184,7 +184,7 @@ export const serverSelectorSchema = z
       .enum(IP_SOURCES)
       .default('public')
       .describe(
-        "public: the public IPv4; ipam-private: the private-NIC IPv4 from IPAM; kops: kOps' own rule, the server's zonal IPAM IPv4 (its routed public IPv4); the lowest when a server has several",
+        "public: the public IPv4; public-ipv6: the routed public IPv6 (the server's SLAAC address in its /64); public-dual: both, one of each family per server (a server with one family gives that one); ipam-private: the private-NIC IPv4 from IPAM; kops: kOps' own rule, the server's zonal IPAM IPv4 (its routed public IPv4); the lowest of a family when a server has several",
       ),
     leavingTags: z
       .array(labelSchema(255))

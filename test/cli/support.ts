@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { main } from '../../cli/main';
+import { type EmulatorHandle, startEmulator } from '../../emulator';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
 import { provisionQueues } from '../../shared/adapters/queue-provisioning';
@@ -19,6 +21,36 @@ export function demoApiEnv(apiUrl: string): Record<string, string> {
     SCW_API_URL: apiUrl,
     LBSYNC_TARGETS: JSON.stringify([{ kops: { cluster: DEMO_CLUSTER, zone: 'fr-par-1' } }]),
   };
+}
+
+/** A full-form target on the demo LB's `lb-backend-https` and the demo control planes, their addresses by this ipSource. */
+export function demoControlPlaneTarget(name: string, ipSource: string): Record<string, unknown> {
+  return {
+    name,
+    zone: 'fr-par-1',
+    loadBalancer: { name: `api.${DEMO_CLUSTER}` },
+    backends: [{ name: 'lb-backend-https', forwardPort: 443 }],
+    servers: { tags: [`noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`, 'noprefix=kops.k8s.io/role=ControlPlane'], ipSource },
+  };
+}
+
+/**
+ * An emulator, and process.env set for in-process CLI runs (`runInProcess`) on these targets, for one test file's
+ * tests: the SDK's configuration loader reads process.env itself. process.env is restored after them.
+ */
+export function useInProcessCli(targets: readonly unknown[]): { readonly emulator: EmulatorHandle; readonly env: NodeJS.ProcessEnv } {
+  const world = {} as { emulator: EmulatorHandle; env: NodeJS.ProcessEnv };
+  let saved: NodeJS.ProcessEnv = {};
+  beforeAll(async () => {
+    world.emulator = await startEmulator({ instancePendingMs: 20 });
+    saved = { ...process.env };
+    world.env = Object.assign(process.env, { ...demoApiEnv(world.emulator.url), NO_COLOR: '1', LBSYNC_TARGETS: JSON.stringify(targets) });
+  });
+  afterAll(async () => {
+    process.env = saved;
+    await world.emulator?.stop();
+  });
+  return world;
 }
 
 export interface Run {

@@ -6,7 +6,7 @@ import type { LocalStack } from '../../local/stack';
 import type { Delivery } from '../../local/trigger-bridge';
 import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { startDemoStack } from '../support/demo-stack';
-import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_LB_ID } from '../support/world';
+import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, DEMO_LB_ID } from '../support/world';
 
 let stack: LocalStack;
 const deliveries: Delivery[] = [];
@@ -71,6 +71,10 @@ describe('inject refuses what only the system may say', () => {
     ['the broadcast address', { serverIps: ['255.255.255.255'] }, 'event.serverIps[0]', /broadcast/],
     ['IPv6 loopback', { serverIps: ['::1'] }, 'event.serverIps[0]', /loopback/],
     ['an IPv4-mapped IPv6 address', { serverIps: ['::ffff:127.0.0.1'] }, 'event.serverIps[0]', /IPv4-mapped/],
+    ['an IPv6 link-local address (a routed IPv6 gateway)', { serverIps: ['fe80::dc00:1ff:fe27:16ac'] }, 'event.serverIps[0]', /link-local/],
+    ['an IPv6 with a zone index', { serverIps: ['2001:db8::1', 'fe80::1%eth0'] }, 'event.serverIps[1]', /zone index/],
+    ['the metadata service over IPv6', { serverIps: ['fd00:42::42'] }, 'event.serverIps[0]', /Scaleway metadata service/],
+    ['an IPv6 multicast address', { serverIps: ['ff02::1'] }, 'event.serverIps[0]', /multicast/],
   ];
 
   for (const [what, fields, path, message] of refused) {
@@ -107,6 +111,25 @@ describe('inject refuses what only the system may say', () => {
 });
 
 describe('serverIps outside the target never reach the pool', () => {
+  it("a dual-stack control plane's IPv6, asserted for a target of IPv4 (kOps' rule): accepted at the edge, written never", async () => {
+    const cp0 = stack.emulator.state.servers.get(DEMO_CP0_ID);
+    if (!cp0) throw new Error('no control plane 0');
+    const ipv6 = '2001:bc8:710:4a11:dc00:ff:fe00:11';
+    const seedOf = (publicIps: string[]) => ({ id: cp0.id, name: cp0.name, zone: cp0.zone, tags: [...cp0.tags], publicIps });
+    stack.emulator.upsertServer(seedOf(['51.15.100.11', ipv6]));
+    try {
+      const answer = await inject({ target: DEMO_CLUSTER, source: 'instance-replacement', serverIps: [ipv6] });
+      expect(answer.status).toBe(202);
+      await idle();
+      const mine = deliveries.filter((d) => d.body.includes(answer.body.eventId as string));
+      expect(JSON.parse(mine.at(-1)?.answer ?? '{}')).toMatchObject({ outcome: 'dead_lettered', reason: 'untrusted_server_ips' });
+      expect(await stack.drainDeadLetters()).toHaveLength(1);
+      for (const pool of writtenPools()) expect(pool.filter((ip) => ip.includes(':'))).toEqual([]);
+    } finally {
+      stack.emulator.upsertServer(seedOf(['51.15.100.11']));
+    }
+  });
+
   it('accepted at the edge (inject cannot know discovery), written never: retried, then dead-lettered untrusted_server_ips', async () => {
     const answer = await inject({ target: DEMO_CLUSTER, source: 'instance-replacement', serverIps: ['6.6.6.6'] });
     expect(answer.status).toBe(202);

@@ -188,7 +188,7 @@ describe('generated docs are current (run `npm run docs` if this fails)', () => 
 
 describe('docs/troubleshooting.md', () => {
   it('has one entry per error and warning code, and no other', () => {
-    const entries = [...troubleshooting.matchAll(/^### `([a-z_]+)`$/gm)].map((m) => m[1]);
+    const entries = [...troubleshooting.matchAll(/^### `([a-z0-9_]+)`$/gm)].map((m) => m[1]);
     expect(entries.sort()).toEqual([...CODES].sort());
   });
 
@@ -243,7 +243,7 @@ describe('docs/troubleshooting.md', () => {
 
   it('is where every runbook link points: nothing links README.md#<code> any more', () => {
     const linksToReadme = DOCS.flatMap((doc) =>
-      [...read(doc).matchAll(/README\.md#([a-z_]+)/g)].filter((m) => CODES.includes(m[1] as string)).map((m) => `${doc}: ${m[0]}`),
+      [...read(doc).matchAll(/README\.md#([a-z0-9_]+)/g)].filter((m) => CODES.includes(m[1] as string)).map((m) => `${doc}: ${m[0]}`),
     );
     expect(linksToReadme).toEqual([]);
     expect(read('cockpit/alerts.yaml')).toContain('docs/troubleshooting.md#{{ $labels.code }}');
@@ -336,7 +336,7 @@ describe('docs/operations.md', () => {
   });
 
   it('cites only error and warning codes from the catalogs, each linked to its troubleshooting entry', () => {
-    const linked = [...guide.matchAll(/\[`([a-z_]+)`\]\(([^)#]*)#([a-z_]+)\)/g)];
+    const linked = [...guide.matchAll(/\[`([a-z0-9_]+)`\]\(([^)#]*)#([a-z0-9_]+)\)/g)];
     expect(linked.length).toBeGreaterThan(20);
     for (const [, text, page, anchor] of linked) {
       expect(page, `[${text}](${page}#${anchor})`).toBe('troubleshooting.md');
@@ -344,7 +344,7 @@ describe('docs/operations.md', () => {
       expect(CODES, `[${text}](${page}#${anchor})`).toContain(anchor);
     }
     // The log lines' `code` (and the error's, `error_code` after `| json`), as the guide and its queries filter on it.
-    const filtered = [...guide.matchAll(/\b(?:error_)?code="([a-z_]+)"/g)].map((m) => m[1]);
+    const filtered = [...guide.matchAll(/\b(?:error_)?code="([a-z0-9_]+)"/g)].map((m) => m[1]);
     expect(filtered.length).toBeGreaterThan(3);
     for (const name of filtered) expect(Object.keys(ERROR_CATALOG), `code="${name}"`).toContain(name);
   });

@@ -55,7 +55,7 @@ afterAll(() => {
 describe('the repository is self-contained', () => {
   it('has the recordings the tests read, with their provenance', () => {
     const fixtures = files.filter((file) => file.startsWith('test/fixtures/scaleway-api/'));
-    expect(fixtures.filter((file) => file.endsWith('.cassette.yaml'))).toHaveLength(30);
+    expect(fixtures.filter((file) => file.endsWith('.cassette.yaml'))).toHaveLength(33);
     const readme = readFileSync(join(copy, 'test/fixtures/scaleway-api/README.md'), 'utf8');
     for (const fact of ['scaleway/terraform-provider-scaleway', 'b2d45ed4b', 'MPL-2.0', 'unmodified']) expect(readme).toContain(fact);
     for (const fact of ['scaleway/scaleway-cli', 'c2d470d86', 'Apache-2.0', 'LICENSE-Apache-2.0.txt']) expect(readme).toContain(fact);

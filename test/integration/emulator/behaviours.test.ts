@@ -354,6 +354,22 @@ describe('switches for what no recording shows (both settings each)', () => {
     expect(held(await lbApi.updateBackend(fullUpdate()))).toEqual(['shutdown_sessions', 6, 42, 1000, '4s']);
   });
 
+  it('ipv6PoolMembers: accept = an IPv6 member like any other, refuse = 400 naming each IPv6 entry of a create, set or add (a removal goes)', async () => {
+    const v6 = '2001:bc8:710:4a11:dc00:ff:fe00:11';
+    expect((await setPool(['51.15.100.11', v6])).pool).toEqual(['51.15.100.11', v6]);
+    emulator.setBehaviours({ ipv6PoolMembers: 'refuse' });
+    const refused = await caught(setPool(['51.15.100.11', v6, '2001:db8::2']));
+    expect(argumentNames(refused)).toEqual(['server_ip.1:constraint', 'server_ip.2:constraint']);
+    // The recorded 400 shape (sdk-go-instance-test-create-server-with-incorrect-body #0), its message the generic one.
+    expect((refused as Errors.InvalidArgumentsError).body).toMatchObject({ type: 'invalid_arguments', message: 'invalid argument(s)' });
+    expect(argumentNames(await caught(lbApi.createBackend(kopsBackend([v6]))))).toEqual(['server_ip.0:constraint']);
+    expect(argumentNames(await caught(lbApi.addBackendServers({ backendId: BACKEND_ID, serverIp: [v6] })))).toEqual([
+      'server_ip.0:constraint',
+    ]);
+    expect((await lbApi.removeBackendServers({ backendId: BACKEND_ID, serverIp: [v6] })).pool).toEqual(['51.15.100.11']);
+    expect((await setPool(['51.15.100.12'])).pool).toEqual(['51.15.100.12']);
+  });
+
   it('strictBackendIps (opt-in): only seeded server or IPAM addresses, except on multi-cloud LB types', async () => {
     expect((await setPool(['203.0.113.7'])).pool).toEqual(['203.0.113.7']);
     emulator.setBehaviours({ strictBackendIps: true });

@@ -458,4 +458,29 @@ describe('control API', () => {
     expect((await control('DELETE', `/servers/${oldServer?.id}`)).status).toBe(404);
     expect((await control('GET', '/health')).json).toEqual({ ok: true });
   });
+
+  it('adds a dual-stack server on request (routedIpv6), and its replacement takes a new routed IPv6 too', async () => {
+    const tags = demoSeed.servers?.[0]?.tags ?? [];
+    const added = await control('POST', '/servers', { name: 'control-plane-fr-par-1-3', tags, routedIpv6: true });
+    expect(added.status).toBe(200);
+    const { id } = added.json as { id: string };
+    const { server } = await instanceApi.getServer({ serverId: id });
+    const [v4, v6] = server?.publicIps ?? [];
+    // As recorded for a dual-stack server (cli-instance-test-create-server-ips-with-ipv6-and-ipv4 #9).
+    expect(server?.publicIp?.address).toBe(v4?.address);
+    expect(v4).toMatchObject({ family: 'inet', provisioningMode: 'dhcp', netmask: '32', state: 'attached' });
+    expect(v6).toMatchObject({ family: 'inet6', provisioningMode: 'slaac', netmask: '64', state: 'attached' });
+    const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0] = (server?.macAddress ?? '').split(':').map((byte) => Number.parseInt(byte, 16));
+    const slaac = [((a ^ 2) << 8) | b, (c << 8) | 0xff, 0xfe00 | d, (e << 8) | f].map((g) => g.toString(16)).join(':');
+    expect(v6?.address).toMatch(new RegExp(`^2001:bc8:710:[0-9a-f]{1,4}:${slaac}$`));
+    // IPAM lists the routed IPv6 as its /64 prefix (ipam-ipamip-reverse-dns-basic #13).
+    const ipam = await ipamApi.listIPs({ resourceId: id, isIpv6: true });
+    expect(ipam.ips.map((ip) => ip.address)).toEqual([`${v6?.address.split(':').slice(0, 4).join(':')}::/64`]);
+
+    const replaced = await control('POST', `/servers/${id}/replace`, {});
+    const next = (await instanceApi.getServer({ serverId: (replaced.json as { id: string }).id })).server;
+    expect(next?.publicIps.map((ip) => ip.family)).toEqual(['inet', 'inet6']);
+    expect(next?.publicIps[1]?.address).not.toBe(v6?.address);
+    expect((await control('POST', '/servers', { name: 'x', tags, routedIpv6: 'yes' })).status).toBe(400);
+  });
 });

@@ -51,8 +51,10 @@ const DEMO_CONTROL_PLANE_NIC_IDS = [
   'b74d0fb1-32e7-4629-8fad-c1a606cb0fb3',
   '47378190-96da-4dac-b2ff-5d2a386ecbe0',
 ];
+/** The demo control planes' routed IPv6, when a scenario gives them one (SLAAC addresses, as recorded). */
+const CONTROL_PLANE_IPV6 = ['2001:bc8:710:4a11:dc00:ff:fe00:11', '2001:bc8:710:4a12:dc00:ff:fe00:12', '2001:bc8:710:4a13:dc00:ff:fe00:13'];
 /** Every address a pool may ever hold in these scenarios: the control planes, before and after a replacement. */
-const ALLOWED = new Set([...DEMO_CONTROL_PLANE_IPS, REPLACEMENT_IP, '10.0.0.11', '10.0.0.12', '10.0.0.13']);
+const ALLOWED = new Set([...DEMO_CONTROL_PLANE_IPS, REPLACEMENT_IP, '10.0.0.11', '10.0.0.12', '10.0.0.13', ...CONTROL_PLANE_IPV6]);
 
 type Final = 'applied' | 'noop' | 'dead_lettered';
 
@@ -73,8 +75,8 @@ interface Scenario {
   arrange: (emulator: EmulatorHandle) => void;
   /** Called after each answer: the world moving on between deliveries (an LB done migrating...). */
   afterAnswer?: (emulator: EmulatorHandle, answer: ReconcileAnswerBody, index: number) => void;
-  /** The final answer and the pool at the end, per setting. */
-  expect: (setting: unknown) => { final: Final; pool: string[]; code?: string; backendId?: string };
+  /** The final answer and the pool at the end, per setting (`pool: null`: the backend does not exist at the end). */
+  expect: (setting: unknown) => { final: Final; pool: string[] | null; code?: string; backendId?: string };
   /** Extra checks on the run. */
   check?: (run: Run, emulator: EmulatorHandle, setting: unknown) => void;
   /** The one setting the scenario can hold under, when not both (the reason is in the scenario and the docs). */
@@ -116,6 +118,28 @@ const demoTarget = (patch: Record<string, unknown> = {}): Target => {
 };
 
 // ---- the scenarios ----
+
+/** The demo's control planes dual-stack: each its routed IPv4 and a routed IPv6. */
+const dualStack = (seed: EmulatorSeed): EmulatorSeed => ({
+  ...seed,
+  servers: seed.servers?.map((server) => {
+    const at = DEMO_CONTROL_PLANE_IPS.indexOf(server.publicIps?.[0] ?? '');
+    return at < 0 ? server : { ...server, publicIps: [...(server.publicIps ?? []), CONTROL_PLANE_IPV6[at] as string] };
+  }),
+});
+const DUAL_POOL = [...DEMO_CONTROL_PLANE_IPS, ...CONTROL_PLANE_IPV6];
+/** A pool the LB refused for its IPv6: one answer, a permanent error naming the IPv6 members, no retry loop. */
+const refusedOnce = (run: Run, emulator: EmulatorHandle, setting: unknown) => {
+  const refusals = emulator.calls().filter((c) => c.status === 400);
+  if (setting === 'accept') {
+    expect(refusals).toEqual([]);
+    return;
+  }
+  expect(run.answers).toHaveLength(1);
+  expect(refusals).toHaveLength(1);
+  expect(run.answers[0]?.error?.message).toContain(`refused the IPv6 member(s) ${CONTROL_PLANE_IPV6.join(', ')}`);
+  expect(run.deadLetters[0]).toMatchObject({ reason: 'permanent_error', error: { code: 'ipv6_pool_refused' } });
+};
 
 /** The seed with the demo cluster's neighbours in its zone (test/support/world.ts). */
 const withNeighbours = (seed: EmulatorSeed): EmulatorSeed => ({ ...seed, servers: [...(seed.servers ?? []), ...neighbourServers()] });
@@ -391,6 +415,48 @@ const scenarios: Scenario[] = [
       expect(pools).toEqual([[...DEMO_CONTROL_PLANE_IPS, REPLACEMENT_IP].sort(), [...REPLACED_POOL].sort()]);
     },
   },
+  {
+    name: 'dual-stack control planes, public-dual: their IPv6 join the pool (accept), or the LB refuses them once and for all (refuse)',
+    switch: 'ipv6PoolMembers',
+    target: demoTarget({ servers: { tags: CONTROL_PLANE_TAGS, ipSource: 'public-dual' } }),
+    seed: () => dualStack(convergedSeed()),
+    arrange: () => undefined,
+    expect: (setting) =>
+      setting === 'accept'
+        ? { final: 'applied', pool: DUAL_POOL }
+        : { final: 'dead_lettered', pool: DEMO_CONTROL_PLANE_IPS, code: 'ipv6_pool_refused' },
+    check: refusedOnce,
+  },
+  {
+    name: 'public-ipv6, no backend yet: created with the IPv6 pool (accept), or the create is refused and nothing is made (refuse)',
+    switch: 'ipv6PoolMembers',
+    target: demoTarget({ servers: { tags: CONTROL_PLANE_TAGS, ipSource: 'public-ipv6' } }),
+    seed: () => withoutBackends(dualStack(demoSeed())),
+    arrange: () => undefined,
+    expect: (setting) =>
+      setting === 'accept'
+        ? { final: 'applied', pool: CONTROL_PLANE_IPV6 }
+        : { final: 'dead_lettered', pool: null, code: 'ipv6_pool_refused' },
+    check: (run, emulator, setting) => {
+      refusedOnce(run, emulator, setting);
+      expect(
+        emulator
+          .calls()
+          .filter((c) => c.write)
+          .map((c) => c.operation),
+      ).toEqual(['CreateBackend']);
+    },
+  },
+  {
+    name: "dual-stack control planes, kOps' own rule (IPv4): a replacement writes no IPv6 under either setting",
+    switch: 'ipv6PoolMembers',
+    seed: () => dualStack(convergedSeed()),
+    arrange: replaceControlPlane,
+    expect: () => ({ final: 'applied', pool: REPLACED_POOL }),
+    check: (_run, emulator) => {
+      for (const write of emulator.history()) expect(write.pool.filter((ip) => ip.includes(':'))).toEqual([]);
+    },
+  },
 ];
 
 // ---- the harness: the queue played as the trigger plays it ----
@@ -500,6 +566,10 @@ function checkGuarantees(scenario: Scenario, setting: unknown, run: Run): void {
   }
   // The right outcome.
   const backends = backendsNamed(stack.emulator);
+  if (wanted.pool === null) {
+    expect(backends).toEqual([]);
+    return;
+  }
   if (!wanted.backendId) expect(backends).toHaveLength(1);
   const used = backends.find((b) => b.id === (wanted.backendId ?? backends[0]?.id));
   expect([...(used?.pool ?? [])].sort()).toEqual([...wanted.pool].sort());

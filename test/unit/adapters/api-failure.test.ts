@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Errors } from '@scaleway/sdk-client';
 import { describe, expect, it } from 'vitest';
-import { callGateway, classifyApiFailure, tryGateway, wrapApiFailure } from '../../../shared/adapters/api-failure';
+import { callGateway, classifyApiFailure, invalidArgumentNames, tryGateway, wrapApiFailure } from '../../../shared/adapters/api-failure';
 import { kopsMessage } from '../../../shared/errors/kops-messages';
 import { ERROR_CATALOG, LbSyncError } from '../../../shared/errors/lbsync-error';
 
@@ -103,6 +103,28 @@ describe('classifyApiFailure', () => {
   it('429 reset_at is turned into a delay', () => {
     const c = classifyApiFailure({ status: 429, resetAt: new Date(10_000) }, 'lb_not_found', 4_000);
     expect(c.retryAfterMs).toBe(6_000);
+  });
+});
+
+describe('invalidArgumentNames: the arguments a 400 names, as the SDK threw it or wrapped', () => {
+  // The recorded 400's shape (sdk-go-instance-test-create-server-with-incorrect-body #0), naming server_ip entries.
+  const refused = sdkError(400, {
+    type: 'invalid_arguments',
+    message: 'invalid argument(s)',
+    details: [
+      { argument_name: 'server_ip.1', reason: 'constraint', help_message: 'IPv6 is not taken' },
+      { argument_name: 'server_ip.2', reason: 'constraint' },
+    ],
+  });
+  it('reads details[].argument_name of a 400, wrapped or not', () => {
+    expect(invalidArgumentNames(refused)).toEqual(['server_ip.1', 'server_ip.2']);
+    expect(invalidArgumentNames(wrapApiFailure('setting servers', refused, 'backend_not_found'))).toEqual(['server_ip.1', 'server_ip.2']);
+  });
+  it('names nothing for any other failure, or a 400 without details', () => {
+    expect(invalidArgumentNames(new Errors.ScalewayError(400, { message: 'bad' }))).toEqual([]);
+    expect(invalidArgumentNames(new Errors.ScalewayError(409, { details: [{ argument_name: 'server_ip' }] }))).toEqual([]);
+    expect(invalidArgumentNames(new Error('network'))).toEqual([]);
+    expect(invalidArgumentNames(undefined)).toEqual([]);
   });
 });
 

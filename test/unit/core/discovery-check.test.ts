@@ -30,6 +30,7 @@ const server = (name: string, overrides: Partial<ObservedServer> = {}): Observed
     zone: 'fr-par-1',
     projectId: PROJECT,
     publicIpv4: ['51.15.1.1'],
+    publicIpv6: [],
     routedIpv4: [],
     privateNics: [],
     ...overrides,

@@ -104,6 +104,7 @@ describe('leaving servers in discovery', () => {
     zone: 'fr-par-1',
     projectId: 'p',
     publicIpv4: [ip],
+    publicIpv6: [],
     routedIpv4: [ip],
     ipStates: { [ip]: 'attached' },
     privateNics: [],

@@ -1,7 +1,7 @@
-import { isIPv4 } from 'node:net';
+import { isIPv4, isIPv6 } from 'node:net';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareIps, isIpv4, normalisePool, poolDiff, samePool } from '../../../shared/core/pool';
+import { canonicalIp, compareIps, isIpv4, normalisePool, poolDiff, samePool } from '../../../shared/core/pool';
 
 describe('normalisePool', () => {
   it('sorts IPv4 numerically (10.0.0.2 before 10.0.0.10), then the rest as text, and drops repeats', () => {
@@ -25,12 +25,62 @@ describe('normalisePool', () => {
   });
 });
 
+describe('canonicalIp', () => {
+  it('one spelling per IPv6 address (lower case, compressed); IPv4 as it is', () => {
+    expect(canonicalIp('2001:DB8:0::1')).toBe('2001:db8::1');
+    expect(canonicalIp('2001:0db8:0000:0000:0000:0000:0000:0001')).toBe('2001:db8::1');
+    expect(canonicalIp('51.15.100.11')).toBe('51.15.100.11');
+  });
+  it('every spelling of one IPv6 address agrees, and what the URL parser refuses is left as it is (no throw)', () => {
+    fc.assert(fc.property(fc.ipV6(), (ip) => canonicalIp(ip.toUpperCase()) === canonicalIp(ip) && isIPv6(canonicalIp(ip))));
+    for (const odd of ['fe80::1%eth0', 'not:an:address', '::g']) expect(canonicalIp(odd)).toBe(odd);
+  });
+});
+
+describe('one spelling per member', () => {
+  it('an IPv6 the LB API spells otherwise is the same member: no drift, no change to write', () => {
+    expect(normalisePool(['2001:BC8:711:4014:DC00:1FF:FE27:16AB', '2001:bc8:711:4014:dc00:1ff:fe27:16ab'])).toEqual([
+      '2001:bc8:711:4014:dc00:1ff:fe27:16ab',
+    ]);
+    expect(samePool(['2001:0db8:0000:0000:0000:0000:0000:0001', '51.15.1.2'], ['51.15.1.2', '2001:db8::1'])).toBe(true);
+    expect(poolDiff(['2001:DB8::1'], ['2001:db8::1', '2001:db8::2'])).toEqual({ added: ['2001:db8::2'], removed: [] });
+  });
+});
+
+/** An IPv6 address as one 128-bit number: the reference the pool's IPv6 order is held to. */
+function ipv6Number(ip: string): bigint {
+  const [head = '', tail] = canonicalIp(ip).split('::');
+  const groups = (text: string) => (text === '' ? [] : text.split(':'));
+  const left = groups(head);
+  const right = tail === undefined ? [] : groups(tail);
+  const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return all.reduce((n, group) => (n << 16n) + BigInt(Number.parseInt(group, 16)), 0n);
+}
+
 describe('compareIps', () => {
   it('IPv4 before anything else, numerically', () => {
     expect(compareIps('1.2.3.4', '::1')).toBeLessThan(0);
     expect(compareIps('::1', '1.2.3.4')).toBeGreaterThan(0);
     expect(compareIps('10.0.0.9', '10.0.0.10')).toBeLessThan(0);
     expect(compareIps('10.0.0.10', '10.0.0.10')).toBe(0);
+  });
+  it('IPv6 numerically, whatever the spelling: "the lowest" of a server\'s IPv6 is the lowest number', () => {
+    expect(normalisePool(['2001:db8::10', '2001:db8::9', '2001:bc8:710:10::1', '2001:bc8:710:9::1'])).toEqual([
+      '2001:bc8:710:9::1',
+      '2001:bc8:710:10::1',
+      '2001:db8::9',
+      '2001:db8::10',
+    ]);
+    expect(compareIps('2001:DB8::9', '2001:db8:0:0::10')).toBeLessThan(0);
+    expect(compareIps('::1', 'not-an-ip')).toBeLessThan(0);
+    const ip = fc.ipV6().map(canonicalIp);
+    fc.assert(
+      fc.property(ip, ip, (a, b) => {
+        const byNumber = ipv6Number(a) < ipv6Number(b) ? -1 : ipv6Number(a) > ipv6Number(b) ? 1 : 0;
+        expect(Math.sign(compareIps(a, b))).toBe(byNumber);
+      }),
+      { numRuns: 2_000 },
+    );
   });
 });
 

@@ -14,6 +14,7 @@ const server = (name: string, ...networks: string[]): ObservedServer => ({
   zone: 'fr-par-1',
   projectId: 'p',
   publicIpv4: [],
+  publicIpv6: [],
   routedIpv4: [],
   ipStates: {},
   privateNics: networks.map((network, i) => ({ id: `nic-${name}-${i}`, privateNetworkId: network })),

@@ -10,6 +10,11 @@ const C = '51.0.0.3';
 const D = '51.0.0.4';
 const E = '51.0.0.5';
 
+// A dual-stack server is two members: its IPv4 and its IPv6 (docs/reconcile.md, "IPv6 and dual-stack pools").
+const A6 = '2001:db8::1';
+const B6 = '2001:db8::2';
+const D6 = '2001:db8::4';
+
 const view = (reported: string): MemberHealthView => ({
   condition: reported === 'passed' ? 'passing' : reported === 'failed' ? 'failing' : 'unsettled',
   reported,
@@ -176,6 +181,29 @@ const rows: Row[] = [
     hold: 'removal_deferred',
   },
   {
+    name: 'dual-stack, a replaced server still serving: its two addresses are two serving members, one leaves per write (maxUnavailable 1)',
+    given: input([A, B, A6, B6], [B, D, B6, D6], allPass(A, B, D, A6, B6, D6)),
+    pool: [B, D, A6, B6, D6],
+    removed: [A],
+    deferred: [A6],
+    hold: 'removal_deferred',
+  },
+  {
+    name: '... the same server stopped (or failing on both): both addresses leave at once',
+    given: input([A, B, A6, B6], [B, D, B6, D6], { ...allPass(B, D, B6, D6), [A]: 'failed', [A6]: 'failed' }),
+    pool: [B, D, B6, D6],
+    removed: [A, A6],
+    deferred: [],
+  },
+  {
+    name: 'dual-stack, the last passing member is an address: an IPv4 passing while every IPv6 fails stays',
+    given: input([A, A6], [], { [A]: 'passed', [A6]: 'failed' }, { trustPartialDiscovery: true }),
+    pool: [A],
+    removed: [A6],
+    deferred: [A],
+    hold: 'removal_deferred',
+  },
+  {
     name: 'adds only: no removal, no hold',
     given: input([A, B], [A, B, C], {}),
     pool: [A, B, C],
@@ -249,5 +277,10 @@ describe('memberHealth: the LB instances’ reports of one address, folded', () 
   ])('%j -> %s', (statuses, condition, reported) => {
     const folded = memberHealth(statuses.map((s, i) => report(A, s, `i${i}`)));
     expect(folded.get(A)).toEqual({ condition, reported });
+  });
+  it("an IPv6 member is read under the pool's spelling, whatever the LB's (two instances, two spellings: one member)", () => {
+    const folded = memberHealth([report('2001:DB8:0::1', 'passed', 'i1'), report('2001:db8::1', 'failed', 'i2')]);
+    expect([...folded.keys()]).toEqual(['2001:db8::1']);
+    expect(folded.get('2001:db8::1')).toEqual({ condition: 'unsettled', reported: 'failed/passed' });
   });
 });

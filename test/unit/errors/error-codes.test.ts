@@ -54,9 +54,9 @@ function codesIn(path: string): { found: Found[]; built: string[] } {
     }
     if (
       (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node)) &&
-      /error \[[a-z_]+\]/.test(node.text)
+      /error \[[a-z0-9_]+\]/.test(node.text)
     )
-      for (const m of node.text.matchAll(/error \[([a-z_]+)\]/g)) found.push({ code: m[1] as string, at: at(node) });
+      for (const m of node.text.matchAll(/error \[([a-z0-9_]+)\]/g)) found.push({ code: m[1] as string, at: at(node) });
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -66,7 +66,7 @@ function codesIn(path: string): { found: Found[]; built: string[] } {
 const scanned = FOLDERS.flatMap((folder) => sources(join(ROOT, folder))).map(codesIn);
 const emitted = scanned.flatMap((s) => s.found);
 const documented = new Set(
-  [...readFileSync(join(ROOT, 'docs/troubleshooting.md'), 'utf8').matchAll(/^### `([a-z_]+)`$/gm)].map((m) => m[1] as string),
+  [...readFileSync(join(ROOT, 'docs/troubleshooting.md'), 'utf8').matchAll(/^### `([a-z0-9_]+)`$/gm)].map((m) => m[1] as string),
 );
 const catalogued = new Set([...Object.keys(ERROR_CATALOG), ...Object.keys(COMMAND_ERROR_CATALOG), ...Object.keys(WARNING_CATALOG)]);
 
