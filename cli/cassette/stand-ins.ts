@@ -4,7 +4,8 @@
 // - a UUID becomes a version-4 UUID (00000001-0000-4000-8000-000000000001, ...);
 // - an IPv4 address a host of the documentation ranges (192.0.2.0/24, 198.51.100.0/24, 203.0.113.0/24, then the
 //   benchmarking 198.18.0.0/15), an IPv6 address one of 2001:db8::/32; a CIDR keeps its prefix length; an
-//   address written with dashes in a host name (51-15-1-2.example) stays dashed;
+//   address written with dashes in a host name (51-15-1-2.example) stays dashed, one with underscores (a name the
+//   host name is derived from) keeps them;
 // - a MAC address a locally administered one (02:00:00:..), an e-mail address user-N@mail.test;
 // - in a label (a name, tag, host name, description), every word (a run of letters and digits) becomes a
 //   four-letter word: "x" and three letters other than x (xaab, xaac, ...), keeping the word's case pattern;
@@ -31,7 +32,8 @@ const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}
 // An address is a whole token: `0.0.0.0a` is a name's words, not the address 0.0.0.0 and a word `a`. A dot before
 // it ends a token as the start of the text does, so a name reads the same alone and after `api.` (kOps' LB name).
 const IPV4 = /(?<![0-9a-z])(?:\d{1,3}\.){3}\d{1,3}(?:\/\d{1,2})?(?![0-9a-z]|\.\d)/gi;
-const DASHED_IPV4 = /(?<![0-9a-z-])\d{1,3}(?:-\d{1,3}){3}(?![0-9a-z]|-\d)/gi;
+// Dashes in a host name; underscores in a name whose host name the Instance API derives ('_' as '-').
+const DASHED_IPV4 = /(?<![0-9a-z_-])(?:\d{1,3}(?:-\d{1,3}){3}|\d{1,3}(?:_\d{1,3}){3})(?![0-9a-z]|[-_]\d)/gi;
 const IPV6 = /(?<![0-9a-z:.])(?:[0-9a-f]{0,4}:){2,7}[0-9a-f]{0,4}(?:\/\d{1,3})?(?![0-9a-z:.])/gi;
 /** Every special value, in the order they are looked for: a UUID before the hex words it is made of. */
 const SPECIAL = new RegExp([UUID, MAC, EMAIL, IPV4, IPV6, DASHED_IPV4].map((pattern) => `(${pattern.source})`).join('|'), 'gi');
@@ -210,7 +212,10 @@ export class StandIns {
     if (email) return this.email(found);
     if (ipv4) return this.ipv4(found);
     if (ipv6) return this.ipv6(found);
-    if (dashed) return this.ipv4(found.replaceAll('-', '.'))?.replaceAll('.', '-');
+    if (dashed) {
+      const separator = found.includes('_') ? '_' : '-';
+      return this.ipv4(found.replaceAll(separator, '.'))?.replaceAll('.', separator);
+    }
     return undefined;
   }
 
