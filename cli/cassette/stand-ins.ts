@@ -17,7 +17,8 @@
 //   part-way inside one word: a doctor run sends one LB name per target). Words that differ only in case share a
 //   stand-in (the hostname the Instance API derives from a name, lower-cased, stays derivable from the stand-in).
 // A label the recording holds (six characters or more) is replaced where other text echoes it as a whole word.
-// Addresses that name no one are kept: unspecified, loopback, link-local, multicast, reserved (netmasks), and the
+// Addresses that name no one are kept: unspecified, loopback, link-local (but one made from a MAC, which becomes
+// fe80::N), multicast, reserved (netmasks), and the
 // few public values every Scaleway account sees (KEPT_PUBLIC_VALUES).
 
 /** Public values that identify no account, kept as they are (each is in every account's answers). */
@@ -74,10 +75,17 @@ function parseIpv6(text: string): number[] | undefined {
   return all.map((g) => Number.parseInt(g, 16));
 }
 
+/** A link-local address whose interface id is a MAC's EUI-64 (..ff:fe..): it names the machine the MAC does. */
+function isEui64LinkLocal(groups: number[]): boolean {
+  const [first = 0] = groups;
+  return (first & 0xffc0) === 0xfe80 && ((groups[5] ?? 0) & 0xff) === 0xff && (groups[6] ?? 0) >> 8 === 0xfe;
+}
+
 function isAnonymousIpv6(groups: number[]): boolean {
   const [first = 0] = groups;
   const allZeroBut = (last: number) => groups.slice(0, 7).every((g) => g === 0) && groups[7] === last;
-  return allZeroBut(0) || allZeroBut(1) || (first & 0xffc0) === 0xfe80 || (first & 0xff00) === 0xff00;
+  const linkLocal = (first & 0xffc0) === 0xfe80 && !isEui64LinkLocal(groups);
+  return allZeroBut(0) || allZeroBut(1) || linkLocal || (first & 0xff00) === 0xff00;
 }
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
@@ -164,7 +172,8 @@ export class StandIns {
     const [address = '', prefix] = real.split('/');
     const groups = parseIpv6(address);
     if (!groups || (prefix !== undefined && Number(prefix) > 128)) return undefined;
-    const standIn = isAnonymousIpv6(groups) ? address : this.next('ipv6', groups.join(':'), (n) => `2001:db8::${hex(n, 1)}`);
+    const standInFor = (n: number) => (isEui64LinkLocal(groups) ? `fe80::${hex(n, 1)}` : `2001:db8::${hex(n, 1)}`);
+    const standIn = isAnonymousIpv6(groups) ? address : this.next('ipv6', groups.join(':'), standInFor);
     return prefix === undefined ? standIn : `${standIn}/${prefix}`;
   }
 

@@ -117,10 +117,10 @@ const CLI_SERVER_VALUES: Record<string, string> = {
     'a poweroff stops the CLI\'s server ("stopping"); the emulator shows a stopping server as a terminate leaves it ("terminating", instance-data-source-servers-basic), the way kOps removes servers',
 };
 /**
- * `lbsync doctor --record` replaces MAC addresses with stand-ins and keeps link-local addresses; a routed IPv6's
- * gateway is the link-local EUI-64 of the MAC after the server's, so the replay derives it from the stand-in.
+ * `lbsync doctor --record` replaces MAC addresses, and the link-local addresses made from them, with stand-ins of
+ * their own; a routed IPv6's gateway is the link-local EUI-64 of the MAC after the server's, so the emulator's differs.
  */
-const STAND_IN_MAC = 'the recording keeps the gateway the real MAC gave and replaces the MAC with a stand-in (docs/emulator.md)';
+const STAND_IN_MAC = 'the recording replaces the MAC and the gateway made from it with stand-ins of their own (docs/emulator.md)';
 const CASSETTE_LIMITS: Record<string, CassetteLimits> = {
   'doctor --record': {
     values: { 'server.public_ips[].gateway': STAND_IN_MAC, 'servers[].public_ips[].gateway': STAND_IN_MAC },

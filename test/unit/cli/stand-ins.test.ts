@@ -72,6 +72,15 @@ describe('StandIns: addresses', () => {
     for (const kept of ['::', '::1', 'fe80::', 'fe80::1/64', 'ff02::1']) expect(s.ipv6(kept)).toBe(kept);
   });
 
+  it("a link-local address made from a MAC (a routed IPv6's gateway) is replaced: it names the machine the MAC does", () => {
+    const s = new StandIns();
+    const gateway = s.ipv6('fe80::dc00:1ff:fe27:16ac') as string;
+    expect(gateway).toMatch(/^fe80::[0-9a-f]+$/);
+    expect(gateway).not.toContain('16ac');
+    expect(s.ipv6('FE80::DC00:01FF:FE27:16AC')).toBe(gateway);
+    expect(s.text('gateway fe80::dc00:1ff:fe27:16ac/64')).toBe(`gateway ${gateway}/64`);
+  });
+
   it('an IPv6 address becomes one of 2001:db8::/32, the same for every spelling of it', () => {
     const s = new StandIns();
     const a = s.ipv6('2001:bc8:710:1a44::1') as string;
