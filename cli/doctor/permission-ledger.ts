@@ -1,7 +1,7 @@
 // The IAM permissions a key holds, as the calls doctor really made through the product's own steps prove them:
 // the ledger wraps the gateway, records each read against the permission it needs (answered, refused with a 403, or
 // failed otherwise), and refuses every write unsent. One line per permission comes out of what was recorded.
-import type { ScalewayGateway } from '../../shared/adapters/scaleway';
+import { type ScalewayGateway, WRITE_CALLS } from '../../shared/adapters/scaleway';
 import { wrapApiFailure } from '../../shared/adapters/api-failure';
 import { regionOf } from '../../shared/core/locality';
 import type { LbSyncError } from '../../shared/errors/lbsync-error';
@@ -19,27 +19,8 @@ const PERMISSIONS = {
 } as const;
 type Permission = keyof typeof PERMISSIONS;
 
-/** The gateway's writes: doctor never makes one (a dry run plans them, never sends them). */
-type WriteMethod =
-  | 'createBackend'
-  | 'updateBackend'
-  | 'updateHealthCheck'
-  | 'setBackendServers'
-  | 'addBackendServers'
-  | 'removeBackendServers'
-  | 'deleteBackendIfExists';
-const WRITES: readonly WriteMethod[] = [
-  'createBackend',
-  'updateBackend',
-  'updateHealthCheck',
-  'setBackendServers',
-  'addBackendServers',
-  'removeBackendServers',
-  'deleteBackendIfExists',
-];
-
-/** Every other method of the gateway is a read: a new one does not compile until it is given its permission here. */
-type ReadMethod = Exclude<keyof ScalewayGateway, WriteMethod | 'projectId' | 'calls'>;
+/** A call of the gateway (its other members are its project and its call count). */
+type GatewayCall = Exclude<keyof ScalewayGateway, 'projectId' | 'calls'>;
 
 interface ReadUse {
   /** As the call log names it. */
@@ -51,7 +32,10 @@ interface ReadUse {
 
 const inZone = (zone: string) => zone;
 
-/** Each read of the gateway: its operation, the permission it needs, and where it was made. */
+/**
+ * Each read of the gateway: its operation, the permission it needs, and where it was made. The writes are the
+ * gateway's WRITE_CALLS; a read added to the gateway needs its line here (test/integration/cli/permission-ledger.test.ts).
+ */
 export const READ_PERMISSIONS = {
   findLbsByName: { operation: 'ListLbs', permission: 'iam:lb-read', where: inZone },
   getLb: { operation: 'GetLb', permission: 'iam:lb-read', where: inZone },
@@ -62,11 +46,12 @@ export const READ_PERMISSIONS = {
   listServersByTags: { operation: 'ListServers', permission: 'iam:instance-servers', where: inZone },
   listPrivateNicIps: { operation: 'ListIPs', permission: 'iam:ipam-read', where: (region) => region },
   listZonalIpv4: { operation: 'ListIPs', permission: 'iam:ipam-read', where: regionOf },
-} as const satisfies Record<ReadMethod, ReadUse>;
+} as const satisfies Partial<Record<GatewayCall, ReadUse>>;
+type ReadMethod = keyof typeof READ_PERMISSIONS;
 
 /**
  * API answers that still prove the key may make the call. A 404 proves nothing (anything on the way can answer one);
- * a verdict of ours on an answer (no such LB, not attached) comes after a read that succeeded, and is recorded so.
+ * a verdict of ours on an answer (e.g. "no such LB", "not attached") comes after a read that succeeded, and is recorded so.
  */
 const ANSWERED = new Set(['invalid_arguments', 'precondition_failed', 'resource_locked']);
 
@@ -97,7 +82,8 @@ export class PermissionLedger {
       const read = gateway[method] as (...args: unknown[]) => Promise<unknown>;
       watched[method] = (...args: unknown[]) => this.record(method, String(args[0]), () => read.apply(gateway, args));
     }
-    for (const method of WRITES) watched[method] = () => Promise.reject(new Error(`lbsync doctor never writes: ${method} was not sent`));
+    for (const method of WRITE_CALLS)
+      watched[method] = () => Promise.reject(new Error(`lbsync doctor never writes: ${method} was not sent`));
     return watched as unknown as ScalewayGateway;
   }
 
