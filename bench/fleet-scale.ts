@@ -125,9 +125,10 @@ function rate(times: number[], weights: number[], start: number, spreadMs: numbe
   const total = weights.reduce((a, b) => a + b, 0);
   const bins = (widthMs: number) => {
     const counts = new Map<number, number>();
-    times.forEach((t, i) =>
-      counts.set(Math.floor((t - start) / widthMs), (counts.get(Math.floor((t - start) / widthMs)) ?? 0) + (weights[i] ?? 0)),
-    );
+    times.forEach((t, i) => {
+      const bin = Math.floor((t - start) / widthMs);
+      counts.set(bin, (counts.get(bin) ?? 0) + (weights[i] ?? 0));
+    });
     return Math.max(0, ...counts.values());
   };
   const meanPerS = total / (spreadMs / 1000);
