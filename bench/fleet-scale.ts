@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import type { CallRecord } from '../emulator';
 import { WATCHED_RESOURCE_TYPES } from '../shared/core/audit-relevance';
 import { timed } from './cli-start';
-import { post, startInstance } from './sequential';
+import { type Instance, post, startInstance } from './sequential';
 import { type BenchWorld, startBenchWorld } from './support/bench-world';
 import { DEPLOYED_NODE_FLAGS, distHandler, type FunctionName, REPO } from './support/bundles';
 // @ts-expect-error: plain .mjs module without types
@@ -42,6 +42,18 @@ export interface Rate {
   peakIn1s: number;
 }
 
+/** An instance's memory at its end: peak RSS (VmHWM, the bar) and the V8 heap committed and used. */
+export interface InstanceMemory {
+  peakMB: number;
+  heapTotalMB: number;
+  heapUsedMB: number;
+}
+
+const instanceMemory = async (instance: Instance): Promise<InstanceMemory> => {
+  const m = await instance.memory();
+  return { peakMB: round(m.peakMB), heapTotalMB: round(m.heapTotalMB), heapUsedMB: round(m.heapUsedMB) };
+};
+
 export interface ProjectRow {
   project: string;
   organization: string;
@@ -65,7 +77,7 @@ export interface SweepByProject {
   worstPeakOverMean: number;
   /** Each organization's reads over the period (all its projects): what its rate limit sees. */
   readsPerOrganization: Record<string, Rate>;
-  reconcilePeakMB: number;
+  reconcileMemory: InstanceMemory;
   /** Wall time of one no-op reconcile against the emulator (mean over the sweep's events, the instance warm). */
   reconcileMsPerEvent: number;
 }
@@ -77,7 +89,7 @@ export interface WatchTick {
   /** ListEvents calls per (organization, region) in one tick, from the log. */
   listingsByPair: Record<string, number>;
   expectedPairs: number;
-  peakMB: number;
+  memory: InstanceMemory;
 }
 
 export interface CliRun {
@@ -94,7 +106,7 @@ export interface FleetScaleResult {
   configuration: { chars: number; charsPerTarget: number; fitInVariable: number; fitInSecret: number };
   sweep: SweepByProject;
   watch: WatchTick;
-  memory: Record<FunctionName, number>;
+  memory: Record<FunctionName, InstanceMemory>;
   cli: CliRun[];
 }
 
@@ -191,7 +203,7 @@ export async function measureSweepByProject(
         });
       }
     }
-    const reconcilePeakMB = round((await instance.memory()).peakMB);
+    const reconcileMemory = await instanceMemory(instance);
     const windowS = rateWindowS(spreadMs, fleet.targets.length, fleet.projects.length);
     const projects = fleet.projects.map((p): ProjectRow => {
       const mine = handled.filter((h) => h.project === p.id);
@@ -247,7 +259,7 @@ export async function measureSweepByProject(
       projects,
       worstPeakOverMean: Math.max(...projects.map((r) => Math.max(r.sent.peakOverMean, r.reads.peakOverMean))),
       readsPerOrganization,
-      reconcilePeakMB,
+      reconcileMemory,
       reconcileMsPerEvent: round(reconcileMs / Math.max(1, handled.length), 1),
     };
   } finally {
@@ -288,7 +300,7 @@ export async function measureWatchTicks(
       listEventsPerTick: round(listings.length / ticks, 1),
       listingsByPair,
       expectedPairs: trailPairs(fleet),
-      peakMB: round((await instance.memory()).peakMB),
+      memory: await instanceMemory(instance),
     };
   } finally {
     await instance.stop();
@@ -312,7 +324,7 @@ async function instancePeak(
       if (answer.status < 200 || answer.status >= 300)
         throw new Error(`fleet ${fn}: answered ${answer.status} ${answer.body.slice(0, 500)}`);
     }
-    return round((await instance.memory()).peakMB);
+    return await instanceMemory(instance);
   } finally {
     await instance.stop();
     await world.events?.purge(world.reconcileQueueUrl);
@@ -351,9 +363,9 @@ export async function measureFleetScale(plan: FleetScalePlan): Promise<FleetScal
   try {
     const sweep = await measureSweepByProject(world, fleet, env, plan.spreadMs);
     const watch = await measureWatchTicks(world, fleet, env, plan.watchTicks);
-    const memory: Record<FunctionName, number> = {
-      reconcile: sweep.reconcilePeakMB,
-      watch: watch.peakMB,
+    const memory: Record<FunctionName, InstanceMemory> = {
+      reconcile: sweep.reconcileMemory,
+      watch: watch.memory,
       inject: await instancePeak('inject', world, fleet, env, plan.injectEvents),
       sweep: await instancePeak('sweep', world, fleet, env, 1, JSON.stringify({ spreadSeconds: plan.sweepInstanceSpreadS })),
     };
@@ -395,7 +407,7 @@ export function fleetScaleMisses(r: FleetScaleResult): string[] {
     misses.push(
       `watcher: ${listings.length} pairs listed (${r.watch.expectedPairs} expected), up to ${Math.max(...listings)} listings each`,
     );
-  for (const [fn, mb] of Object.entries(r.memory)) if (mb > MEMORY_BAR_MB) misses.push(`${fn} ${mb} MB > ${MEMORY_BAR_MB} MB`);
+  for (const [fn, m] of Object.entries(r.memory)) if (m.peakMB > MEMORY_BAR_MB) misses.push(`${fn} ${m.peakMB} MB > ${MEMORY_BAR_MB} MB`);
   for (const run of r.cli) if (run.reads > run.bound) misses.push(`lbsync ${run.command}: ${run.reads} reads > ${run.bound}`);
   return misses;
 }
@@ -420,8 +432,10 @@ export function renderFleetScale(r: FleetScaleResult): string[] {
       .join('; ')}`,
     `  one no-op reconcile took ${s.reconcileMsPerEvent} ms against the emulator (mean, one warm instance, one request at a time)`,
     `watcher tick (x${r.watch.ticks}): ${r.watch.readsPerTick} reads, ${r.watch.listEventsPerTick} ListEvents: ${Object.keys(r.watch.listingsByPair).length} (organization, region) pairs of ${r.watch.expectedPairs}, ${WATCHED_RESOURCE_TYPES.length} resource types each (${[...new Set(Object.values(r.watch.listingsByPair))].join('/')} calls per pair)`,
-    `memory per instance, the whole fleet configured (bar ${MEMORY_BAR_MB} MB): ${Object.entries(r.memory)
-      .map(([fn, mb]) => `${fn} ${mb} MB`)
+    `memory per instance, the whole fleet configured, peak RSS (bar ${MEMORY_BAR_MB} MB) and V8 heap used/committed: ${Object.entries(
+      r.memory,
+    )
+      .map(([fn, m]) => `${fn} ${m.peakMB} MB (heap ${m.heapUsedMB}/${m.heapTotalMB} MB)`)
       .join(', ')}`,
     ...r.cli.map(
       (c) =>
