@@ -1,16 +1,21 @@
 // `npm run build`: one self-contained, minified bundle per function, and the `lbsync` CLI bundle
 // (`--if-stale`: only when a source is newer than the bundles, as `npm start` runs it).
+// `npm run build -- --targets FILE`: the targets shipped in the archive too, for a fleet too big for a variable.
 //   dist/<name>/bundle.js         the function's code and every dependency, exporting handle(event, context)
 //   dist/<name>/handler.js        what the platform loads (handler: dist/<name>/handler.handle): bundle.js with
 //                                 the V8 code cache below when the runtime's V8 made it (scripts/code-cache/)
 //   dist/<name>/bundle.cache      V8 code cache of bundle.js (+ bundle.cache.json: the node and V8 that made it)
+//   dist/targets.json             with --targets FILE: FILE's targets, checked by the functions' own loader first
+//                                 (nothing is written when they are invalid); the functions read it from beside
+//                                 their folders (shared/platform/shipped-targets.ts). A build without --targets
+//                                 removes it.
 //   dist-cli/lbsync.cjs           the CLI (bin/lbsync.mjs loads it), with its own code cache
 // The code cache is made by the node running the build, or by LBSYNC_CODE_CACHE_NODE (a path to another node
 // binary, e.g. the runtime's major version); a runtime with another V8 loads the bundle without it.
 // `npm run bench` imports bundleOptions() to measure exactly what gets deployed.
 import { build } from 'esbuild';
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -62,6 +67,8 @@ const NEVER_RUN = {
  */
 export const FUNCTION_OUTPUTS = ['handler.js', 'bundle.js', 'bundle.cache', 'bundle.cache.json'];
 export const SHARED_OUTPUTS = ['dist/package.json'];
+/** What the build writes when asked (--targets): shipped, and checked to be in the archive, when dist/ holds it. */
+export const SHIPPED_TARGETS = 'dist/targets.json';
 
 /** The esbuild options for one function's bundle. */
 export function bundleOptions(name, outfile = `dist/${name}/bundle.js`) {
@@ -82,6 +89,8 @@ export function bundleOptions(name, outfile = `dist/${name}/bundle.js`) {
     supported: { 'dynamic-import': false },
     // Our sources import zod as `import * as z`: a named `{ z }` import would pull in all of zod (~350 KiB more).
     alias: NEVER_RUN,
+    // The bundle's own folder, where the function looks for the shipped targets (shared/platform/shipped-targets.ts).
+    define: { FUNCTION_BUNDLE_DIR: '__dirname' },
     plugins: [scalewaySdkOnNodeHttp],
     sourcemap: false,
     legalComments: 'none',
@@ -112,7 +121,8 @@ function sourceUrlsFrom(outdir) {
 
 /** The CLI: one bundle for `lbsync`. */
 export function cliBundleOptions(outfile = join(ROOT, 'dist-cli/bundle.js')) {
-  const base = bundleOptions('cli', outfile);
+  const { define: _functionsOnly, ...base } = bundleOptions('cli', outfile);
+  // No FUNCTION_BUNDLE_DIR: the CLI never reads a shipped targets file by itself (--file names one).
   return { ...base, entryPoints: [join(ROOT, 'cli/main.ts')], plugins: [...base.plugins, sourceUrlsFrom(dirname(outfile))] };
 }
 
@@ -187,6 +197,8 @@ export function bundlesFresh(parts = ['functions', 'cli']) {
     ...(parts.includes('functions') ? FUNCTION_NAMES.map((name) => join(ROOT, 'dist', name, 'bundle.cache.json')) : []),
     ...(parts.includes('cli') ? [join(ROOT, 'dist-cli/bundle.cache.json')] : []),
   ];
+  // Shipped targets are built on purpose (--targets); a build without them (npm start, the tests) removes them.
+  if (parts.includes('functions') && existsSync(join(ROOT, SHIPPED_TARGETS))) return false;
   const built = Math.min(...stamps.map((stamp) => (existsSync(stamp) ? statSync(stamp).mtimeMs : 0)));
   const changed = Math.max(
     ...SOURCES.map((source) => join(ROOT, source))
@@ -196,29 +208,76 @@ export function bundlesFresh(parts = ['functions', 'cli']) {
   return built > changed;
 }
 
-/** Builds the function bundles and the CLI bundle (`parts` narrows it: `--only cli` for `npm run lbsync`). */
-export async function buildAll({ quiet = false, parts = ['functions', 'cli'] } = {}) {
+/** A targets file the build was asked to ship, refused as the functions would refuse it. */
+export class TargetsFileError extends Error {}
+
+/**
+ * The targets of `file`, checked by the functions' own loader (shared/platform/config.ts): the JSON to ship,
+ * compact, as written (an array or {"targets": [...]}). Its errors name the file, each field's path and its fix.
+ */
+export async function checkedTargets(file) {
+  const { tsImport } = await import('tsx/esm/api');
+  const { loadTargets } = await tsImport(join(ROOT, 'shared/platform/config.ts'), import.meta.url);
+  let targets;
+  try {
+    targets = loadTargets({ LBSYNC_CONFIG: file }, file);
+  } catch (error) {
+    throw new TargetsFileError(`${error.message}\nnothing was built: fix ${file} and build again`);
+  }
+  return { json: `${JSON.stringify(JSON.parse(readFileSync(file, 'utf8')))}\n`, count: targets.length };
+}
+
+/**
+ * Builds the function bundles and the CLI bundle (`parts` narrows it: `--only cli` for `npm run lbsync`);
+ * `targets`: a targets file to ship in dist/ (checked before anything is written).
+ */
+export async function buildAll({ quiet = false, parts = ['functions', 'cli'], targets } = {}) {
+  const shipped = targets === undefined ? undefined : await checkedTargets(targets);
+  if (shipped && !parts.includes('functions'))
+    throw new TargetsFileError('--targets ships the targets with the functions: drop --only cli');
   for (const dir of ['dist', 'dist-cli']) {
     mkdirSync(join(ROOT, dir), { recursive: true });
     // The repo is "type": "module"; the bundles are CommonJS.
     writeFileSync(join(ROOT, dir, 'package.json'), `${JSON.stringify({ type: 'commonjs' }, null, 2)}\n`);
   }
   const results = parts.includes('functions') ? await Promise.all(FUNCTION_NAMES.map(bundleFunction)) : [];
+  if (parts.includes('functions')) {
+    if (shipped) writeFileSync(join(ROOT, SHIPPED_TARGETS), shipped.json);
+    else rmSync(join(ROOT, SHIPPED_TARGETS), { force: true });
+  }
   const cli = parts.includes('cli') ? [await bundleCli()] : [];
   if (!quiet) {
     for (const { name, bytes } of results) console.log(`dist/${name}/bundle.js  ${(bytes / 1024).toFixed(1)} KiB`);
+    if (shipped) console.log(`${SHIPPED_TARGETS}  ${shipped.count} target(s), ${(Buffer.byteLength(shipped.json) / 1024).toFixed(1)} KiB`);
     for (const { bytes } of cli) console.log(`dist-cli/bundle.js  ${(bytes / 1024).toFixed(1)} KiB`);
   }
   return results;
 }
 
+/** The value after `flag`, or undefined; a flag given without one is bad usage. */
+function flagValue(flag) {
+  const at = process.argv.indexOf(flag);
+  if (at === -1) return undefined;
+  const value = process.argv[at + 1];
+  return value === undefined || value.startsWith('--') ? null : value;
+}
+
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const only = process.argv.indexOf('--only');
-  const parts = only === -1 ? undefined : [process.argv[only + 1]];
-  if (parts && !['functions', 'cli'].includes(parts[0])) {
-    console.error('usage: node scripts/build.mjs [--quiet] [--only functions|cli] [--if-stale]');
+  const only = flagValue('--only');
+  const parts = only === undefined ? undefined : [only];
+  const targets = flagValue('--targets');
+  if (only === null || targets === null || (parts && !['functions', 'cli'].includes(parts[0]))) {
+    console.error('usage: node scripts/build.mjs [--quiet] [--only functions|cli] [--if-stale] [--targets FILE]');
     process.exit(64);
   }
-  if (!(process.argv.includes('--if-stale') && bundlesFresh(parts)))
-    await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }) });
+  // --targets always builds: shipping a file is asked for, never skipped as fresh.
+  if (targets !== undefined || !(process.argv.includes('--if-stale') && bundlesFresh(parts))) {
+    try {
+      await buildAll({ quiet: process.argv.includes('--quiet'), ...(parts && { parts }), ...(targets !== undefined && { targets }) });
+    } catch (error) {
+      if (!(error instanceof TargetsFileError)) throw error;
+      console.error(`build: ${error.message}`);
+      process.exit(1);
+    }
+  }
 }

@@ -13,6 +13,7 @@ import type { Target } from '../schemas/target';
 import { parseTargets, unwrapTargets } from '../schemas/target';
 import { deployedName, VARIABLES as V, variableNames } from './environment-catalogue';
 import { hasUrlCredentials, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
+import { SHIPPED_TARGETS_FILE } from './shipped-targets';
 
 export type Env = Record<string, string | undefined>;
 
@@ -58,27 +59,50 @@ function missing(variable: string, fix: string): LbSyncError {
   return validationError('invalid_config', 'environment', [{ path: variable, message: 'is not set', fix }]);
 }
 
+/** How to give the targets, for the fixes below. */
+const TARGETS_WAYS =
+  'LBSYNC_TARGETS to a JSON array of targets, LBSYNC_CONFIG to a JSON file holding one, or (a deployment) ship a file in the bundle: npm run build -- --targets FILE';
+
 /**
- * Targets from LBSYNC_TARGETS (JSON array) or the JSON file named by LBSYNC_CONFIG; errors about the file start with
- * `fileLabel` (the CLI's --file names the file itself).
+ * Targets from LBSYNC_TARGETS (JSON array), the JSON file named by LBSYNC_CONFIG, or the file shipped in a function's
+ * bundle (`shipped`: shipped-targets.ts). A shipped file and a variable at once are refused, both named: neither
+ * is chosen silently. Errors about LBSYNC_CONFIG's file start with `fileLabel` (the CLI's --file names the file itself).
  */
-export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG'): Target[] {
+export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG', shipped?: string): Target[] {
   const inline = nonEmpty(env.LBSYNC_TARGETS);
   const file = nonEmpty(env.LBSYNC_CONFIG);
+  if (shipped !== undefined) {
+    const given = inline ? 'LBSYNC_TARGETS' : file ? 'LBSYNC_CONFIG' : undefined;
+    if (given) throw bothGiven(given);
+    return parseTargetsText(SHIPPED_TARGETS_FILE, readConfigFile(shipped, SHIPPED_TARGETS_FILE));
+  }
   if (!inline && !file && env.LBSYNC_TARGETS !== undefined) {
-    // Set to nothing (a deploy's `${env:LBSYNC_TARGETS}` of an empty shell variable): told as what it is.
+    // Set to nothing (a deploy's `${env:LBSYNC_TARGETS, ''}` with no file shipped): told as what it is.
     throw validationError('invalid_config', 'environment', [
       {
         path: 'LBSYNC_TARGETS',
         message: 'is set but empty',
-        fix: 'give it a JSON array of targets, e.g. [{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}], or unset it and set LBSYNC_CONFIG to a JSON file',
+        fix: `give it a JSON array of targets, e.g. [{"kops":{"cluster":"prod.k8s.local","zone":"fr-par-1"}}], or unset it and set LBSYNC_CONFIG to a JSON file; a deployment may instead ship the targets in its bundle: npm run build -- --targets FILE`,
       },
     ]);
   }
-  if (!inline && !file) {
-    throw missing('LBSYNC_TARGETS', 'set LBSYNC_TARGETS to a JSON array of targets, or LBSYNC_CONFIG to a JSON file holding one');
-  }
-  const [source, text] = inline ? ['LBSYNC_TARGETS', inline] : [fileLabel, readConfigFile(file as string, fileLabel)];
+  if (!inline && !file) throw missing('LBSYNC_TARGETS', `set ${TARGETS_WAYS}`);
+  return inline ? parseTargetsText('LBSYNC_TARGETS', inline) : parseTargetsText(fileLabel, readConfigFile(file as string, fileLabel));
+}
+
+/** A variable set where the bundle ships its own targets. */
+function bothGiven(variable: 'LBSYNC_TARGETS' | 'LBSYNC_CONFIG'): LbSyncError {
+  return validationError('invalid_config', 'environment', [
+    {
+      path: variable,
+      message: `is set, and the bundle ships its own targets (${SHIPPED_TARGETS_FILE}, built with --targets): two configurations, and neither is taken over the other`,
+      fix: `keep one: deploy with ${variable} unset or empty (serverless.yml then sends it empty), or rebuild without --targets (npm run build) and keep ${variable}`,
+    },
+  ]);
+}
+
+/** The targets in `text`, JSON from `source`: an array, or { "targets": [...] } (its errors then under .targets). */
+function parseTargetsText(source: string, text: string): Target[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -91,9 +115,15 @@ export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG')
       },
     ]);
   }
-  // A config file may hold { "targets": [...] } as well as the bare array; its errors are then under .targets.
   const wrapped = unwrapTargets(value, source);
   return parseTargets(wrapped.value, wrapped.path);
+}
+
+/** What to fix when a targets file cannot be read, by who named it. */
+function unreadableFix(label: string): string {
+  if (label === 'LBSYNC_CONFIG') return 'point LBSYNC_CONFIG at a readable JSON file';
+  if (label === SHIPPED_TARGETS_FILE) return 'rebuild (npm run build -- --targets FILE) and redeploy: the archive is incomplete';
+  return 'point --file at a readable JSON file';
 }
 
 function readConfigFile(path: string, label: string): string {
@@ -104,7 +134,7 @@ function readConfigFile(path: string, label: string): string {
       {
         path: label,
         message: `cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        fix: `point ${label === 'LBSYNC_CONFIG' ? 'LBSYNC_CONFIG' : '--file'} at a readable JSON file`,
+        fix: unreadableFix(label),
       },
     ]);
   }
@@ -446,18 +476,21 @@ const SECRET_VARIABLES = variableNames((v) => v.secret);
 /** Variables holding URLs whose userinfo (user:password@) is a secret. */
 const URL_VARIABLES = variableNames((v) => v.url);
 
-/** Values that must never reach a log line, a dead-letter record, an answer or the CLI's output. */
-export function secretValues(env: Env = process.env): string[] {
+/**
+ * Values that must never reach a log line, a dead-letter record, an answer or the CLI's output (`shipped`: the
+ * targets file of a function's bundle, whose credentials name variables too).
+ */
+export function secretValues(env: Env = process.env, shipped?: string): string[] {
   const plain = SECRET_VARIABLES.map((n) => nonEmpty(env[n]));
   const inUrls = URL_VARIABLES.flatMap((n) => urlCredentials(nonEmpty(env[n])));
-  return [...plain, ...inUrls, ...targetKeyValues(env)].filter((v): v is string => v !== undefined && v.length >= 6);
+  return [...plain, ...inUrls, ...targetKeyValues(env, shipped)].filter((v): v is string => v !== undefined && v.length >= 6);
 }
 
 /** The values of the variables the configured targets' credentials name (targets that do not load name none). */
-function targetKeyValues(env: Env): (string | undefined)[] {
+function targetKeyValues(env: Env, shipped: string | undefined): (string | undefined)[] {
   let targets: Target[];
   try {
-    targets = loadTargets(env);
+    targets = loadTargets(env, undefined, shipped);
   } catch {
     return [];
   }

@@ -7,6 +7,7 @@ import type { PlatformContext, PlatformEvent, PlatformResponse } from './request
 import { jsonResponse, requestId } from './request-response';
 import type { FunctionRuntime } from './runtime';
 import { createFunctionRuntime } from './runtime';
+import { shippedTargetsPath } from './shipped-targets';
 import type { Scrubber } from '../outbound/scrub';
 import { createScrubber } from '../outbound/scrub';
 
@@ -42,7 +43,7 @@ export function functionShell(name: string, run: Run, failureBody: FailureBody):
       logEnd(logger, answer.statusCode, startedMs);
       return answer;
     } catch (error) {
-      const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env));
+      const scrubber = runtime?.scrubber ?? createScrubber(secretValues(process.env, shippedTargetsPath()));
       const message = scrubber.text((error as Error)?.message ?? String(error));
       const code = failureCode(error);
       const failed: LineFields<'function_failed'> = { log_type: 'function_failed', code };

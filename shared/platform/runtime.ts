@@ -7,6 +7,7 @@ import type { Logger } from './log';
 import { createLogger } from './log';
 import type { Scrubber } from '../outbound/scrub';
 import { createScrubber } from '../outbound/scrub';
+import { shippedTargetsPath } from './shipped-targets';
 
 /** What a function needs, read once per process from the environment; each part only when first used. */
 export interface FunctionRuntime {
@@ -29,9 +30,10 @@ export function once<T>(make: () => T): () => T {
   };
 }
 
-export function createFunctionRuntime(service: string, env: Env = process.env): FunctionRuntime {
+/** `shipped`: the targets file the bundle ships (none when run from source). */
+export function createFunctionRuntime(service: string, env: Env = process.env, shipped = shippedTargetsPath()): FunctionRuntime {
   const config = runtimeConfigFromEnv(env);
-  const scrubber = createScrubber(secretValues(env));
+  const scrubber = createScrubber(secretValues(env, shipped));
   // A shadow deployment says so on every line it prints (a writing one prints no mode: its lines are as before).
   const logger = createLogger({
     service,
@@ -41,7 +43,7 @@ export function createFunctionRuntime(service: string, env: Env = process.env): 
     ...(config.mode === 'shadow' && { base: { mode: config.mode } }),
   });
   for (const warning of configWarnings(env)) logger.warn({ warning }, warning);
-  const targets = once(() => loadTargets(env));
+  const targets = once(() => loadTargets(env, undefined, shipped));
   const targetsByName = once(() => new Map(targets().map((t) => [t.name, t])));
   const queueEnv = once(() => queueEnvFromEnv(env));
   const queue = once(() => {

@@ -143,6 +143,54 @@ describe('loadTargets', () => {
   });
 });
 
+describe('loadTargets with a targets file shipped in the bundle (npm run build -- --targets FILE)', () => {
+  const shippedFile = async (content: unknown): Promise<string> => {
+    const { writeFileSync, mkdtempSync } = await import('node:fs');
+    const dir = mkdtempSync(`${(await import('node:os')).tmpdir()}/lbsync-shipped-`);
+    writeFileSync(`${dir}/targets.json`, typeof content === 'string' ? content : JSON.stringify(content));
+    return `${dir}/targets.json`;
+  };
+  const FLEET = { targets: [{ kops: { cluster: 'shipped.k8s.local', zone: 'fr-par-1' } }] };
+  const INLINE = JSON.stringify([{ kops: { cluster: 'inline.k8s.local', zone: 'fr-par-1' } }]);
+
+  it('reads it when no variable gives targets, and when LBSYNC_TARGETS is set but empty (serverless.yml sends it so)', async () => {
+    const shipped = await shippedFile(FLEET);
+    for (const env of [{}, { LBSYNC_TARGETS: '' }, { LBSYNC_TARGETS: ' ', LBSYNC_CONFIG: '' }])
+      expect(loadTargets(env, undefined, shipped).map((t) => t.name)).toEqual(['shipped.k8s.local']);
+  });
+  it('refuses it beside LBSYNC_TARGETS or LBSYNC_CONFIG, naming the variable, the shipped file and how to keep one', async () => {
+    const shipped = await shippedFile(FLEET);
+    for (const [variable, env] of [
+      ['LBSYNC_TARGETS', { LBSYNC_TARGETS: INLINE }],
+      ['LBSYNC_CONFIG', { LBSYNC_CONFIG: shipped }],
+    ] as const) {
+      const error = configError(() => loadTargets(env, undefined, shipped));
+      expect(error.code).toBe('invalid_config');
+      expect(error.fieldErrors).toEqual([
+        expect.objectContaining({
+          path: variable,
+          message: expect.stringContaining('the bundle ships its own targets (dist/targets.json'),
+          fix: expect.stringMatching(new RegExp(`${variable} unset or empty.*rebuild without --targets`)),
+        }),
+      ]);
+    }
+  });
+  it('its errors are named after dist/targets.json (a file the build checked, so only a broken archive gets there)', async () => {
+    const shipped = await shippedFile([{ kops: { cluster: 'c.k8s.local', zone: 'fr-pra-1' } }]);
+    expect(configError(() => loadTargets({}, undefined, shipped)).fieldErrors?.map((e) => e.path)).toEqual([
+      'dist/targets.json[0].kops.zone',
+    ]);
+    const gone = configError(() => loadTargets({}, undefined, `${shipped}.gone`));
+    expect(gone.message).toMatch(/^dist\/targets.json is invalid/);
+    expect(gone.fieldErrors?.[0]?.fix).toMatch(/rebuild/);
+  });
+  it('without a shipped file, LBSYNC_TARGETS set but empty is still told so, and the fix names the shipped file', () => {
+    expect(configError(() => loadTargets({ LBSYNC_TARGETS: '' })).fieldErrors).toEqual([
+      expect.objectContaining({ message: 'is set but empty', fix: expect.stringContaining('npm run build -- --targets FILE') }),
+    ]);
+  });
+});
+
 describe('the runtime settings', () => {
   it('the margin must leave time to work', () => {
     expect(() => runtimeConfigFromEnv({ LBSYNC_FUNCTION_TIMEOUT_MS: '10000', LBSYNC_DEADLINE_MARGIN_MS: '10000' })).toThrow(
