@@ -4,7 +4,8 @@
 //
 // 1. The project's own checks (validate-serverless.mjs): the wiring the plugin knows nothing of.
 // 2. `serverless package` (osls) with a placeholder for every ${env:...} of serverless.yml that has no default,
-//    then the archive it wrote: exactly the build's outputs for the functions, and none of the placeholders.
+//    then the archive it wrote: exactly the build's outputs for the functions (with dist/targets.json when the
+//    build shipped the targets), and none of the placeholders.
 // 3. `serverless deploy --package .serverless` against a loopback stand-in of the Scaleway Functions API:
 //    the plugin's own validation runs (it runs only on deploy), and what it would create is checked.
 // Nothing is sent to Scaleway, and no value of the caller's environment is used. Exit status: 0 all good,
@@ -13,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { FUNCTION_OUTPUTS, SHARED_OUTPUTS } from './build.mjs';
+import { FUNCTION_OUTPUTS, SHARED_OUTPUTS, SHIPPED_TARGETS } from './build.mjs';
 import { auditArchive } from './serverless-check/archive.mjs';
 import { auditDeployment } from './serverless-check/deployment.mjs';
 import { startFunctionsApiStandIn } from './serverless-check/functions-api-stand-in.mjs';
@@ -64,7 +65,8 @@ export async function checkPackage(root) {
     raw,
     functions: config.functions ?? {},
     functionOutputs: FUNCTION_OUTPUTS,
-    sharedOutputs: SHARED_OUTPUTS,
+    // The targets file, when the build shipped one (--targets), belongs in the archive as much as the bundles.
+    sharedOutputs: [...SHARED_OUTPUTS, ...(existsSync(join(root, SHIPPED_TARGETS)) ? [SHIPPED_TARGETS] : [])],
     placeholders: placeholders.env,
   });
   errors.push(...archive.errors.map((e) => `archive: ${e}`));
@@ -114,6 +116,7 @@ function printText(result) {
       );
       process.stdout.write(`    triggers: ${fn.triggers.join('; ') || 'none (HTTP)'}\n`);
       process.stdout.write(`    env: ${fn.env.join(' ')}\n    secrets: ${fn.secrets.join(' ')}\n`);
+      if (fn.sentEmpty.length > 0) process.stdout.write(`    sent empty: ${fn.sentEmpty.join(' ')}\n`);
     }
   }
   for (const error of result.errors) process.stdout.write(`error  ${error}\n`);

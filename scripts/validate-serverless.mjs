@@ -10,7 +10,7 @@
 // read, sizes within Scaleway's limits), the timing rules (reconcile's timeout and LBSYNC_FUNCTION_TIMEOUT_MS, the
 // waits within it, the sweep's spread within its timeout, the watcher's period covering its cron), and the
 // triggers' wiring (which function gets which trigger, the queue RECONCILE_QUEUE_URL names, the args each schedule
-// sends).
+// sends), and where the targets come from (LBSYNC_TARGETS or the file the build ships, dist/targets.json: not both).
 // With --require-env every ${env:...} without a fallback must be set (a pre-deploy check of your values).
 // What the plugin validates itself (handler files, runtimes, trigger syntax, region, credentials' shape) and
 // what it would send run in `npm run package` (scripts/package-check.mjs), with the real tools.
@@ -29,6 +29,7 @@ import { checkCodeCache } from './serverless-check/rules/code-cache.mjs';
 import { checkEnvironment } from './serverless-check/rules/environment.mjs';
 import { checkFunctionSettings } from './serverless-check/rules/function-settings.mjs';
 import { checkFunctionList } from './serverless-check/rules/service.mjs';
+import { readShippedTargets, checkTargetsSource } from './serverless-check/rules/targets-source.mjs';
 import { checkSweepTiming, checkTiming, checkWatchTiming } from './serverless-check/rules/timing.mjs';
 import { checkTriggers } from './serverless-check/rules/triggers.mjs';
 
@@ -56,7 +57,9 @@ export async function validateServerlessConfig({ configPath, root, env = process
   checkFunctionList(functions, report);
 
   const bundleNames = namesReadByBundles(root);
-  const effective = checkEnvironment(provider, functions, bundleNames, report);
+  const shipped = readShippedTargets(root);
+  const effective = checkEnvironment(provider, functions, bundleNames, report, shipped);
+  checkTargetsSource(provider, functions, shipped, requireEnv, report);
   const timeouts = {};
   for (const name of FUNCTIONS.filter((n) => functions[n])) {
     timeouts[name] = await checkFunctionSettings(name, functions[name], root, report);

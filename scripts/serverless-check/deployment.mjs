@@ -29,6 +29,7 @@ const FORWARDED = {
  * @property {string} httpOption
  * @property {string} sandbox
  * @property {string[]} env      variable names it gets (namespace and its own)
+ * @property {string[]} sentEmpty  those among them whose value is sent as "" (set, and empty)
  * @property {string[]} secrets  secret names it gets (namespace and its own)
  * @property {string[]} triggers
  */
@@ -100,6 +101,10 @@ export function auditDeployment({ standIn, config, archive, placeholders }) {
       httpOption: fn.http_option,
       sandbox: fn.sandbox,
       env: Object.keys({ ...namespace.environment_variables, ...fn.environment_variables }).sort(),
+      sentEmpty: Object.entries({ ...namespace.environment_variables, ...fn.environment_variables })
+        .filter(([, value]) => value === '')
+        .map(([key]) => key)
+        .sort(),
       secrets: [
         ...new Set([...(namespace.secret_environment_variables ?? []), ...(fn.secret_environment_variables ?? [])].map((s) => s.key)),
       ].sort(),

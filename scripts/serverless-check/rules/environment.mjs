@@ -1,8 +1,8 @@
 // The variables serverless.yml deploys, by this project's catalog: no reserved SCW_* name, sizes within
 // Scaleway's limits, credentials under "secret", each on the functions that read it, none missing, and the
 // catalog in step with what the bundles read. The targets' own keys (names the targets' credentials give) are
-// secrets on reconcile and watch; when LBSYNC_TARGETS is resolved here (--require-env), each one they name must be
-// there and nothing else may. (That values are strings is checked on what the plugin sends: npm run package.)
+// secrets on reconcile and watch; when the targets are known here (LBSYNC_TARGETS resolved with --require-env, or the
+// file the build ships, dist/targets.json), each one they name must be there and nothing else may. (That values are strings is checked on what the plugin sends: npm run package.)
 import { ALL, ENV_CATALOG, FUNCTIONS, TARGET_KEY_VARIABLES, targetKeyVariables } from '../env-catalog.mjs';
 import { isPlainObject, isUnset } from '../resolve.mjs';
 import { MAX_ENV_CHARS, MAX_SECRET_BYTES } from '../scaleway-limits.mjs';
@@ -14,12 +14,14 @@ import { MAX_ENV_CHARS, MAX_SECRET_BYTES } from '../scaleway-limits.mjs';
  * @param {Record<string, any>} functions
  * @param {Set<string>} bundleNames  the names the built bundles read (empty when none is built)
  * @param {Report} report
+ * @param {string} [shipped]  the targets file the build ships (dist/targets.json), when it does
  * @returns {Record<string, Record<string, unknown>>} per function, the variables it gets (env and secret)
  */
-export function checkEnvironment(provider, functions, bundleNames, report) {
+export function checkEnvironment(provider, functions, bundleNames, report, shipped) {
   const levels = [['provider', provider], ...FUNCTIONS.map((n) => [`functions.${n}`, functions[n] ?? {}])];
-  // The variables the targets' credentials name (known when LBSYNC_TARGETS is resolved here: --require-env).
-  const targets = provider.env?.LBSYNC_TARGETS ?? provider.secret?.LBSYNC_TARGETS;
+  // The variables the targets' credentials name: known from the shipped file, or from LBSYNC_TARGETS when it is
+  // resolved here (--require-env).
+  const targets = shipped ?? provider.env?.LBSYNC_TARGETS ?? provider.secret?.LBSYNC_TARGETS;
   const named = isUnset(targets) ? undefined : targetKeyVariables(targets);
   for (const [where, holder] of levels) {
     for (const kind of ['env', 'secret']) {

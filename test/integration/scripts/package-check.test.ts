@@ -45,6 +45,7 @@ interface DeployedFunction {
   httpOption: string;
   sandbox: string;
   env: string[];
+  sentEmpty: string[];
   secrets: string[];
   triggers: string[];
 }
@@ -172,6 +173,13 @@ describe('npm run package on the committed serverless.yml, in the repository', (
     expect(byName.reconcile?.secrets).toEqual(expect.arrayContaining(['LBSYNC_SCW_ACCESS_KEY', 'LBSYNC_SCW_SECRET_KEY']));
     expect(byName.inject?.secrets).toEqual(['INJECT_TOKEN', 'SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
     expect(byName.sweep?.secrets).toEqual(['SQS_ACCESS_KEY_ID', 'SQS_SECRET_ACCESS_KEY']);
+  });
+
+  it('sends LBSYNC_TARGETS, left unset by the deployer, as a string that is set and empty (a fleet ships its targets in the archive)', () => {
+    for (const fn of result.functions) {
+      expect(fn.env, fn.name).toContain('LBSYNC_TARGETS');
+      expect(fn.sentEmpty, fn.name).toContain('LBSYNC_TARGETS');
+    }
   });
 });
 
@@ -350,6 +358,23 @@ describe('npm run package catches', () => {
         expect.stringMatching(
           /^serverless deploy \(dry run against the Functions API stand-in\) failed[\s\S]*Trigger Schedule is invalid: \*\/5 \* \* \* \*/,
         ),
+      ]);
+    },
+    RUN_TIMEOUT,
+  );
+
+  it(
+    'what the plugin itself refuses: a null fallback for LBSYNC_TARGETS (why serverless.yml falls back to an empty string)',
+    async () => {
+      const dir = serviceCopy((c) => {
+        const provider = (c as unknown as { provider: { env: Record<string, unknown> } }).provider;
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own ${env:...} variable syntax, not a JS template
+        provider.env.LBSYNC_TARGETS = '${env:LBSYNC_TARGETS, null}';
+      });
+      const result = await packageCheck(dir);
+      expect(result.ok).toBe(false);
+      expect(result.errors).toEqual([
+        expect.stringContaining('Variable LBSYNC_TARGETS: variable is invalid, environment variables may only be strings'),
       ]);
     },
     RUN_TIMEOUT,

@@ -102,9 +102,10 @@ describe('serverless.yml as committed', () => {
   it('passes every offline check, with the deployment values left to the environment', () => {
     const result = validate(committed);
     expect(result.errors).toEqual([]);
-    expect(result.deployerEnv).toEqual(
-      expect.arrayContaining(['LBSYNC_TARGETS', 'RECONCILE_QUEUE_URL', 'LBSYNC_SCW_SECRET_KEY', 'INJECT_TOKEN']),
-    );
+    expect(result.deployerEnv).toEqual(expect.arrayContaining(['RECONCILE_QUEUE_URL', 'LBSYNC_SCW_SECRET_KEY', 'INJECT_TOKEN']));
+    // LBSYNC_TARGETS falls back to empty: a fleet whose targets the build ships (--targets) leaves it unset.
+    expect(result.deployerEnv).not.toContain('LBSYNC_TARGETS');
+    expect(result.resolved.provider.env.LBSYNC_TARGETS).toBe('');
   });
 
   it('warns when the code cache was made by another Node than the runtime (the functions would start without it)', () => {
@@ -175,6 +176,14 @@ describe('serverless.yml as committed', () => {
     const result = validate(committed, {}, ['--require-env']);
     expect(result.ok).toBe(false);
     expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining('INJECT_TOKEN is not set')]));
+  });
+
+  it('under --require-env, no targets at all (LBSYNC_TARGETS unset and none shipped in dist/) is told with both ways to give them', () => {
+    const { LBSYNC_TARGETS: _targets, ...withoutTargets } = deployEnv;
+    const result = validate(committed, withoutTargets, ['--require-env']);
+    expect(result.errors).toEqual([
+      'LBSYNC_TARGETS is empty and the build ships no targets (dist/targets.json): the functions would not start; set LBSYNC_TARGETS, or build with npm run build -- --targets FILE',
+    ]);
   });
 });
 
