@@ -11,6 +11,9 @@ if (!existsSync(bundle)) {
 }
 const { main } = createRequire(import.meta.url)(bundle.pathname);
 const code = await main(process.argv.slice(2));
-// Exit now rather than waiting for idle keep-alive sockets (SDK clients) to time out.
-// stdout/stderr writes to files and pipes are synchronous on Linux and macOS, so nothing is lost.
+// Exit now rather than waiting for idle keep-alive sockets (SDK clients) to time out, once stdout and stderr have
+// handed over what was written: a pipe that is full (a reader slower than a fleet's 1.7 MB of --json) takes the
+// rest asynchronously, and exiting at once would cut it.
+const flushed = (stream) => new Promise((resolve) => stream.write('', resolve));
+await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
 process.exit(code);

@@ -1,7 +1,6 @@
 // The function bundles as deployed (dist/, built by the global setup), each in a node process of its own
 // with the deployed node options: the reconcile bundle against the emulator and the local queue, and the
 // code-cache loader's fallbacks when the cache cannot be used.
-import { fork } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,52 +12,11 @@ import { createEventQueue } from '../../../shared/adapters/queue';
 import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
 // @ts-expect-error: plain .mjs module without types
 import { FUNCTION_NODE_OPTIONS } from '../../../scripts/function-sizing.mjs';
+import { type BundleRun as ChildResult, runBundle } from '../../support/run-bundle';
 import { DEMO_CLUSTER, DEMO_CONTROL_PLANE_IPS, DEMO_CP0_ID, demoSeed, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const CHILD = join(ROOT, 'test/support/bundle-child.cjs');
 const DEPLOYED_FLAGS = (FUNCTION_NODE_OPTIONS as string).split(' ');
-
-interface ChildResult {
-  codeCache: string;
-  answers: { status: number; body: Record<string, unknown> }[];
-  touched: string[];
-}
-
-/** Runs a handler in a fresh node; `between(i)` runs after event i is answered, before the next is sent. */
-function runBundle(
-  handler: string,
-  events: unknown[],
-  env: Record<string, string>,
-  execArgv: string[],
-  between?: (index: number) => void | Promise<void>,
-): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [handler], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        LOG_LEVEL: 'silent',
-        ...env,
-        BUNDLE_EVENTS: JSON.stringify(events),
-      },
-      execArgv,
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
-    let stderr = '';
-    let result: ChildResult | undefined;
-    child.stderr?.on('data', (chunk) => (stderr += String(chunk)));
-    child.on('message', async (message: { kind: string; index?: number } & Partial<ChildResult>) => {
-      if (message.kind === 'answered') {
-        await between?.(message.index ?? 0);
-        child.send('next');
-      } else result = message as ChildResult;
-    });
-    child.on('exit', (code) =>
-      code === 0 && result ? resolve(result) : reject(new Error(`bundle child exited ${code}: ${stderr.slice(-2000)}`)),
-    );
-  });
-}
 
 const post = (body: unknown, headers: Record<string, string> = {}) => ({
   httpMethod: 'POST',
@@ -113,16 +71,18 @@ describe('reconcile bundle, as deployed, against the emulator and the local queu
       [reconcileEvent('evt-1'), reconcileEvent('evt-2'), reconcileEvent('evt-3'), reconcileEvent('evt-4')],
       env,
       DEPLOYED_FLAGS,
-      (index) => {
-        if (index === 1)
-          emulator.replaceServer(DEMO_CP0_ID, {
-            name: 'control-plane-new',
-            zone: 'fr-par-1',
-            state: 'running',
-            tags: [`noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`, 'noprefix=kops.k8s.io/role=ControlPlane'],
-            publicIps: ['51.15.100.99'],
-          });
-        if (index === 2) emulator.addFault({ operation: 'ListBackends', ...faultBodies.tooManyRequests(2) });
+      {
+        between: (index) => {
+          if (index === 1)
+            emulator.replaceServer(DEMO_CP0_ID, {
+              name: 'control-plane-new',
+              zone: 'fr-par-1',
+              state: 'running',
+              tags: [`noprefix=kops.k8s.io/cluster=${DEMO_CLUSTER}`, 'noprefix=kops.k8s.io/role=ControlPlane'],
+              publicIps: ['51.15.100.99'],
+            });
+          if (index === 2) emulator.addFault({ operation: 'ListBackends', ...faultBodies.tooManyRequests(2) });
+        },
       },
     );
     expect(result.codeCache).toBe('accepted');
