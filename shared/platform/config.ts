@@ -64,9 +64,9 @@ const TARGETS_WAYS =
   'LBSYNC_TARGETS to a JSON array of targets, LBSYNC_CONFIG to a JSON file holding one, or (a deployment) ship a file in the bundle: npm run build -- --targets FILE';
 
 /**
- * Targets from LBSYNC_TARGETS (JSON array), the JSON file named by LBSYNC_CONFIG, or the file shipped in a function's
- * bundle (`shipped`: shipped-targets.ts). A shipped file and a variable at once are refused, both named: neither
- * is chosen silently. Errors about LBSYNC_CONFIG's file start with `fileLabel` (the CLI's --file names the file itself).
+ * Targets from LBSYNC_TARGETS (JSON array), the JSON file named by LBSYNC_CONFIG, or the file shipped in the
+ * function bundle (`shipped`: shipped-targets.ts). A shipped file and a variable at once are refused, both named: neither
+ * is chosen silently. Errors about the LBSYNC_CONFIG file start with `fileLabel` (the CLI's --file names the file itself).
  */
 export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG', shipped?: string): Target[] {
   const inline = nonEmpty(env.LBSYNC_TARGETS);
@@ -77,7 +77,7 @@ export function loadTargets(env: Env = process.env, fileLabel = 'LBSYNC_CONFIG',
     return parseTargetsText(SHIPPED_TARGETS_FILE, readConfigFile(shipped, SHIPPED_TARGETS_FILE));
   }
   if (!inline && !file && env.LBSYNC_TARGETS !== undefined) {
-    // Set to nothing (a deploy's `${env:LBSYNC_TARGETS, ''}` with no file shipped): told as what it is.
+    // Set to nothing (serverless.yml sends it empty when the deployer leaves it unset) with no file shipped: told so.
     throw validationError('invalid_config', 'environment', [
       {
         path: 'LBSYNC_TARGETS',
@@ -478,7 +478,7 @@ const URL_VARIABLES = variableNames((v) => v.url);
 
 /**
  * Values that must never reach a log line, a dead-letter record, an answer or the CLI's output (`shipped`: the
- * targets file of a function's bundle, whose credentials name variables too).
+ * targets file the function bundle ships, whose credentials name variables too).
  */
 export function secretValues(env: Env = process.env, shipped?: string): string[] {
   const plain = SECRET_VARIABLES.map((n) => nonEmpty(env[n]));

@@ -1,5 +1,6 @@
 // Where the functions get their targets: LBSYNC_TARGETS, or the file `npm run build -- --targets FILE` ships in the
-// archive (dist/targets.json). Both at once, the functions refuse to start; neither, they cannot either.
+// archive (dist/targets.json). Both at once, the functions refuse to start; neither, they cannot either (told
+// always when serverless.yml lacks LBSYNC_TARGETS; when it resolves empty, under --require-env, which has the values).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SHIPPED_TARGETS } from '../../build.mjs';
@@ -32,9 +33,14 @@ function targetsValues(provider, functions) {
  * @param {Report} report
  */
 export function checkTargetsSource(provider, functions, shipped, requireEnv, report) {
-  const given = targetsValues(provider, functions).filter(
-    ({ value }) => typeof value === 'string' && !isUnset(value) && value.trim() !== '',
-  );
+  const provided = targetsValues(provider, functions);
+  const given = provided.filter(({ value }) => typeof value === 'string' && !isUnset(value) && value.trim() !== '');
+  if (shipped === undefined && provided.length === 0) {
+    report.error(
+      `serverless.yml does not provide LBSYNC_TARGETS and the build ships no targets (${SHIPPED_TARGETS}): the functions would not start; add LBSYNC_TARGETS: \${env:LBSYNC_TARGETS, ''} under provider.env, or build with npm run build -- --targets FILE`,
+    );
+    return;
+  }
   if (shipped !== undefined) {
     for (const { at } of given)
       report.error(
