@@ -178,6 +178,14 @@ describe('serverless.yml as committed', () => {
     expect(result.errors).toEqual(expect.arrayContaining([expect.stringContaining('INJECT_TOKEN is not set')]));
   });
 
+  it('a serverless.yml without LBSYNC_TARGETS, while the build ships no targets, is told at once (no values needed to know)', () => {
+    const result = validate(mutated((c) => delete c.provider.env.LBSYNC_TARGETS));
+    expect(result.errors).toEqual([
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: serverless.yml's own variable syntax, not a JS template
+      "serverless.yml does not provide LBSYNC_TARGETS and the build ships no targets (dist/targets.json): the functions would not start; add LBSYNC_TARGETS: ${env:LBSYNC_TARGETS, ''} under provider.env, or build with npm run build -- --targets FILE",
+    ]);
+  });
+
   it('under --require-env, no targets at all (LBSYNC_TARGETS unset and none shipped in dist/) is told with both ways to give them', () => {
     const { LBSYNC_TARGETS: _targets, ...withoutTargets } = deployEnv;
     const result = validate(committed, withoutTargets, ['--require-env']);
