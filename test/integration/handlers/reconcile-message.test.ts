@@ -15,6 +15,7 @@ import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import type { Deadline } from '../../../shared/platform/deadline';
 import { createLogger } from '../../../shared/platform/log';
 import { lineProblems } from '../../../shared/platform/log-schema';
+import type { Target } from '../../../shared/schemas/target';
 import type { World } from '../../support/world';
 import { DEMO_CLUSTER, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, demoTarget, startWorld } from '../../support/world';
 
@@ -71,7 +72,7 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
     remaining,
     deps: {
       targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
-      gateway: (deadline: Deadline) =>
+      gateway: (_target: Target, { deadline }: { deadline: Deadline }) =>
         createScalewayGateway({
           accessKey: FAKE_ACCESS_KEY,
           secretKey: FAKE_SECRET_KEY,
@@ -89,8 +90,7 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
       deadLetterQueueUrl: urls.deadLetterQueueUrl,
       runtime: runtimeConfigFromEnv(env),
       logger: createLogger({ service: 'deadline-test', level: 'silent' }),
-      now: clock.now,
-      sleep: clock.sleep,
+      clock: { now: () => clock.now().getTime(), sleep: clock.sleep },
       random: () => 0.5,
     },
   };
