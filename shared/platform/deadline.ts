@@ -2,8 +2,19 @@
 // invocation knows when it must stop working (start + timeout - margin) and every wait in it (the hold of
 // an early event, the wait for an LB in a transient state, the wait for a write to apply, each API
 // request) is clipped to what is left; past it the event is re-enqueued, within the margin.
-import type { Clock } from './clock';
-import { realClock } from './clock';
+
+export type Sleep = (ms: number) => Promise<void>;
+
+/** The time an invocation reads and waits on: the real clock, or in tests a virtual one that a sleep advances. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  sleep: Sleep;
+}
+
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const realClock: Clock = { now: () => Date.now(), sleep: realSleep };
 
 export interface Deadline {
   /** Milliseconds left before the invocation must hand the event on (0 when past). */

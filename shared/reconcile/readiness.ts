@@ -7,8 +7,7 @@ import type { ObservedLb } from '../core/model';
 import { inTransientState, isApplied, isBroken } from '../core/model';
 import { kopsMessage } from '../errors/kops-messages';
 import { LbSyncError } from '../errors/lbsync-error';
-import type { Clock } from '../platform/clock';
-import type { Deadline } from '../platform/deadline';
+import type { Clock, Deadline } from '../platform/deadline';
 import { NO_DEADLINE } from '../platform/deadline';
 
 /** The LB being waited for: its id to poll, its name for kOps' message. */

@@ -12,7 +12,7 @@ import type { Action } from '../core/model';
 import type { BackendRollout } from '../core/rollout';
 import { describeRollout } from '../core/rollout-text';
 import type { Logger } from '../platform/log';
-import type { AnswerLine } from './answer-record';
+import type { AnswerLine } from './context';
 import type { LbReconcile, ReconcileResult } from './reconcile-target';
 
 /** Each planned (or done) write in words; for a target with several LBs, each names its LB. */

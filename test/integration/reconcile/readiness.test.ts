@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { faultBodies } from '../../../emulator';
 import type { ObservedLb } from '../../../shared/core/model';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';
-import type { Clock } from '../../../shared/platform/clock';
+import type { Clock } from '../../../shared/platform/deadline';
 import { waitUntilApplied, waitWhileTransient } from '../../../shared/reconcile/readiness';
 import type { World } from '../../support/world';
 import { DEMO_LB_ID, demoSeed, startWorld } from '../../support/world';

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { realClock } from '../../../shared/platform/clock';
-import { invocationDeadline, NO_DEADLINE } from '../../../shared/platform/deadline';
+import { invocationDeadline, NO_DEADLINE, realClock } from '../../../shared/platform/deadline';
 
 /** A virtual clock: it moves only when told. */
 function clockAt(start: number) {
