@@ -2,7 +2,7 @@ import type { EventQueue } from '../adapters/queue';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { withoutWrites } from '../adapters/scaleway';
 import { describeAction } from '../core/action-text';
-import type { DeadLetter, DeadLetterReason, Done, Hold, Requeue } from '../core/disposition';
+import type { DeadLetter, DeadLetterReason, DispositionPolicy, Done, Hold, Requeue } from '../core/disposition';
 import { decideDisposition } from '../core/disposition';
 import type { LbPlace } from '../core/lb-identity';
 import type { LeavingMember } from '../core/leaving';
@@ -11,8 +11,8 @@ import type { LbIdentity } from '../errors/lbsync-error';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { Scrubber } from '../outbound/scrub';
 import { createScrubber } from '../outbound/scrub';
-import type { Clock } from '../platform/deadline';
 import type { RuntimeConfig } from '../platform/config';
+import type { Clock } from '../platform/deadline';
 import { invocationDeadline, realClock } from '../platform/deadline';
 import type { Logger } from '../platform/log';
 import type { PlatformResponse } from '../platform/request-response';
@@ -162,7 +162,7 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
 
 /** One message's handling: the steps in order, then the disposition carried out. */
 class Message {
-  private readonly policy;
+  private readonly policy: DispositionPolicy;
   private readonly scrubber: Scrubber;
 
   constructor(
