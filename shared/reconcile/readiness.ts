@@ -23,9 +23,10 @@ export interface Waiting {
 }
 
 /**
- * Polls GetLb until `done(lb)`, within budgetMs (already clipped to the invocation's deadline), with our own bounded backoff (not the SDK's 5-minute
- * waiter). Transient API failures are polled through, a 429 no sooner than its floor (retryFloorMs); others
- * are thrown, as is what `giveUp` returns for an LB that will not get there. Returns the last LB seen.
+ * Polls GetLb until `done(lb)`, within budgetMs (clipped to the invocation's deadline already, and never past its
+ * signal), with our own bounded backoff (not the SDK's 5-minute waiter). Transient API failures are polled through, a
+ * 429 no sooner than its floor (retryFloorMs); others are thrown, as is what `giveUp` returns for an LB that will not
+ * get there. Returns the last LB seen.
  */
 async function pollLb(
   gateway: ScalewayGateway,
@@ -74,7 +75,10 @@ function brokenWhileWaiting(target: LbRef): (lb: ObservedLb) => LbSyncError | un
       : undefined;
 }
 
-/** After a write: until the LB and all its instances report ready again, within the budget clipped to the deadline. An exhausted budget is transient. */
+/**
+ * After a write: until the LB and all its instances report ready again, within the budget clipped to the deadline. An
+ * exhausted budget is transient.
+ */
 export async function waitUntilApplied(
   gateway: ScalewayGateway,
   zone: string,
@@ -92,8 +96,8 @@ export async function waitUntilApplied(
 }
 
 /**
- * Before writing to an LB in a transient state: a short wait in this invocation, since most such states
- * last seconds and a re-enqueue with backoff would add a random delay on top. Returns the LB as last seen.
+ * Before writing to an LB in a transient state: a short wait in this invocation (clipped to the deadline), since most
+ * such states last seconds and a re-enqueue with backoff would add a random delay on top. Returns the LB as last seen.
  */
 export async function waitWhileTransient(
   gateway: ScalewayGateway,
