@@ -28,9 +28,7 @@ export const handle = functionShell(
         gatewayPerKey(process.env, (key) =>
           createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, ...(eventId && { eventId }), ...key }),
         )(target),
-      queue: runtime.queue,
-      reconcileQueueUrl,
-      deadLetterQueueUrl,
+      queues: { client: runtime.queue, reconcileQueueUrl, deadLetterQueueUrl },
       runtime: runtime.config,
       logger,
       scrubber: runtime.scrubber,

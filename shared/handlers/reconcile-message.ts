@@ -37,9 +37,8 @@ export interface ReconcileMessageDeps {
    * nothing else.
    */
   gateway: (target: Target, invocation: Pick<InvocationContext, 'deadline' | 'eventId'>) => ScalewayGateway;
-  queue: () => EventQueue;
-  reconcileQueueUrl: string;
-  deadLetterQueueUrl: string;
+  /** Where the event is sent back (a retry, an early event) and where its dead letter goes. */
+  queues: { client: () => EventQueue; reconcileQueueUrl: string; deadLetterQueueUrl: string };
   runtime: RuntimeConfig;
   logger: Logger;
   /** Default: the real clock. */
@@ -246,7 +245,7 @@ class Message {
 
   /** Sends to a queue, a failure marked as the hand-off's (anything else thrown leaves as itself: a 500 by the shell). */
   private async handOff(...args: Parameters<EventQueue['send']>): Promise<void> {
-    const queue = this.deps.queue();
+    const queue = this.deps.queues.client();
     try {
       await queue.send(...args);
     } catch (error) {
@@ -287,7 +286,7 @@ class Message {
     // The event is scrubbed before its recordId is made of it: `lbsync dlq` computes the id again from what is kept.
     const kept = event ? { event: scrubber.value(event) } : { rawBody: scrubber.text(this.rawBody) };
     const record = deadLetterRecord({ reason, error, ...kept, now: this.now() });
-    await this.handOff(this.deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
+    await this.handOff(this.deps.queues.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
     return {
       status: 200,
       body: {
@@ -309,7 +308,7 @@ class Message {
   private async requeue(disposition: Requeue, event: LbSyncEvent, result: ReconcileResult | undefined): Promise<Answer> {
     const { delayMs, delaySeconds, next, error } = disposition;
     const sent = next ? JSON.stringify(next) : this.rawBody;
-    await this.handOff(this.deps.reconcileQueueUrl, sent, delaySeconds === undefined ? {} : { delaySeconds });
+    await this.handOff(this.deps.queues.reconcileQueueUrl, sent, delaySeconds === undefined ? {} : { delaySeconds });
     const body = { outcome: 'retry_scheduled' as const, ...this.common(event, result), retryInMs: delayMs };
     if (!next || !error) {
       const line = { outcome: 'retry_scheduled' as const, retry_in_ms: delayMs };

@@ -82,9 +82,7 @@ export async function sendEvent(
         requestTimeoutMs: 5_000,
         eventId,
       }),
-    queue: () => events,
-    reconcileQueueUrl: queues.reconcileQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
+    queues: { client: () => events, reconcileQueueUrl: queues.reconcileQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl },
     runtime,
     logger: options.onLogLine
       ? createLogger({ service: 'deliveries', level: 'info', destination: { write: options.onLogLine } })

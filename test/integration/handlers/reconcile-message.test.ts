@@ -85,9 +85,7 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
             return ms;
           },
         }),
-      queue: () => queue,
-      reconcileQueueUrl: urls.reconcileQueueUrl,
-      deadLetterQueueUrl: urls.deadLetterQueueUrl,
+      queues: { client: () => queue, ...urls },
       runtime: runtimeConfigFromEnv(env),
       logger: createLogger({ service: 'deadline-test', level: 'silent' }),
       clock: { now: () => clock.now().getTime(), sleep: clock.sleep },
@@ -214,7 +212,7 @@ describe('carrying out the disposition', () => {
     const response = await handleReconcileMessage(event({ target: 'nowhere' }), {
       ...d,
       logger,
-      deadLetterQueueUrl: `${urls.deadLetterQueueUrl}-missing`,
+      queues: { ...d.queues, deadLetterQueueUrl: `${urls.deadLetterQueueUrl}-missing` },
     });
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body)).toMatchObject({ outcome: 'handoff_failed', error: { code: 'queue_unavailable' } });

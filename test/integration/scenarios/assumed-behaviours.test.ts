@@ -509,9 +509,7 @@ async function play(scenario: Scenario): Promise<Run> {
         defaultZone: 'fr-par-1',
         requestTimeoutMs: 5_000,
       }),
-    queue: () => stack.events,
-    reconcileQueueUrl: queues.reconcileQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
+    queues: { client: () => stack.events, reconcileQueueUrl: queues.reconcileQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl },
     runtime,
     logger: createLogger({ service: 'assumed-behaviours', level: 'silent' }),
     // Holds and polls are recorded at their full length but last at most 20 ms: the world only moves between
