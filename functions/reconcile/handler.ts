@@ -24,13 +24,11 @@ export const handle = functionShell(
     return handleReconcileMessage(requestBody(event), {
       targets: runtime.targetsByName(),
       // The target's own key when it names one (credentials), else the deployment's.
-      gateway: (deadline, eventId, target) =>
-        gatewayPerKey(process.env, (key) => createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, eventId, ...key }))(
-          target,
-        ),
-      queue: runtime.queue,
-      reconcileQueueUrl,
-      deadLetterQueueUrl,
+      gateway: (target, { deadline, eventId }) =>
+        gatewayPerKey(process.env, (key) =>
+          createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, ...(eventId && { eventId }), ...key }),
+        )(target),
+      queues: { client: runtime.queue, reconcileQueueUrl, deadLetterQueueUrl },
       runtime: runtime.config,
       logger,
       scrubber: runtime.scrubber,

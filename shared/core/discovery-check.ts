@@ -10,6 +10,7 @@
  * answer about this LB at all: nothing of it is used (`otherLbItems`, lb_answer_mismatch in the steps).
  */
 import type { WarningCode } from '../errors/lbsync-error';
+import { LbSyncError } from '../errors/lbsync-error';
 import type { IpamIpView } from './kops-rule';
 import type { ObservedLb, ObservedMemberHealth, ObservedServer, RefusedAnswer } from './model';
 
@@ -198,6 +199,17 @@ export function lbMismatch(lb: Pick<ObservedLb, 'id' | 'name' | 'zone'>, asked: 
     ...('name' in asked && lb.name !== asked.name ? [`is named "${lb.name}", not "${asked.name}"`] : []),
     ...(lb.zone !== asked.zone ? [`is in zone ${lb.zone}, not ${asked.zone}`] : []),
   ];
+}
+
+/** The LB an answer gave when one LB was asked for (GetLb): the one asked for, or lb_answer_mismatch. */
+export function assertAskedLb(answered: ObservedLb, asked: LbAsked, message: string): ObservedLb {
+  const reasons = lbMismatch(answered, asked);
+  if (reasons.length === 0) return answered;
+  throw new LbSyncError(
+    'lb_answer_mismatch',
+    `${message}: the API answered load-balancer ${answered.name} (${answered.id}), which ${reasons.join(' and ')}: nothing is written to it`,
+    { lb: 'id' in asked ? { id: asked.id } : { name: asked.name } },
+  );
 }
 
 /** The LBs of an answer that are the one asked for; the others, with why. */

@@ -11,6 +11,7 @@
 import { LbSyncError } from '../errors/lbsync-error';
 import type { LbSyncEvent } from '../schemas/event';
 import type { RetryPolicy } from './retry-horizon';
+import { retryFloorMs } from './backoff';
 import { elapsedSinceFirstAttempt, MAX_SERVER_HINT_MS, retryDelayMs, systemFieldsBeyondHorizon } from './retry-horizon';
 import { delaySecondsUntil } from './sweep-schedule';
 
@@ -101,18 +102,6 @@ export interface Reconciled {
 }
 
 export type DispositionInput = Undecodable | Received | Reconciled;
-
-/**
- * The least wait before a 429 is retried when the answer gives no reset time. The gateway's real 429 gives none
- * (no reset_seconds, no Retry-After: recorded), so this floor is what keeps a retry from hitting the limit again.
- */
-export const RATE_LIMIT_FLOOR_MS = 1_000;
-
-/** The least wait before retrying after this error: a 429's own reset time, else the 1 s floor; 0 for others. */
-export function retryFloorMs(error: Pick<LbSyncError, 'code' | 'retryAfterMs'>): number {
-  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
-  return error.code === 'rate_limited' ? RATE_LIMIT_FLOOR_MS : 0;
-}
 
 /** Done, hold, requeue or dead-letter. Pure: the clock, the time left and the jitter's draw come in. */
 export function decideDisposition(input: Undecodable, policy: DispositionPolicy): DeadLetter;

@@ -1,7 +1,8 @@
 // The log lines other tools read, as one table: which lines, which keys, their types. The functions build these
-// lines typed by it; Cockpit's dashboard and alert rules (cockpit/queries.ts) may filter only on its keys; and the
-// lines a real local run prints are checked against it (test/cli/log-schema.test.ts). So docs, dashboard and alerts
-// cannot drift from what the functions print. Every key is snake_case.
+// lines typed by it; Cockpit's dashboard and alert rules (cockpit/queries.ts) may filter only on its keys
+// (cockpit/logql-check.ts, run by test/unit/cockpit/queries.test.ts and generated.test.ts); and the lines a real
+// local run prints are checked against it (test/cli/npm-start.test.ts). So docs, dashboard and alerts cannot drift
+// from what the functions print. Every key is snake_case.
 import * as z from 'zod';
 import { DEAD_LETTER_REASONS } from '../core/disposition';
 import { EVENT_SOURCES, WRITER_KINDS } from '../schemas/primitives';
@@ -77,6 +78,8 @@ export const reconcileAnswerLine = z.strictObject({
   /** The Scaleway API requests of this reconcile: their total time and the slowest one. */
   api_ms: count.optional(),
   api_max_ms: count.optional(),
+  /** How long the reconcile took, from its first read to its last wait (absent when the event was not reconciled). */
+  duration_ms: count.optional(),
   /**
    * A target with several LBs: each LB's own figures, in the target's order. The pool figures above are then the
    * worst-off LB's, and the changes and writes (each naming its LB) count over all of them.

@@ -2,8 +2,7 @@ import type { GatewayStep } from '../adapters/api-failure';
 import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
-import type { LbAsked } from '../core/discovery-check';
-import { admitLbs, lbMismatch, otherLbItems } from '../core/discovery-check';
+import { admitLbs, assertAskedLb, otherLbItems } from '../core/discovery-check';
 import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb, RefusedAnswer } from '../core/model';
 import { inTransientState, isBroken, olderFirst } from '../core/model';
 import { attachmentProblem } from '../core/private-network';
@@ -61,17 +60,6 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
     );
   }
   return { lb: matches[0] as ObservedLb, refused };
-}
-
-/** The LB an answer gave when one LB was asked for (GetLb): the one asked for, or lb_answer_mismatch. */
-export function assertAskedLb(answered: ObservedLb, asked: LbAsked, message: string): ObservedLb {
-  const reasons = lbMismatch(answered, asked);
-  if (reasons.length === 0) return answered;
-  throw new LbSyncError(
-    'lb_answer_mismatch',
-    `${message}: the API answered load-balancer ${answered.name} (${answered.id}), which ${reasons.join(' and ')}: nothing is written to it`,
-    { lb: 'id' in asked ? { id: asked.id } : { name: asked.name } },
-  );
 }
 
 /** Writes are made only while lb.status is ready; transient states wait, broken ones need a human. */

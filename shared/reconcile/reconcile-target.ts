@@ -4,7 +4,6 @@ import type { DiscoveredPool } from '../core/desired';
 import { addressChoiceNotes, unusableAddressWarning } from '../core/desired';
 import type { LeavingMember } from '../core/leaving';
 import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
-import { describeAction } from '../core/action-text';
 import { contestWarning } from '../core/contest';
 import { contradictionWarning, filterMismatchWarning } from '../core/discovery-check';
 import type { LbPlace } from '../core/lb-identity';
@@ -16,8 +15,6 @@ import { memberHealth } from '../core/rollout';
 import { kopsMessage } from '../errors/kops-messages';
 import { asLbSyncError, LbSyncError } from '../errors/lbsync-error';
 import type { RuntimeConfig } from '../platform/config';
-import type { Deadline } from '../platform/deadline';
-import { NO_DEADLINE } from '../platform/deadline';
 import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
 import { desiredWithLeaving } from './admit-leaving';
@@ -25,8 +22,10 @@ import { applyActions } from './apply';
 import { discoverPool } from './discover';
 import { healthReadOnce } from './health-read-once';
 import { assertLbOnNetwork, assertWritable, findLb, observeBackends } from './observe';
-import type { Sleep } from './readiness';
-import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
+import type { InvocationContext } from './context';
+import { invocationContext } from './context';
+import { waitUntilApplied, waitWhileTransient } from './readiness';
+import { logPlan, logResult, reconcileFigures } from './reconcile-lines';
 import { readBackendHealth, stageRemovals } from './stage-removals';
 
 export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
@@ -80,10 +79,6 @@ export interface ReconcileOptions {
   transientWaitMs?: number;
   /** Unused duplicates of a managed backend younger than this are left for now (default 30 s). */
   duplicateGraceMs?: number;
-  sleep?: Sleep;
-  now?: () => number;
-  /** The invocation's deadline: the transient wait and the wait for the write to apply are clipped to it. */
-  deadline?: Deadline;
   /** This deployment's owner id (LBSYNC_OWNER_ID), to name both deployments in a pool_contested warning. */
   ownerId?: string;
   /**
@@ -96,17 +91,12 @@ export interface ReconcileOptions {
    * ListBackendStats per backend): the sweep's events do, so every target's passing members are logged each period.
    */
   readHealth?: boolean;
-  /** Told the plan before any write, so logs read in the order things happen; `lb`: which LB, for a target with several. */
-  onPlanned?: (
-    actions: readonly Action[],
-    pool: DiscoveredPool,
-    rollouts: readonly BackendRollout[],
-    leaving: readonly LeavingMember[],
-    lb?: LbPlace,
-  ) => void;
 }
 
 export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
+
+// Each write in words: told by the reconcile's lines, read by the CLI's views too.
+export { describePlanned } from './reconcile-lines';
 
 /** The part of ReconcileOptions that comes from configuration. */
 export type ReconcileSettings = Required<Pick<ReconcileOptions, 'waitBudgetMs' | 'transientWaitMs' | 'duplicateGraceMs'>>;
@@ -171,21 +161,11 @@ export function notStarted(target: Target, event: EventPart, error: LbSyncError)
   };
 }
 
-/** Each planned (or done) write in words; for a target with several LBs, each names its LB. */
-export function describePlanned(
-  result: Pick<ReconcileResult, 'planned' | 'done' | 'lbs'>,
-  which: 'planned' | 'done' = 'planned',
-): string[] {
-  if (!result.lbs) return result[which].map(describeAction);
-  return result.lbs.flatMap((lb) => lb[which].map((action) => `${placeLabel(lb.loadBalancer)}: ${describeAction(action)}`));
-}
-
 /** What one LB's reconcile shares with the target's other LBs. */
 interface LbRun {
   gateway: ScalewayGateway;
   options: ReconcileOptions;
-  clock: { sleep: Sleep; now: () => number };
-  deadline: Deadline;
+  context: InvocationContext;
   started: number;
   /** The servers, discovered once for the target (the first LB's lookup runs beside it). */
   pool: Promise<DiscoveredPool>;
@@ -242,17 +222,24 @@ function assertedAgainst(target: Target, event: EventPart, pool: DiscoveredPool)
  * rules (find, wait while busy, read its backends, plan, stage removals by its own health checks, write, wait), and
  * combines them (combineLbs): one LB failing never stops the others.
  */
-export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
+export async function reconcileTarget(
+  target: Target,
+  event: EventPart,
+  options: ReconcileOptions,
+  context: Partial<InvocationContext> = {},
+): Promise<ReconcileResult> {
+  const ctx = invocationContext(context);
+  const result = await reconcileLbs(target, event, options, ctx);
+  logResult(ctx.logger, result);
+  ctx.answer.add(reconcileFigures(result));
+  return result;
+}
+
+async function reconcileLbs(target: Target, event: EventPart, options: ReconcileOptions, ctx: InvocationContext): Promise<ReconcileResult> {
   // The leaving servers' check and the staging of removals may both need a backend's health: one read serves both.
   const { gateway } = healthReadOnce(options.gateway);
-  const now = options.now ?? Date.now;
-  const run = {
-    gateway,
-    options,
-    clock: { sleep: options.sleep ?? realSleep, now },
-    deadline: options.deadline ?? NO_DEADLINE,
-    started: now(),
-  };
+  const now = ctx.clock.now;
+  const run = { gateway, options, context: ctx, started: now() };
   const places = targetLbs(target);
   // The LB lookup and server discovery are independent: side by side.
   const pool = discoverPool(gateway, target);
@@ -336,8 +323,8 @@ function combineLbs(lbs: readonly Pick<LbReconcile, 'status' | 'error'>[]): Pick
 
 /** One LB's reconcile: `view` is the target as that LB's steps see it (atLb), discovery is the target's own. */
 async function reconcileLb(view: Target, target: Target, event: EventPart, run: LbRun): Promise<ReconcileResult> {
-  const { gateway, options, clock, deadline, started } = run;
-  const { now } = clock;
+  const { gateway, options, context, started } = run;
+  const { now } = context.clock;
   // An operator's dry run plans from what is there now; a shadow deployment goes as far as a write would.
   const askedDryRun = event.dryRun === true;
   const shadow = options.shadow === true && !askedDryRun;
@@ -372,7 +359,7 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
     }
     run.claimed?.set(found.id, run.place as LbPlace);
     let lb = found;
-    if (!askedDryRun) lb = await waitWhileTransient(gateway, view.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
+    if (!askedDryRun) lb = await waitWhileTransient(gateway, view.zone, lb, options.transientWaitMs ?? 0, context);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
     if (!askedDryRun) assertWritable(lb);
     if (lb !== found) {
@@ -434,7 +421,13 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
     const health = staged.rollouts.map((r) => ({ backend: r.backend, health: r.health }));
     if (options.readHealth) health.push(...(await healthOfTheRest(gateway, view, lb, observed.byName, health, result.warnings)));
     if (health.length > 0) result.health = health;
-    options.onPlanned?.(planned, pool, staged.rollouts, withLeaving.leaving, run.place);
+    logPlan(context.logger, {
+      actions: planned,
+      pool: pool.ips,
+      rollouts: staged.rollouts,
+      leaving: withLeaving.leaving,
+      ...(run.place && { lb: run.place }),
+    });
     // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
     // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
     // them in its plan; a shadow deployment, which adds no member, would wait for one it never added: not carried,
@@ -448,7 +441,7 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
-    await waitUntilApplied(gateway, view.zone, lb, deadline.clip(options.waitBudgetMs), clock);
+    await waitUntilApplied(gateway, view.zone, lb, options.waitBudgetMs, context);
     return finish({ status: 'applied', ...held });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });

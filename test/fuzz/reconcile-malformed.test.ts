@@ -41,9 +41,7 @@ afterAll(async () => {
 const deps = () => ({
   targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
   gateway: () => world.gateway(),
-  queue: () => queue,
-  reconcileQueueUrl: urls.reconcileQueueUrl,
-  deadLetterQueueUrl: urls.deadLetterQueueUrl,
+  queues: { client: () => queue, ...urls },
   runtime: runtimeConfigFromEnv({}),
   logger: createLogger({ service: 'fuzz', level: 'debug', destination: { write: (line: string) => void logLines.push(line) } }),
 });

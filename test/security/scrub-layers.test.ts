@@ -100,8 +100,7 @@ describe('each layer scrubs on its own', () => {
       const answer = await handleReconcileMessage(`{"not":"an event","key":"${SECRET_KEY}"}`, {
         targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
         gateway: () => world.gateway(),
-        queue: () => queue,
-        ...urls,
+        queues: { client: () => queue, ...urls },
         runtime: runtimeConfigFromEnv({}),
         logger: createLogger({ service: 'test', level: 'silent' }),
         scrubber: createScrubber([SECRET_KEY]),

@@ -82,18 +82,18 @@ export async function sendEvent(
         requestTimeoutMs: 5_000,
         eventId,
       }),
-    queue: () => events,
-    reconcileQueueUrl: queues.reconcileQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
+    queues: { client: () => events, reconcileQueueUrl: queues.reconcileQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl },
     runtime,
     logger: options.onLogLine
       ? createLogger({ service: 'deliveries', level: 'info', destination: { write: options.onLogLine } })
       : createLogger({ service: 'deliveries', level: 'silent' }),
-    now: () => new Date(Date.now() + skippedMs),
-    sleep: async (ms: number) => {
-      const real = Math.min(ms, 20);
-      await new Promise<void>((resolve) => setTimeout(resolve, real));
-      skippedMs += Math.max(0, ms - real);
+    clock: {
+      now: () => Date.now() + skippedMs,
+      sleep: async (ms: number) => {
+        const real = Math.min(ms, 20);
+        await new Promise<void>((resolve) => setTimeout(resolve, real));
+        skippedMs += Math.max(0, ms - real);
+      },
     },
     random: () => 0.5,
   };

@@ -210,9 +210,7 @@ async function run(c: Case) {
   const answer = await handleReconcileMessage(JSON.stringify(event), {
     targets: new Map([[DEMO_CLUSTER, target]]),
     gateway: () => w.gateway(),
-    queue: () => queue,
-    reconcileQueueUrl: urls.reconcileQueueUrl,
-    deadLetterQueueUrl: urls.deadLetterQueueUrl,
+    queues: { client: () => queue, ...urls },
     runtime: runtimeConfigFromEnv({ LBSYNC_WAIT_BUDGET_MS: '0', LBSYNC_TRANSIENT_WAIT_MS: '0' }),
     logger: createLogger({ service: 'messages', level: 'info', destination: { write: (line: string) => void logLines.push(line) } }),
   });
