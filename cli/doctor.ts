@@ -4,7 +4,7 @@
 // attributes). The command (commands/doctor.ts) prints what this returns.
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
-import type { ExchangeRecorder } from '../shared/adapters/http-recorder';
+import type { ExchangeRecorder } from './adapters/http-recorder';
 import type { ScalewayGateway } from '../shared/adapters/scaleway';
 import { createScalewayGateway } from '../shared/adapters/scaleway';
 import { type QueueEnv, queueEnvFromEnv, runtimeConfigFromEnv } from '../shared/platform/config';

@@ -7,7 +7,7 @@ import { startEmulator } from '../emulator';
 import type { EventQueue } from '../shared/adapters/queue';
 import { createEventQueue } from '../shared/adapters/queue';
 import type { DeadLetterRecord } from '../shared/handlers/dead-letter';
-import { provisionQueues } from '../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../cli/adapters/queue-provisioning';
 import type { TargetInput } from '../shared/schemas/target';
 import { startCronTicker, startIntervalTicker } from './cron';
 import type { LocalQueue } from './queue-server';

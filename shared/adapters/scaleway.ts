@@ -20,8 +20,8 @@ import { normalisePool } from '../core/pool';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { userAgentFor } from '../outbound/user-agent';
 import { classifyApiFailure } from './api-failure';
+import type { TransportTap } from './http-transport';
 import { PAGE_SIZE, readPages } from './pages';
-import type { ExchangeRecorder } from './http-recorder';
 import { sdkHttpClient } from './sdk-http-client';
 import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
 import { LbSyncError } from '../errors/lbsync-error';
@@ -47,7 +47,7 @@ export interface ScalewaySettings {
   /** This deployment's owner id (LBSYNC_OWNER_ID): the User-Agent names it, ` owner/<id>`. */
   ownerId?: string;
   /** Receives every exchange with the API, scrubbed (`lbsync doctor --record`). */
-  recorder?: ExchangeRecorder;
+  recorder?: TransportTap;
 }
 
 export interface ApiCallCount {

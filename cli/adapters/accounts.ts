@@ -6,13 +6,13 @@ import { createAdvancedClient, withHTTPClient, withProfile, withUserAgentSuffix 
 import type { Region } from '@scaleway/sdk-client';
 import { Iamv1alpha1 } from '@scaleway/sdk-iam';
 import { Mnqv1beta1 } from '@scaleway/sdk-mnq';
-import type { ObservedRule, QueuePermissions } from '../core/bootstrap-plan';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
-import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
-import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
-import { readPages } from './pages';
-import { callGateway } from './api-failure';
-import { sdkHttpClient } from './sdk-http-client';
+import type { ObservedRule, QueuePermissions } from '../bootstrap-plan';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../../shared/outbound/scrub';
+import { LBSYNC_USER_AGENT } from '../../shared/outbound/user-agent';
+import { assertApiKeyShape, GIVEN_KEY } from '../../shared/schemas/api-key';
+import { readPages } from '../../shared/adapters/pages';
+import { callGateway } from '../../shared/adapters/api-failure';
+import { sdkHttpClient } from '../../shared/adapters/sdk-http-client';
 
 export interface AccountsSettings {
   accessKey: string;

@@ -3,11 +3,11 @@
 // made for one run and deleted after it. Only `lbsync cockpit install` imports it.
 import { Cockpitv1 } from '@scaleway/sdk-cockpit';
 import { createAdvancedClient, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
-import { userAgentFor } from '../outbound/user-agent';
-import { callGateway } from './api-failure';
-import { sdkHttpClient } from './sdk-http-client';
-import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
+import { createScrubber, stripUrlCredentials, urlCredentials } from '../../shared/outbound/scrub';
+import { userAgentFor } from '../../shared/outbound/user-agent';
+import { callGateway } from '../../shared/adapters/api-failure';
+import { sdkHttpClient } from '../../shared/adapters/sdk-http-client';
+import { assertApiKeyShape, GIVEN_KEY } from '../../shared/schemas/api-key';
 
 type Region = `${string}-${string}`;
 
