@@ -36,6 +36,7 @@ import { describePlanned, reconcileSettings, reconcileTarget } from '../shared/r
 import type { Target } from '../shared/schemas/target';
 import { DEPLOYMENT_KEY, keyIdOf } from '../shared/core/target-accounts';
 import { gatewayPerKey } from '../shared/platform/target-keys';
+import { IP_SOURCE } from '../shared/schemas/ip-sources';
 import { resolveScalewayCredentials } from './credentials';
 import { configuredTargets, selectTargets } from './environment';
 import { readWriters, type WritersRead } from './writers-read';
@@ -324,12 +325,13 @@ async function targetChecks(
   }
   const pool = await attempt('servers', () => discover(gateway, ledger, target));
   if (pool) checks.push(serversCheck(at('servers'), target, pool));
-  if (target.servers.ipSource === 'ipam-private')
+  const ipSource = IP_SOURCE[target.servers.ipSource];
+  if (ipSource.readsIpam)
     for (const { view, suffix, lb } of lbs)
       checks.push(await privateNetworkCheck(at(`private-network${suffix}`), gateway, ledger, view, lb, pool));
   // kOps' own address rule reads IPAM (zonal IPv4 per server); the functions' key holds IPAMReadOnly either way.
-  if (target.servers.ipSource !== 'ipam-private') {
-    const parity = target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam';
+  if (!ipSource.readsIpam) {
+    const parity = ipSource.kopsRule ? 'kops-parity' : 'ipam';
     const members = pool?.members ?? [];
     const ips = await attempt(parity, () =>
       ledger.prove('iam:ipam-read', regionOf(target.zone), `listing IPAM addresses of ${target.zone}`, () =>
