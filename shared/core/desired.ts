@@ -3,7 +3,7 @@ import { IP_SOURCE, type IpSource } from '../schemas/ip-sources';
 import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import { admitPrivateIps } from './discovery-check';
-import type { IpamIpView } from './kops-rule';
+import { type IpamIpView, stripCidr } from './kops-rule';
 import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
 import { leavingWhy } from './leaving';
 import { compareIps, normalisePool } from './pool';
@@ -116,12 +116,6 @@ export interface DiscoveredPool extends ServerIps {
   contradicted: RefusedAnswer[];
   /** ipam-private: the private network whose NIC addresses were taken, which the LB must be attached to. */
   privateNetworkId?: string;
-}
-
-/** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
-export function stripCidr(address: string): string {
-  const slash = address.indexOf('/');
-  return slash === -1 ? address : address.slice(0, slash);
 }
 
 /** How a target picks its servers' addresses: the ipSource, and for ipam-private the private network. */

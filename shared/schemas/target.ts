@@ -18,6 +18,7 @@ import {
   uuidSchema,
   zoneSchema,
 } from './primitives';
+import { DEFAULT_HEALTH_CHECK } from './api-defaults';
 import { IP_SOURCES, ipSourcesDescription } from './ip-sources';
 import { closest } from './suggest';
 import { looksLikeApiKey } from './api-key';
@@ -401,8 +402,6 @@ export type TargetCredentials = z.output<typeof credentialsSchema>;
 export type KopsTargetInput = z.input<typeof kopsTargetSchema>;
 export type TargetInput = z.input<typeof fullTargetSchema> | KopsTargetInput;
 
-const KOPS_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
-
 function kopsBackend(name: string, port: number, createIfMissing: boolean, options: KopsBackendOptions): BackendSpec {
   return {
     ...options,
@@ -413,7 +412,7 @@ function kopsBackend(name: string, port: number, createIfMissing: boolean, optio
     forwardPortAlgorithm: 'roundrobin',
     stickySessions: 'none',
     proxyProtocol: 'proxy_protocol_none',
-    healthCheck: { port, ...KOPS_HEALTH_CHECK },
+    healthCheck: { port, ...DEFAULT_HEALTH_CHECK },
   };
 }
 

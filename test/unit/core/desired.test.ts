@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addressChoiceNotes, selectServerIps, stripCidr } from '../../../shared/core/desired';
+import { addressChoiceNotes, selectServerIps } from '../../../shared/core/desired';
+import { stripCidr } from '../../../shared/core/kops-rule';
 import { IP_SOURCE } from '../../../shared/schemas/ip-sources';
 import type { ObservedServer } from '../../../shared/core/model';
 import { unusablePoolAddress } from '../../../shared/schemas/backend-address';
