@@ -12,7 +12,7 @@ import type { TargetInput } from '../shared/schemas/target';
 import { startCronTicker, startIntervalTicker } from './cron';
 import type { LocalQueue } from './queue-server';
 import { startLocalQueue } from './queue-server';
-import { FUNCTION_NAMES, type FunctionName } from '../functions/names.mjs';
+import { FUNCTION_NAMES, type FunctionName } from '../functions/registry';
 import type { ServedFunction } from './serve-functions';
 import { loadHandlers, serveFunction } from './serve-functions';
 import { privateGate } from './private-gate';

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { FUNCTION_NAMES } from '../../functions/names.mjs';
+import { FUNCTION_NAMES } from '../../functions/registry';
 import { importsOf, resolveLocal } from '../support/imports';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
