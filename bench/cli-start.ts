@@ -25,7 +25,7 @@ const BIN = join(REPO, 'bin/lbsync.mjs');
 /** A scratch HOME: no scw CLI profile of the machine's user is read. */
 const HOME = mkdtempSync(join(tmpdir(), 'lbsync-bench-home-'));
 
-function timed(args: string[], env: Record<string, string>, expectCode: number): Promise<number> {
+export function timed(args: string[], env: Record<string, string>, expectCode: number): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, args, {

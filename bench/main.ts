@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --quick] [-- --json [file]]`: measures scw-lb-sync side by side with kOps' call pattern
- * and prints one table. --quick is the CI smoke mode (smaller N, same measurements).
+ * `npm run bench [-- --quick] [-- --json [file]] [-- --only fleet]`: measures scw-lb-sync side by side with kOps'
+ * call pattern and prints one table. --quick is the CI smoke mode (smaller N, same measurements); --only fleet
+ * runs the fleet-scale section alone (14: bench/fleet-scale.ts).
  */
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -10,6 +11,7 @@ import { measureBundleSize } from './bundle-size';
 import { measureCliStart } from './cli-start';
 import { measureColdStart } from './cold-start';
 import { computeCost } from './cost';
+import { fleetScaleMisses, type FleetScalePlan, measureFleetScale, renderFleetScale } from './fleet-scale';
 import { measureConvergence } from './convergence';
 import { measurePerEvent } from './per-event';
 import { jsonSummary, renderReport, type Measurements } from './report';
@@ -20,6 +22,7 @@ import { buildDist, buildForDefaultHeap, FUNCTION_NODE, prepareOut } from './sup
 import { measureSweepScale } from './sweep-scale';
 import { measureSweepSpread } from './sweep-spread';
 import { measureWatchLatency } from './watch-latency';
+import { FLEET_SCALE } from './support/tenant-fleet';
 
 /** The node running the functions (LBSYNC_CODE_CACHE_NODE, else this one). */
 function functionsNodeVersion(): string {
@@ -28,13 +31,25 @@ function functionsNodeVersion(): string {
     : execFileSync(FUNCTION_NODE, ['-p', 'process.version'], { encoding: 'utf8' }).trim();
 }
 
-function parseArgs(argv: string[]): { quick: boolean; json?: string } {
+function parseArgs(argv: string[]): { quick: boolean; json?: string; only?: 'fleet' } {
   const quick = argv.includes('--quick');
+  const only = argv[argv.indexOf('--only') + 1];
+  if (argv.includes('--only') && only !== 'fleet') throw new Error(`--only takes "fleet" (got ${only ?? 'nothing'})`);
   const at = argv.indexOf('--json');
-  if (at === -1) return { quick };
+  const base = { quick, ...(only === 'fleet' && { only: 'fleet' as const }) };
+  if (at === -1) return base;
   const next = argv[at + 1];
-  return { quick, json: next && !next.startsWith('--') ? next : 'bench-results.json' };
+  return { ...base, json: next && !next.startsWith('--') ? next : 'bench-results.json' };
 }
+
+/** The fleet of issue 26 (1,000 targets; 300 in the quick run), its sweep over the deployed 5 minutes. */
+const fleetPlan = (targets: number, watchTicks: number, injectEvents: number, sweepInstanceSpreadS: number): FleetScalePlan => ({
+  fleet: { ...FLEET_SCALE, targets },
+  spreadMs: 300_000,
+  watchTicks,
+  injectEvents,
+  sweepInstanceSpreadS,
+});
 
 const PLAN = {
   full: {
@@ -49,6 +64,7 @@ const PLAN = {
     watchRuns: 10,
     spreadTargets: 10_000,
     rollingScale: 30,
+    fleet: fleetPlan(FLEET_SCALE.targets, 10, 100, 10),
   },
   quick: {
     coldRuns: 3,
@@ -62,6 +78,7 @@ const PLAN = {
     watchRuns: 3,
     spreadTargets: 2_000,
     rollingScale: 100,
+    fleet: fleetPlan(300, 3, 20, 2),
   },
 };
 
@@ -79,6 +96,14 @@ async function main(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   prepareOut();
   await step('build (npm run build)', buildDist);
+  const fleetStep = () => step(`fleet scale (${plan.fleet.fleet.targets} targets)`, () => measureFleetScale(plan.fleet));
+  if (args.only === 'fleet') {
+    const fleet = await fleetStep();
+    process.stdout.write(`== 14. One deployment serving a fleet\n${renderFleetScale(fleet).join('\n')}\n`);
+    if (args.json) writeFileSync(args.json, `${JSON.stringify({ fleetScale: fleet }, null, 2)}\n`);
+    if (fleetScaleMisses(fleet).length > 0) process.exitCode = 1;
+    return;
+  }
   const apiCalls = await step('API calls', measureApiCalls);
   const bundle = await step('bundle sizes', measureBundleSize);
   const coldStart = await step(`cold start (N=${plan.coldRuns})`, () => measureColdStart(plan.coldRuns));
@@ -93,6 +118,7 @@ async function main(): Promise<void> {
     () => measureSequential(plan.sequential, plan.unbounded ? { compare: { execArgv: [], handler: buildForDefaultHeap() } } : {}),
   );
   const cli = await step(`CLI start (N=${plan.cliRuns})`, () => measureCliStart(plan.cliRuns));
+  const fleetScale = await fleetStep();
   // Its own process: the local stack, kOps' rolling update played twice (alone, then beside scw-lb-sync).
   const rollingUpdate = await step(`kOps rolling update (x${plan.rollingScale} clock)`, () => measureRollingUpdate(plan.rollingScale));
   // Last: the local stack sets this process' environment and loads the bundles in-process.
@@ -118,6 +144,7 @@ async function main(): Promise<void> {
     sweepSpread,
     watchLatency,
     rollingUpdate,
+    fleetScale,
     platform: { sequential, cli, cost: computeCost(sequential.rows, apiCalls) },
   };
   process.stdout.write(`${renderReport(measurements)}\n`);
@@ -128,7 +155,7 @@ async function main(): Promise<void> {
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (error: unknown) => {
     process.stderr.write(`\nbench failed: ${(error as Error)?.stack ?? String(error)}\n`);
     process.exit(1);

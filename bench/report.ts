@@ -8,6 +8,7 @@ import { platformJson, platformTargets, renderPlatformSections, type PlatformMea
 import type { RssRow } from './rss';
 import type { SweepRow } from './sweep-scale';
 import { renderSweepSpread, type SweepSpreadResult } from './sweep-spread';
+import { fleetScaleMisses, renderFleetScale, type FleetScaleResult } from './fleet-scale';
 import { renderRollingUpdate, rollingUpdateVerdicts, type RollingUpdateResult } from './rolling-update';
 import { renderWatchLatency, WATCH_REAL, type WatchLatencyResult } from './watch-latency';
 import { table } from './support/text-table';
@@ -25,6 +26,8 @@ export interface Measurements {
   watchLatency?: WatchLatencyResult;
   /** kOps' rolling update, kOps alone and with scw-lb-sync (rolling-update.ts). */
   rollingUpdate?: RollingUpdateResult;
+  /** One deployment serving a fleet of 10 projects, 2 organizations, 3 regions (fleet-scale.ts). */
+  fleetScale?: FleetScaleResult;
   /** Memory, cold start, CLI and cost on the platform's terms (report-platform.ts). */
   platform: PlatformMeasurements;
 }
@@ -149,6 +152,12 @@ export function renderReport(m: Measurements): string {
     section("13. kOps' rolling update of three control planes: kOps alone vs kOps + scw-lb-sync (local stack, dist bundles, scaled clock)");
     out.push(...renderRollingUpdate(m.rollingUpdate));
   }
+  if (m.fleetScale) {
+    section(
+      '14. One deployment serving a fleet (emulator with organizations, projects and keys; dist bundles one request per instance; call log)',
+    );
+    out.push(...renderFleetScale(m.fleetScale));
+  }
 
   section('Targets');
   const noop = m.apiCalls.scenarios.find((s) => s.scenario === 'noop');
@@ -203,6 +212,13 @@ export function renderReport(m: Measurements): string {
     ]);
   }
   if (m.rollingUpdate) for (const v of rollingUpdateVerdicts(m.rollingUpdate)) lines.push([v.ok, v.text]);
+  if (m.fleetScale) {
+    const misses = fleetScaleMisses(m.fleetScale);
+    lines.push([
+      misses.length === 0,
+      `fleet of ${m.fleetScale.fleet.targets} targets: per-project peak/mean ${m.fleetScale.sweep.worstPeakOverMean} (target <= 1.5), watcher ${m.fleetScale.watch.listEventsPerTick} ListEvents over ${m.fleetScale.watch.expectedPairs} (organization, region) pairs, memory <= 96 MB, status/plan reads within their bound${misses.length ? `: ${misses.join('; ')}` : ''}`,
+    ]);
+  }
   for (const [ok, text, bound] of lines) {
     out.push(`${verdict(ok)}  ${text}`);
     if (!ok && bound) out.push(`      ${bound}`);
@@ -264,6 +280,7 @@ export function jsonSummary(m: Measurements): Record<string, unknown> {
     cost: platform.cost,
     ...(m.sweepSpread && { sweepSpread: m.sweepSpread }),
     ...(m.watchLatency && { watchLatency: m.watchLatency }),
+    ...(m.fleetScale && { fleetScale: m.fleetScale }),
     ...(m.rollingUpdate && {
       rollingUpdate: {
         kopsAlone: m.rollingUpdate.kopsAlone.figures,

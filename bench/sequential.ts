@@ -69,7 +69,7 @@ interface ReadyMessage {
   memory: MemorySnapshot;
 }
 
-interface Instance {
+export interface Instance {
   url: string;
   ready: ReadyMessage;
   memory(): Promise<MemorySnapshot & { cpuMs: number }>;
@@ -79,7 +79,7 @@ interface Instance {
 const SERVE = join(REPO, 'bench/child/serve.cjs');
 
 /** One platform instance: a fresh node serving `handler` (or nothing) on loopback. */
-function startInstance(handler: string, env: Record<string, string>, execArgv: string[]): Promise<Instance> {
+export function startInstance(handler: string, env: Record<string, string>, execArgv: string[]): Promise<Instance> {
   return new Promise((resolve, reject) => {
     const child: ChildProcess = fork(SERVE, [handler], {
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -128,7 +128,7 @@ async function purgeQueues(world: BenchWorld): Promise<void> {
   await world.events?.purge(world.deadLetterQueueUrl);
 }
 
-async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+export async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
   const response = await fetch(url, { method: 'POST', headers, body });
   return { status: response.status, body: await response.text() };
 }

@@ -11,11 +11,11 @@ import { startLocalQueue } from '../local/queue-server';
 import { createEventQueue, type EventQueue } from '../shared/adapters/queue';
 import { handleSweepRequest, type SweepReport } from '../shared/handlers/sweep-request';
 import { createLogger } from '../shared/platform/log';
-import type { LbSyncEvent } from '../shared/schemas/event';
 import { parseTargets } from '../shared/schemas/target';
 import { VARIABLES } from '../shared/platform/environment-catalogue';
 // @ts-expect-error: plain .mjs module without types
 import { FUNCTION_MEMORY_MB } from '../scripts/function-sizing.mjs';
+import { pacedSweep } from './support/paced-sweep';
 import { round } from './support/stats';
 
 export const SPREAD_MS = 300_000;
@@ -128,37 +128,14 @@ export async function measureSweepSpread(count: number): Promise<SweepSpreadResu
     );
 
     // Hold mode on a virtual clock: sleeps advance it, sends are real.
-    const start = Date.UTC(2026, 10, 29, 10, 0, 0);
-    let clock = start;
-    const sends: { at: number; dues: number[] }[] = [];
-    let sendMs = 0;
-    const recording: EventQueue = {
-      ...queue,
-      sendBatch: async (url, entries) => {
-        sends.push({ at: clock, dues: entries.map((e) => Date.parse((JSON.parse(e.body) as LbSyncEvent).notBefore ?? '')) });
-        const t0 = performance.now();
-        const result = await queue.sendBatch(url, entries);
-        sendMs += performance.now() - t0;
-        return result;
-      },
-    };
-    const pacedUrl = await fresh(queue, 'paced');
-    const paced = JSON.parse(
-      (
-        await handleSweepRequest('{}', {
-          targets,
-          queue: () => recording,
-          reconcileQueueUrl: pacedUrl,
-          logger,
-          spreadMs: SPREAD_MS,
-          delayMode: 'hold',
-          now: () => new Date(clock),
-          sleep: async (ms) => {
-            clock += ms;
-          },
-        })
-      ).body,
-    ) as SweepReport;
+    const {
+      start,
+      end: clock,
+      sends: sent,
+      report: paced,
+      sendMs,
+    } = await pacedSweep(targets, queue, await fresh(queue, 'paced'), SPREAD_MS);
+    const sends = sent.map((s) => ({ at: s.at, dues: s.events.map((e) => Date.parse(e.notBefore ?? '')) }));
     if (paced.enqueued !== count || allAtOnce.report.enqueued !== count || delayed.report.enqueued !== count) {
       throw new Error(`sweep spread: enqueued ${allAtOnce.report.enqueued} / ${delayed.report.enqueued} / ${paced.enqueued} of ${count}`);
     }

@@ -25,13 +25,14 @@ export interface Cluster {
 
 export const clusterName = (i: number) => `c${i}.bench.local`;
 
-function uuid(kind: number, i: number, j: number): string {
+/** A UUID unique per (kind, i, j): ids that read back to what they name. */
+export function uuid(kind: number, i: number, j: number): string {
   const hex = (n: number, w: number) => n.toString(16).padStart(w, '0');
   return `${hex(kind, 8)}-${hex(i & 0xffff, 4)}-4${hex(j & 0xfff, 3)}-8${hex((i >> 16) & 0xfff, 3)}-${hex(i * 1000 + j, 12)}`;
 }
 
 /** Public IPs unique across the fleet: 51.<cp|worker>.<i/250>.<i%250*... > kept simple and distinct. */
-function publicIp(role: 'cp' | 'worker', i: number, j: number): string {
+export function publicIp(role: 'cp' | 'worker', i: number, j: number): string {
   const n = i * 64 + j + 1;
   return `51.${role === 'cp' ? 15 : 16}.${Math.floor(n / 250)}.${(n % 250) + 1}`;
 }

@@ -6,9 +6,9 @@ import { checkRecordPath, writeCassette } from '../cassette/write-cassette';
 import { collectExchanges } from '../adapters/http-recorder';
 import { createScrubber } from '../../shared/outbound/scrub';
 import { secretValues } from '../../shared/platform/config';
-import type { Check } from '../doctor';
-import { doctorPassed, runDoctor } from '../doctor';
-import type { Colors } from '../output';
+import { doctorPassed } from '../doctor/check';
+import { renderCheck, summary } from '../doctor/render';
+import { runDoctor } from '../doctor/run-doctor';
 import { CliError, EXIT, plural } from '../output';
 
 interface DoctorOptions {
@@ -18,13 +18,6 @@ interface DoctorOptions {
   functionTimeout: string;
   record?: string;
   keepIds?: boolean;
-}
-
-function renderCheck(check: Check, c: Colors): string[] {
-  const paint = check.status === 'ok' ? c.green : check.status === 'warn' ? c.yellow : c.red;
-  const lines = [`${paint(check.status)} ${c.bold(check.name)}: ${check.detail}`];
-  if (check.hint && check.status !== 'ok') lines.push(`  ${c.dim('hint:')} ${check.hint}`);
-  return lines;
 }
 
 export function doctorCommand(cli: Cli): Command {
@@ -93,11 +86,7 @@ export function doctorCommand(cli: Cli): Command {
           out.result(passed, { checks, ...(recording && { recording }) });
         } else {
           for (const check of checks) for (const line of renderCheck(check, out.c)) out.line(line);
-          const failed = checks.filter((c) => c.status === 'fail').length;
-          const warned = checks.filter((c) => c.status === 'warn').length;
-          out.note(
-            `${plural(checks.length, 'check')}: ${failed} failed, ${plural(warned, 'warning')}${options.queue ? '' : ' (queues not checked: --no-queue)'}`,
-          );
+          out.note(summary(checks, options.queue));
           if (recording)
             out.note(
               `recorded ${plural(recording.interactions, 'request')} to the Scaleway API in ${recording.file} (${options.keepIds ? 'secrets scrubbed, ids kept' : 'secrets scrubbed, ids, names, tags and addresses replaced'}; see docs/emulator.md to send it in)`,

@@ -9,6 +9,11 @@
 // itself sends each event when it is due — batches of up to 10 events due within one second, sent when
 // the last of them is due — and no reconcile ever waits. With a queue that has DelaySeconds (native
 // mode) everything is sent at once, each message delayed until due.
+//
+// Scaleway's rate limits count per organization and project, and a platform team lists its targets team by
+// team: in that order the slots would give one project's targets a tenth of the period and its API ten times
+// its mean rate. So the slots are dealt out group by group (spreadOrder): each project's targets are spread
+// over the whole period too.
 
 export const MAX_BATCH = 10;
 /** Events due within this of a batch's first are sent together (the first waits at most this long). */
@@ -21,6 +26,24 @@ export function spreadDueTimes(count: number, spreadMs: number, startMs: number,
   if (count === 0) return [];
   const slot = spreadMs / count;
   return Array.from({ length: count }, (_, i) => Math.floor(startMs + (i + random()) * slot));
+}
+
+/**
+ * The order in which `items` take the sweep's slots: each group (by `groupOf`) spread evenly over the whole list,
+ * its members in their own order. Item k of a group of n sits at (k + 0.5) / n; ties keep the list's order, so
+ * equal groups are dealt round-robin. Returns indexes into `items`.
+ */
+export function spreadOrder<T>(items: readonly T[], groupOf: (item: T) => string): number[] {
+  const sizes = new Map<string, number>();
+  for (const item of items) sizes.set(groupOf(item), (sizes.get(groupOf(item)) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  const position = items.map((item) => {
+    const group = groupOf(item);
+    const rank = seen.get(group) ?? 0;
+    seen.set(group, rank + 1);
+    return (rank + 0.5) / (sizes.get(group) as number);
+  });
+  return items.map((_, i) => i).sort((a, b) => (position[a] as number) - (position[b] as number) || a - b);
 }
 
 export interface PacedSend {

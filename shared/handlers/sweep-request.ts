@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { EventQueue } from '../adapters/queue';
-import { delaySecondsUntil, pacedSends, spreadDueTimes } from '../core/sweep-schedule';
+import { delaySecondsUntil, pacedSends, spreadDueTimes, spreadOrder } from '../core/sweep-schedule';
 import type { Logger } from '../platform/log';
 import type { LineFields } from '../platform/log-schema';
 import type { PlatformResponse } from '../platform/request-response';
@@ -51,6 +51,9 @@ export interface SweepReport {
   sending: 'all-at-once' | 'delayed' | 'paced';
 }
 
+/** A target's project as the API's rate limits count it: its own, else the deployment's (''). */
+const projectGroup = (target: Target) => `${target.organizationId ?? ''}/${target.projectId ?? ''}`;
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -63,8 +66,11 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
   const { args } = parsed;
   const now = () => (deps.now?.() ?? new Date()).getTime();
   const sleep = deps.sleep ?? realSleep;
-  const { selected, unknownTargets } = selectCronTargets(args, deps.targets, deps.logger, 'sweep');
+  const listed = selectCronTargets(args, deps.targets, deps.logger, 'sweep');
+  const { unknownTargets } = listed;
   const spreadMs = args.spreadSeconds !== undefined ? args.spreadSeconds * 1000 : (deps.spreadMs ?? 0);
+  // Spread, each project takes slots over the whole period (shared/core/sweep-schedule.ts says why).
+  const selected = spreadMs > 0 ? spreadOrder(listed.selected, projectGroup).map((i) => listed.selected[i] as Target) : listed.selected;
   const startMs = now();
   const occurredAt = new Date(startMs).toISOString();
   const dueTimes = spreadMs > 0 ? spreadDueTimes(selected.length, spreadMs, startMs, deps.random) : [];

@@ -19,7 +19,7 @@ export function serverScope(gateway: Pick<ScalewayGateway, 'projectId'>, target:
   return { zone: target.zone, tags: target.servers.tags, projectId: target.projectId ?? gateway.projectId };
 }
 
-/** The two reads discovery makes, each already told in its step's words (the reconcile's, or doctor's with its ledger). */
+/** The two reads discovery makes, each already told in its step's words. */
 export interface DiscoveryReads {
   servers(): Promise<ObservedServer[]>;
   /** IPAM's addresses of these private NICs (ipam-private); `serverNames` names the servers they are of. */

@@ -668,7 +668,9 @@ describe('how the docs tell users to run lbsync', () => {
 describe('operation names', () => {
   it('are spelt one way, as the call log and a fault name them (ListLbs, not ListLBs), in every page and the CLI', () => {
     const names = new Map(OPERATION_NAMES.map((name) => [name.toLowerCase(), name]));
-    const texts = [...DOCS.map((doc) => [doc, read(doc)] as const), ['cli/doctor.ts', read('cli/doctor.ts')] as const];
+    const doctor = readdirSync(new URL('cli/doctor/', ROOT)).map((file) => `cli/doctor/${file}`);
+    expect(doctor).toContain('cli/doctor/permission-ledger.ts');
+    const texts = [...DOCS, ...doctor].map((file) => [file, read(file)] as const);
     const misspelt = texts.flatMap(([file, text]) =>
       [...text.matchAll(/\b[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+\b/g)]
         .map((m) => m[0])

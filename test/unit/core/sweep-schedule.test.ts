@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { BATCH_WINDOW_MS, delaySecondsUntil, MAX_BATCH, pacedSends, spreadDueTimes } from '../../../shared/core/sweep-schedule';
+import {
+  BATCH_WINDOW_MS,
+  delaySecondsUntil,
+  MAX_BATCH,
+  pacedSends,
+  spreadDueTimes,
+  spreadOrder,
+} from '../../../shared/core/sweep-schedule';
 
 /** A small seeded generator, so the jitter is reproducible. */
 function lcg(seed: number): () => number {
@@ -66,5 +73,28 @@ describe('delaySecondsUntil (native mode: DelaySeconds)', () => {
     expect(delaySecondsUntil(10_000, 0)).toBe(10);
     expect(delaySecondsUntil(0, 5_000)).toBe(0);
     expect(delaySecondsUntil(2_000_000, 0)).toBe(900);
+  });
+});
+
+describe('spreadOrder', () => {
+  it('deals equal groups listed one after the other round-robin, each keeping its own order', () => {
+    const items = ['a1', 'a2', 'a3', 'b1', 'b2', 'b3', 'c1', 'c2', 'c3'];
+    expect(spreadOrder(items, (x) => x[0] as string).map((i) => items[i])).toEqual(['a1', 'b1', 'c1', 'a2', 'b2', 'c2', 'a3', 'b3', 'c3']);
+  });
+
+  it('spreads every group over the whole list: a group of n has one member in each n-th of the slots', () => {
+    // 10 groups of unequal sizes, listed group by group.
+    const items = Array.from({ length: 10 }, (_, g) => Array.from({ length: 20 + g * 7 }, (_, k) => ({ g, k }))).flat();
+    const order = spreadOrder(items, (x) => String(x.g));
+    expect([...order].sort((a, b) => a - b)).toEqual(items.map((_, i) => i));
+    for (let g = 0; g < 10; g += 1) {
+      const slots = order.flatMap((index, slot) => (items[index]?.g === g ? [slot] : []));
+      const n = slots.length;
+      slots.forEach((slot, k) => {
+        // Member k of n sits near (k + 0.5) / n of the list, within one slot per group.
+        expect(Math.abs(slot - ((k + 0.5) / n) * items.length)).toBeLessThanOrEqual(10);
+      });
+      expect(slots.map((s) => items[order[s] as number]?.k)).toEqual(slots.map((_, k) => k));
+    }
   });
 });
