@@ -16,7 +16,7 @@ import { readBackendHealth } from '../shared/reconcile/stage-removals';
 import type { QueueEnv } from '../shared/platform/config';
 import { newEventId } from '../shared/schemas/event';
 import type { Target } from '../shared/schemas/target';
-import type { LokiQuery } from '../shared/adapters/loki-query';
+import type { LokiQuery } from './adapters/loki-query';
 import { SHADOW_STATUS_RANGE, shadowWritesQuery } from '../cockpit/queries';
 import type { DescribedError } from './output';
 import { describeError } from './output';

@@ -1,4 +1,3 @@
-import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
@@ -17,13 +16,11 @@ import type {
   ObservedServer,
 } from '../core/model';
 import { normalisePool } from '../core/pool';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { userAgentFor } from '../outbound/user-agent';
 import { classifyApiFailure } from './api-failure';
+import type { TransportTap } from './http-transport';
 import { PAGE_SIZE, readPages } from './pages';
-import type { ExchangeRecorder } from './http-recorder';
-import { sdkHttpClient } from './sdk-http-client';
-import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
+import { createSdkClient } from './sdk-client';
 import { LbSyncError } from '../errors/lbsync-error';
 
 type SdkBackend = Lbv1.Backend;
@@ -47,7 +44,7 @@ export interface ScalewaySettings {
   /** This deployment's owner id (LBSYNC_OWNER_ID): the User-Agent names it, ` owner/<id>`. */
   ownerId?: string;
   /** Receives every exchange with the API, scrubbed (`lbsync doctor --record`). */
-  recorder?: ExchangeRecorder;
+  recorder?: TransportTap;
 }
 
 export interface ApiCallCount {
@@ -320,39 +317,29 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     count.ms = (count.ms ?? 0) + ms;
     count.maxMs = Math.max(count.maxMs ?? 0, ms);
   };
-  const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
-  const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
   const countRequest = (method: string, url: string) => {
     if (method === 'GET') count.reads += 1;
     else count.writes += 1;
     const key = operationKey(method, url);
     count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
   };
-  // The SDK's own check quotes a malformed key back in its message: ours names the shape and never the value.
-  assertApiKeyShape(settings, GIVEN_KEY);
-  const client = createAdvancedClient(
-    withProfile({
-      accessKey: settings.accessKey,
-      secretKey: settings.secretKey,
-      ...(settings.projectId && { defaultProjectId: settings.projectId }),
-      ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
-      ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
-    }),
-    withHTTPClient(
-      sdkHttpClient({
-        requestTimeoutMs,
-        scrubber,
-        ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
-        onRequest: countRequest,
-        onDone: timeRequest,
-        ...(settings.recorder && { recorder: settings.recorder }),
-      }),
-    ),
-    withDefaultPageSize(PAGE_SIZE),
+  const client = createSdkClient({
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    apiUrl: settings.apiUrl,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    defaults: { defaultProjectId: settings.projectId, defaultZone: settings.defaultZone as Zone | undefined },
+    pageSize: PAGE_SIZE,
     // Audit Trail records it: the watcher ignores the writes that carry it (our own). The event id lets the
     // API's own logs (and the chaos run, through the emulator's call log) tie each call to its event.
-    withUserAgentSuffix(userAgentFor(settings.eventId, settings.ownerId)),
-  );
+    userAgent: userAgentFor(settings.eventId, settings.ownerId),
+    http: {
+      ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
+      onRequest: countRequest,
+      onDone: timeRequest,
+      ...(settings.recorder && { recorder: settings.recorder }),
+    },
+  });
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
   const ipam = new Ipamv1.API(client);

@@ -1,8 +1,9 @@
 import type { AddressFamily } from '../schemas/backend-address';
+import { IP_SOURCE, type IpSource } from '../schemas/ip-sources';
 import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import { admitPrivateIps } from './discovery-check';
-import type { IpamIpView } from './kops-rule';
+import { type IpamIpView, stripCidr } from './kops-rule';
 import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
 import { leavingWhy } from './leaving';
 import { compareIps, normalisePool } from './pool';
@@ -117,14 +118,6 @@ export interface DiscoveredPool extends ServerIps {
   privateNetworkId?: string;
 }
 
-/** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
-export function stripCidr(address: string): string {
-  const slash = address.indexOf('/');
-  return slash === -1 ? address : address.slice(0, slash);
-}
-
-type IpSource = Target['servers']['ipSource'];
-
 /** How a target picks its servers' addresses: the ipSource, and for ipam-private the private network. */
 export interface AddressSource {
   ipSource: IpSource;
@@ -132,31 +125,9 @@ export interface AddressSource {
   privateNetworkId?: string | undefined;
 }
 
-/**
- * The address families an ipSource takes: one address of each per server (its lowest). public-dual's pool holds
- * both of a dual-stack server; every member is one address (docs/reconcile.md, "IPv6 and dual-stack pools").
- */
-export function familiesOf(ipSource: IpSource): readonly AddressFamily[] {
-  if (ipSource === 'public-ipv6') return [6];
-  if (ipSource === 'public-dual') return [4, 6];
-  return [4];
-}
-
 function noAddress(source: AddressSource): string {
-  switch (source.ipSource) {
-    case 'public':
-      return 'has no public IPv4 address';
-    case 'public-ipv6':
-      return 'has no routed public IPv6 address';
-    case 'public-dual':
-      return 'has neither a public IPv4 nor a routed public IPv6 address';
-    case 'kops':
-      return "has no routed public IPv4 in IPAM (kOps' GetServerIP would find none)";
-    case 'ipam-private':
-      return source.privateNetworkId === undefined
-        ? 'has no ipam-private IPv4 address'
-        : `has no ipam-private IPv4 address on private network ${source.privateNetworkId}`;
-  }
+  const { noAddress: said, readsIpam } = IP_SOURCE[source.ipSource];
+  return readsIpam && source.privateNetworkId !== undefined ? `${said} on private network ${source.privateNetworkId}` : said;
 }
 
 /** The private NICs of a server whose IPAM addresses count: those on the target's private network, when it has one. */
@@ -180,14 +151,12 @@ function candidatesOf(
       if (state !== 'attached') notAttached(ip, state);
       return state === 'attached';
     });
-  switch (source.ipSource) {
+  switch (IP_SOURCE[source.ipSource].candidates) {
     case 'public':
-    case 'public-ipv6':
-    case 'public-dual':
       return attached(family === 4 ? server.publicIpv4 : server.publicIpv6);
-    case 'kops':
+    case 'routed-ipv4':
       return attached(server.routedIpv4);
-    case 'ipam-private':
+    case 'private-nics':
       return nicsOnNetwork(server, source.privateNetworkId)
         .flatMap((nic) => privateIpsByNic.get(nic) ?? [])
         .map(stripCidr);
@@ -208,7 +177,8 @@ export function selectServerIps(
   leavingTags: readonly string[] = [],
 ): ServerIps {
   const source = typeof ipSource === 'string' ? { ipSource } : ipSource;
-  const families = familiesOf(source.ipSource);
+  // public-dual's pool holds both of a dual-stack server, each member one address (docs/reconcile.md, "IPv6 and dual-stack pools").
+  const { families } = IP_SOURCE[source.ipSource];
   const members: PoolMember[] = [];
   const marked: MarkedServer[] = [];
   const skipped: SkippedServer[] = [];
@@ -304,7 +274,7 @@ const FAMILY_NAME: Record<AddressFamily, string> = { 4: 'IPv4', 6: 'IPv6' };
  */
 export function addressChoiceNotes(pool: Pick<ServerIps, 'several' | 'oneFamily'>, ipSource: IpSource): string[] {
   const several = pool.several
-    .filter((s) => s.family === 6 || ipSource === 'kops')
+    .filter((s) => s.family === 6 || IP_SOURCE[ipSource].kopsRule)
     .map((s) => {
       const told = `server ${s.server} has ${s.candidates.length} routed public ${FAMILY_NAME[s.family]} addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest`;
       // kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so.

@@ -1,3 +1,4 @@
+import { DEFAULT_HEALTH_CHECK } from '../schemas/api-defaults';
 import type { BackendSpec, HealthCheckSpec, HttpCheckSpec } from '../schemas/target';
 import type {
   Action,
@@ -10,9 +11,6 @@ import type {
   ObservedHttpCheck,
 } from './model';
 import { normalisePool, poolDiff, samePool } from './pool';
-
-/** The API's own defaults, which kOps meant to send (it sends 0 ms by a units slip). */
-export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
 
 const MANAGED_SPEC_FIELDS = ['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol'] as const;
 /** Backend fields compared only when the target names them (a full PUT sends the LB's own value of the others back). */

@@ -1,5 +1,6 @@
-// The one way onto the reconcile queue for the functions that make events (inject, sweep, watch): each hands its
-// events to enqueueEvents, and a failed hand-off is told one way by all three: queue_unavailable, answered 503.
+// The one way onto the reconcile queue for what makes events (inject, sweep, watch, and `lbsync inject --queue` and
+// `lbsync dlq redrive`): each hands its events to enqueueEvents, and a failed hand-off is told one way by all:
+// queue_unavailable, answered 503 by a function.
 // 503 because the queue could not take the events now and the caller should try again (inject's caller, or the
 // next cron run); nothing upstream gave a bad answer, which is what a 502 would say.
 import type { BatchEntry, BatchResult, EventQueue } from '../adapters/queue';

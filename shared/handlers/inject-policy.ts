@@ -3,8 +3,7 @@
 // stretch its retry horizon) and the sources only the system uses (sweep, audit: they tell operators which part
 // of the system acted).
 import type { FieldError } from '../errors/field-errors';
-
-export const INJECTABLE_SOURCES = ['manual', 'instance-replacement'] as const;
+import { INJECTABLE_SOURCES } from '../schemas/event-sources';
 
 const SYSTEM_FIELDS: Record<string, string> = {
   attempt: 'is set by the system when it re-enqueues an event, never by a caller',

@@ -5,7 +5,8 @@
 // from what the functions print. Every key is snake_case.
 import * as z from 'zod';
 import { DEAD_LETTER_REASONS } from '../core/disposition';
-import { EVENT_SOURCES, WRITER_KINDS } from '../schemas/primitives';
+import { EVENT_SOURCES } from '../schemas/event-sources';
+import { WRITER_KINDS } from '../schemas/primitives';
 
 /** The key that names a line of this table; a line without it is free text for people (with the common keys). */
 export const LOG_TYPE_KEY = 'log_type';

@@ -11,6 +11,7 @@ import type { ObservedServer } from '../core/model';
 import { targetPrivateNetwork } from '../core/private-network';
 import { kopsMessage } from '../errors/kops-messages';
 import { unusablePoolAddress } from '../schemas/backend-address';
+import { IP_SOURCE } from '../schemas/ip-sources';
 import type { Target } from '../schemas/target';
 
 /** Where the target's servers must be: its tags and zone, and its project (its own, else the deployment's), if any. */
@@ -32,7 +33,7 @@ export interface DiscoveryReads {
  */
 export async function discoverWith(target: Target, projectId: string | undefined, reads: DiscoveryReads): Promise<DiscoveredPool> {
   const checked = admitServers(await reads.servers(), serverScope({ projectId }, target));
-  if (target.servers.ipSource !== 'ipam-private') return discoveredPool(target.servers, checked, [], unusablePoolAddress);
+  if (!IP_SOURCE[target.servers.ipSource].readsIpam) return discoveredPool(target.servers, checked, [], unusablePoolAddress);
   const serverNames = checked.admitted.map((s) => s.name);
   const step = kopsMessage.serverIp(serverNames.join(','));
   const privateNetworkId = targetPrivateNetwork(target.servers.privateNetworkId, checked.admitted, targetLbIdentity(target), step);

@@ -18,8 +18,6 @@ export const ON_MARKED_DOWN_ACTIONS = ['on_marked_down_action_none', 'shutdown_s
 export const HEALTH_CHECK_TYPES = ['tcp', 'http', 'https'] as const;
 /** Methods an HTTP(S) health check may send, in the API's spelling (upper case, as recorded: lb-backend-health-check #26). */
 export const HTTP_CHECK_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'] as const;
-export const IP_SOURCES = ['public', 'public-ipv6', 'public-dual', 'ipam-private', 'kops'] as const;
-export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep', 'audit'] as const;
 
 /** The writers of a pool the watcher tells apart by their User-Agent (shared/core/writers.ts). */
 export const WRITER_KINDS = ['kops', 'terraform', 'ccm', 'cli', 'console', 'lbsync', 'sdk', 'unknown'] as const;

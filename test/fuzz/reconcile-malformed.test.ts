@@ -9,7 +9,7 @@ import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { createLogger } from '../../shared/platform/log';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { systemFieldsBeyondHorizon } from '../../shared/core/retry-horizon';
 import { decodeEvent, MAX_EVENT_BYTES } from '../../shared/schemas/event';
 import type { World } from '../support/world';

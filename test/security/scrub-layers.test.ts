@@ -10,7 +10,7 @@ import { createAuditTrailGateway } from '../../shared/adapters/audit-trail';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { startLocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';

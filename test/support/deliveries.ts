@@ -12,7 +12,7 @@ import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../shared/handlers/reconcile-message';
 import { createLogger } from '../../shared/platform/log';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import type { Target } from '../../shared/schemas/target';
 import { FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from './world';
 

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { validationError } from '../../../shared/errors/lbsync-error';
 import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';

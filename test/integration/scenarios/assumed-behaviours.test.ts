@@ -20,7 +20,7 @@ import {
   type EmulatorSeed,
   type SwitchName,
 } from '../../../emulator';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { RATE_LIMIT_FLOOR_MS } from '../../../shared/core/backoff';
 import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { faultBodies, type EmulatorSeed, type FaultSpec, type SeedBackend } from '../../../emulator';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';
 import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
