@@ -4,7 +4,7 @@ import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import { admitPrivateIps } from './discovery-check';
 import { type IpamIpView, stripCidr } from './kops-rule';
-import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
+import type { DesiredBackend, ObservedServer, LeftOutAnswer } from './model';
 import { leavingWhy } from './leaving';
 import { compareIps, normalisePool } from './pool';
 
@@ -111,9 +111,9 @@ export interface DiscoveredPool extends ServerIps {
   /** The servers that are the target's (discovery-check.ts), whatever their state or addresses. */
   serverCount: number;
   /** What the API answered that is not the target's: servers, IPAM addresses (discovery-check.ts). */
-  refused: RefusedAnswer[];
+  leftOut: LeftOutAnswer[];
   /** Servers the answer listed more than once, differently: left out (discovery-check.ts, `oneCopyPerServer`). */
-  contradicted: RefusedAnswer[];
+  contradicted: LeftOutAnswer[];
   /** ipam-private: the private network whose NIC addresses were taken, which the LB must be attached to. */
   privateNetworkId?: string;
 }
@@ -189,7 +189,7 @@ export function selectServerIps(
   const usable = (server: ObservedServer, family: AddressFamily): string[] => {
     const notAttached = (ip: string, state: string) =>
       unusable.push({ server: server.name, ip, why: `is ${state === 'none' ? 'of no stated state' : state}, not attached to it` });
-    // Checked as the API spelled them (a refused one is named so), then in the pool's one spelling.
+    // Checked as the API spelled them (one left out is named so), then in the pool's one spelling.
     const candidates = [...new Set(candidatesOf(server, source, family, privateIpsByNic, notAttached))].sort(compareIps);
     return normalisePool(
       candidates.filter((ip) => {
@@ -238,12 +238,12 @@ export function selectServerIps(
 
 /**
  * The desired pool from discovery's answers, checked: the servers admitServers found to be the target's (and those
- * it refused or found contradicted), and for ipam-private IPAM's answer for their NICs on the private network,
+ * it left out or found contradicted), and for ipam-private IPAM's answer for their NICs on the private network,
  * itself checked by admitPrivateIps.
  */
 export function discoveredPool(
   selector: AddressSource & { leavingTags?: readonly string[] },
-  servers: { admitted: readonly ObservedServer[]; refused: readonly RefusedAnswer[]; contradicted?: readonly RefusedAnswer[] },
+  servers: { admitted: readonly ObservedServer[]; leftOut: readonly LeftOutAnswer[]; contradicted?: readonly LeftOutAnswer[] },
   privateNicIps: readonly IpamIpView[],
   check: AddressCheck,
 ): DiscoveredPool {
@@ -259,7 +259,7 @@ export function discoveredPool(
     ...selectServerIps(servers.admitted, source, ipam.byNic, check, selector.leavingTags ?? []),
     source: 'tags',
     serverCount: servers.admitted.length,
-    refused: [...servers.refused, ...ipam.refused],
+    leftOut: [...servers.leftOut, ...ipam.leftOut],
     contradicted: [...(servers.contradicted ?? [])],
     ...(source.privateNetworkId !== undefined && { privateNetworkId: source.privateNetworkId }),
   };

@@ -12,7 +12,7 @@
 import type { WarningCode } from '../errors/lbsync-error';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { IpamIpView } from './kops-rule';
-import type { ObservedLb, ObservedMemberHealth, ObservedServer, RefusedAnswer } from './model';
+import type { ObservedLb, ObservedMemberHealth, ObservedServer, LeftOutAnswer } from './model';
 
 /** Where a target's servers are: its zone, its tags, and its project when one is known. */
 export interface ServerScope {
@@ -27,15 +27,15 @@ function sortAnswer<T>(
   items: readonly T[],
   mismatch: (item: T) => string[],
   what: (item: T) => string,
-): { kept: T[]; refused: RefusedAnswer[] } {
+): { kept: T[]; leftOut: LeftOutAnswer[] } {
   const kept: T[] = [];
-  const refused: RefusedAnswer[] = [];
+  const leftOut: LeftOutAnswer[] = [];
   for (const item of items) {
     const reasons = mismatch(item);
     if (reasons.length === 0) kept.push(item);
-    else refused.push({ what: what(item), why: reasons.join(' and ') });
+    else leftOut.push({ what: what(item), why: reasons.join(' and ') });
   }
-  return { kept, refused };
+  return { kept, leftOut };
 }
 
 /** Why this server is not the target's, or nothing when it is. */
@@ -73,11 +73,11 @@ const shown = (value: unknown): string =>
  * disagree (two addresses, two states) are left out, named with what differs: which copy is true, the answer
  * does not say, and taking both would put two addresses of one server in a pool.
  */
-export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers: ObservedServer[]; contradicted: RefusedAnswer[] } {
+export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers: ObservedServer[]; contradicted: LeftOutAnswer[] } {
   const byId = new Map<string, ObservedServer[]>();
   for (const server of servers) byId.set(server.id, [...(byId.get(server.id) ?? []), server]);
   const kept: ObservedServer[] = [];
-  const contradicted: RefusedAnswer[] = [];
+  const contradicted: LeftOutAnswer[] = [];
   for (const [id, copies] of byId) {
     const first = copies[0] as ObservedServer;
     const differing = (Object.keys(SERVER_FIELDS) as (keyof ObservedServer)[]).filter((field) =>
@@ -102,18 +102,18 @@ export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers:
 export function admitServers(
   servers: readonly ObservedServer[],
   scope: ServerScope,
-): { admitted: ObservedServer[]; refused: RefusedAnswer[]; contradicted: RefusedAnswer[] } {
+): { admitted: ObservedServer[]; leftOut: LeftOutAnswer[]; contradicted: LeftOutAnswer[] } {
   const unique = oneCopyPerServer(servers);
-  const { kept, refused } = sortAnswer(
+  const { kept, leftOut } = sortAnswer(
     unique.servers,
     (server) => serverMismatch(server, scope),
     (server) => `server ${server.name} (${server.id})`,
   );
-  return { admitted: kept, refused, contradicted: unique.contradicted };
+  return { admitted: kept, leftOut, contradicted: unique.contradicted };
 }
 
 /** The one warning of a reconcile for every server an answer contradicted itself on, or undefined. */
-export function contradictionWarning(contradicted: readonly RefusedAnswer[]): string | undefined {
+export function contradictionWarning(contradicted: readonly LeftOutAnswer[]): string | undefined {
   if (contradicted.length === 0) return undefined;
   const code: WarningCode = 'contradictory_answer';
   const named = contradicted.map(({ what, why }) => `${what} ${why}`).join('; ');
@@ -138,16 +138,16 @@ function ipMismatch(ip: IpamIpView, asked: ReadonlySet<string>): string[] {
 export function admitPrivateIps(
   ips: readonly IpamIpView[],
   nicIds: readonly string[],
-): { byNic: Map<string, string[]>; refused: RefusedAnswer[] } {
+): { byNic: Map<string, string[]>; leftOut: LeftOutAnswer[] } {
   const asked = new Set(nicIds);
-  const { kept, refused } = sortAnswer(
+  const { kept, leftOut } = sortAnswer(
     ips,
     (ip) => ipMismatch(ip, asked),
     (ip) => `IPAM address ${ip.address}`,
   );
   const byNic = new Map<string, string[]>();
   for (const ip of kept) byNic.set(ip.resourceId as string, [...(byNic.get(ip.resourceId as string) ?? []), ip.address]);
-  return { byNic, refused };
+  return { byNic, leftOut };
 }
 
 /**
@@ -160,7 +160,7 @@ export function otherLbItems<T>(
   lbIdsOf: (item: T) => readonly (string | undefined)[],
   lbId: string,
   what: (item: T) => string,
-): RefusedAnswer[] {
+): LeftOutAnswer[] {
   return sortAnswer(
     items,
     (item) => {
@@ -168,7 +168,7 @@ export function otherLbItems<T>(
       return others.length > 0 ? [`belongs to load-balancer ${others.join(', ')}, not ${lbId}`] : [];
     },
     what,
-  ).refused;
+  ).leftOut;
 }
 
 /**
@@ -179,14 +179,14 @@ export function otherLbItems<T>(
 export function ownHealthReports(
   reports: readonly ObservedMemberHealth[],
   backendId: string,
-): { own: ObservedMemberHealth[]; refused: RefusedAnswer[] } {
-  const { kept, refused } = sortAnswer(
+): { own: ObservedMemberHealth[]; leftOut: LeftOutAnswer[] } {
+  const { kept, leftOut } = sortAnswer(
     reports,
     (report) =>
       report.backendId === undefined || report.backendId === backendId ? [] : [`is of backend ${report.backendId}, not ${backendId}`],
     (report) => `health report of ${report.ip}`,
   );
-  return { own: kept, refused };
+  return { own: kept, leftOut };
 }
 
 /** The LB a request asked for: always its zone, and its id (GetLb) or its exact name (ListLbs?name=). */
@@ -213,21 +213,21 @@ export function assertAskedLb(answered: ObservedLb, asked: LbAsked, message: str
 }
 
 /** The LBs of an answer that are the one asked for; the others, with why. */
-export function admitLbs(lbs: readonly ObservedLb[], asked: LbAsked): { admitted: ObservedLb[]; refused: RefusedAnswer[] } {
-  const { kept, refused } = sortAnswer(
+export function admitLbs(lbs: readonly ObservedLb[], asked: LbAsked): { admitted: ObservedLb[]; leftOut: LeftOutAnswer[] } {
+  const { kept, leftOut } = sortAnswer(
     lbs,
     (lb) => lbMismatch(lb, asked),
     (lb) => `load-balancer ${lb.name} (${lb.id})`,
   );
-  return { admitted: kept, refused };
+  return { admitted: kept, leftOut };
 }
 
 /** The one warning of a reconcile for every answer left out (those left out for the same reason together), or undefined. */
-export function filterMismatchWarning(refused: readonly RefusedAnswer[]): string | undefined {
-  if (refused.length === 0) return undefined;
+export function filterMismatchWarning(leftOut: readonly LeftOutAnswer[]): string | undefined {
+  if (leftOut.length === 0) return undefined;
   const byReason = new Map<string, string[]>();
-  for (const { what, why } of refused) byReason.set(why, [...(byReason.get(why) ?? []), what]);
+  for (const { what, why } of leftOut) byReason.set(why, [...(byReason.get(why) ?? []), what]);
   const named = [...byReason].map(([why, whats]) => `${whats.join(', ')}: ${why}`).join('; ');
   const code: WarningCode = 'discovery_filter_mismatch';
-  return `[${code}] the API answered ${refused.length} item(s) its request did not ask for, left out of every pool and backend: ${named}`;
+  return `[${code}] the API answered ${leftOut.length} item(s) its request did not ask for, left out of every pool and backend: ${named}`;
 }

@@ -112,7 +112,7 @@ export interface DuplicateBackends {
 }
 
 /** Something an API answered that the request did not ask for: left out of every pool, and why (core/discovery-check.ts). */
-export interface RefusedAnswer {
+export interface LeftOutAnswer {
   /** What it is, as an operator finds it: `server nodes-fr-par-1-0 (<id>)`, `IPAM address 10.0.0.9/22`... */
   what: string;
   why: string;

@@ -2,7 +2,7 @@ import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
 import type { BackendLeaving, LeavingMember } from '../core/leaving';
 import { decideLeaving } from '../core/leaving';
-import type { DesiredBackend, ObservedBackend, ObservedLb, RefusedAnswer } from '../core/model';
+import type { DesiredBackend, ObservedBackend, ObservedLb, LeftOutAnswer } from '../core/model';
 import { normalisePool } from '../core/pool';
 import { memberHealth } from '../core/rollout';
 import type { Target } from '../schemas/target';
@@ -13,7 +13,7 @@ export interface DesiredWithLeaving {
   /** Every leaving server, per backend, and what its pool does with it. */
   leaving: LeavingMember[];
   /** Health reports of another backend the reads carried (named in discovery_filter_mismatch). */
-  refused: RefusedAnswer[];
+  leftOut: LeftOutAnswer[];
 }
 
 /**
@@ -31,14 +31,14 @@ export async function desiredWithLeaving(
 ): Promise<DesiredWithLeaving> {
   const desired: DesiredBackend[] = [];
   const leaving: LeavingMember[] = [];
-  const refused: RefusedAnswer[] = [];
+  const leftOut: LeftOutAnswer[] = [];
   for (const spec of target.backends) {
     const backend = observed.get(spec.name);
     const input = { backend: spec.name, joining: pool.ips, marked: pool.marked, current: backend?.pool };
     let decision = decideLeaving(input);
     if (decision === 'needs_health' && backend) {
       const read = await readBackendHealth(gateway, target, lb, backend.id);
-      refused.push(...read.refused);
+      leftOut.push(...read.leftOut);
       decision = decideLeaving({ ...input, health: memberHealth(read.reports) }) as BackendLeaving;
     }
     const decided = decision as BackendLeaving;
@@ -46,5 +46,5 @@ export async function desiredWithLeaving(
     // A backend that is absent and never created (kops-controller in "auto") holds no one: nothing to tell.
     if (backend || spec.createIfMissing) leaving.push(...decided.leaving);
   }
-  return { desired, leaving, refused };
+  return { desired, leaving, leftOut };
 }

@@ -3,7 +3,7 @@ import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
 import { admitLbs, assertAskedLb, otherLbItems } from '../core/discovery-check';
-import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb, RefusedAnswer } from '../core/model';
+import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb, LeftOutAnswer } from '../core/model';
 import { inTransientState, isBroken, olderFirst } from '../core/model';
 import { attachmentProblem } from '../core/private-network';
 import { kopsMessage } from '../errors/kops-messages';
@@ -13,7 +13,7 @@ import type { Target } from '../schemas/target';
 /** The target's LB as found, and what the answer carried that was not it (named in a discovery_filter_mismatch). */
 export interface FoundLb {
   lb: ObservedLb;
-  refused: RefusedAnswer[];
+  leftOut: LeftOutAnswer[];
 }
 
 /**
@@ -33,7 +33,7 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
       lb,
       run: () => gateway.getLb(target.zone, ref.id),
     });
-    return { lb: assertAskedLb(answered, { zone: target.zone, id: ref.id }, kopsMessage.findLb(label)), refused: [] };
+    return { lb: assertAskedLb(answered, { zone: target.zone, id: ref.id }, kopsMessage.findLb(label)), leftOut: [] };
   }
   const listed = await callGateway({
     message: kopsMessage.findLb(label),
@@ -42,12 +42,12 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
     lb,
     run: () => gateway.findLbsByName(target.zone, ref.name),
   });
-  const { admitted: matches, refused } = admitLbs(listed, { zone: target.zone, name: ref.name });
+  const { admitted: matches, leftOut } = admitLbs(listed, { zone: target.zone, name: ref.name });
   if (matches.length === 0) {
-    const leftOut = refused.length > 0 ? ` (the API answered ${refused.map((r) => `${r.what}, which ${r.why}`).join('; ')})` : '';
+    const named = leftOut.length > 0 ? ` (the API answered ${leftOut.map((r) => `${r.what}, which ${r.why}`).join('; ')})` : '';
     throw new LbSyncError(
       'lb_not_found',
-      `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}${leftOut}`,
+      `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}${named}`,
       { lb },
     );
   }
@@ -59,7 +59,7 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
       { lb },
     );
   }
-  return { lb: matches[0] as ObservedLb, refused };
+  return { lb: matches[0] as ObservedLb, leftOut };
 }
 
 /** Writes are made only while lb.status is ready; transient states wait, broken ones need a human. */

@@ -8,7 +8,7 @@ import { contestWarning } from '../core/contest';
 import { contradictionWarning, filterMismatchWarning } from '../core/discovery-check';
 import type { LbPlace } from '../core/lb-identity';
 import { atLb, identityOf, placeLabel, targetLbs } from '../core/lb-identity';
-import type { Action, ObservedBackend, ObservedLb, RefusedAnswer } from '../core/model';
+import type { Action, ObservedBackend, ObservedLb, LeftOutAnswer } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
 import type { BackendRollout, MemberHealthView } from '../core/rollout';
 import { memberHealth } from '../core/rollout';
@@ -56,7 +56,7 @@ export interface ReconcileResult {
   warnings: string[];
   apiCalls: ApiCallCount;
   durationMs: number;
-  /** Why the event is not done: with status failed, what stopped the reconcile; else what it carries (held, unconfirmed). */
+  /** Why the event is not done: with status failed, what stopped the reconcile; else what it carries (removals deferred, unconfirmed). */
   error?: LbSyncError;
   /**
    * A target with several LBs (loadBalancers): each LB's own reconcile, in the target's order. The fields above then
@@ -181,8 +181,8 @@ interface LbRun {
 }
 
 /** The warnings of the pool itself, told once per reconcile: answers left out, contradictions, unusable addresses. */
-function poolWarnings(target: Target, pool: DiscoveredPool, refused: readonly RefusedAnswer[]): string[] {
-  const mismatch = filterMismatchWarning(refused);
+function poolWarnings(target: Target, pool: DiscoveredPool, leftOut: readonly LeftOutAnswer[]): string[] {
+  const mismatch = filterMismatchWarning(leftOut);
   return [
     ...(mismatch ? [mismatch] : []),
     ...[contradictionWarning(pool.contradicted), unusableAddressWarning(pool.unusable)].filter((w) => w !== undefined),
@@ -216,7 +216,7 @@ function assertedAgainst(target: Target, event: EventPart, pool: DiscoveredPool)
  * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
  * The event only names the target; it is never trusted as a description of the world. Its serverIps are
  * checked against discovery, never written: the discovered pool is written (it is the truth either way),
- * then an address discovery lacks is carried as untrusted_server_ips (as held removals are), so the event is retried.
+ * then an address discovery lacks is carried as untrusted_server_ips (as deferred removals are), so the event is retried.
  *
  * A target with several LBs (loadBalancers) discovers its servers once, then reconciles each LB in turn by the same
  * rules (find, wait while busy, read its backends, plan, stage removals by its own health checks, write, wait), and
@@ -255,7 +255,7 @@ async function reconcileLbs(target: Target, event: EventPart, options: Reconcile
     ...(discovered
       ? [
           ...namedLeavingWarnings(assertedAgainst(target, event, discovered).namedLeaving),
-          ...poolWarnings(target, discovered, discovered.refused),
+          ...poolWarnings(target, discovered, discovered.leftOut),
         ]
       : []),
   ];
@@ -304,7 +304,7 @@ function lbPart(place: LbPlace, r: ReconcileResult): LbReconcile {
  * A target's status and error from its LBs': failed when one failed (what was written on the others stays written:
  * the retry re-reads them and finds them in sync), else applied when one was written, planned, or noop. The error
  * that decides the event is the first permanent one (dead-lettered, naming its LB: a human fixes it, and every later
- * event still reconciles the other LBs first), else the first failure (retried), else the first carried (removals held
+ * event still reconciles the other LBs first), else the first failure (retried), else the first carried (removals deferred
  * back, an address discovery lacks).
  */
 function combineLbs(lbs: readonly Pick<LbReconcile, 'status' | 'error'>[]): Pick<ReconcileResult, 'status' | 'error'> {
@@ -348,7 +348,7 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
   if (run.tellsPool) result.warnings.push(...eventWarnings(target, event, options.ownerId));
   try {
     let poolPromise = run.pool;
-    const { lb: found, refused: refusedLbs } = await findLb(gateway, view);
+    const { lb: found, leftOut: leftOutLbs } = await findLb(gateway, view);
     const first = run.claimed?.get(found.id);
     if (first && run.place) {
       throw new LbSyncError(
@@ -394,9 +394,9 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
     }
     // Once per reconcile: every answer left out, from the LB, server, IPAM and health listings alike (the servers'
     // by the target itself when it has several LBs).
-    const refused = [...refusedLbs, ...(run.tellsPool ? pool.refused : []), ...withLeaving.refused];
-    const told = run.tellsPool ? poolWarnings(target, pool, refused) : [filterMismatchWarning(refused)].filter((w) => w !== undefined);
-    const mismatch = refused.length > 0 ? told[0] : undefined;
+    const leftOut = [...leftOutLbs, ...(run.tellsPool ? pool.leftOut : []), ...withLeaving.leftOut];
+    const told = run.tellsPool ? poolWarnings(target, pool, leftOut) : [filterMismatchWarning(leftOut)].filter((w) => w !== undefined);
+    const mismatch = leftOut.length > 0 ? told[0] : undefined;
     result.warnings.push(...told);
     if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool) {
       throw new LbSyncError(
@@ -408,10 +408,10 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
     // Rolling-update safety: a pool write that removes members is cut down to what the LB's health checks allow.
     const staged = await stageRemovals(gateway, view, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
     // The leaving servers' check may have read the same backend's health already: its reports are named once.
-    const stagedRefused = staged.refused.filter((r) => !withLeaving.refused.some((o) => o.what === r.what && o.why === r.why));
-    if (stagedRefused.length > 0) {
+    const stagedLeftOut = staged.leftOut.filter((r) => !withLeaving.leftOut.some((o) => o.what === r.what && o.why === r.why));
+    if (stagedLeftOut.length > 0) {
       // The health read comes later; its reports of another backend join the one warning of this reconcile.
-      const joined = filterMismatchWarning([...refused, ...stagedRefused]) as string;
+      const joined = filterMismatchWarning([...leftOut, ...stagedLeftOut]) as string;
       if (mismatch) result.warnings.splice(result.warnings.indexOf(mismatch), 1, joined);
       else result.warnings.push(joined);
     }
@@ -429,20 +429,20 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
       ...(run.place && { lb: run.place }),
     });
     // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
-    // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
+    // discovery lacks, under its own, more telling code (a dry run too); else removals deferred (a dry run shows
     // them in its plan; a shadow deployment, which adds no member, would wait for one it never added: not carried,
     // so it dead-letters nothing a writing deployment would not). The status still says what was written.
-    const carried = unconfirmed ?? (dryRun ? undefined : staged.hold);
-    const held = carried ? { error: carried } : {};
-    if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned', ...held });
-    if (planned.length === 0) return finish({ status: 'noop', ...held });
+    const carried = unconfirmed ?? (dryRun ? undefined : staged.deferral);
+    const carriedError = carried ? { error: carried } : {};
+    if (dryRun) return finish({ status: planned.length === 0 && !staged.deferral ? 'noop' : 'planned', ...carriedError });
+    if (planned.length === 0) return finish({ status: 'noop', ...carriedError });
 
     const applied = await applyActions(gateway, view.zone, lb, planned);
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
     await waitUntilApplied(gateway, view.zone, lb, options.waitBudgetMs, context);
-    return finish({ status: 'applied', ...held });
+    return finish({ status: 'applied', ...carriedError });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });
   }
