@@ -1,13 +1,15 @@
 /**
- * What the APIs answered, checked on our side before it picks a pool or a backend. An answer is only as good as
- * the filter the API applied, and no recording shows how ListServers' multi-tag filter behaves (docs/emulator.md,
- * switch `serverTagsFilter`): were it looser than documented, every server of every cluster in the zone would be
- * written into one API load balancer. So a server reaches a pool only when it carries every tag of the target
- * exactly, in the target's zone (and project, when one is known); an IPAM address only when it belongs to a NIC
- * that was asked about. Whatever fails is left out and named, once per reconcile, under one warning code. A server
- * the answer lists twice, differently, is left out too: an answer that contradicts itself says nothing of it. And a
- * listing of one LB's own resources (backends, frontends, private-network attachments) that names another LB is no
- * answer about this LB at all: nothing of it is used (`otherLbItems`, lb_answer_mismatch in the steps).
+ * We check what the APIs answered before it picks a pool or a backend. An answer is only as good as the filter the
+ * API applied, and no recording shows how ListServers' multi-tag filter behaves (docs/emulator.md, switch
+ * `serverTagsFilter`). If it were looser than documented, every server of every cluster in the zone would be written
+ * into one load balancer. So:
+ * - A server reaches a pool only if it carries every tag of the target exactly, in the target's zone (and project,
+ *   when one is known).
+ * - An IPAM address counts only if it belongs to a NIC we asked about.
+ * - A server the answer lists twice, differently, is left out: an answer that contradicts itself tells us nothing.
+ * - A listing of one LB's own resources (backends, frontends, private-network attachments) that names another LB is
+ *   not used at all (`otherLbItems`, lb_answer_mismatch in the steps).
+ * Whatever is left out is named once per reconcile, under one warning code.
  */
 import type { WarningCode } from '../errors/lbsync-error';
 import { LbSyncError } from '../errors/lbsync-error';
@@ -69,9 +71,9 @@ const shown = (value: unknown): string =>
   Array.isArray(value) ? `[${value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}]` : JSON.stringify(value);
 
 /**
- * One server per id. Copies that agree are one server (a listing whose pages shifted repeats one); copies that
- * disagree (two addresses, two states) are left out, named with what differs: which copy is true, the answer
- * does not say, and taking both would put two addresses of one server in a pool.
+ * One server per id. Copies that agree count as one server: a listing whose pages shifted repeats a server. Copies
+ * that disagree (two addresses, two states) are left out and named with what differs. The answer does not say which
+ * copy is true, and taking both would put two addresses of one server in a pool.
  */
 export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers: ObservedServer[]; contradicted: LeftOutAnswer[] } {
   const byId = new Map<string, ObservedServer[]>();
@@ -151,9 +153,9 @@ export function admitPrivateIps(
 }
 
 /**
- * The items of a listing of one LB's own resources (its backends, frontends, private-network attachments) that name
- * another LB, each with the LBs it names: one rule for every such listing. Every recorded answer embeds the item's
- * LB; an item that names none is taken as the LB's own, as its path asked.
+ * The items of a listing of one LB's own resources (backends, frontends, private-network attachments) that name
+ * another LB, each with the LBs it names. Every such listing uses this one rule. Every recorded answer embeds the
+ * item's LB; an item that names none is taken as the LB's own, since the request path named it.
  */
 export function otherLbItems<T>(
   items: readonly T[],
@@ -172,9 +174,10 @@ export function otherLbItems<T>(
 }
 
 /**
- * The health reports of a ListBackendStats answer that are of the backend asked about (`backend_id` is a filter the
- * API applies); the others, with why. A report of the same address on another backend (another port) is no word on
- * this one: taken for it, a member never checked here could read "passing" and let a serving one leave.
+ * The health reports of a ListBackendStats answer that are about the backend asked for (`backend_id` is a filter the
+ * API applies), and the others with why. A report of the same address on another backend (another port) says
+ * nothing about this one. Taken for this one, it could make an unchecked member look "passing" and let a serving
+ * member leave.
  */
 export function ownHealthReports(
   reports: readonly ObservedMemberHealth[],

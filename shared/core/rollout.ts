@@ -1,15 +1,15 @@
 /**
- * Rolling-update safety for one backend's pool write, as a pure policy: given the pool as it is, the pool
- * discovery wants, and the LB's own health checks of the members, which members may leave in this write and
- * which must wait. Make-before-break:
- * - a member the LB reports failing, or whose server discovery lists as stopped or stopping, leaves freely;
- * - a member that may still be serving (passed; or unknown, neutral, condpass, mixed reports, no report: the
- *   safe reading for "how many may leave" is "serving") leaves only when every member of the desired pool
- *   passes its check (strictly `passed`: the safe reading for "is the replacement ready"), at most
- *   `maxUnavailable` per write, never the last passing member, and never while discovery looks partial
- *   (it finds fewer than half of the members still serving) unless the target trusts partial discovery;
- * - additions are never deferred: the first write is current ∪ new, the removals follow once it is safe.
- * What is deferred is retried by the caller (removal_deferred / discovery_suspect).
+ * Rolling-update safety for one backend's pool write, as a pure policy. Given the current pool, the pool discovery
+ * wants and the LB's health checks of the members, it decides which members may leave in this write and which must
+ * wait. The rule is make-before-break:
+ * - A member leaves freely if the LB reports it failing, or if discovery lists its server as stopped or stopping.
+ * - Any other member may still be serving: unknown, neutral, condpass, mixed or missing reports count as serving,
+ *   the safe reading when counting how many may leave. Such a member leaves only when every member of the desired
+ *   pool reports strictly `passed`, the safe reading of "is the replacement ready". Even then, at most
+ *   `maxUnavailable` leave per write, never the last passing member, and none while discovery looks partial (it
+ *   finds fewer than half of the members still serving) unless the target trusts partial discovery.
+ * - Additions are never deferred. The first write is current ∪ new; the removals follow once it is safe.
+ * The caller retries what is deferred (removal_deferred / discovery_suspect).
  */
 import type { ObservedMemberHealth } from './model';
 import { canonicalIp, compareIps, normalisePool } from './pool';
@@ -152,7 +152,7 @@ export function planRollout(input: RolloutInput): Rollout {
     deferral = { code: 'removal_deferred', reason };
     for (const ip of candidates) deferred.push({ ip, why: `${servingText(healthOf(input, ip))}; ${reason}` });
   } else if (candidates.length > 0) {
-    // Every desired member passes: they all stay, so passing members left after the write start from these.
+    // Every desired member passes and stays, so the count of passing members left after the write starts with them.
     let passingLeft = desired.length + candidates.filter((ip) => healthOf(input, ip).condition === 'passing').length;
     let taken = 0;
     for (const ip of candidates) {
