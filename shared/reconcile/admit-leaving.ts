@@ -12,15 +12,15 @@ export interface DesiredWithLeaving {
   desired: DesiredBackend[];
   /** Every leaving server, per backend, and what its pool does with it. */
   leaving: LeavingMember[];
-  /** Health reports of another backend the reads carried (named in discovery_filter_mismatch). */
+  /** Health reports in the answers that were about another backend (named in discovery_filter_mismatch). */
   leftOut: LeftOutAnswer[];
 }
 
 /**
- * Each backend's desired pool: discovery's servers, plus the leaving servers it already holds, plus (rarely) the
- * leaving servers it needs because no other member would pass (shared/core/leaving.ts). The LB's health of a backend
- * is read (ListBackendStats, once) only when that is what decides: a leaving server out of the pool while others
- * could serve, as between kOps' deregistration of a control plane and its termination.
+ * Each backend's desired pool: discovery's servers, plus the leaving servers already in it, plus (rarely) leaving
+ * servers it needs because no other member would pass (shared/core/leaving.ts). The backend's health is read
+ * (ListBackendStats, once) only when it decides the answer. That is when a leaving server is out of the pool and
+ * others could serve, as between kOps deregistering a control plane and terminating it.
  */
 export async function desiredWithLeaving(
   gateway: ScalewayGateway,
@@ -43,7 +43,7 @@ export async function desiredWithLeaving(
     }
     const decided = decision as BackendLeaving;
     desired.push({ spec, pool: normalisePool(decided.pool) });
-    // A backend that is absent and never created (kops-controller in "auto") holds no one: nothing to tell.
+    // A backend that is absent and never created (kops-controller in "auto") has no members, so there is nothing to tell.
     if (backend || spec.createIfMissing) leaving.push(...decided.leaving);
   }
   return { desired, leaving, leftOut };

@@ -18,7 +18,7 @@ export interface StagedActions {
   rollouts: BackendRollout[];
   /** Why some removals wait (removal_deferred / discovery_suspect, transient): the caller retries. */
   deferral?: LbSyncError;
-  /** Health reports the answers carried that were of another backend (left out, named in discovery_filter_mismatch). */
+  /** Health reports in the answers that were about another backend (left out, named in discovery_filter_mismatch). */
   leftOut: LeftOutAnswer[];
 }
 
@@ -26,9 +26,9 @@ const poolBefore = (action: SetPool): string[] =>
   normalisePool([...action.pool.filter((ip) => !action.added.includes(ip)), ...action.removed]);
 
 /**
- * The thin I/O step around shared/core/rollout.ts: before a pool write that removes members, reads the LB's health
- * checks of that backend (ListBackendStats, one call; none when every leaving member's server is known to be
- * stopped or stopping), and cuts the write down to what is safe now. A write that only adds costs no read.
+ * The thin I/O step around shared/core/rollout.ts. Before a pool write that removes members, it reads that backend's
+ * health (ListBackendStats, one call) and cuts the write down to what is safe now. It skips the read when the write
+ * only adds, or when every member to remove belongs to a server known to be stopped or stopping.
  */
 export async function stageRemovals(
   gateway: ScalewayGateway,
@@ -67,8 +67,8 @@ export async function stageRemovals(
       reasons.push(`backend ${action.backend} keeps ${rollout.deferred.map((d) => d.ip).join(', ')} for now: ${rollout.deferral.reason}`);
     }
     if (samePool(rollout.pool, current)) continue;
-    // A read discovery makes suspect is no base for a whole pool: written as its changes, it cannot put back what
-    // another writer removed since (kOps' apply, a reconcile of the same target running beside this one).
+    // Do not write a whole pool from a read that discovery makes suspect. Writing only the changes cannot put back
+    // what another writer removed since (kOps' apply, or a concurrent reconcile of the same target).
     const suspect = rollout.deferral?.code === 'discovery_suspect' ? { changesOnly: 'discovery_suspect' as const } : {};
     staged.push({ ...action, pool: rollout.pool, added: rollout.added, removed: rollout.removed.map((r) => r.ip), ...suspect });
   }
@@ -80,8 +80,8 @@ export async function stageRemovals(
 }
 
 /**
- * The LB's health checks of one backend's members (ListBackendStats, one call), failures told as kOps would; only the
- * reports of that backend (discovery-check.ts), the others named in `leftOut`.
+ * The LB's health checks of one backend's members (ListBackendStats, one call), with failures worded as kOps words
+ * them. Only that backend's reports are kept (discovery-check.ts); the others are named in `leftOut`.
  */
 export async function readBackendHealth(
   gateway: ScalewayGateway,
