@@ -34,7 +34,10 @@ export function selectCronTargets<T extends { name: string }>(
   return { selected: targets.filter((t) => !wanted || wanted.has(t.name)), unknownTargets };
 }
 
-/** An empty body is `{}`. Invalid JSON, JSON nested too deep or invalid args get a 400 naming the field and the fix (`example`: valid args). */
+/**
+ * An empty body is `{}`. Invalid JSON, JSON nested too deep or invalid args get a 400 naming the field and the fix
+ * (`example`: valid args).
+ */
 export function parseCronArgs<S extends z.ZodType>(
   rawBody: string,
   schema: S,

@@ -56,7 +56,7 @@ export interface ReconcileResult {
   warnings: string[];
   apiCalls: ApiCallCount;
   durationMs: number;
-  /** Why the event is not done: if failed, what stopped the reconcile; else what it still carries (deferred removals, unconfirmed addresses). */
+  /** Why the event is not done: if failed, what stopped it; else what it still carries (deferred removals, unconfirmed addresses). */
   error?: LbSyncError;
   /**
    * A target with several LBs (loadBalancers): each LB's own reconcile, in the target's order. The fields above then
