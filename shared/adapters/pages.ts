@@ -10,7 +10,7 @@ export const PAGE_SIZE = 100;
 /** Pages one listing may read: 5,000 items, far more than a target's servers or an LB's backends. */
 export const MAX_PAGES = 50;
 
-/** The name a listing that went on past the cap is thrown under (api-failure.ts tells it as `listing_too_long`). */
+/** The name a listing that went on past the cap is thrown under (api-failure.ts reports it as `listing_too_long`). */
 export const LISTING_TOO_LONG_ERROR = 'ListingTooLongError';
 
 export interface PageLimits {

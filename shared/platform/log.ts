@@ -22,7 +22,7 @@ export interface LoggerOptions {
   level?: string;
   /** json (default, for the platform's log pipeline) or pretty (one readable line per event, for people). */
   format?: 'json' | 'pretty';
-  /** Literal secret values to scrub from any string that reaches the log (belt and braces over paths). */
+  /** Literal secret values to scrub from any string that reaches the log (a second guard, beside the paths). */
   secrets?: readonly string[];
   /** Or the scrubber itself (its secrets, plus URL credentials); wins over `secrets`. */
   scrubber?: Scrubber;
