@@ -273,7 +273,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
       target: match.target,
       occurredAt: match.lastRecordedAt || window.to,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
-      // The reconcile answer says it too (pool_contested), naming the writer.
+      // Carried in the event so the reconcile answer warns too (pool_contested), naming the writer.
       contested: contested
         .filter((c) => c.target === match.target)
         .slice(0, 10)

@@ -242,7 +242,7 @@ async function reconcileLbs(target: Target, event: EventPart, options: Reconcile
   const now = ctx.clock.now;
   const run = { gateway, options, context: ctx, started: now() };
   const places = targetLbs(target);
-  // The LB lookup and server discovery are independent: side by side.
+  // The LB lookup and server discovery do not depend on each other, so they run in parallel.
   const pool = discoverPool(gateway, target);
   pool.catch(() => undefined);
   if (places.length === 1) return reconcileLb(atLb(target, places[0] as LbPlace), target, event, { ...run, pool, tellsPool: true });
@@ -408,7 +408,6 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
         { lb: identityOf(lb) },
       );
     }
-    // Rolling-update safety: a pool write that removes members is cut down to what the LB's health checks allow.
     const staged = await stageRemovals(gateway, view, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
     // The leaving servers' check may have read this backend's health already. Name each left-out report only once.
     const stagedLeftOut = staged.leftOut.filter((r) => !withLeaving.leftOut.some((o) => o.what === r.what && o.why === r.why));
