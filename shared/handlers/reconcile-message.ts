@@ -303,7 +303,7 @@ class Message {
     };
   }
 
-  /** Sends the event back: a retry (`next`, with its error), or an early event unchanged after holding it what fitted. */
+  /** Sends the event back: a retry (`next`, with its error), or an early event unchanged, after holding it as long as allowed. */
   private async requeue(disposition: Requeue, event: LbSyncEvent, result: ReconcileResult | undefined): Promise<Answer> {
     const { delayMs, delaySeconds, next, error } = disposition;
     const sent = next ? JSON.stringify(next) : this.rawBody;
