@@ -1,6 +1,6 @@
-// The functions, once. Each has a folder functions/<name>/ holding its handler.ts: functions/names.mjs reads those
-// folders for the build scripts (plain node), and test/unit/functions/names.test.ts holds the two equal. Cockpit, the
-// local stack, the bench and the docs' table of the functions' answers read this one.
+// The functions, listed once. Each has a folder functions/<name>/ with its handler.ts. functions/names.mjs reads those
+// folders for the build scripts (plain node), and test/unit/functions/names.test.ts checks the two lists are equal.
+// Cockpit, the local stack, the bench and the docs' table of the functions' answers read this one.
 
 /** What starts a function: the reconcile queue's trigger, an HTTP request, a cron trigger. */
 export type Trigger = 'queue' | 'http' | 'cron';

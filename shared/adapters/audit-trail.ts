@@ -25,7 +25,7 @@ export interface AuditTrailSettings {
 
 export interface EventQuery {
   region: string;
-  /** The organization whose trail is read (the key must hold AuditTrailReadOnly on it); default: the settings'. */
+  /** The organization whose trail is read (the key must have AuditTrailReadOnly on it); default: the settings'. */
   organizationId?: string;
   resourceType: WatchedResourceType;
   recordedAfter: Date;
@@ -50,8 +50,8 @@ export interface AuditTrailGateway {
 
 const MAX_PAGE_SIZE = 1000;
 /**
- * Events per page unless settings say otherwise: a page of 1,000 is ~8 MB more at the peak, while it is being
- * read, than a page of 250 (measured: docs/performance.md), and a quiet window fits in one page either way.
+ * Events per page unless settings say otherwise. While it is read, a page of 1,000 peaks ~8 MB higher than a page of
+ * 250 (measured: docs/performance.md), and a quiet window fits in one page either way.
  */
 export const DEFAULT_PAGE_SIZE = 250;
 const DEFAULT_MAX_PAGES = 20;

@@ -79,7 +79,7 @@ export interface ScalewayGateway {
   updateBackend(zone: string, action: Extract<Action, { kind: 'UpdateBackend' }>): Promise<void>;
   updateHealthCheck(zone: string, action: Extract<Action, { kind: 'UpdateHealthCheck' }>): Promise<void>;
   setBackendServers(zone: string, backendId: string, pool: readonly string[]): Promise<void>;
-  /** AddBackendServers / RemoveBackendServers: only these addresses, whatever else the pool holds at that moment. */
+  /** AddBackendServers / RemoveBackendServers: only these addresses, whatever else is in the pool at that moment. */
   addBackendServers(zone: string, backendId: string, ips: readonly string[]): Promise<void>;
   removeBackendServers(zone: string, backendId: string, ips: readonly string[]): Promise<void>;
   /** Deletes the backend; one already gone (a 404) is not an error: `deleted` says which it was. */
@@ -141,7 +141,7 @@ function toObservedHttpCheck(config: Lbv1.HealthCheckHttpConfig | Lbv1.HealthChe
 function toObservedHealthCheck(hc: SdkHealthCheck | undefined): ObservedHealthCheck | undefined {
   if (!hc) return undefined;
   const { port, checkDelay, checkTimeout, checkMaxRetries, checkSendProxy, transientCheckDelay } = hc;
-  // The API answers one config, the check's kind; none read as TCP, the kind a create without one gets.
+  // The API answers one config, of the check's type. No config reads as TCP, the type a create without one gets.
   const [type, key] = Object.entries(HEALTH_CHECK_CONFIGS).find(([, k]) => hc[k] !== undefined && hc[k] !== null) ?? ['tcp', 'tcpConfig'];
   const checkDelayMs = durationToMs(checkDelay);
   const checkTimeoutMs = durationToMs(checkTimeout);
@@ -226,7 +226,7 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
 export function toObservedServer(server: SdkServer): ObservedServer {
   const publicIps = (server.publicIps ?? []).length > 0 ? (server.publicIps ?? []) : server.publicIp ? [server.publicIp] : [];
   const ipv4 = publicIps.filter((ip) => ip.family === 'inet');
-  // A routed IPv6's entry holds the server's SLAAC address (instance-server-ipv6 #11); the legacy `ipv6` field is not read.
+  // A routed IPv6's entry has the server's SLAAC address (instance-server-ipv6 #11); the legacy `ipv6` field is not read.
   const ipv6 = publicIps.filter((ip) => ip.family === 'inet6');
   return {
     id: server.id,
@@ -265,7 +265,10 @@ function httpConfigRequest(http: ObservedHttpCheck | undefined): Lbv1.HealthChec
   return { uri: http?.uri ?? '', method: http?.method, code: http?.code, hostHeader: http?.hostHeader } as Lbv1.HealthCheckHttpConfig;
 }
 
-/** The check's config by its type; another kind's rides in its passthrough. The SDK sends the first config it is given. */
+/**
+ * The check's config by its type. A type we do not model is sent back as read (passthrough). The SDK sends the first
+ * config it is given.
+ */
 function healthCheckConfig(hc: ObservedHealthCheck): Partial<SdkHealthCheck> {
   switch (hc.type) {
     case 'tcp':
@@ -306,10 +309,10 @@ function backendOptionsRequest(options: BackendOptions) {
 }
 
 /**
- * The gateway over the official SDK (LB, Instance, IPAM), one per invocation: every request bounded in time (the
- * request timeout, clipped to what is left of the invocation), counted (calls()) and marked with our User-Agent;
- * a failure is the SDK's, its messages scrubbed of the key (sdk-http-client.ts), for the steps to tell through
- * callGateway (api-failure.ts).
+ * The gateway over the official SDK (LB, Instance, IPAM), one per invocation. Every request has a time limit (the
+ * request timeout, cut to the time left in the invocation), is counted (calls()) and carries our User-Agent. A
+ * failure is the SDK's own error, with the key scrubbed from its messages (sdk-http-client.ts); the steps report it
+ * through callGateway (api-failure.ts).
  */
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {}, ms: 0, maxMs: 0 };
@@ -488,8 +491,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
 }
 
 /**
- * Every call of the gateway, read or write: a new call must be put on one side here (the type says so), and in a
- * shadow deployment each write is refused before anything is sent.
+ * Every call of the gateway, marked read or write. The type forces each new call to be marked, so that a shadow
+ * deployment refuses every write before anything is sent.
  */
 const GATEWAY_CALLS = {
   findLbsByName: 'read',
@@ -522,6 +525,6 @@ export function withoutWrites(gateway: ScalewayGateway): ScalewayGateway {
     Promise.reject(
       new LbSyncError('unknown_api_error', `${call} refused before it was sent: this deployment is in shadow mode (LBSYNC_MODE=shadow)`),
     );
-  // Own properties, as the gateway's: wrappers that copy it ({ ...gateway }, reconcile/health-read-once.ts) keep every call.
+  // Own properties, like the gateway's, so wrappers that copy it ({ ...gateway }, reconcile/health-read-once.ts) keep every call.
   return { ...gateway, ...Object.fromEntries(WRITE_CALLS.map((call) => [call, refuse(call)])) };
 }

@@ -1,7 +1,7 @@
-// The one way a Scaleway SDK client is made, for the gateway, Audit Trail and the CLI's own APIs: the key's shape
-// checked first (the SDK's own check quotes a malformed key back in its message: ours names the shape, never the
-// value), the API URL without credentials, our fetch (sdk-http-client.ts: node:http, timeout, deadline, error bodies
-// scrubbed of the key) and our User-Agent. In the bundles the SDK builds the bundle's own Request class
+// The one way a Scaleway SDK client is made, for the gateway, Audit Trail and the CLI's own APIs. It checks the key's
+// shape first: the SDK's own check quotes a malformed key back in its message, while ours names the shape, never the
+// value. It uses the API URL without credentials, our fetch (sdk-http-client.ts: node:http, timeout, deadline, error
+// bodies scrubbed of the key) and our User-Agent. In the bundles the SDK builds the bundle's own Request class
 // (scripts/build.mjs), which only that fetch reads.
 import type { Client, Profile } from '@scaleway/sdk-client';
 import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';

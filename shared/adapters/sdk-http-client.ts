@@ -1,7 +1,7 @@
-// The fetch the Scaleway SDK clients are given (withHTTPClient): requests over node:http with a timeout, an
-// invocation's deadline respected, and what comes back made safe to show. An API error may echo what it was
-// sent (the key among it), so error bodies and transport failures are scrubbed here, before the SDK builds an
-// error message from them; a failed request and a 404 or 405 of no API route are named by URL and cause.
+// The fetch the Scaleway SDK clients are given (withHTTPClient): requests over node:http, with a timeout, within the
+// invocation's deadline, and with what comes back made safe to show. An API error may echo what it was sent, the key
+// included. So error bodies and transport failures are scrubbed here, before the SDK builds an error message from
+// them. A failed request, and a 404 or 405 from no API route, are named by URL and cause.
 import type { Scrubber } from '../outbound/scrub';
 import { HttpResponse, isJsonType, mediaType } from './http-messages';
 import { createHttpTransport, type OutgoingRequest, type TransportTap, timeoutError } from './http-transport';

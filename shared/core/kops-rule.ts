@@ -1,5 +1,5 @@
 /**
- * kOps' own choice of pool addresses, as a pure function of what the APIs answer: the yardstick the `kops`
+ * kOps' own choice of pool addresses, as a pure function of what the APIs answer: the reference the `kops`
  * ipSource is checked against (by `lbsync doctor` on a real account, and by the tests on recorded answers).
  * From a reading of kOps (docs/kops-parity.md has the files, lines and revisions); no kOps code is copied.
  *

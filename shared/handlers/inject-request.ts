@@ -42,7 +42,7 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
   const received = acceptJson(event, INJECT_EDGE, deps);
   if ('answer' in received) return received.answer;
   let value = received.value;
-  // Fields and sources only the system sets are refused, together with whatever else is wrong.
+  // Take out the system-only fields and sources here, so their errors are reported together with the schema's.
   const policy = checkInjectPolicy(value);
   value = policy.rest;
   if (value && typeof value === 'object' && !Array.isArray(value) && !Object.hasOwn(value, 'source')) {

@@ -31,10 +31,9 @@ export type ReconcileOutcome = 'applied' | 'noop' | 'dry_run' | 'retry_scheduled
 export interface ReconcileMessageDeps {
   targets: ReadonlyMap<string, Target>;
   /**
-   * The invocation's gateway, made once the event names its target, so its call count is this message's; its requests
-   * authenticate with the target's key (shared/platform/target-keys.ts), end by the deadline and carry the event id in
-   * their User-Agent. It throws an LbSyncError when the target's key cannot be read: that target's event fails, and
-   * nothing else.
+   * Makes the invocation's gateway once the event names its target, so the call count is this message's alone. Its
+   * requests use the target's key (shared/platform/target-keys.ts), stop at the deadline and carry the event id in
+   * their User-Agent. It throws an LbSyncError when the target's key cannot be read: only that target's event fails.
    */
   gateway: (target: Target, invocation: Pick<InvocationContext, 'deadline' | 'eventId'>) => ScalewayGateway;
   /** Where the event is sent back (a retry, an early event) and where its dead letter goes. */
@@ -52,7 +51,7 @@ export interface ReconcileMessageDeps {
 
 /** The reconcile function's answer: its keys are a contract (docs/architecture.md, "The functions' answers"). */
 export interface ReconcileAnswerBody {
-  /** With a 500: handoff_failed (a send to a queue failed), function_failed (not handled: its configuration refused...). */
+  /** With a 500: handoff_failed when a send to a queue failed; function_failed when the function could not run at all. */
   outcome: ReconcileOutcome | 'handoff_failed' | 'function_failed';
   target?: string;
   eventId?: string;
@@ -90,11 +89,11 @@ export interface AnswerLb {
   /** A dry run: the writes it would make on it. */
   planned?: string[];
   leaving?: LeavingMember[];
-  /** Why it is not done: what stopped it (failed), or what it carries (removals held back). */
+  /** Why it is not done: the error that stopped it (failed), or its deferred removals. */
   error?: ErrorSummary;
 }
 
-/** kOps' message, plus the LB's id and name side by side (the message carries only the one kOps uses). */
+/** The message names the LB only as kOps does, by id or by name, so `lb` gives both. */
 function errorSummary(error: LbSyncError): ErrorSummary {
   return { code: error.code, message: error.message, hint: error.hint, ...(error.lb && { lb: error.lb }) };
 }
@@ -112,21 +111,21 @@ function answerLbs(lbs: readonly LbReconcile[], dryRun: boolean): AnswerLb[] {
   }));
 }
 
-/** What decodeEvent threw, as the invalid_event it is (it throws nothing else; anything would be dead-lettered so). */
+/** decodeEvent throws only invalid_event. Anything else is wrapped as one, so it is dead-lettered all the same. */
 function asInvalidEvent(error: unknown): LbSyncError {
   return error instanceof LbSyncError
     ? error
     : new LbSyncError('invalid_event', `event is invalid: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
-/** A send to a queue that failed: the one failure this handler answers 500 for itself (`handoff_failed`). */
+/** A failed send to a queue: the only failure this handler answers 500 for itself (`handoff_failed`). */
 class HandOffFailed extends Error {
   constructor(readonly failure: unknown) {
     super('hand-off to the queue failed', { cause: failure });
   }
 }
 
-/** What the handler answers, and the outcome's part of the final line (written once, with what the steps added). */
+/** The handler's answer, and the fields the outcome adds to the final log line. */
 interface Answer {
   status: 200 | 500;
   body: ReconcileAnswerBody;
@@ -136,9 +135,9 @@ interface Answer {
 }
 
 /**
- * One queue message, end to end: decode, decide (shared/core/disposition.ts), reconcile when told to, decide again,
- * and carry the decision out (hold, send back, dead-letter or answer done), each case in one place. The final line
- * is the invocation context's record: the steps add to it, and it is written once, here, at the end.
+ * Handles one queue message end to end. It decodes the event, decides what to do (shared/core/disposition.ts),
+ * reconciles if told to, decides again, and carries the decision out: hold, send back, dead-letter or answer done.
+ * Every step adds fields to one final log line, which is written once, here, at the end.
  */
 export async function handleReconcileMessage(rawBody: string, deps: ReconcileMessageDeps): Promise<PlatformResponse> {
   const clock = deps.clock ?? realClock;
@@ -206,7 +205,7 @@ class Message {
     return this.carryOut(disposition, event, result instanceof LbSyncError ? undefined : result);
   }
 
-  /** An early event waits here (what fits of it), before it is reconciled or sent back. */
+  /** An early event waits here until it is due, or for as long as the invocation allows, then is reconciled or sent back. */
   private async holdEarly(disposition: Hold | Requeue): Promise<void> {
     const { holdMs } = disposition;
     if (holdMs === 0 && disposition.kind === 'hold') return;
@@ -215,18 +214,18 @@ class Message {
     await this.ctx.clock.sleep(holdMs);
   }
 
-  /** The reconcile, or the target's own key refused (a variable unset, a malformed key): that target fails, permanently. */
+  /** Returns the error, not the result, when the target's own key cannot be read (unset or malformed): that target fails for good. */
   private async reconcile(target: Target, event: LbSyncEvent): Promise<ReconcileResult | LbSyncError> {
     const { deps, ctx } = this;
     let gateway: ScalewayGateway;
     try {
       gateway = deps.gateway(target, ctx);
     } catch (error) {
-      // The deployment's key is the deployment's problem: it leaves as itself, and the message is redelivered.
+      // A bad deployment key breaks every target, so it is thrown: the shell answers 500 and the message is redelivered.
       if (!(error instanceof LbSyncError) || !target.credentials) throw error;
       return error;
     }
-    // LBSYNC_MODE=shadow: read and plan as a write would, write nothing (twice locked: the plan, and the gateway).
+    // LBSYNC_MODE=shadow reads and plans as usual but writes nothing. The plan and a gateway without writes both enforce it.
     const shadow = deps.runtime.mode === 'shadow';
     return reconcileTarget(
       target,
@@ -243,7 +242,7 @@ class Message {
     );
   }
 
-  /** Sends to a queue, a failure marked as the hand-off's (anything else thrown leaves as itself: a 500 by the shell). */
+  /** Marks a failed send as HandOffFailed. Any other error reaches the function shell, which answers 500. */
   private async handOff(...args: Parameters<EventQueue['send']>): Promise<void> {
     const queue = this.deps.queues.client();
     try {
@@ -283,7 +282,7 @@ class Message {
 
   private async deadLetter({ reason, error }: DeadLetter, event?: LbSyncEvent): Promise<Answer> {
     const { scrubber } = this;
-    // The event is scrubbed before its recordId is made of it: `lbsync dlq` computes the id again from what is kept.
+    // Scrub first: `lbsync dlq` recomputes the recordId from the scrubbed record, so the id must be made from it too.
     const kept = event ? { event: scrubber.value(event) } : { rawBody: scrubber.text(this.rawBody) };
     const record = deadLetterRecord({ reason, error, ...kept, now: this.now() });
     await this.handOff(this.deps.queues.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
@@ -304,7 +303,7 @@ class Message {
     };
   }
 
-  /** Sends the event back: a retry (`next`, with its error), or an early event unchanged (held already, what fitted). */
+  /** Sends the event back: a retry (`next`, with its error), or an early event unchanged, after holding it as long as allowed. */
   private async requeue(disposition: Requeue, event: LbSyncEvent, result: ReconcileResult | undefined): Promise<Answer> {
     const { delayMs, delaySeconds, next, error } = disposition;
     const sent = next ? JSON.stringify(next) : this.rawBody;
@@ -365,7 +364,7 @@ function ageAtReceipt(event: LbSyncEvent, receivedAt: number): { age_ms?: number
   return Number.isFinite(due) ? { age_ms: Math.max(0, Math.round(receivedAt - due)) } : {};
 }
 
-/** From the originating event's occurredAt, which every retry carries unchanged, to this answer. */
+/** Time from the first event's occurredAt (every retry keeps it) to this answer. */
 function convergence(event: LbSyncEvent, at: Date): { convergence_ms?: number } {
   const ms = at.getTime() - Date.parse(event.occurredAt);
   return Number.isFinite(ms) ? { convergence_ms: Math.max(0, Math.round(ms)) } : {};

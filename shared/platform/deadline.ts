@@ -1,7 +1,7 @@
-// One invocation's time: the platform kills a function at its timeout, mid-write or mid-hand-off. So an
-// invocation knows when it must stop working (start + timeout - margin) and every wait in it (the hold of
-// an early event, the wait for an LB in a transient state, the wait for a write to apply, each API
-// request) is clipped to what is left; past it the event is re-enqueued, within the margin.
+// One invocation's time. The platform kills a function at its timeout, even mid-write or mid-hand-off. So an
+// invocation knows when it must stop working (start + timeout - margin), and every wait in it is cut to the time
+// left: the hold of an early event, the wait for an LB in a transient state, the wait for a write to apply, each API
+// request. Past the deadline the event is re-enqueued, within the margin.
 
 export type Sleep = (ms: number) => Promise<void>;
 
@@ -22,8 +22,8 @@ export interface Deadline {
   /** A budget clipped to what is left. */
   clip(budgetMs: number): number;
   /**
-   * Aborted once the deadline has passed, with a TimeoutError: on the real clock by a timer, on a virtual one as soon
-   * as the deadline is read past it (a virtual clock moves only when slept on, and every wait reads the deadline).
+   * Aborted with a TimeoutError once the deadline has passed. On the real clock a timer aborts it. A virtual clock
+   * moves only when slept on, so there it aborts the first time the deadline is read past its end (every wait reads it).
    */
   readonly signal: AbortSignal;
 }
@@ -40,7 +40,7 @@ function timeoutError(): Error {
 export function invocationDeadline(startedAtMs: number, functionTimeoutMs: number, marginMs: number, clock: Clock): Deadline {
   const stopAt = startedAtMs + functionTimeoutMs - marginMs;
   const stopped = new AbortController();
-  // The real clock's deadline also fires by itself (an unref'd timer: it never keeps the process alive).
+  // On the real clock a timer fires the deadline too. AbortSignal.timeout's timer never keeps the process alive.
   const signal =
     clock === realClock
       ? AbortSignal.any([stopped.signal, AbortSignal.timeout(Math.min(MAX_TIMER_MS, Math.max(0, stopAt - clock.now())))])

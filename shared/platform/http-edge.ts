@@ -1,6 +1,6 @@
-// The edge of a function that callers reach over HTTP (inject): the method, the bearer token, the body's size and
-// type, and its JSON, each checked before the function looks at what was sent. What passes is a decoded JSON value;
-// what does not is the answer to send back.
+// The edge of a function that callers reach over HTTP (inject). It checks the method, the bearer token, the body's
+// size and type, and its JSON, before the function looks at what was sent. It returns either the decoded JSON value
+// or the answer to send back.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FieldError } from '../errors/field-errors';
 import { decodeJsonInput, problemText } from '../schemas/json-input';

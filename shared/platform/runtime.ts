@@ -32,7 +32,7 @@ export function once<T>(make: () => T): () => T {
 export function createFunctionRuntime(service: string, env: Env = process.env): FunctionRuntime {
   const config = runtimeConfigFromEnv(env);
   const scrubber = createScrubber(secretValues(env));
-  // A shadow deployment says so on every line it prints (a writing one prints no mode: its lines are as before).
+  // A shadow deployment marks every line it prints. A writing deployment adds no mode, so its lines stay as before.
   const logger = createLogger({
     service,
     level: config.logLevel,

@@ -1,10 +1,10 @@
-// One invocation, as every step of a reconcile sees it (controller-runtime's ctx): its logger, its clock, its
-// deadline (an AbortSignal with the time left) and its event, and the final line the steps add to. It is handed
-// down, never called back up: a step logs and records what it did itself.
+// One invocation, as every step of a reconcile sees it (like controller-runtime's ctx): its logger, its clock, its
+// deadline (an AbortSignal with the time left), its event, and the final line the steps add to. The context is passed
+// down, never called back up: each step logs and records what it did itself.
 //
-// The final line (shared/platform/log-schema.ts, reconcile_answer) is a wide event (Powertools' idiom): each step adds
-// what it knows (the event its source and age, the reconcile its figures and duration, the disposition its outcome),
-// and the handler writes it once, at the end.
+// The final line (shared/platform/log-schema.ts, reconcile_answer) is a wide event, in Powertools' style. Each step
+// adds what it knows: the event's source and age, the reconcile's figures and duration, the disposition's outcome.
+// The handler writes it once, at the end.
 import type { Clock, Deadline } from '../platform/deadline';
 import { NO_DEADLINE, realClock } from '../platform/deadline';
 import type { Logger } from '../platform/log';
@@ -26,7 +26,7 @@ export interface InvocationContext {
 /** The final line's fields, as a handler passes them to the logger. */
 export type AnswerLine = LineFields<'reconcile_answer'>;
 
-/** The figures a line carries when no reconcile added its own (the event was refused or sent back before one). */
+/** The figures a line carries when no reconcile ran (the event was refused or sent back before one). */
 const NO_RECONCILE: Pick<AnswerLine, 'members_added' | 'members_removed' | 'members_deferred' | 'members_leaving' | 'writes'> = {
   members_added: 0,
   members_removed: 0,
@@ -66,8 +66,8 @@ const quietLogger = (): Logger => {
 };
 
 /**
- * A context with defaults for what is not given: the CLI and tests reconcile outside any invocation (a silent
- * logger, the real clock, no deadline, a final line nobody writes).
+ * A context with defaults for what is not given, because the CLI and tests reconcile outside any invocation: a silent
+ * logger, the real clock, no deadline, and a final line nobody writes.
  */
 export function invocationContext(parts: Partial<InvocationContext> = {}): InvocationContext {
   return {

@@ -16,17 +16,17 @@ type LbRef = Pick<ObservedLb, 'id' | 'name'>;
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 1_000;
 
-/** What a wait reads of its invocation: its clock, and its deadline (none: the CLI's, nothing clipped). */
+/** What a wait needs from its invocation: the clock, and the deadline (the CLI has none, so nothing is cut). */
 export interface Waiting {
   clock: Clock;
   deadline?: Deadline;
 }
 
 /**
- * Polls GetLb until `done(lb)`, within budgetMs (clipped to the invocation's deadline already, and never past its
- * signal), with our own bounded backoff (not the SDK's 5-minute waiter). Transient API failures are polled through, a
- * 429 no sooner than its floor (retryFloorMs); others are thrown, as is what `giveUp` returns for an LB that will not
- * get there. Returns the last LB seen.
+ * Polls GetLb until `done(lb)`, within budgetMs, with our own bounded backoff instead of the SDK's 5-minute waiter.
+ * budgetMs is already cut to the invocation's deadline, and polling stops when its signal aborts. Polling goes on
+ * through transient API failures, waiting at least a 429's floor (retryFloorMs). Other failures are thrown, as is
+ * the error `giveUp` returns for an LB that will never be done. Returns the last LB seen.
  */
 async function pollLb(
   gateway: ScalewayGateway,
@@ -48,7 +48,7 @@ async function pollLb(
       lb: identityOf(lb),
       run: () => gateway.getLb(zone, lb.id),
     });
-    // The LB a write goes to next is the one polled: an answer for another LB is never taken for it.
+    // The next write goes to the LB polled here, so an answer about another LB must never be taken for it.
     if (!('error' in answer)) assertAskedLb(answer.value, { zone, id: lb.id }, kopsMessage.waitLb(lb.name));
     if ('error' in answer) {
       if (!answer.error.transient) throw answer.error;
@@ -60,7 +60,7 @@ async function pollLb(
       if (hopeless) throw hopeless;
     }
     const remaining = deadline - clock.now();
-    // A 429's floor the budget cannot hold ends the polling: a call sooner would only be refused again.
+    // Stop if a 429's floor does not fit in the budget: an earlier call would only be refused again.
     if (remaining <= 0 || floor > remaining || invocation.signal.aborted) return { ...(last && { lb: last }), reached: false };
     await clock.sleep(Math.min(Math.max(delay, floor), remaining));
     delay = Math.min(MAX_POLL_MS, Math.round(delay * 1.3));
@@ -76,8 +76,8 @@ function brokenWhileWaiting(target: LbRef): (lb: ObservedLb) => LbSyncError | un
 }
 
 /**
- * After a write: until the LB and all its instances report ready again, within the budget clipped to the deadline. An
- * exhausted budget is transient.
+ * After a write, waits until the LB and all its instances report ready again, within the budget (cut to the
+ * deadline). Running out of budget is a transient error.
  */
 export async function waitUntilApplied(
   gateway: ScalewayGateway,
@@ -96,8 +96,8 @@ export async function waitUntilApplied(
 }
 
 /**
- * Before writing to an LB in a transient state: a short wait in this invocation (clipped to the deadline), since most
- * such states last seconds and a re-enqueue with backoff would add a random delay on top. Returns the LB as last seen.
+ * Before writing to an LB in a transient state, waits a little in this invocation (cut to the deadline). Most such
+ * states last seconds, and a re-enqueue with backoff would add a random delay on top. Returns the LB as last seen.
  */
 export async function waitWhileTransient(
   gateway: ScalewayGateway,

@@ -1,5 +1,6 @@
-// What a reconcile tells, through its invocation's context: its plan (before any write, so logs read in the order
-// things happen), its result's figures, and its part of the message's final line (log-schema.ts, reconcile_answer).
+// What a reconcile logs, through its invocation's context: its plan, its result's figures, and its part of the
+// message's final line (log-schema.ts, reconcile_answer). The plan is logged before any write, so the logs read in
+// the order things happen.
 import { describeAction } from '../core/action-text';
 import type { AnswerFigures } from '../core/answer-figures';
 import { answerFigures, worstPool } from '../core/answer-figures';
@@ -24,7 +25,7 @@ export function describePlanned(
   return result.lbs.flatMap((lb) => lb[which].map((action) => `${placeLabel(lb.loadBalancer)}: ${describeAction(action)}`));
 }
 
-/** One LB's plan, as planned: its leaving servers, its staged removals, then the writes (or that there are none). */
+/** One LB's plan: its leaving servers, its staged removals, then the writes (or a line saying there are none). */
 export interface PlanToTell {
   actions: readonly Action[];
   pool: readonly string[];
@@ -35,8 +36,8 @@ export interface PlanToTell {
 }
 
 export function logPlan(log: Logger, { actions, pool, rollouts, leaving, lb }: PlanToTell): void {
-  // Each leaving server and what its pool does with it, then each removal (now, or held back) with its reason, before
-  // the plan line that carries the write. A target with several LBs: each line names its LB.
+  // First each leaving server and what its pool does with it, then each removal (now, or deferred) with its reason,
+  // then the plan line with the write. For a target with several LBs, each line names its LB.
   const on = lb ? log.child({ lb_zone: lb.zone, ...('id' in lb ? { lb_id: lb.id } : { lb_name: lb.name }) }) : log;
   const at = lb ? ` on load-balancer ${placeLabel(lb)}` : '';
   for (const line of describeLeaving(leaving)) on.info({ leaving: line }, line);
@@ -49,7 +50,7 @@ export function logPlan(log: Logger, { actions, pool, rollouts, leaving, lb }: P
 
 export function logResult(log: Logger, result: ReconcileResult): void {
   for (const warning of result.warnings) log.warn({ warning }, warning);
-  // A failure is told once, by the retry or dead-letter line that follows; here only the figures.
+  // Only the figures here: the retry or dead-letter line that follows reports a failure, once.
   log[result.error ? 'debug' : 'info'](
     {
       status: result.status,
@@ -82,14 +83,14 @@ type ReconcileFigures = Pick<
 >;
 type LbLineFigures = NonNullable<AnswerLine['lbs']>[number];
 
-/** One LB's figures (a one-LB target's are the target's): its pool after the answer, what changed in it. */
+/** One LB's figures (for a one-LB target, the target's): its pool after the answer, and what changed in it. */
 function lbFigures(part: Omit<LbReconcile, 'loadBalancer'>, pool: DiscoveredPool | undefined, dryRun: boolean): AnswerFigures {
   return answerFigures({
     ...(part.observedBackends && { observedBackends: part.observedBackends }),
     writes: dryRun ? part.planned : part.done,
     ...(part.rollouts && { rollouts: part.rollouts }),
     ...(part.health && { health: part.health }),
-    // The control planes there are, leaving ones included: kOps marks them all at once, and while it replaces them the
+    // Count every control plane, leaving ones included. kOps marks them all at once, and while it replaces them the
     // target still needs a majority of them passing.
     ...(pool && { desiredSize: new Set([...pool.ips, ...pool.marked.map((m) => m.ip)]).size }),
     dryRun,
@@ -97,8 +98,8 @@ function lbFigures(part: Omit<LbReconcile, 'loadBalancer'>, pool: DiscoveredPool
 }
 
 /**
- * A target with several LBs: the changes are counted over all its LBs (an address added to two LBs is one member
- * added, as over two backends), the pool figures are the worst-off LB's (worstPool).
+ * A target with several LBs. Changes are counted across its LBs: an address added to two LBs is one member added,
+ * as with two backends. The pool figures are those of the worst-off LB (worstPool).
  */
 function targetFigures(result: ReconcileResult, lbs: readonly LbReconcile[]): AnswerFigures {
   const changes = answerFigures({
@@ -132,8 +133,8 @@ function lbLines(result: ReconcileResult, lbs: readonly LbReconcile[]): LbLineFi
 }
 
 /**
- * The reconcile's part of the final line: the pool after the answer, what changed in it, the writes (a dry run's: those
- * it would make), the API calls and how long the reconcile took.
+ * The reconcile's part of the final line: the pool after the answer, what changed in it, the writes (for a dry run,
+ * those it would make), the API calls and how long the reconcile took.
  */
 export function reconcileFigures(result: ReconcileResult): ReconcileFigures {
   const figures = result.lbs ? targetFigures(result, result.lbs) : lbFigures(result, result.pool, result.dryRun);

@@ -1,6 +1,6 @@
-// Every source an event may name, once: what it means and whether a caller may send it through inject (the
-// system's own sources tell operators which part of the system acted). The event schema, inject's policy, the log
-// schema, `lbsync inject --source` and the configuration reference read this table.
+// Every source an event may name, once: what it means, and whether a caller may send it through inject. Callers may
+// not send the system's own sources, which tell operators which part of the system acted. The event schema, inject's
+// policy, the log schema, `lbsync inject --source` and the configuration reference read this table.
 
 interface EventSourceSpec {
   /** A caller may send it to inject (or `lbsync inject`); the others are the system's own. */

@@ -1,7 +1,7 @@
 // Each ipSource described once: where a server's addresses come from, which families it takes, whether discovery
 // reads IPAM, and what a server without an address is told. Discovery (core/desired.ts, reconcile/discover.ts),
 // `lbsync doctor`, the target schema and the configuration reference read this table. It is pure data, so core may
-// load it (test/unit/core/purity.test.ts holds it to core's rule).
+// load it (test/unit/core/purity.test.ts checks it by core's rule).
 import type { AddressFamily } from './backend-address';
 
 export const IP_SOURCES = ['public', 'public-ipv6', 'public-dual', 'ipam-private', 'kops'] as const;

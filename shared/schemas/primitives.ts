@@ -57,9 +57,10 @@ export const targetNameSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' });
 
 /**
- * What no name or tag may hold: control characters (C0 such as NUL, CR and LF; DEL; C1), line and paragraph
- * separators, and the bidirectional overrides that make text read otherwise than it is. Names are matched exactly and
- * printed in logs and messages: a CR/LF would forge a log line, a NUL cut a name short in another tool.
+ * What no name or tag may contain: control characters (C0 such as NUL, CR and LF; DEL; C1), line and paragraph
+ * separators, and the bidirectional overrides that make text display differently from what it is. Names are matched
+ * exactly and printed in logs and messages: a CR/LF could forge a log line, and a NUL could cut a name short in
+ * another tool.
  */
 const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 

@@ -87,8 +87,8 @@ export const healthCheckSchema = z
 
 /**
  * Backend fields compared and written only when a target names them (docs/reconcile.md, "Backend fields and health
- * checks"): a field left out is never compared, and a full PUT sends it back as the LB holds it. A null answer (the API's
- * "not set") differs from every value: a named field is written once over it, then reads in sync.
+ * checks"). A field left out is never compared, and a full PUT sends the LB's value back unchanged. A null answer (the
+ * API's "not set") differs from every value, so a named field is written once over it, then reads in sync.
  */
 export const backendOptionFields = {
   onMarkedDownAction: z
@@ -231,7 +231,7 @@ const variableNameSchema = z
     message: 'SCW_* names are reserved inside Scaleway Functions: name the variable otherwise, e.g. TEAM_B_SCW_ACCESS_KEY',
   });
 
-/** The target's own API key, by the names of the variables holding it: a key never sits in the targets. */
+/** The target's own API key, by the names of the variables that contain it: a key is never written in the targets. */
 export const credentialsSchema = z
   .object({
     accessKeyEnv: variableNameSchema.describe('name of the environment variable holding the access key (SCW...); deployed as a secret'),
@@ -267,8 +267,8 @@ type LoadBalancerFields = {
 };
 
 /**
- * loadBalancer or loadBalancers, not both nor neither; every LB in the region of the target's zone (the watcher reads
- * one region's Audit Trail per target, and a private network is regional); no LB named twice.
+ * Exactly one of loadBalancer and loadBalancers. Every LB must be in the region of the target's zone, because the
+ * watcher reads one region's Audit Trail per target and a private network is regional. No LB may be named twice.
  */
 function checkLoadBalancers(t: LoadBalancerFields, ctx: z.core.$RefinementCtx<LoadBalancerFields>): void {
   const forms = 'loadBalancer {"name": ...} or {"id": ...} (the LB in the target\'s zone), or loadBalancers [{"name" | "id", "zone"}, ...]';
