@@ -45,11 +45,9 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
   const { admitted: matches, leftOut } = admitLbs(listed, { zone: target.zone, name: ref.name });
   if (matches.length === 0) {
     const named = leftOut.length > 0 ? ` (the API answered ${leftOut.map((r) => `${r.what}, which ${r.why}`).join('; ')})` : '';
-    throw new LbSyncError(
-      'lb_not_found',
-      `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}${named}`,
-      { lb },
-    );
+    throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}${named}`, {
+      lb,
+    });
   }
   if (matches.length > 1) {
     const ids = matches.map((found) => found.id).join(', ');
