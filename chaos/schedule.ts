@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DRAINABLE, type ServerChange } from './fleet';
+import { INJECTABLE_SOURCES, type InjectableSource } from '../shared/schemas/event-sources';
 import { createPrng, type Prng } from './prng';
 
 export const READ_OPERATIONS = ['ListLbs', 'ListBackends', 'ListServers', 'GetLb'] as const;
@@ -44,7 +45,7 @@ export type FaultStep =
   | { type: 'tags_filter'; filter: 'all' | 'any' | 'prefix' };
 
 export type Step = { gapMs: number } & (
-  | { kind: 'inject'; id: string; cluster: number; source: 'manual' | 'instance-replacement'; dryRun: boolean }
+  | { kind: 'inject'; id: string; cluster: number; source: InjectableSource; dryRun: boolean }
   | { kind: 'send'; id: string; cluster: number }
   | { kind: 'duplicate'; id: string; cluster: number }
   /** `later` is sent before `earlier`, and a retry copy (attempt 2, due soon) of `retried` before its attempt 0. */
@@ -226,7 +227,7 @@ export function buildSchedule(prng: Prng, options: { seed: number; events: numbe
           kind,
           id: id(),
           cluster: cluster(),
-          source: prng.pick(['manual', 'instance-replacement'] as const),
+          source: prng.pick(INJECTABLE_SOURCES),
           dryRun: prng.chance(0.05),
         });
         planned += 1;

@@ -4,7 +4,7 @@
 import type { EventQueue } from '../shared/adapters/queue';
 import type { ApiCallCount, ScalewayGateway } from '../shared/adapters/scaleway';
 import { filterMismatchWarning } from '../shared/core/discovery-check';
-import type { RefusedAnswer } from '../shared/core/model';
+import type { LeftOutAnswer } from '../shared/core/model';
 import type { MemberHealthView } from '../shared/core/rollout';
 import { memberHealth } from '../shared/core/rollout';
 import type { LbSyncError } from '../shared/errors/lbsync-error';
@@ -16,7 +16,7 @@ import { readBackendHealth } from '../shared/reconcile/stage-removals';
 import type { QueueEnv } from '../shared/platform/config';
 import { newEventId } from '../shared/schemas/event';
 import type { Target } from '../shared/schemas/target';
-import type { LokiQuery } from '../shared/adapters/loki-query';
+import type { LokiQuery } from './adapters/loki-query';
 import { SHADOW_STATUS_RANGE, shadowWritesQuery } from '../cockpit/queries';
 import type { DescribedError } from './output';
 import { describeError } from './output';
@@ -46,7 +46,7 @@ export async function readTargetStatus(target: Target, gateway: ScalewayGateway,
   const result = await reconcileTarget(target, { id: newEventId(), dryRun: true }, { gateway: reads.gateway, ...settings });
   // The plan names what its own health reads left out; the reads made here for the other backends are named below.
   const readByPlan = new Set(reads.read);
-  const refused: RefusedAnswer[] = [];
+  const leftOut: LeftOutAnswer[] = [];
   // Each LB's backends, as its own steps see it (a one-LB target's is the target); a failed read stops that LB's.
   const parts = result.lbs
     ? result.lbs.map((part) => ({ view: atLb(target, part.loadBalancer), read: part }))
@@ -62,14 +62,14 @@ export async function readTargetStatus(target: Target, gateway: ScalewayGateway,
       try {
         const answer = await readBackendHealth(reads.gateway, view, lb, backend.id);
         one.health.set(name, memberHealth(answer.reports));
-        if (!readByPlan.has(`${view.zone}/${lb.id}/${backend.id}`)) refused.push(...answer.refused);
+        if (!readByPlan.has(`${view.zone}/${lb.id}/${backend.id}`)) leftOut.push(...answer.leftOut);
       } catch (error) {
         one.healthError = error as LbSyncError;
         break;
       }
     }
   }
-  const mismatch = filterMismatchWarning(refused);
+  const mismatch = filterMismatchWarning(leftOut);
   if (mismatch) result.warnings.push(mismatch);
   const healthError = healths.find((h) => h.healthError)?.healthError;
   return {

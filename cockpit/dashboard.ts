@@ -27,7 +27,8 @@ import type {
 } from '@grafana/schema/dist/esm/raw/composable/timeseries/panelcfg/x/TimeSeriesPanelCfg_types.gen';
 import type { PanelQuery, PanelSpec } from './queries';
 import { DASHBOARD_VARIABLES, PANELS } from './queries';
-import { DASHBOARD_UID, FUNCTIONS, selector } from './settings';
+import { FUNCTIONS } from '../functions/registry';
+import { DASHBOARD_UID, selector } from './settings';
 
 /** The Loki query of a panel, as Grafana's Loki data source stores it (DataQuery plus its own fields). */
 interface LokiQuery extends DataQuery {

@@ -3,10 +3,10 @@
 // alone ("unchanged"); a group of the namespace that the file no longer has is removed. A dry run only lists what
 // would be sent.
 import { parse, stringify } from 'yaml';
-import type { GrafanaDashboards } from '../shared/adapters/grafana-dashboards';
-import { saveRequest } from '../shared/adapters/grafana-dashboards';
-import type { LokiRuler } from '../shared/adapters/loki-ruler';
-import { COCKPIT_TOKEN_HEADER, rulesPath } from '../shared/adapters/loki-ruler';
+import type { GrafanaDashboards } from '../cli/adapters/grafana-dashboards';
+import { saveRequest } from '../cli/adapters/grafana-dashboards';
+import type { LokiRuler } from '../cli/adapters/loki-ruler';
+import { COCKPIT_TOKEN_HEADER, rulesPath } from '../cli/adapters/loki-ruler';
 import type { RuleGroup } from './alerts';
 import { MAX_RULES_PER_GROUP } from './settings';
 

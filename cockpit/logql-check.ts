@@ -6,7 +6,8 @@ import { parser } from '@grafana/lezer-logql';
 import type { z } from 'zod';
 import { ERROR_CATALOG } from '../shared/errors/lbsync-error';
 import { LOG_LINES, loggedKeys } from '../shared/platform/log-schema';
-import { COCKPIT_LABELS, FUNCTION_PLACEHOLDER, FUNCTIONS, STREAM_LABELS } from './settings';
+import { FUNCTIONS } from '../functions/registry';
+import { COCKPIT_LABELS, FUNCTION_PLACEHOLDER, STREAM_LABELS } from './settings';
 
 export interface Comparison {
   key: string;

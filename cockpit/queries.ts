@@ -4,8 +4,8 @@
 // checks each one with Grafana's LogQL grammar).
 import type { CommandErrorCode, ErrorCode, WarningCode } from '../shared/errors/lbsync-error';
 import type { LogType } from '../shared/platform/log-schema';
-import type { FunctionName } from './settings';
-import { FUNCTIONS, SWEEP_PERIOD_MINUTES, selector } from './settings';
+import { FUNCTIONS, type FunctionName } from '../functions/registry';
+import { SWEEP_PERIOD_MINUTES, selector } from './settings';
 
 /** Which functions print each kind of line. */
 export const PRINTED_BY: Record<LogType, readonly FunctionName[]> = {

@@ -1,9 +1,7 @@
 // What Cockpit's dashboard and alert rules assume about the deployment, each in one place. Change one here, then
 // `npm run cockpit` regenerates cockpit/dashboard.json, cockpit/alerts.yaml and their section of docs/operations.md.
 
-/** The functions, by the names serverless.yml deploys them under. */
-export const FUNCTIONS = ['reconcile', 'inject', 'sweep', 'watch'] as const;
-export type FunctionName = (typeof FUNCTIONS)[number];
+import type { FunctionName } from '../functions/registry';
 
 /** Stands for the function's name in STREAM_LABELS. */
 export const FUNCTION_PLACEHOLDER = '<function>';

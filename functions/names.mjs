@@ -1,5 +1,6 @@
-// The functions: one per folder of functions/ that holds a handler.ts. The build, the serverless.yml checks, the
-// local stack and the bench all take this list, so adding a function is adding its folder.
+// The functions as the folders of functions/ that hold a handler.ts, for the build and the serverless.yml checks
+// (plain node, which cannot load functions/registry.ts). test/unit/functions/names.test.ts holds the folders and
+// the registry equal, so adding a function is its folder and its line in the registry.
 import { existsSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

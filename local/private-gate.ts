@@ -2,7 +2,7 @@
 // X-Auth-Token never reaches the function. Assumed shape (no recording): 403 with a JSON message; the
 // real gate also takes any IAM key with FunctionsPrivateAccess, here one token stands for it.
 import type { Handle } from '../shared/platform/function-shell';
-import { tokenMatches } from '../shared/handlers/inject-request';
+import { tokenMatches } from '../shared/platform/http-edge';
 import { header } from '../shared/platform/request-response';
 
 export function privateGate(handle: Handle, functionToken: string): Handle {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { serveHandler } from '@scaleway/serverless-functions';
-import { FUNCTION_NAMES, type FunctionName } from '../functions/names.mjs';
+import { FUNCTION_NAMES, type FunctionName } from '../functions/registry';
 import type { Handle } from '../shared/platform/function-shell';
 
 export interface ServedFunction {

@@ -11,7 +11,7 @@ import type { TargetInput } from '../shared/schemas/target';
 import { parseTargets, unwrapTargets } from '../shared/schemas/target';
 import { closest } from '../shared/schemas/suggest';
 import { DEMO_CLUSTER } from './demo-story';
-import { FUNCTION_NAMES, type FunctionName } from '../functions/names.mjs';
+import { FUNCTION_NAMES, type FunctionName } from '../functions/registry';
 import type { LocalStackPorts } from './stack';
 
 export const USAGE = `Usage: npm start [-- --once] [--seed emulator-seed.json] [--targets targets.json] [--port-base 8090]

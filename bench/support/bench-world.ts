@@ -5,7 +5,7 @@ import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import type { EventQueue } from '../../shared/adapters/queue';
 import { createEventQueue } from '../../shared/adapters/queue';
 import { createScalewayGateway, type ScalewayGateway } from '../../shared/adapters/scaleway';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import type { TargetInput } from '../../shared/schemas/target';
 import { PROJECT_ID, ZONE } from './fleet';
 

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { FUNCTION_NAMES, type FunctionName } from '../../functions/names.mjs';
+import { FUNCTION_NAMES, type FunctionName } from '../../functions/registry';
 // @ts-expect-error: plain .mjs build script without types
 import { buildAll, bundleOptions } from '../../scripts/build.mjs';
 // @ts-expect-error: plain .mjs module without types

@@ -2,7 +2,7 @@
 // Terraform provider's recorder): `version: 2`, `interactions[]` with `id`, `request` {proto, content_length,
 // host, body, headers, url, method} and `response` {proto, content_length, body, headers, status, code,
 // duration}. Pure; every scalar on one line, so the file reads with a YAML parser and line by line alike.
-import type { RecordedExchange } from '../../shared/adapters/http-recorder';
+import type { RecordedExchange } from '../adapters/http-recorder';
 
 /** Strings YAML would read as something else when plain (booleans, null, numbers...). */
 const YAML_WORDS = /^(?:true|false|yes|no|on|off|null|y|n|~)$/i;

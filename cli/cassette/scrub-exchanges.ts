@@ -5,7 +5,7 @@
 // name, tag and address becomes its stand-in (stand-ins.ts), consistently across the whole recording: in paths,
 // query strings (ListServers?tags= as in the answer's tags), Link headers and JSON bodies; a name or tag the
 // recording holds is replaced where other text echoes it too (an error message naming an LB).
-import { isCredentialHeader, type RecordedExchange } from '../../shared/adapters/http-recorder';
+import { isCredentialHeader, type RecordedExchange } from '../adapters/http-recorder';
 import type { Scrubber } from '../../shared/outbound/scrub';
 import { StandIns } from './stand-ins';
 

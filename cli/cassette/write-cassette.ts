@@ -6,7 +6,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
-import type { RecordedExchange } from '../../shared/adapters/http-recorder';
+import type { RecordedExchange } from '../adapters/http-recorder';
 import type { Scrubber } from '../../shared/outbound/scrub';
 import { CliError } from '../output';
 import { isSymbolicLink, SymbolicLinkRefused, writePrivateFile } from '../private-file';

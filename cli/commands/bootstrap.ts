@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import type { AccountsGateway, QueueCredential } from '../../shared/adapters/accounts';
-import { createAccountsGateway } from '../../shared/adapters/accounts';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
-import type { PrincipalSpec, QueueCredentialSpec } from '../../shared/core/bootstrap-plan';
-import { comparePermissions, compareRules, desiredRules, PRINCIPALS, QUEUE_CREDENTIALS } from '../../shared/core/bootstrap-plan';
+import type { AccountsGateway, QueueCredential } from '../adapters/accounts';
+import { createAccountsGateway } from '../adapters/accounts';
+import { provisionQueues } from '../adapters/queue-provisioning';
+import type { PrincipalSpec, QueueCredentialSpec } from '../bootstrap-plan';
+import { comparePermissions, compareRules, desiredRules, PRINCIPALS, QUEUE_CREDENTIALS } from '../bootstrap-plan';
 import { LbSyncError } from '../../shared/errors/lbsync-error';
 import type { Cli } from '../command';
 import { act, helpText, wholeNumber } from '../command';

@@ -14,6 +14,7 @@ import {
   tooShortWhy,
 } from '../dead-letters';
 import { queueAccess } from '../environment';
+import { enqueueEvents } from '../../shared/handlers/enqueue-events';
 import type { Output } from '../output';
 import { CliError, EXIT, plural, table } from '../output';
 
@@ -254,7 +255,10 @@ redriven; read them with \`dlq show\`, fix the event and send it with \`lbsync i
               notRedrivable.push({ id: e.eventId ?? e.messageId, why: e.notRedrivable ?? 'not redrivable' });
               return undefined;
             }
-            await q.queue.send(q.reconcileQueueUrl, JSON.stringify(e.redriveEvent));
+            const { failure } = await enqueueEvents({ queue: () => q.queue, reconcileQueueUrl: q.reconcileQueueUrl }, [
+              { event: e.redriveEvent },
+            ]);
+            if (failure) throw failure.error;
             return { eventId: e.redriveEvent.id, messageId: e.messageId, target: e.redriveEvent.target };
           },
         );

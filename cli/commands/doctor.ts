@@ -3,7 +3,7 @@ import type { Cli } from '../command';
 import { defaultFunctionTimeoutSeconds } from '../environment';
 import { act, collect, helpText, wholeNumber } from '../command';
 import { checkRecordPath, writeCassette } from '../cassette/write-cassette';
-import { collectExchanges } from '../../shared/adapters/http-recorder';
+import { collectExchanges } from '../adapters/http-recorder';
 import { createScrubber } from '../../shared/outbound/scrub';
 import { secretValues } from '../../shared/platform/config';
 import { doctorPassed } from '../doctor/check';

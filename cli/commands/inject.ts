@@ -1,11 +1,13 @@
 import { Command, Option } from 'commander';
 import type { LbSyncEvent } from '../../shared/schemas/event';
 import { completeEvent, parseEvent } from '../../shared/schemas/event';
+import { INJECTABLE_SOURCES, type InjectableSource } from '../../shared/schemas/event-sources';
+import { enqueueEvents } from '../../shared/handlers/enqueue-events';
 import type { Cli } from '../command';
 import { act, collect, helpText } from '../command';
 import { createScrubber } from '../../shared/outbound/scrub';
-import type { HttpAnswer } from '../../shared/adapters/http-call';
-import { httpCall, isObject, unexpectedAnswer } from '../../shared/adapters/http-call';
+import type { HttpAnswer } from '../adapters/http-call';
+import { httpCall, isObject, unexpectedAnswer } from '../adapters/http-call';
 import { isJsonType, mediaType } from '../../shared/adapters/http-messages';
 import { configuredTargets, queueFor, selectTargets, targetsConfigured } from '../environment';
 import { CliError, EXIT } from '../output';
@@ -17,7 +19,7 @@ interface InjectOptions {
   target: string;
   serverIps?: string[];
   dryRun?: boolean;
-  source: 'manual' | 'instance-replacement';
+  source: InjectableSource;
   url?: string;
   tokenEnv: string;
   tokenFile?: string;
@@ -149,7 +151,7 @@ export function injectCommand(cli: Cli): Command {
       collect,
     )
     .option('--dry-run', 'the reconcile plans but does not write')
-    .addOption(new Option('--source <source>', 'event source').choices(['manual', 'instance-replacement']).default('manual'))
+    .addOption(new Option('--source <source>', 'event source').choices(INJECTABLE_SOURCES).default('manual'))
     .option('--url <url>', "the inject function's URL")
     .option('--token-env <name>', 'environment variable holding the inject token (never pass the token itself)', 'INJECT_TOKEN')
     .option('--token-file <path>', 'file holding the inject token (wins over --token-env)')
@@ -217,7 +219,8 @@ export function injectCommand(cli: Cli): Command {
           if (targetsConfigured(env)) selectTargets(configuredTargets(env), [event.target]);
           else out.note(out.ce.dim('LBSYNC_TARGETS/LBSYNC_CONFIG not set here: not checking that the target exists'));
           const q = queueFor(env, 'RECONCILE_QUEUE_URL');
-          await q.queue.send(q.url, JSON.stringify(event));
+          const { failure } = await enqueueEvents({ queue: () => q.queue, reconcileQueueUrl: q.url }, [{ event }]);
+          if (failure) throw failure.error;
           via = 'queue';
         }
         const plan = options.dryRun ? whereThePlanIs(eventId, event.target) : undefined;

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../adapters/queue-provisioning';
 import type { Cli } from '../command';
 import { act, helpText, wholeNumber } from '../command';
 import { defaultFunctionTimeoutSeconds, queueSettingsFromEnv } from '../environment';

@@ -12,7 +12,7 @@ import type { ShadowSource } from '../status-read';
 import { readQueueDepths, readShadowCounts, readTargetStatus } from '../status-read';
 import { withWriters } from '../status-view';
 import { readWriters } from '../writers-read';
-import { createLokiQuery } from '../../shared/adapters/loki-query';
+import { createLokiQuery } from '../adapters/loki-query';
 import type { StatusBlock, StatusSnapshot } from '../status-view';
 import { appendedLines, renderStatus, statusBlocks, statusExitCode, statusPayload, targetStatus, terminalFrame } from '../status-view';
 

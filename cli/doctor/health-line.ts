@@ -1,13 +1,13 @@
 // The LB's health check of every pool member, as one doctor line: the gate of every rolling update (shared/core/rollout.ts).
 import { filterMismatchWarning } from '../../shared/core/discovery-check';
-import type { ObservedBackend, RefusedAnswer } from '../../shared/core/model';
+import type { ObservedBackend, LeftOutAnswer } from '../../shared/core/model';
 import { normalisePool } from '../../shared/core/pool';
 import type { MemberHealthView } from '../../shared/core/rollout';
 import { WARNING_CATALOG } from '../../shared/errors/lbsync-error';
 import { type Check, ok, warn } from './check';
 
 /** One backend's members as its health check reports them, and the reports that were not of it. */
-export type HealthReport = { backend: ObservedBackend; health: Map<string, MemberHealthView>; refused: RefusedAnswer[] };
+export type HealthReport = { backend: ObservedBackend; health: Map<string, MemberHealthView>; leftOut: LeftOutAnswer[] };
 
 /** One address as every backend holding it reports it: `51.15.1.2 passed`, or per backend where they differ. */
 function memberLine(ip: string, reports: readonly HealthReport[]): string {
@@ -27,7 +27,7 @@ export function healthCheck(name: string, reports: readonly HealthReport[]): Che
   const notPassing = ips.filter((ip) => !passing(ip));
   const backends = reports.map(({ backend }) => backend.name).join(', ');
   const members = [...ips.map((ip) => memberLine(ip, reports)), ...empty].join(', ');
-  const leftOut = filterMismatchWarning(reports.flatMap((r) => r.refused));
+  const leftOut = filterMismatchWarning(reports.flatMap((r) => r.leftOut));
   if (notPassing.length === 0 && !leftOut)
     return ok(name, `every member passes the LB's health check (${backends}): ${members || 'no member'}`);
   if (notPassing.length === 0)

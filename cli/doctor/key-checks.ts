@@ -1,6 +1,6 @@
 // The Scaleway side, per key pair: its credentials line, its permissions (each proven by the reads its targets
 // really make, recorded by the ledger), and its targets' lines.
-import type { ExchangeRecorder } from '../../shared/adapters/http-recorder';
+import type { ExchangeRecorder } from '../adapters/http-recorder';
 import type { ScalewayGateway } from '../../shared/adapters/scaleway';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { DEPLOYMENT_KEY, keyIdOf } from '../../shared/core/target-accounts';

@@ -64,8 +64,8 @@ export async function backendChecks(
   const reports = await attempt(`health${suffix}`, async () => {
     const read: HealthReport[] = [];
     for (const backend of backends) {
-      const { reports: own, refused } = await readBackendHealth(gateway, view, lb, backend.id);
-      read.push({ backend, health: memberHealth(own), refused });
+      const { reports: own, leftOut } = await readBackendHealth(gateway, view, lb, backend.id);
+      read.push({ backend, health: memberHealth(own), leftOut });
     }
     return read;
   });

@@ -2,7 +2,7 @@
 // the ledger wraps the gateway, records each read against the permission it needs (answered, refused with a 403, or
 // failed otherwise), and refuses every write unsent. One line per permission comes out of what was recorded.
 import { type ScalewayGateway, WRITE_CALLS } from '../../shared/adapters/scaleway';
-import { wrapApiFailure } from '../../shared/adapters/api-failure';
+import { tryGateway } from '../../shared/adapters/api-failure';
 import { regionOf } from '../../shared/core/locality';
 import type { LbSyncError } from '../../shared/errors/lbsync-error';
 import { type Check, fail, ok, warn } from './check';
@@ -117,15 +117,22 @@ export class PermissionLedger {
   private async record<T>(method: ReadMethod, locality: string, read: () => Promise<T>): Promise<T> {
     const { operation, permission, where: whereOf } = READ_PERMISSIONS[method];
     const where = whereOf(locality);
-    try {
-      const value = await read();
+    let thrown: unknown;
+    const run = async () => {
+      try {
+        return await read();
+      } catch (error) {
+        thrown = error;
+        throw error;
+      }
+    };
+    const answer = await tryGateway({ message: `${operation} in ${where}`, notFound: 'unknown_api_error', run });
+    if ('value' in answer) {
       this.recorded.push({ operation, permission, where, outcome: 'answered' });
-      return value;
-    } catch (thrown) {
-      const error = wrapApiFailure(`${operation} in ${where}`, thrown, 'unknown_api_error');
-      this.recorded.push({ operation, permission, where, outcome: outcomeOf(error), error });
-      // The step that made the call tells the failure in its own words, as it does in the functions.
-      throw thrown;
+      return answer.value;
     }
+    this.recorded.push({ operation, permission, where, outcome: outcomeOf(answer.error), error: answer.error });
+    // The step that made the call wraps the failure itself, in its own words, as it does in the functions.
+    throw thrown;
   }
 }

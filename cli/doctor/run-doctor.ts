@@ -2,7 +2,7 @@
 // ok | fail | warn, proven by the read calls the functions themselves make; nothing is ever written (the Scaleway
 // reads go through the product's own steps and a gateway that refuses writes; the queues are only asked for their
 // attributes). The command (commands/doctor.ts) prints what this returns.
-import type { ExchangeRecorder } from '../../shared/adapters/http-recorder';
+import type { ExchangeRecorder } from '../adapters/http-recorder';
 import type { Check } from './check';
 import { configCheck } from './config-check';
 import { scalewayChecks } from './key-checks';

@@ -10,6 +10,7 @@ import { discoverPool } from '../../shared/reconcile/discover';
 import { findLb } from '../../shared/reconcile/observe';
 import type { ReconcileSettings } from '../../shared/reconcile/reconcile-target';
 import { reconcileTarget } from '../../shared/reconcile/reconcile-target';
+import { IP_SOURCE } from '../../shared/schemas/ip-sources';
 import type { Target } from '../../shared/schemas/target';
 import { type Check, failedWith, skipped } from './check';
 import { unlessKeyRefused } from './key-refused';
@@ -28,7 +29,7 @@ function lbSuffix(target: Target, place: LbPlace): string {
  */
 async function ipamChecks(gateway: ScalewayGateway, target: Target, pool: DiscoveredPool | undefined, attempt: Attempt): Promise<Check[]> {
   const at = (what: string) => `target:${target.name}:${what}`;
-  const parity = target.servers.ipSource === 'kops' ? 'kops-parity' : 'ipam';
+  const parity = IP_SOURCE[target.servers.ipSource].kopsRule ? 'kops-parity' : 'ipam';
   const members = pool?.members ?? [];
   const ips = await attempt(parity, () =>
     callGateway({
@@ -69,7 +70,7 @@ export async function targetChecks(gateway: ScalewayGateway, target: Target, set
   }
   const pool = await attempt('servers', () => discoverPool(gateway, target));
   if (pool) checks.push(serversCheck(at('servers'), target, pool));
-  if (target.servers.ipSource === 'ipam-private')
+  if (IP_SOURCE[target.servers.ipSource].readsIpam)
     for (const seen of lbs) checks.push(await privateNetworkCheck(at(`private-network${seen.suffix}`), gateway, seen, pool));
   else checks.push(...(await ipamChecks(gateway, target, pool, attempt)));
 

@@ -10,11 +10,11 @@ import type { FoundLb } from '../../shared/reconcile/observe';
 import type { Target } from '../../shared/schemas/target';
 import { type Check, fail, ok, skipped, warn } from './check';
 
-export function lbCheck(name: string, target: Target, { lb, refused }: FoundLb): Check {
+export function lbCheck(name: string, target: Target, { lb, leftOut }: FoundLb): Check {
   const how = target.loadBalancer && 'id' in target.loadBalancer ? 'found by id' : `the only LB named exactly so in ${target.zone}`;
   const what = `${lb.name} (${lb.id}) is ${lb.status}`;
-  const leftOut = filterMismatchWarning(refused);
-  if (lb.status === 'ready' && leftOut) return warn(name, `${what}; ${how}; ${leftOut}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
+  const mismatch = filterMismatchWarning(leftOut);
+  if (lb.status === 'ready' && mismatch) return warn(name, `${what}; ${how}; ${mismatch}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
   if (lb.status === 'ready') return ok(name, `${what}; ${how}`);
   if ((TRANSIENT_LB_STATUSES as readonly string[]).includes(lb.status))
     return warn(name, `${what}: writes wait until it is ready again`, ERROR_CATALOG.lb_transient_state.hint);
@@ -22,8 +22,8 @@ export function lbCheck(name: string, target: Target, { lb, refused }: FoundLb):
 }
 
 export function serversCheck(name: string, target: Target, pool: DiscoveredPool): Check {
-  const leftOut = [
-    filterMismatchWarning(pool.refused),
+  const notes = [
+    filterMismatchWarning(pool.leftOut),
     contradictionWarning(pool.contradicted),
     unusableAddressWarning(pool.unusable),
     ...pool.skipped.map((s) => `${s.server} left out: ${s.reason}`),
@@ -35,10 +35,10 @@ export function serversCheck(name: string, target: Target, pool: DiscoveredPool)
     ...leaving,
   ].join('; ');
   if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool)
-    return fail(name, [detail, ...leftOut].join('; '), ERROR_CATALOG.no_servers.hint);
-  if (pool.refused.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
-  if (pool.contradicted.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`, WARNING_CATALOG.contradictory_answer.hint);
-  if (leftOut.length > 0) return warn(name, `${detail}; ${leftOut.join('; ')}`);
+    return fail(name, [detail, ...notes].join('; '), ERROR_CATALOG.no_servers.hint);
+  if (pool.leftOut.length > 0) return warn(name, `${detail}; ${notes.join('; ')}`, WARNING_CATALOG.discovery_filter_mismatch.hint);
+  if (pool.contradicted.length > 0) return warn(name, `${detail}; ${notes.join('; ')}`, WARNING_CATALOG.contradictory_answer.hint);
+  if (notes.length > 0) return warn(name, `${detail}; ${notes.join('; ')}`);
   return ok(name, detail);
 }
 

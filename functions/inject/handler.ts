@@ -13,7 +13,7 @@ export const handle = functionShell(
       ...injectSettingsFromEnv(process.env),
       logger,
     }),
-  // Its callers are outside the deployment: the message stays in the logs.
+  // Its callers are outside the deployment, so the answer does not say what failed; the logs do.
   (_message, code) => ({
     error: code,
     message: `the inject function ${code === 'invalid_config' ? 'is misconfigured' : 'failed'}; see its logs`,

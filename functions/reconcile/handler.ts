@@ -10,31 +10,30 @@ import { gatewayPerKey } from '../../shared/platform/target-keys';
 const scalewaySettings = once(() => scalewaySettingsFromEnv(process.env, { function: true }));
 
 /**
- * Queue trigger: the raw message body arrives as the HTTP body; 2xx deletes the message, >= 300 redelivers it.
- * A configuration error (or any failure but the hand-off's) answers 500 `function_failed` with its code, e.g.
- * invalid_config naming the variable: the message was not handled, so the platform redelivers it, and after the
- * queue's maxReceiveCount its RedrivePolicy moves it to the dead-letter queue. Nothing is lost.
+ * Queue trigger: the raw message body arrives as the HTTP body. A 2xx deletes the message; a status of 300 or more
+ * has it redelivered. A configuration error, or any failure other than the hand-off's, answers 500
+ * `function_failed` with its code (e.g. invalid_config naming the variable). The message was not handled, so the
+ * platform redelivers it. After the queue's maxReceiveCount, its RedrivePolicy moves it to the dead-letter queue.
+ * Nothing is lost.
  */
 export const handle = functionShell(
   'reconcile',
   (event, runtime, logger) => {
     const { reconcileQueueUrl, deadLetterQueueUrl } = runtime.queueEnv();
-    // Read (and the key's shape checked) before the message is handled: a bad key is the function's failure (500).
+    // Read the settings and check the key's shape before handling the message: a bad key fails the function (500).
     const settings = scalewaySettings();
     return handleReconcileMessage(requestBody(event), {
       targets: runtime.targetsByName(),
       // The target's own key when it names one (credentials), else the deployment's.
-      gateway: (deadline, eventId, target) =>
-        gatewayPerKey(process.env, (key) => createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, eventId, ...key }))(
-          target,
-        ),
-      queue: runtime.queue,
-      reconcileQueueUrl,
-      deadLetterQueueUrl,
+      gateway: (target, { deadline, eventId }) =>
+        gatewayPerKey(process.env, (key) =>
+          createScalewayGateway({ ...settings, remainingMs: deadline.remainingMs, ...(eventId && { eventId }), ...key }),
+        )(target),
+      queues: { client: runtime.queue, reconcileQueueUrl, deadLetterQueueUrl },
       runtime: runtime.config,
       logger,
       scrubber: runtime.scrubber,
-      // Read without the keys: an event refused before any API call needs none.
+      // Read the owner id alone, without the keys: an event refused before any API call needs no key.
       ownerId: ownerIdFromEnv(process.env),
     });
   },

@@ -1,6 +1,6 @@
 // The only place that knows the shapes of the Scaleway SDK's errors (ScalewayError and its subclasses, fetch and
-// timeout failures): every step that calls the gateway runs its call through callGateway or tryGateway, which turn
-// what it throws into an LbSyncError here.
+// timeout failures). Every step that calls the gateway goes through callGateway or tryGateway, which turn what the
+// call throws into an LbSyncError here.
 import type { ErrorCode, LbIdentity } from '../errors/lbsync-error';
 import { LbSyncError } from '../errors/lbsync-error';
 import { LISTING_TOO_LONG_ERROR } from './pages';
@@ -110,8 +110,8 @@ export function wrapApiFailure(prefix: string, error: unknown, notFound: NotFoun
 }
 
 /**
- * One call to a gateway, in the shape every step gives it (reads and writes alike): kOps' words for the step, what
- * a 404 means on its route, the LB it concerns, and the call itself.
+ * One call to a gateway, in the same shape for every step, read or write: kOps' words for the step, what a 404 means
+ * on its route, the LB it concerns, and the call itself.
  */
 export interface GatewayStep<T> {
   message: string;
@@ -120,7 +120,7 @@ export interface GatewayStep<T> {
   run: () => Promise<T>;
 }
 
-/** Runs the step; a failure is thrown as an LbSyncError told in the step's words (ours pass through unchanged). */
+/** Runs the step. A failure is thrown as an LbSyncError in the step's words; our own LbSyncErrors pass unchanged. */
 export async function callGateway<T>(step: GatewayStep<T>): Promise<T> {
   const answer = await tryGateway(step);
   if ('error' in answer) throw answer.error;

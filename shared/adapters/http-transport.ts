@@ -5,6 +5,7 @@
  * Keep-alive connections are shared by the process, as fetch's are.
  */
 import type { Agent as HttpAgent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import type { Scrubber } from '../outbound/scrub';
 import { HttpResponse } from './http-messages';
 
 /** What is read from a request: Node's own Request and HttpRequest both fit. */
@@ -17,6 +18,14 @@ export interface OutgoingRequest {
 
 /** `timeoutMs` bounds this one request below the transport's own bound (an invocation's deadline). */
 export type HttpTransport = (request: OutgoingRequest, options?: { timeoutMs?: number }) => Promise<HttpResponse>;
+
+/**
+ * Watches what goes over the SDKs' transport by wrapping it: `lbsync doctor --record` keeps each exchange, scrubbed
+ * by the scrubber the gateway was given (cli/adapters/http-recorder.ts). The functions never set one.
+ */
+export interface TransportTap {
+  wrap(transport: HttpTransport, scrubber: Scrubber): HttpTransport;
+}
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 /**

@@ -1,8 +1,8 @@
 // Every listing the Scaleway gateway makes, read page after page. The SDK's own `all()` reads the first page, then
-// asks at once for every page its total (`X-Total-Count`, `total_count`) announces: a total of 3000 for 3 servers is
-// a thousand requests in one burst. Here a page is asked for only after a full one; the first short or empty page
-// ends the listing (the total is not read at all, so no total can cut a listing short either), and a listing that
-// goes on past the cap fails instead of being used half read.
+// asks at once for every page its total (`X-Total-Count`, `total_count`) announces. A total of 3000 for 3 servers
+// would be a thousand requests in one burst. Here a page is asked for only after a full one, and the first short or
+// empty page ends the listing. The total is not read at all, so a wrong total cannot cut a listing short either. A
+// listing that goes on past the cap fails, rather than being used half read.
 
 /** Items asked for per page: the most the LB, Instance and IPAM APIs take (API reference). */
 export const PAGE_SIZE = 100;
@@ -10,7 +10,7 @@ export const PAGE_SIZE = 100;
 /** Pages one listing may read: 5,000 items, far more than a target's servers or an LB's backends. */
 export const MAX_PAGES = 50;
 
-/** The name a listing that went on past the cap is thrown under (api-failure.ts tells it as `listing_too_long`). */
+/** The name a listing that went on past the cap is thrown under (api-failure.ts reports it as `listing_too_long`). */
 export const LISTING_TOO_LONG_ERROR = 'ListingTooLongError';
 
 export interface PageLimits {

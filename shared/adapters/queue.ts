@@ -1,7 +1,6 @@
-// The only module that talks SQS. Scaleway Queues speak the SQS API, so we use the
-// AWS SDK — but load it lazily: a function cold start that never touches the queue
-// (a no-op reconcile answered from the event alone, a rejected inject) should not
-// pay for parsing the SDK.
+// The only module that talks SQS. Scaleway Queues speak the SQS API, so we use the AWS SDK, but load it lazily. A
+// cold start that never touches the queue (a no-op reconcile, an inject we refused) should not pay for parsing the
+// SDK.
 import type * as SqsSdk from '@aws-sdk/client-sqs';
 import { LbSyncError } from '../errors/lbsync-error';
 import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
@@ -15,8 +14,8 @@ export interface QueueSettings {
   accessKeyId: string;
   secretAccessKey: string;
   /**
-   * The deadline of one call (its retries included), from the request to the last byte of the answer: default 5 s (a
-   * long-poll receive gets its wait time on top). A server that sends headers and then stalls fails the call at it.
+   * The time limit of one call, retries included, from the request to the last byte of the answer. Default 5 s; a
+   * long-poll receive gets its wait time on top. A server that sends headers and then stalls fails the call there.
    */
   requestTimeoutMs?: number;
 }
@@ -137,8 +136,8 @@ export function createEventQueue(settings: QueueSettings): EventQueue {
   }
 
   /**
-   * The client, each call bounded as a whole: the SDK's own timeouts end when the headers arrive, so a body that never
-   * comes would hold the call (and the invocation) forever. At the deadline the call is aborted and fails.
+   * The client, with a time limit on each whole call. The SDK's own timeouts stop at the headers, so a body that never
+   * comes would block the call (and the invocation) forever. At the limit the call is aborted and fails.
    */
   const bounded = (client: SqsSdk.SQSClient): Pick<SqsSdk.SQSClient, 'send'> => ({
     send: ((command: Parameters<SqsSdk.SQSClient['send']>[0], options?: { requestTimeout?: number }) => {

@@ -1,6 +1,6 @@
-// A request that failed, told so an operator can act on it: where it went (the URL, without credentials or
-// query) and why, in words (connection refused, host not found, timed out, TLS), and a 404 that is not the
-// Scaleway API's own not-found answer, or a 405 (a wrong SCW_API_URL or path), told apart from a missing LB or backend.
+// A failed request, described so an operator can act on it: where it went (the URL, without credentials or query)
+// and why, in words (connection refused, host not found, timed out, TLS). A 404 that is not the Scaleway API's own
+// not-found answer, or a 405, points to a wrong SCW_API_URL or path; it is told apart from a missing LB or backend.
 import { ROUTE_NOT_FOUND_ERROR, UNEXPECTED_ANSWER_ERROR } from './api-failure';
 import { stripUrlCredentials } from '../outbound/scrub';
 

@@ -1,4 +1,3 @@
-import { createAdvancedClient, withDefaultPageSize, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import { Instancev1 } from '@scaleway/sdk-instance';
 import { Ipamv1 } from '@scaleway/sdk-ipam';
 import { Lbv1 } from '@scaleway/sdk-lb';
@@ -17,13 +16,11 @@ import type {
   ObservedServer,
 } from '../core/model';
 import { normalisePool } from '../core/pool';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
 import { userAgentFor } from '../outbound/user-agent';
 import { classifyApiFailure } from './api-failure';
+import type { TransportTap } from './http-transport';
 import { PAGE_SIZE, readPages } from './pages';
-import type { ExchangeRecorder } from './http-recorder';
-import { sdkHttpClient } from './sdk-http-client';
-import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
+import { createSdkClient } from './sdk-client';
 import { LbSyncError } from '../errors/lbsync-error';
 
 type SdkBackend = Lbv1.Backend;
@@ -47,7 +44,7 @@ export interface ScalewaySettings {
   /** This deployment's owner id (LBSYNC_OWNER_ID): the User-Agent names it, ` owner/<id>`. */
   ownerId?: string;
   /** Receives every exchange with the API, scrubbed (`lbsync doctor --record`). */
-  recorder?: ExchangeRecorder;
+  recorder?: TransportTap;
 }
 
 export interface ApiCallCount {
@@ -82,7 +79,7 @@ export interface ScalewayGateway {
   updateBackend(zone: string, action: Extract<Action, { kind: 'UpdateBackend' }>): Promise<void>;
   updateHealthCheck(zone: string, action: Extract<Action, { kind: 'UpdateHealthCheck' }>): Promise<void>;
   setBackendServers(zone: string, backendId: string, pool: readonly string[]): Promise<void>;
-  /** AddBackendServers / RemoveBackendServers: only these addresses, whatever else the pool holds at that moment. */
+  /** AddBackendServers / RemoveBackendServers: only these addresses, whatever else is in the pool at that moment. */
   addBackendServers(zone: string, backendId: string, ips: readonly string[]): Promise<void>;
   removeBackendServers(zone: string, backendId: string, ips: readonly string[]): Promise<void>;
   /** Deletes the backend; one already gone (a 404) is not an error: `deleted` says which it was. */
@@ -144,7 +141,7 @@ function toObservedHttpCheck(config: Lbv1.HealthCheckHttpConfig | Lbv1.HealthChe
 function toObservedHealthCheck(hc: SdkHealthCheck | undefined): ObservedHealthCheck | undefined {
   if (!hc) return undefined;
   const { port, checkDelay, checkTimeout, checkMaxRetries, checkSendProxy, transientCheckDelay } = hc;
-  // The API answers one config, the check's kind; none read as TCP, the kind a create without one gets.
+  // The API answers one config, of the check's type. No config reads as TCP, the type a create without one gets.
   const [type, key] = Object.entries(HEALTH_CHECK_CONFIGS).find(([, k]) => hc[k] !== undefined && hc[k] !== null) ?? ['tcp', 'tcpConfig'];
   const checkDelayMs = durationToMs(checkDelay);
   const checkTimeoutMs = durationToMs(checkTimeout);
@@ -229,7 +226,7 @@ export function toObservedBackend(backend: SdkBackend): ObservedBackend {
 export function toObservedServer(server: SdkServer): ObservedServer {
   const publicIps = (server.publicIps ?? []).length > 0 ? (server.publicIps ?? []) : server.publicIp ? [server.publicIp] : [];
   const ipv4 = publicIps.filter((ip) => ip.family === 'inet');
-  // A routed IPv6's entry holds the server's SLAAC address (instance-server-ipv6 #11); the legacy `ipv6` field is not read.
+  // A routed IPv6's entry has the server's SLAAC address (instance-server-ipv6 #11); the legacy `ipv6` field is not read.
   const ipv6 = publicIps.filter((ip) => ip.family === 'inet6');
   return {
     id: server.id,
@@ -268,7 +265,10 @@ function httpConfigRequest(http: ObservedHttpCheck | undefined): Lbv1.HealthChec
   return { uri: http?.uri ?? '', method: http?.method, code: http?.code, hostHeader: http?.hostHeader } as Lbv1.HealthCheckHttpConfig;
 }
 
-/** The check's config by its type; another kind's rides in its passthrough. The SDK sends the first config it is given. */
+/**
+ * The check's config by its type. A type we do not model is sent back as read (passthrough). The SDK sends the first
+ * config it is given.
+ */
 function healthCheckConfig(hc: ObservedHealthCheck): Partial<SdkHealthCheck> {
   switch (hc.type) {
     case 'tcp':
@@ -309,10 +309,10 @@ function backendOptionsRequest(options: BackendOptions) {
 }
 
 /**
- * The gateway over the official SDK (LB, Instance, IPAM), one per invocation: every request bounded in time (the
- * request timeout, clipped to what is left of the invocation), counted (calls()) and marked with our User-Agent;
- * a failure is the SDK's, its messages scrubbed of the key (sdk-http-client.ts), for the steps to tell through
- * callGateway (api-failure.ts).
+ * The gateway over the official SDK (LB, Instance, IPAM), one per invocation. Every request has a time limit (the
+ * request timeout, cut to the time left in the invocation), is counted (calls()) and carries our User-Agent. A
+ * failure is the SDK's own error, with the key scrubbed from its messages (sdk-http-client.ts); the steps report it
+ * through callGateway (api-failure.ts).
  */
 export function createScalewayGateway(settings: ScalewaySettings): ScalewayGateway {
   const count: ApiCallCount = { reads: 0, writes: 0, byOperation: {}, ms: 0, maxMs: 0 };
@@ -320,39 +320,29 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
     count.ms = (count.ms ?? 0) + ms;
     count.maxMs = Math.max(count.maxMs ?? 0, ms);
   };
-  const requestTimeoutMs = settings.requestTimeoutMs ?? 10_000;
-  const scrubber = createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]);
   const countRequest = (method: string, url: string) => {
     if (method === 'GET') count.reads += 1;
     else count.writes += 1;
     const key = operationKey(method, url);
     count.byOperation[key] = (count.byOperation[key] ?? 0) + 1;
   };
-  // The SDK's own check quotes a malformed key back in its message: ours names the shape and never the value.
-  assertApiKeyShape(settings, GIVEN_KEY);
-  const client = createAdvancedClient(
-    withProfile({
-      accessKey: settings.accessKey,
-      secretKey: settings.secretKey,
-      ...(settings.projectId && { defaultProjectId: settings.projectId }),
-      ...(settings.defaultZone && { defaultZone: settings.defaultZone as Zone }),
-      ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
-    }),
-    withHTTPClient(
-      sdkHttpClient({
-        requestTimeoutMs,
-        scrubber,
-        ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
-        onRequest: countRequest,
-        onDone: timeRequest,
-        ...(settings.recorder && { recorder: settings.recorder }),
-      }),
-    ),
-    withDefaultPageSize(PAGE_SIZE),
+  const client = createSdkClient({
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    apiUrl: settings.apiUrl,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    defaults: { defaultProjectId: settings.projectId, defaultZone: settings.defaultZone as Zone | undefined },
+    pageSize: PAGE_SIZE,
     // Audit Trail records it: the watcher ignores the writes that carry it (our own). The event id lets the
     // API's own logs (and the chaos run, through the emulator's call log) tie each call to its event.
-    withUserAgentSuffix(userAgentFor(settings.eventId, settings.ownerId)),
-  );
+    userAgent: userAgentFor(settings.eventId, settings.ownerId),
+    http: {
+      ...(settings.remainingMs && { remainingMs: settings.remainingMs }),
+      onRequest: countRequest,
+      onDone: timeRequest,
+      ...(settings.recorder && { recorder: settings.recorder }),
+    },
+  });
   const lb = new Lbv1.ZonedAPI(client);
   const instance = new Instancev1.API(client);
   const ipam = new Ipamv1.API(client);
@@ -501,8 +491,8 @@ export function createScalewayGateway(settings: ScalewaySettings): ScalewayGatew
 }
 
 /**
- * Every call of the gateway, read or write: a new call must be put on one side here (the type says so), and in a
- * shadow deployment each write is refused before anything is sent.
+ * Every call of the gateway, marked read or write. The type forces each new call to be marked, so that a shadow
+ * deployment refuses every write before anything is sent.
  */
 const GATEWAY_CALLS = {
   findLbsByName: 'read',
@@ -535,6 +525,6 @@ export function withoutWrites(gateway: ScalewayGateway): ScalewayGateway {
     Promise.reject(
       new LbSyncError('unknown_api_error', `${call} refused before it was sent: this deployment is in shadow mode (LBSYNC_MODE=shadow)`),
     );
-  // Own properties, as the gateway's: wrappers that copy it ({ ...gateway }, reconcile/health-read-once.ts) keep every call.
+  // Own properties, like the gateway's, so wrappers that copy it ({ ...gateway }, reconcile/health-read-once.ts) keep every call.
   return { ...gateway, ...Object.fromEntries(WRITE_CALLS.map((call) => [call, refuse(call)])) };
 }

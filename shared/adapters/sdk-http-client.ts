@@ -1,11 +1,10 @@
-// The fetch the Scaleway SDK clients are given (withHTTPClient): requests over node:http with a timeout, an
-// invocation's deadline respected, and what comes back made safe to show. An API error may echo what it was
-// sent (the key among it), so error bodies and transport failures are scrubbed here, before the SDK builds an
-// error message from them; a failed request and a 404 or 405 of no API route are named by URL and cause.
+// The fetch the Scaleway SDK clients are given (withHTTPClient): requests over node:http, with a timeout, within the
+// invocation's deadline, and with what comes back made safe to show. An API error may echo what it was sent, the key
+// included. So error bodies and transport failures are scrubbed here, before the SDK builds an error message from
+// them. A failed request, and a 404 or 405 from no API route, are named by URL and cause.
 import type { Scrubber } from '../outbound/scrub';
 import { HttpResponse, isJsonType, mediaType } from './http-messages';
-import { type ExchangeRecorder, recordingTransport } from './http-recorder';
-import { createHttpTransport, timeoutError, type OutgoingRequest } from './http-transport';
+import { createHttpTransport, type OutgoingRequest, type TransportTap, timeoutError } from './http-transport';
 import { isApiNotFoundBody, requestFailure, routeNotFound, unexpectedApiAnswer } from './request-failure';
 
 export interface SdkHttpClientOptions {
@@ -18,7 +17,7 @@ export interface SdkHttpClientOptions {
   /** Each request once it ended (an answer or a failure), with how long it took. */
   onDone?: (method: string, url: string, ms: number) => void;
   /** Each exchange that got an answer, scrubbed (`lbsync doctor --record`). */
-  recorder?: ExchangeRecorder;
+  recorder?: TransportTap;
 }
 
 /** An error as the SDK would show it, with every message in its cause chain scrubbed. */
@@ -40,7 +39,7 @@ function scrubbedError(error: unknown, scrub: (text: string) => string): unknown
 export function sdkHttpClient(options: SdkHttpClientOptions): typeof fetch {
   const { requestTimeoutMs, scrubber } = options;
   const direct = createHttpTransport({ timeoutMs: requestTimeoutMs });
-  const transport = options.recorder ? recordingTransport(direct, options.recorder, scrubber) : direct;
+  const transport = options.recorder ? options.recorder.wrap(direct, scrubber) : direct;
   const send = async (request: OutgoingRequest) => {
     // No time left in the invocation: the request is not made (nor counted); the event is retried.
     const left = options.remainingMs?.();

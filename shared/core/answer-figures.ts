@@ -1,5 +1,5 @@
 // The figures the reconcile function's final line carries about the pool (shared/platform/log-schema.ts): its
-// members after the answer, how many pass the LB's health checks, and what was added, removed or held back.
+// members after the answer, how many pass the LB's health checks, and what was added, removed or deferred.
 import type { Action } from './model';
 import type { BackendRollout } from './rollout';
 
@@ -88,8 +88,8 @@ export function neededPassing(desiredSize: number): number {
 type PoolFigures = Pick<AnswerFigures, 'poolSize' | 'poolPassing' | 'poolNeeded' | 'poolShort'>;
 
 /**
- * A target with several LBs: its pool figures are those of the LB worst off (the most passing members short, then
- * the fewest passing, then the smallest pool), since a quorum alert must fire when any of its LBs is short.
+ * A target with several LBs takes the pool figures of its worst-off LB: the most passing members short, then the
+ * fewest passing, then the smallest pool. A quorum alert must fire when any of its LBs is short.
  */
 export function worstPool(perLb: readonly AnswerFigures[]): PoolFigures {
   const read = perLb.filter((f) => f.poolSize !== undefined);

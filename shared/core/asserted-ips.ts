@@ -1,7 +1,7 @@
-// An event's serverIps is an assertion ("these addresses should be in the pool"), never a pool: the
-// pool is always what the target's own discovery returns. What discovery does not (yet) show is not
-// written; the event is retried (a server that just booted may not be listed with its address yet)
-// and dead-lettered as untrusted_server_ips when it never shows up.
+// An event's serverIps is an assertion ("these addresses should be in the pool"), never a pool. The pool is always
+// what the target's own discovery returns. An address discovery does not (yet) show is not written. The event is
+// retried, since a server that just booted may not be listed with its address yet. If the address never shows up,
+// the event is dead-lettered as untrusted_server_ips.
 import { LbSyncError } from '../errors/lbsync-error';
 import { canonicalIp } from './pool';
 

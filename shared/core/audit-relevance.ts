@@ -5,14 +5,13 @@
 // event cannot be tied to one target, every target it could concern is named: all the targets of
 // the event's zone (and project).
 //
-// Server events are tied to targets by tags, when the event says which tags the server has (a
-// CreateServer's request carries them; an UpdateServer's carries the new ones). Names are not used:
-// kOps names a server `<instance-group>-<n>`, which does not say which cluster it belongs to.
-// kOps deletes a server with ServerAction `terminate` (not DeleteServer), so a removal is a power action
-// like any other here; a server that stops or crashes on the platform's side makes no event at all (the
-// sweep is the net for those).
-// Server events are never ignored as "our own": we never write servers, and the API key that made
-// them may be shared with kOps.
+// Server events are tied to targets by tags, when the event says which tags the server has. A CreateServer's
+// request carries them, and an UpdateServer's carries the new ones. Names are not used: kOps names a server
+// `<instance-group>-<n>`, which does not say which cluster it belongs to.
+// kOps deletes a server with ServerAction `terminate` (not DeleteServer), so here a removal is a power action like
+// any other. A server that stops or crashes on the platform's side makes no event at all; the sweep covers those.
+// Server events are never ignored as "our own": we never write servers, and the API key that made them may be
+// shared with kOps.
 import type { Target } from '../schemas/target';
 import type { LbPlace } from './lb-identity';
 import { targetLbs } from './lb-identity';
@@ -50,8 +49,8 @@ export interface OwnIdentity {
   /** The IAM application or user ids whose backend writes are ours (LBSYNC_WATCH_OWN_PRINCIPAL_IDS). */
   principalIds: ReadonlySet<string>;
   /**
-   * This deployment's owner id (LBSYNC_OWNER_ID): a scw-lb-sync User-Agent naming another is another deployment's,
-   * not ours. Unset: any scw-lb-sync User-Agent is ours.
+   * This deployment's owner id (LBSYNC_OWNER_ID). A scw-lb-sync User-Agent naming another owner id comes from another
+   * deployment, not ours. Unset: any scw-lb-sync User-Agent is ours.
    */
   ownerId?: string;
 }
@@ -182,8 +181,8 @@ export function isOwn(event: Pick<AuditEvent, 'userAgent' | 'principalId'>, own:
 
 /**
  * The targets a backend write in `locality` may concern: a write on any of a target's LBs concerns the target. A
- * target names each LB by id (exact) or by name; the event only carries the LB's id, so an LB named by name is
- * matched on its zone and the backend's name.
+ * target names each LB by id or by name, but the event only carries the LB's id. So an LB named by id is matched
+ * exactly, and one named by name is matched on its zone and the backend's name.
  */
 export function targetsOfBackend(backend: AuditResource, locality: string, targets: readonly Target[]): Target[] {
   const name = backend.name;

@@ -1,10 +1,12 @@
-// Other writers of a target's pools, from Audit Trail: every backend write on a target's backend by anyone but this
-// deployment is a foreign write, named by its writer (core/writers.ts); when scw-lb-sync keeps reverting the same
-// writer on one target (a foreign write followed by one of ours on the same backend, three times within 30 minutes),
-// the pool is contested: a warning (`pool_contested`) that names the writer and says what to do. kOps' own apply
-// writes the workers in (and on_marked_down_action back to none) on every `kops update cluster` and rolling update,
-// which scw-lb-sync writes back: that one is expected; two scw-lb-sync deployments, or a Terraform-managed pool,
-// must be untangled. Pure.
+// Other writers of a target's pools, from Audit Trail. Pure.
+// - Every backend write on a target's backend by anyone but this deployment is a foreign write, named by its writer
+//   (core/writers.ts).
+// - If scw-lb-sync keeps reverting the same writer on one target, the pool is contested: a foreign write followed
+//   by one of ours on the same backend, three times within 30 minutes. The warning (`pool_contested`) names the
+//   writer and says what to do.
+// kOps' own apply writes the workers in (and on_marked_down_action back to none) on every `kops update cluster` and
+// rolling update, and scw-lb-sync writes them back. That contest is expected. Two scw-lb-sync deployments, or a
+// Terraform-managed pool, must be untangled.
 import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import type { AuditEvent, OwnIdentity } from './audit-relevance';
@@ -99,8 +101,9 @@ export function foreignWrites(events: readonly AuditEvent[], targets: readonly T
 }
 
 /**
- * The contests of the events (a window of at least CONTEST_WINDOW_MS ending `now`): per target and writer, the
- * foreign writes a write of ours followed on the same backend, counted when there are CONTEST_THRESHOLD or more.
+ * The contests in the events, which cover a window of at least CONTEST_WINDOW_MS ending `now`. Per target and writer,
+ * it counts the foreign writes that a write of ours followed on the same backend. A count of CONTEST_THRESHOLD or
+ * more is a contest.
  */
 export function contests(events: readonly AuditEvent[], targets: readonly Target[], options: ContestOptions, now: number): Contest[] {
   const since = now - CONTEST_WINDOW_MS;

@@ -1,9 +1,10 @@
 import type { AddressFamily } from '../schemas/backend-address';
+import { IP_SOURCE, type IpSource } from '../schemas/ip-sources';
 import type { Target } from '../schemas/target';
 import type { WarningCode } from '../errors/lbsync-error';
 import { admitPrivateIps } from './discovery-check';
-import type { IpamIpView } from './kops-rule';
-import type { DesiredBackend, ObservedServer, RefusedAnswer } from './model';
+import { type IpamIpView, stripCidr } from './kops-rule';
+import type { DesiredBackend, ObservedServer, LeftOutAnswer } from './model';
 import { leavingWhy } from './leaving';
 import { compareIps, normalisePool } from './pool';
 
@@ -14,10 +15,11 @@ const SERVING_STATES = new Set(['running', 'starting']);
 const STOPPED_STATES = new Set(['stopped', 'stopped in place', 'stopping']);
 
 /**
- * Why a server in any other state takes no new traffic. `locked` is Scaleway's own lock (the Terraform provider
- * answers "server is locked, please contact Scaleway support"; the Go SDK's WaitForServer stops waiting on it): no
- * user action changes it, and whether it still serves is for the LB's health check to say. So it is never added,
- * and one in a pool leaves as a serving member does: once the others pass their checks, never the last passing one.
+ * Why a server in any other state takes no new traffic. `locked` is Scaleway's own lock: the Terraform provider
+ * answers "server is locked, please contact Scaleway support", and the Go SDK's WaitForServer stops waiting on it.
+ * No user action changes it, and only the LB's health check can tell whether the server still serves. So a locked
+ * server is never added. One already in a pool leaves like a serving member: once the others pass their checks, and
+ * never the last passing one.
  */
 function notServingReason(state: string): string {
   if (state === 'locked')
@@ -74,7 +76,7 @@ export interface MarkedServer {
   why: string;
 }
 
-/** An address the API gave for a server that no pool may hold (not a unicast address of its family): left out, and why. */
+/** An address the API gave for a server that cannot be a pool member (not a unicast address of its family), and why. */
 export interface UnusableAddress {
   server: string;
   ip: string;
@@ -83,7 +85,7 @@ export interface UnusableAddress {
 
 /**
  * Why an address an API gave cannot go into a pool as an address of this family, or undefined when it can. The
- * shells pass `unusablePoolAddress` (shared/schemas/backend-address.ts), the rules every backend address is held to.
+ * shells pass `unusablePoolAddress` (shared/schemas/backend-address.ts): the rules every backend address must meet.
  */
 export type AddressCheck = (ip: string, family: AddressFamily) => string | undefined;
 
@@ -99,7 +101,7 @@ export interface ServerIps {
   leaving: LeavingServer[];
   /** Running servers with the tags that carry a leaving tag: not in `ips` (nor `members`), see core/leaving.ts. */
   marked: MarkedServer[];
-  /** Addresses left out because no pool may hold them. */
+  /** Addresses left out because they cannot be pool members. */
   unusable: UnusableAddress[];
 }
 
@@ -110,20 +112,12 @@ export interface DiscoveredPool extends ServerIps {
   /** The servers that are the target's (discovery-check.ts), whatever their state or addresses. */
   serverCount: number;
   /** What the API answered that is not the target's: servers, IPAM addresses (discovery-check.ts). */
-  refused: RefusedAnswer[];
+  leftOut: LeftOutAnswer[];
   /** Servers the answer listed more than once, differently: left out (discovery-check.ts, `oneCopyPerServer`). */
-  contradicted: RefusedAnswer[];
+  contradicted: LeftOutAnswer[];
   /** ipam-private: the private network whose NIC addresses were taken, which the LB must be attached to. */
   privateNetworkId?: string;
 }
-
-/** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
-export function stripCidr(address: string): string {
-  const slash = address.indexOf('/');
-  return slash === -1 ? address : address.slice(0, slash);
-}
-
-type IpSource = Target['servers']['ipSource'];
 
 /** How a target picks its servers' addresses: the ipSource, and for ipam-private the private network. */
 export interface AddressSource {
@@ -132,31 +126,9 @@ export interface AddressSource {
   privateNetworkId?: string | undefined;
 }
 
-/**
- * The address families an ipSource takes: one address of each per server (its lowest). public-dual's pool holds
- * both of a dual-stack server; every member is one address (docs/reconcile.md, "IPv6 and dual-stack pools").
- */
-export function familiesOf(ipSource: IpSource): readonly AddressFamily[] {
-  if (ipSource === 'public-ipv6') return [6];
-  if (ipSource === 'public-dual') return [4, 6];
-  return [4];
-}
-
 function noAddress(source: AddressSource): string {
-  switch (source.ipSource) {
-    case 'public':
-      return 'has no public IPv4 address';
-    case 'public-ipv6':
-      return 'has no routed public IPv6 address';
-    case 'public-dual':
-      return 'has neither a public IPv4 nor a routed public IPv6 address';
-    case 'kops':
-      return "has no routed public IPv4 in IPAM (kOps' GetServerIP would find none)";
-    case 'ipam-private':
-      return source.privateNetworkId === undefined
-        ? 'has no ipam-private IPv4 address'
-        : `has no ipam-private IPv4 address on private network ${source.privateNetworkId}`;
-  }
+  const { noAddress: said, readsIpam } = IP_SOURCE[source.ipSource];
+  return readsIpam && source.privateNetworkId !== undefined ? `${said} on private network ${source.privateNetworkId}` : said;
 }
 
 /** The private NICs of a server whose IPAM addresses count: those on the target's private network, when it has one. */
@@ -180,14 +152,12 @@ function candidatesOf(
       if (state !== 'attached') notAttached(ip, state);
       return state === 'attached';
     });
-  switch (source.ipSource) {
+  switch (IP_SOURCE[source.ipSource].candidates) {
     case 'public':
-    case 'public-ipv6':
-    case 'public-dual':
       return attached(family === 4 ? server.publicIpv4 : server.publicIpv6);
-    case 'kops':
+    case 'routed-ipv4':
       return attached(server.routedIpv4);
-    case 'ipam-private':
+    case 'private-nics':
       return nicsOnNetwork(server, source.privateNetworkId)
         .flatMap((nic) => privateIpsByNic.get(nic) ?? [])
         .map(stripCidr);
@@ -195,10 +165,10 @@ function candidatesOf(
 }
 
 /**
- * One IP per server and family the ipSource takes, chosen deterministically (the lowest when a server has several),
- * among the addresses `check` lets through. `privateIpsByNic` holds the IPAM addresses of private NICs, for ipSource
- * "ipam-private". Only a running or starting server is a candidate; a running server carrying one of `leavingTags`
- * is `marked`, not a member. A public address counts only when the answer says it is attached to the server.
+ * Picks one IP per server for each family the ipSource takes, among the addresses `check` lets through. The pick is
+ * deterministic: the lowest, when a server has several. `privateIpsByNic` maps private NICs to their IPAM addresses,
+ * for ipSource "ipam-private". Only a running or starting server is a candidate. A running server carrying one of
+ * `leavingTags` is `marked`, not a member. A public address counts only if the answer says it is attached.
  */
 export function selectServerIps(
   servers: readonly ObservedServer[],
@@ -208,7 +178,8 @@ export function selectServerIps(
   leavingTags: readonly string[] = [],
 ): ServerIps {
   const source = typeof ipSource === 'string' ? { ipSource } : ipSource;
-  const families = familiesOf(source.ipSource);
+  // public-dual puts both addresses of a dual-stack server in the pool, as two members (docs/reconcile.md, "IPv6 and dual-stack pools").
+  const { families } = IP_SOURCE[source.ipSource];
   const members: PoolMember[] = [];
   const marked: MarkedServer[] = [];
   const skipped: SkippedServer[] = [];
@@ -219,7 +190,7 @@ export function selectServerIps(
   const usable = (server: ObservedServer, family: AddressFamily): string[] => {
     const notAttached = (ip: string, state: string) =>
       unusable.push({ server: server.name, ip, why: `is ${state === 'none' ? 'of no stated state' : state}, not attached to it` });
-    // Checked as the API spelled them (a refused one is named so), then in the pool's one spelling.
+    // Check the addresses as the API spelled them, so one left out is named that way; then normalise them for the pool.
     const candidates = [...new Set(candidatesOf(server, source, family, privateIpsByNic, notAttached))].sort(compareIps);
     return normalisePool(
       candidates.filter((ip) => {
@@ -267,13 +238,13 @@ export function selectServerIps(
 }
 
 /**
- * The desired pool from discovery's answers, checked: the servers admitServers found to be the target's (and those
- * it refused or found contradicted), and for ipam-private IPAM's answer for their NICs on the private network,
- * itself checked by admitPrivateIps.
+ * The desired pool from discovery's checked answers. It takes the servers admitServers found to be the target's, and
+ * reports those it left out or found contradicted. For ipam-private it also takes IPAM's answer for their NICs on the
+ * private network, which admitPrivateIps checks.
  */
 export function discoveredPool(
   selector: AddressSource & { leavingTags?: readonly string[] },
-  servers: { admitted: readonly ObservedServer[]; refused: readonly RefusedAnswer[]; contradicted?: readonly RefusedAnswer[] },
+  servers: { admitted: readonly ObservedServer[]; leftOut: readonly LeftOutAnswer[]; contradicted?: readonly LeftOutAnswer[] },
   privateNicIps: readonly IpamIpView[],
   check: AddressCheck,
 ): DiscoveredPool {
@@ -289,7 +260,7 @@ export function discoveredPool(
     ...selectServerIps(servers.admitted, source, ipam.byNic, check, selector.leavingTags ?? []),
     source: 'tags',
     serverCount: servers.admitted.length,
-    refused: [...servers.refused, ...ipam.refused],
+    leftOut: [...servers.leftOut, ...ipam.leftOut],
     contradicted: [...(servers.contradicted ?? [])],
     ...(source.privateNetworkId !== undefined && { privateNetworkId: source.privateNetworkId }),
   };
@@ -298,16 +269,16 @@ export function discoveredPool(
 const FAMILY_NAME: Record<AddressFamily, string> = { 4: 'IPv4', 6: 'IPv6' };
 
 /**
- * What a reconcile (and doctor) says of the addresses it chose: a server with several of one family (the kops
- * ipSource's IPv4, as kOps may choose another; every ipSource's IPv6), and a public-dual server in the pool by one
- * family only.
+ * What a reconcile (and doctor) tells about the addresses it chose. It names a server with several addresses of one
+ * family: IPv4 for the kops ipSource (kOps may choose another), and IPv6 for every ipSource. It also names a
+ * public-dual server that is in the pool by one family only.
  */
 export function addressChoiceNotes(pool: Pick<ServerIps, 'several' | 'oneFamily'>, ipSource: IpSource): string[] {
   const several = pool.several
-    .filter((s) => s.family === 6 || ipSource === 'kops')
+    .filter((s) => s.family === 6 || IP_SOURCE[ipSource].kopsRule)
     .map((s) => {
       const told = `server ${s.server} has ${s.candidates.length} routed public ${FAMILY_NAME[s.family]} addresses (${s.candidates.join(', ')}); using ${s.chosen}, the lowest`;
-      // kOps' GetServerIP takes the newest (IPAM created_at desc), which the server list cannot tell: say so.
+      // kOps' GetServerIP takes the newest (IPAM created_at desc). The server list does not show which that is, so say so.
       return s.family === 4
         ? `${told}. kOps' GetServerIP takes the most recently created one, so \`kops update cluster\` may write another`
         : told;

@@ -1,17 +1,20 @@
 /**
- * What the APIs answered, checked on our side before it picks a pool or a backend. An answer is only as good as
- * the filter the API applied, and no recording shows how ListServers' multi-tag filter behaves (docs/emulator.md,
- * switch `serverTagsFilter`): were it looser than documented, every server of every cluster in the zone would be
- * written into one API load balancer. So a server reaches a pool only when it carries every tag of the target
- * exactly, in the target's zone (and project, when one is known); an IPAM address only when it belongs to a NIC
- * that was asked about. Whatever fails is left out and named, once per reconcile, under one warning code. A server
- * the answer lists twice, differently, is left out too: an answer that contradicts itself says nothing of it. And a
- * listing of one LB's own resources (backends, frontends, private-network attachments) that names another LB is no
- * answer about this LB at all: nothing of it is used (`otherLbItems`, lb_answer_mismatch in the steps).
+ * We check what the APIs answered before it picks a pool or a backend. An answer is only as good as the filter the
+ * API applied, and no recording shows how ListServers' multi-tag filter behaves (docs/emulator.md, switch
+ * `serverTagsFilter`). If it were looser than documented, every server of every cluster in the zone would be written
+ * into one load balancer. So:
+ * - A server reaches a pool only if it carries every tag of the target exactly, in the target's zone (and project,
+ *   when one is known).
+ * - An IPAM address counts only if it belongs to a NIC we asked about.
+ * - A server the answer lists twice, differently, is left out: an answer that contradicts itself tells us nothing.
+ * - A listing of one LB's own resources (backends, frontends, private-network attachments) that names another LB is
+ *   not used at all (`otherLbItems`, lb_answer_mismatch in the steps).
+ * Whatever is left out is named once per reconcile, under one warning code.
  */
 import type { WarningCode } from '../errors/lbsync-error';
+import { LbSyncError } from '../errors/lbsync-error';
 import type { IpamIpView } from './kops-rule';
-import type { ObservedLb, ObservedMemberHealth, ObservedServer, RefusedAnswer } from './model';
+import type { ObservedLb, ObservedMemberHealth, ObservedServer, LeftOutAnswer } from './model';
 
 /** Where a target's servers are: its zone, its tags, and its project when one is known. */
 export interface ServerScope {
@@ -26,15 +29,15 @@ function sortAnswer<T>(
   items: readonly T[],
   mismatch: (item: T) => string[],
   what: (item: T) => string,
-): { kept: T[]; refused: RefusedAnswer[] } {
+): { kept: T[]; leftOut: LeftOutAnswer[] } {
   const kept: T[] = [];
-  const refused: RefusedAnswer[] = [];
+  const leftOut: LeftOutAnswer[] = [];
   for (const item of items) {
     const reasons = mismatch(item);
     if (reasons.length === 0) kept.push(item);
-    else refused.push({ what: what(item), why: reasons.join(' and ') });
+    else leftOut.push({ what: what(item), why: reasons.join(' and ') });
   }
-  return { kept, refused };
+  return { kept, leftOut };
 }
 
 /** Why this server is not the target's, or nothing when it is. */
@@ -68,15 +71,15 @@ const shown = (value: unknown): string =>
   Array.isArray(value) ? `[${value.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ')}]` : JSON.stringify(value);
 
 /**
- * One server per id. Copies that agree are one server (a listing whose pages shifted repeats one); copies that
- * disagree (two addresses, two states) are left out, named with what differs: which copy is true, the answer
- * does not say, and taking both would put two addresses of one server in a pool.
+ * One server per id. Copies that agree count as one server: a listing whose pages shifted repeats a server. Copies
+ * that disagree (two addresses, two states) are left out and named with what differs. The answer does not say which
+ * copy is true, and taking both would put two addresses of one server in a pool.
  */
-export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers: ObservedServer[]; contradicted: RefusedAnswer[] } {
+export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers: ObservedServer[]; contradicted: LeftOutAnswer[] } {
   const byId = new Map<string, ObservedServer[]>();
   for (const server of servers) byId.set(server.id, [...(byId.get(server.id) ?? []), server]);
   const kept: ObservedServer[] = [];
-  const contradicted: RefusedAnswer[] = [];
+  const contradicted: LeftOutAnswer[] = [];
   for (const [id, copies] of byId) {
     const first = copies[0] as ObservedServer;
     const differing = (Object.keys(SERVER_FIELDS) as (keyof ObservedServer)[]).filter((field) =>
@@ -101,18 +104,18 @@ export function oneCopyPerServer(servers: readonly ObservedServer[]): { servers:
 export function admitServers(
   servers: readonly ObservedServer[],
   scope: ServerScope,
-): { admitted: ObservedServer[]; refused: RefusedAnswer[]; contradicted: RefusedAnswer[] } {
+): { admitted: ObservedServer[]; leftOut: LeftOutAnswer[]; contradicted: LeftOutAnswer[] } {
   const unique = oneCopyPerServer(servers);
-  const { kept, refused } = sortAnswer(
+  const { kept, leftOut } = sortAnswer(
     unique.servers,
     (server) => serverMismatch(server, scope),
     (server) => `server ${server.name} (${server.id})`,
   );
-  return { admitted: kept, refused, contradicted: unique.contradicted };
+  return { admitted: kept, leftOut, contradicted: unique.contradicted };
 }
 
 /** The one warning of a reconcile for every server an answer contradicted itself on, or undefined. */
-export function contradictionWarning(contradicted: readonly RefusedAnswer[]): string | undefined {
+export function contradictionWarning(contradicted: readonly LeftOutAnswer[]): string | undefined {
   if (contradicted.length === 0) return undefined;
   const code: WarningCode = 'contradictory_answer';
   const named = contradicted.map(({ what, why }) => `${what} ${why}`).join('; ');
@@ -137,29 +140,29 @@ function ipMismatch(ip: IpamIpView, asked: ReadonlySet<string>): string[] {
 export function admitPrivateIps(
   ips: readonly IpamIpView[],
   nicIds: readonly string[],
-): { byNic: Map<string, string[]>; refused: RefusedAnswer[] } {
+): { byNic: Map<string, string[]>; leftOut: LeftOutAnswer[] } {
   const asked = new Set(nicIds);
-  const { kept, refused } = sortAnswer(
+  const { kept, leftOut } = sortAnswer(
     ips,
     (ip) => ipMismatch(ip, asked),
     (ip) => `IPAM address ${ip.address}`,
   );
   const byNic = new Map<string, string[]>();
   for (const ip of kept) byNic.set(ip.resourceId as string, [...(byNic.get(ip.resourceId as string) ?? []), ip.address]);
-  return { byNic, refused };
+  return { byNic, leftOut };
 }
 
 /**
- * The items of a listing of one LB's own resources (its backends, frontends, private-network attachments) that name
- * another LB, each with the LBs it names: one rule for every such listing. Every recorded answer embeds the item's
- * LB; an item that names none is taken as the LB's own, as its path asked.
+ * The items of a listing of one LB's own resources (backends, frontends, private-network attachments) that name
+ * another LB, each with the LBs it names. Every such listing uses this one rule. Every recorded answer embeds the
+ * item's LB; an item that names none is taken as the LB's own, since the request path named it.
  */
 export function otherLbItems<T>(
   items: readonly T[],
   lbIdsOf: (item: T) => readonly (string | undefined)[],
   lbId: string,
   what: (item: T) => string,
-): RefusedAnswer[] {
+): LeftOutAnswer[] {
   return sortAnswer(
     items,
     (item) => {
@@ -167,25 +170,26 @@ export function otherLbItems<T>(
       return others.length > 0 ? [`belongs to load-balancer ${others.join(', ')}, not ${lbId}`] : [];
     },
     what,
-  ).refused;
+  ).leftOut;
 }
 
 /**
- * The health reports of a ListBackendStats answer that are of the backend asked about (`backend_id` is a filter the
- * API applies); the others, with why. A report of the same address on another backend (another port) is no word on
- * this one: taken for it, a member never checked here could read "passing" and let a serving one leave.
+ * The health reports of a ListBackendStats answer that are about the backend asked for (`backend_id` is a filter the
+ * API applies), and the others with why. A report of the same address on another backend (another port) says
+ * nothing about this one. Taken for this one, it could make an unchecked member look "passing" and let a serving
+ * member leave.
  */
 export function ownHealthReports(
   reports: readonly ObservedMemberHealth[],
   backendId: string,
-): { own: ObservedMemberHealth[]; refused: RefusedAnswer[] } {
-  const { kept, refused } = sortAnswer(
+): { own: ObservedMemberHealth[]; leftOut: LeftOutAnswer[] } {
+  const { kept, leftOut } = sortAnswer(
     reports,
     (report) =>
       report.backendId === undefined || report.backendId === backendId ? [] : [`is of backend ${report.backendId}, not ${backendId}`],
     (report) => `health report of ${report.ip}`,
   );
-  return { own: kept, refused };
+  return { own: kept, leftOut };
 }
 
 /** The LB a request asked for: always its zone, and its id (GetLb) or its exact name (ListLbs?name=). */
@@ -200,22 +204,33 @@ export function lbMismatch(lb: Pick<ObservedLb, 'id' | 'name' | 'zone'>, asked: 
   ];
 }
 
+/** The LB an answer gave when one LB was asked for (GetLb): the one asked for, or lb_answer_mismatch. */
+export function assertAskedLb(answered: ObservedLb, asked: LbAsked, message: string): ObservedLb {
+  const reasons = lbMismatch(answered, asked);
+  if (reasons.length === 0) return answered;
+  throw new LbSyncError(
+    'lb_answer_mismatch',
+    `${message}: the API answered load-balancer ${answered.name} (${answered.id}), which ${reasons.join(' and ')}: nothing is written to it`,
+    { lb: 'id' in asked ? { id: asked.id } : { name: asked.name } },
+  );
+}
+
 /** The LBs of an answer that are the one asked for; the others, with why. */
-export function admitLbs(lbs: readonly ObservedLb[], asked: LbAsked): { admitted: ObservedLb[]; refused: RefusedAnswer[] } {
-  const { kept, refused } = sortAnswer(
+export function admitLbs(lbs: readonly ObservedLb[], asked: LbAsked): { admitted: ObservedLb[]; leftOut: LeftOutAnswer[] } {
+  const { kept, leftOut } = sortAnswer(
     lbs,
     (lb) => lbMismatch(lb, asked),
     (lb) => `load-balancer ${lb.name} (${lb.id})`,
   );
-  return { admitted: kept, refused };
+  return { admitted: kept, leftOut };
 }
 
 /** The one warning of a reconcile for every answer left out (those left out for the same reason together), or undefined. */
-export function filterMismatchWarning(refused: readonly RefusedAnswer[]): string | undefined {
-  if (refused.length === 0) return undefined;
+export function filterMismatchWarning(leftOut: readonly LeftOutAnswer[]): string | undefined {
+  if (leftOut.length === 0) return undefined;
   const byReason = new Map<string, string[]>();
-  for (const { what, why } of refused) byReason.set(why, [...(byReason.get(why) ?? []), what]);
+  for (const { what, why } of leftOut) byReason.set(why, [...(byReason.get(why) ?? []), what]);
   const named = [...byReason].map(([why, whats]) => `${whats.join(', ')}: ${why}`).join('; ');
   const code: WarningCode = 'discovery_filter_mismatch';
-  return `[${code}] the API answered ${refused.length} item(s) its request did not ask for, left out of every pool and backend: ${named}`;
+  return `[${code}] the API answered ${leftOut.length} item(s) its request did not ask for, left out of every pool and backend: ${named}`;
 }

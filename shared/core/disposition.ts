@@ -1,16 +1,17 @@
-// What becomes of one queue message: every requeue decision in one place, as a pure function. The reconcile
-// handler (shared/handlers/reconcile-message.ts) only carries the decision out: it sleeps, sends, dead-letters
-// and answers as told.
+// Decides what becomes of one queue message. Every requeue decision is made here, in one pure function. The
+// reconcile handler (shared/handlers/reconcile-message.ts) only carries it out: it sleeps, sends, dead-letters and
+// answers as told.
 //
-// - An early event (notBefore ahead) is held in this invocation while the wait fits under LBSYNC_MAX_HOLD_MS and
-//   the invocation's deadline; a longer wait holds what fits, then sends the message back unchanged (Scaleway
-//   Queues have no DelaySeconds, so a message cannot wait on the queue itself).
-// - A failed reconcile is retried with backoff (a copy with attempt + 1, firstAttemptAt and notBefore at the retry
-//   time; in native mode DelaySeconds too) until LBSYNC_RETRY_HORIZON_MS have passed since its first attempt
-//   (retry-horizon.ts); dead-lettered when it is permanent, or when it still fails at the horizon.
+// - An early event (notBefore in the future) is held in this invocation if the wait fits under LBSYNC_MAX_HOLD_MS
+//   and the invocation's deadline. If the wait is longer, the event is held as long as fits, then sent back
+//   unchanged. Scaleway Queues have no DelaySeconds, so a message cannot wait on the queue itself.
+// - A failed reconcile is retried with backoff. The retry is a copy with attempt + 1, firstAttemptAt, and notBefore
+//   set to the retry time (in native mode, DelaySeconds too). Retries stop when LBSYNC_RETRY_HORIZON_MS have passed
+//   since the first attempt (retry-horizon.ts). A permanent failure, or one still failing then, is dead-lettered.
 import { LbSyncError } from '../errors/lbsync-error';
 import type { LbSyncEvent } from '../schemas/event';
 import type { RetryPolicy } from './retry-horizon';
+import { retryFloorMs } from './backoff';
 import { elapsedSinceFirstAttempt, MAX_SERVER_HINT_MS, retryDelayMs, systemFieldsBeyondHorizon } from './retry-horizon';
 import { delaySecondsUntil } from './sweep-schedule';
 
@@ -32,9 +33,9 @@ export interface Hold {
 }
 
 /**
- * Send the event back to the reconcile queue after holding holdMs here: `next` (a retry, with the error that
- * caused it) or, without it, the message as it came (an early event). delayMs: when it is due, from the send;
- * delaySeconds: the queue's own delay, in native mode only.
+ * Send the event back to the reconcile queue after holding it holdMs here. With `next`, it is a retry with the error
+ * that caused it; without, the message goes back as it came (an early event). delayMs is how long after the send it
+ * is due; delaySeconds is the queue's own delay, in native mode only.
  */
 export interface Requeue {
   kind: 'requeue';
@@ -47,7 +48,7 @@ export interface Requeue {
 
 export interface Done {
   kind: 'done';
-  /** A dry run is dry_run whatever its plan (never noop): it wrote nothing, whether or not it would have. */
+  /** A dry run always answers dry_run, never noop: it wrote nothing, whatever its plan. */
   outcome: 'applied' | 'noop' | 'dry_run';
 }
 
@@ -87,7 +88,7 @@ export interface Received {
   event: LbSyncEvent;
   targetKnown: boolean;
   now: Date;
-  /** What is left of the invocation (its deadline): an early event is never held past it. */
+  /** Time left before the invocation's deadline: an early event is never held past it. */
   remainingMs: number;
 }
 
@@ -96,25 +97,13 @@ export interface Reconciled {
   event: LbSyncEvent;
   result: ReconcileVerdict;
   now: Date;
-  /** When this attempt began: the first attempt's time, for an event that carries no firstAttemptAt yet (default: now). */
+  /** When this attempt began (default: now). It counts as the first attempt's time if the event has no firstAttemptAt yet. */
   startedAt?: Date;
 }
 
 export type DispositionInput = Undecodable | Received | Reconciled;
 
-/**
- * The least wait before a 429 is retried when the answer gives no reset time. The gateway's real 429 gives none
- * (no reset_seconds, no Retry-After: recorded), so this floor is what keeps a retry from hitting the limit again.
- */
-export const RATE_LIMIT_FLOOR_MS = 1_000;
-
-/** The least wait before retrying after this error: a 429's own reset time, else the 1 s floor; 0 for others. */
-export function retryFloorMs(error: Pick<LbSyncError, 'code' | 'retryAfterMs'>): number {
-  if (error.retryAfterMs !== undefined) return error.retryAfterMs;
-  return error.code === 'rate_limited' ? RATE_LIMIT_FLOOR_MS : 0;
-}
-
-/** Done, hold, requeue or dead-letter. Pure: the clock, the time left and the jitter's draw come in. */
+/** Done, hold, requeue or dead-letter. Pure: the clock, the time left and the jitter's draw are inputs. */
 export function decideDisposition(input: Undecodable, policy: DispositionPolicy): DeadLetter;
 export function decideDisposition(input: Received, policy: DispositionPolicy): Hold | Requeue | DeadLetter;
 export function decideDisposition(input: Reconciled, policy: DispositionPolicy, random?: () => number): Done | Requeue | DeadLetter;
@@ -156,14 +145,15 @@ function afterReconcile(
   const dryRun = result.dryRun ?? event.dryRun === true;
   if (!error) return { kind: 'done', outcome: dryRun ? 'dry_run' : result.status === 'applied' ? 'applied' : 'noop' };
   if (error.errorClass === 'permanent') return { kind: 'dead_letter', reason: 'permanent_error', error };
-  // transient, or not_found (the backend vanished mid-way: the next attempt re-reads and creates it)
+  // Transient, or not_found: the backend vanished mid-way, and the next attempt re-reads and creates it.
   const attempt = event.attempt + 1;
   const elapsedMs = elapsedSinceFirstAttempt(event.firstAttemptAt, startedAt, now);
   if (elapsedMs >= policy.retry.horizonMs || attempt >= policy.retry.maxAttempts) {
     // An address the event asserted that discovery never confirmed gets its own reason: a human should look.
     return { kind: 'dead_letter', reason: error.code === 'untrusted_server_ips' ? 'untrusted_server_ips' : 'retries_exhausted', error };
   }
-  // No later than the horizon's end, but after a server's reset hint (honoured up to 15 min): the receipt accepts it.
+  // Due by the horizon's end, unless a server's reset hint (honoured up to 15 min) asks for later. The check on
+  // receipt allows for that hint, so the retry is not taken for an event we did not schedule.
   const delayMs = retryDelayMs(event.attempt, policy.retry, elapsedMs, Math.min(retryFloorMs(error), MAX_SERVER_HINT_MS), random);
   const dueAt = now.getTime() + delayMs;
   const firstAttemptAt = event.firstAttemptAt ?? startedAt.toISOString();

@@ -1,5 +1,5 @@
 /**
- * kOps' own choice of pool addresses, as a pure function of what the APIs answer: the yardstick the `kops`
+ * kOps' own choice of pool addresses, as a pure function of what the APIs answer: the reference the `kops`
  * ipSource is checked against (by `lbsync doctor` on a real account, and by the tests on recorded answers).
  * From a reading of kOps (docs/kops-parity.md has the files, lines and revisions); no kOps code is copied.
  *
@@ -37,7 +37,11 @@ export interface IpamIpView {
   createdAt?: string;
 }
 
-const bare = (address: string) => address.split('/')[0] ?? address;
+/** Strips the mask IPAM puts on addresses ("10.0.0.2/22" -> "10.0.0.2"). */
+export function stripCidr(address: string): string {
+  const slash = address.indexOf('/');
+  return slash === -1 ? address : address.slice(0, slash);
+}
 
 /**
  * The address kOps' GetServerIP returns for one server, given IPAM's answers (any superset: the query's
@@ -47,5 +51,5 @@ export function kopsServerIp(serverId: string, zone: string, ips: readonly IpamI
   const matching = ips.filter((ip) => ip.resourceId === serverId && ip.zonal === zone && !ip.isIpv6);
   const newestFirst = [...matching].sort((a, b) => (b.createdAt ?? '').localeCompare(a.createdAt ?? ''));
   const first = newestFirst[0];
-  return first === undefined ? undefined : bare(first.address);
+  return first === undefined ? undefined : stripCidr(first.address);
 }

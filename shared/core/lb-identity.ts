@@ -1,6 +1,6 @@
-// How a load balancer is named in messages: by what the target gives before it is found, by both its id and
-// its name once it is (kOps' messages carry one, the other travels beside it as `lb`). And which LBs a target has:
-// its `loadBalancer` in its zone, or each of its `loadBalancers` in its own zone.
+// How a load balancer is named in messages: by what the target gives before it is found, and by both its id and
+// its name once it is (kOps' messages carry one; the error gives the other beside it as `lb`). And which LBs a target
+// has: its `loadBalancer` in its zone, or each of its `loadBalancers` in its own zone.
 import type { LbIdentity } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
 import type { ObservedLb } from './model';
@@ -22,8 +22,9 @@ export function hasSeveralLbs(target: NamesLbs): boolean {
 }
 
 /**
- * The target as one of its LBs' steps see it: that LB as its `loadBalancer`, in the LB's zone (every step that calls
- * the LB API reads `zone` and `loadBalancer`). Discovery never takes this view: the servers are in the target's zone.
+ * The target as the steps for one of its LBs see it: that LB as its `loadBalancer`, in the LB's zone (every step that
+ * calls the LB API reads `zone` and `loadBalancer`). Discovery never uses this view, because the servers are in the
+ * target's zone.
  */
 export function atLb(target: Target, place: LbPlace): Target {
   const { loadBalancers: _all, ...rest } = target;

@@ -1,11 +1,12 @@
-// Servers on their way out by someone else's decision. `kops update cluster` marks every server a rolling update will
-// replace with noprefix=kops.k8s.io/needs-update; `kops rolling-update` then, one control plane at a time, removes
-// its address from every backend (DeregisterInstance), drains it for minutes and terminates it. Such a server is
-// leaving: it is never added to a pool (not by a reconcile, a sweep, nor an event's serverIps), unless without it the
-// pool would hold no passing member (better a doomed server than none). While it is in a pool it stays: kOps marks
-// them all at once, so removing them for the mark alone would shrink the pool to one. It leaves when it stops or is
-// deleted (desired.ts: stopped and stopping servers), or when someone removes it. A target may name its own leaving
-// tags (a maintenance tag): the same rule. Pure.
+// Servers that someone else has decided to remove. `kops update cluster` tags every server a rolling update will
+// replace with noprefix=kops.k8s.io/needs-update. `kops rolling-update` then takes one control plane at a time: it
+// removes the server's address from every backend (DeregisterInstance), drains it for minutes and terminates it.
+//
+// Such a server is leaving. No reconcile, sweep or event's serverIps adds it to a pool, unless the pool would
+// otherwise have no passing member: a doomed server is better than none. If it is already in a pool, it stays there.
+// kOps marks all of them at once, so removing them for the mark alone would shrink the pool to one. It leaves when it
+// stops or is deleted (desired.ts: stopped and stopping servers), or when someone removes it. A target may name its
+// own leaving tags (a maintenance tag); the same rule applies. Pure.
 import type { WarningCode } from '../errors/lbsync-error';
 import type { MarkedServer } from './desired';
 import { canonicalIp, normalisePool } from './pool';
@@ -55,9 +56,9 @@ export interface LeavingInput {
 const STAYS = 'stays while it is in the pool: it leaves when it stops or is removed';
 
 /**
- * Which leaving servers one backend's pool holds. Answers `needs_health` when that depends on whether the other
- * members pass their health checks (some leaving server is out of the pool and others could serve): the caller
- * reads the LB's health of the backend once and asks again.
+ * Which leaving servers one backend's pool keeps or admits. The answer can depend on whether the other members pass
+ * their health checks (a leaving server is out of the pool, and others could serve). Then it answers `needs_health`,
+ * and the caller reads the backend's health once and asks again.
  */
 export function decideLeaving(input: LeavingInput): BackendLeaving | 'needs_health' {
   const { backend, marked, current } = input;

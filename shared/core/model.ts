@@ -25,7 +25,7 @@ export interface ObservedLb {
   instanceStatuses: string[];
 }
 
-/** An HTTP(S) health check's request and expected answer, as the API holds it (or as it is written). */
+/** An HTTP(S) health check's request and expected answer, as the API stores it (or as it is written). */
 export interface ObservedHttpCheck {
   uri: string;
   method?: string;
@@ -35,7 +35,7 @@ export interface ObservedHttpCheck {
   sni?: string;
 }
 
-/** The full health check as the API holds it (or as a write sends it), durations in integer ms. */
+/** The full health check as the API stores it (or as a write sends it), durations in integer ms. */
 export interface ObservedHealthCheck {
   /** tcp, http, https, or another kind of the API's (mysql, pgsql, ldap, redis), whose config is kept as it is. */
   type: string;
@@ -52,7 +52,7 @@ export interface ObservedHealthCheck {
 }
 
 /**
- * The backend fields a target may name (shared/schemas/target.ts, backendOptionFields), as the API holds them:
+ * The backend fields a target may name (shared/schemas/target.ts, backendOptionFields), as the API stores them:
  * durations in integer ms, a null answer (not set) absent.
  */
 export interface BackendOptions {
@@ -112,7 +112,7 @@ export interface DuplicateBackends {
 }
 
 /** Something an API answered that the request did not ask for: left out of every pool, and why (core/discovery-check.ts). */
-export interface RefusedAnswer {
+export interface LeftOutAnswer {
   /** What it is, as an operator finds it: `server nodes-fr-par-1-0 (<id>)`, `IPAM address 10.0.0.9/22`... */
   what: string;
   why: string;
@@ -140,13 +140,13 @@ export interface ObservedServer {
   projectId: string;
   publicIpv4: string[];
   /**
-   * The public IPv4 addresses IPAM holds for this server (`public_ips[].ipam_id` set: routed IPs). These are
+   * The public IPv4 addresses IPAM has for this server (`public_ips[].ipam_id` set: routed IPs). These are
    * the zonal IPAM IPv4 addresses kOps' GetServerIP reads (IPAM ListIPs resource_id=<server>, zonal, IPv4).
    */
   routedIpv4: string[];
   /**
    * The routed public IPv6 addresses (`public_ips[]` of family `inet6`): each the server's own SLAAC address in the
-   * /64 its routed IPv6 holds, not the prefix (docs/architecture.md, "The Instance and IPAM APIs").
+   * /64 of its routed IPv6, not the prefix (docs/architecture.md, "The Instance and IPAM APIs").
    */
   publicIpv6: string[];
   /**
@@ -210,10 +210,10 @@ export type Action =
       removed: string[];
       /**
        * Written as its changes only (AddBackendServers, then RemoveBackendServers), never as the whole pool, and why:
-       * `leaving_servers` while the pool holds leaving servers (shared/core/leaving.ts), so a write planned on a pool
-       * read just before kOps deregistered one of them cannot put it back; `discovery_suspect` when this reconcile
-       * distrusts its own read (core/rollout.ts), so a whole pool built on it cannot put back what another writer (kOps'
-       * apply, a concurrent reconcile) removed since.
+       * - `leaving_servers`: the pool has leaving servers (shared/core/leaving.ts). A whole pool read just before
+       *   kOps deregistered one of them would put it back;
+       * - `discovery_suspect`: this reconcile distrusts its own read (core/rollout.ts). A whole pool built on it
+       *   could put back what another writer (kOps' apply, a concurrent reconcile) removed since.
        */
       changesOnly?: ChangesOnlyReason;
     }

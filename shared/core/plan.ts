@@ -1,3 +1,4 @@
+import { DEFAULT_HEALTH_CHECK } from '../schemas/api-defaults';
 import type { BackendSpec, HealthCheckSpec, HttpCheckSpec } from '../schemas/target';
 import type {
   Action,
@@ -10,9 +11,6 @@ import type {
   ObservedHttpCheck,
 } from './model';
 import { normalisePool, poolDiff, samePool } from './pool';
-
-/** The API's own defaults, which kOps meant to send (it sends 0 ms by a units slip). */
-export const DEFAULT_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
 
 const MANAGED_SPEC_FIELDS = ['forwardProtocol', 'forwardPort', 'forwardPortAlgorithm', 'stickySessions', 'proxyProtocol'] as const;
 /** Backend fields compared only when the target names them (a full PUT sends the LB's own value of the others back). */
@@ -56,9 +54,10 @@ export function comparedFields(spec: BackendSpec): string[] {
 }
 
 /**
- * What a CreateBackend or an UpdateHealthCheck sends: the fields the target names over the LB's own check (a create:
- * TCP on the forward port with the API's defaults). A change of type replaces the config: the old kind's is not sent,
- * and an http(s) config keeps what the LB had of it (a new one asks with GET unless the target names a method).
+ * What a CreateBackend or an UpdateHealthCheck sends: the LB's own check, with the fields the target names on top.
+ * A create starts from TCP on the forward port, with the API's defaults. A change of type replaces the config, so the
+ * old type's config is not sent. An http(s) config keeps what the LB had of it; a new one uses GET unless the target
+ * names a method.
  */
 export function writtenHealthCheck(spec: BackendSpec, observed: ObservedHealthCheck | undefined): ObservedHealthCheck {
   const base: ObservedHealthCheck = observed ?? {
@@ -193,10 +192,12 @@ export interface DuplicateVerdict {
 }
 
 /**
- * Which duplicates of a managed backend name can go: those no frontend uses, that carry exactly the
- * spec this tool would create (so they are ours: a create that committed after we stopped waiting,
- * or a racer that never got to remove its own), and that are older than the grace period (so a tool
- * that is about to attach a frontend to a backend it just made is not raced). The rest stay, reported.
+ * Which duplicates of a managed backend name can go. A duplicate goes only if all three are true:
+ * - no frontend uses it;
+ * - it has exactly the spec this tool would create, so it is ours (a create that committed after we stopped
+ *   waiting, or a racing reconcile that never got to remove its own);
+ * - it is older than the grace period, so we do not race a tool about to attach a frontend to a backend it just made.
+ * The rest stay, and are reported.
  */
 export function judgeDuplicates(spec: BackendSpec, duplicates: DuplicateBackends, now: number, graceMs: number): DuplicateVerdict[] {
   return duplicates.others.map((backend) => {

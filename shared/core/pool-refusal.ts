@@ -1,7 +1,7 @@
-// A pool write the LB API refused for its IPv6 members. No recording shows an IPv6 address in a backend pool: the
-// API may take one (Scaleway's docs say `server_ip` holds IPv4 or IPv6 addresses) or answer 400 invalid_arguments
-// naming it. Such a refusal is no passing trouble: the same pool would be refused again, so it is told as
-// ipv6_pool_refused (permanent, with what to change) rather than retried or told as any other 400. Pure.
+// A pool write the LB API refused for its IPv6 members. No recording shows an IPv6 address in a backend pool. The
+// API may take one (Scaleway's docs say `server_ip` takes IPv4 or IPv6 addresses), or answer 400 invalid_arguments
+// naming it. Such a refusal will not pass by itself: the same pool would be refused again. So it is reported as
+// ipv6_pool_refused (permanent, with what to change), not retried or reported as any other 400. Pure.
 import type { Action } from './model';
 import { isIpv4 } from './pool';
 

@@ -9,7 +9,7 @@ export function isIpv4(ip: string): boolean {
 
 /**
  * One spelling per address (IPv6 lower-case and compressed), so "2001:DB8:0::1" matches "2001:db8::1". The WHATWG
- * URL parser does the IPv6 canonicalisation (core imports no node:* module); what it refuses is left as it is.
+ * URL parser does the IPv6 canonicalisation (core imports no node:* module); what it cannot parse is left as it is.
  */
 export function canonicalIp(ip: string): string {
   if (!ip.includes(':')) return ip;

@@ -1,8 +1,8 @@
 /**
- * ipam-private pools that can work. An address on a private network the LB is not attached to is one it cannot
- * reach: in a pool, its health check never passes, and make-before-break would wait for it for ever. So an
- * ipam-private target's addresses are those of one private network (the one it names in servers.privateNetworkId,
- * else the one its servers' NICs are all on), and the LB must be attached to that network, `ready`
+ * ipam-private pools that can work. The LB cannot reach an address on a private network it is not attached to. In a
+ * pool, that address's health check never passes, and make-before-break would wait for it for ever. So an
+ * ipam-private target's addresses are those of one private network: the one it names in servers.privateNetworkId,
+ * else the one its servers' NICs are all on. And the LB must be attached to that network, `ready`
  * (ListLbPrivateNetworks), before anything is written.
  */
 import type { LbIdentity } from '../errors/lbsync-error';
@@ -10,9 +10,9 @@ import { LbSyncError } from '../errors/lbsync-error';
 import type { ObservedLbAttachment, ObservedServer } from './model';
 
 /**
- * The private network whose NIC addresses an ipam-private target takes: the one it names; else the one every NIC of
- * its servers is on (undefined when they have none). NICs on several networks and none named: private_network_ambiguous,
- * told after `step` (the words of the step that reads the servers' addresses).
+ * The private network whose NIC addresses an ipam-private target takes: the one it names, else the one every NIC of
+ * its servers is on (undefined when they have none). If the NICs are on several networks and none is named, it throws
+ * private_network_ambiguous, after `step` (the words of the step that reads the servers' addresses).
  */
 export function targetPrivateNetwork(
   named: string | undefined,
@@ -35,10 +35,10 @@ export function targetPrivateNetwork(
 }
 
 /**
- * Why the LB cannot reach the target's private network yet, as the error the reconcile ends with (told after `step`,
- * the words of the step that read the attachments); undefined when one of its attachments to that network is
- * `ready`. No attachment, or one in `error`: private_network_not_attached (a human attaches it); `pending` or
- * `unknown`: private_network_attaching (it settles within seconds, recorded).
+ * Why the LB cannot reach the target's private network yet, as the error the reconcile ends with (after `step`, the
+ * words of the step that read the attachments). Undefined when one of its attachments to that network is `ready`.
+ * - No attachment, or one in `error`: private_network_not_attached (a human attaches it).
+ * - `pending` or `unknown`: private_network_attaching (recorded: it settles within seconds).
  */
 export function attachmentProblem(
   attachments: readonly ObservedLbAttachment[],

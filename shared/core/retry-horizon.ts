@@ -1,25 +1,25 @@
-// The retry budget is time, not a count: a transient failure is retried until LBSYNC_RETRY_HORIZON_MS have passed
-// since the event's first attempt (firstAttemptAt, carried by every retry). Each delay is the backoff's draw
-// (backoff.ts: at least half its ceiling, so the attempts spread over the horizon whatever the draws) clipped so the
-// next attempt falls no later than the horizon's end: the last attempt is made at the horizon, and an event still
-// failing then is dead-lettered. Only a server's rate-limit reset hint (honoured up to 15 minutes, the longest delay
-// SQS itself holds a message) may push an attempt past it.
+// The retry budget is time, not a count. A transient failure is retried until LBSYNC_RETRY_HORIZON_MS have passed
+// since the event's first attempt (firstAttemptAt, which every retry carries). Each delay is the backoff's draw
+// (backoff.ts), cut so the next attempt falls no later than the horizon's end. A draw is at least half its ceiling,
+// so the attempts spread over the horizon whatever the draws. The last attempt is made at the horizon, and an event
+// still failing then is dead-lettered. Only a server's rate-limit reset hint may push an attempt past the horizon.
+// Such a hint is honoured up to 15 minutes, the longest delay SQS allows.
 //
-// LBSYNC_MAX_ATTEMPTS is only a safety cap: by default the most attempts this law makes within the horizon (every
-// draw at its least, no time spent reconciling), plus a margin for clocks of two invocations that disagree.
+// LBSYNC_MAX_ATTEMPTS is only a safety cap. Its default is the most attempts this schedule makes within the horizon
+// (every draw at its least, no time spent reconciling), plus a margin for invocations whose clocks disagree.
 //
-// What lies beyond the law was not scheduled by us: a notBefore further out than any retry would otherwise circulate,
-// held and re-enqueued, until that date; a firstAttemptAt in the future would stretch the horizon. The reconcile
-// refuses both (invalid_event).
+// We never schedule an event outside these bounds, so such an event did not come from us. A notBefore further out
+// than any retry would keep it circulating (held, then re-enqueued) until that date. A firstAttemptAt in the future
+// would stretch the horizon. The reconcile refuses both (invalid_event).
 import type { LbSyncError } from '../errors/lbsync-error';
 import { validationError } from '../errors/lbsync-error';
 import { type BackoffPolicy, backoffDelayMs, leastBackoffMs } from './backoff';
 
 /** The longest server reset hint a retry waits for. */
 export const MAX_SERVER_HINT_MS = 900_000;
-/** Clocks of two invocations may differ a little; no more is tolerated. */
+/** How far apart the clocks of two invocations may be. */
 export const CLOCK_SKEW_MS = 5_000;
-/** Attempts the safety cap keeps above the law's own count, for invocations whose clocks disagree. */
+/** Extra attempts the safety cap allows above the schedule's own count, for invocations whose clocks disagree. */
 export const SKEW_ATTEMPTS = 2;
 /** The event schema's bound on `attempt`: no horizon may need more attempts than that. */
 export const MAX_ATTEMPTS_LIMIT = 1000;
@@ -35,8 +35,8 @@ export interface RetryPolicy extends HorizonPolicy {
 }
 
 /**
- * The delay before the next attempt, given how long ago the first one was: the backoff's draw above the floor,
- * clipped to the horizon's end (never below the floor: a rate limit is waited out even past the horizon).
+ * The delay before the next attempt: the backoff's draw above the floor, cut at the horizon's end. It is never below
+ * the floor, because a rate limit must be waited out even past the horizon.
  */
 export function retryDelayMs(
   attempt: number,
@@ -50,8 +50,9 @@ export function retryDelayMs(
 }
 
 /**
- * The most attempts the law makes within the horizon: every draw at its least, no time spent reconciling (both only
- * lengthen the delays), the last attempt at the horizon's end. The safety cap is this plus SKEW_ATTEMPTS.
+ * The most attempts the schedule can make within the horizon. It assumes every draw at its least and no time spent
+ * reconciling (anything else only lengthens the delays), with the last attempt at the horizon's end. The safety cap is
+ * this plus SKEW_ATTEMPTS.
  */
 export function attemptsWithinHorizon(policy: HorizonPolicy): number {
   let elapsed = 0;
@@ -69,18 +70,18 @@ export function defaultMaxAttempts(policy: HorizonPolicy): number {
   return attemptsWithinHorizon(policy) + SKEW_ATTEMPTS;
 }
 
-/** Time since the first attempt; the first attempt itself (no firstAttemptAt yet) started at `startedAt`. */
+/** Time since the first attempt. An event with no firstAttemptAt is on its first attempt, which began at `startedAt`. */
 export function elapsedSinceFirstAttempt(firstAttemptAt: string | undefined, startedAt: Date, now: Date): number {
   const first = firstAttemptAt === undefined ? startedAt.getTime() : Date.parse(firstAttemptAt);
   return now.getTime() - first;
 }
 
-/** How far out a retry is ever scheduled: a draw below the cap above a floor up to 15 minutes, clipped to the horizon. */
+/** The furthest out a retry is scheduled: a floor of up to 15 minutes plus a draw below the cap, cut at the horizon. */
 export function retryReachMs(policy: HorizonPolicy): number {
   return Math.max(MAX_SERVER_HINT_MS, Math.min(policy.capMs + MAX_SERVER_HINT_MS, policy.horizonMs));
 }
 
-/** A notBefore further out than any retry is scheduled, or a firstAttemptAt in the future: not ours. */
+/** Refuses a notBefore further out than any retry is scheduled, and a firstAttemptAt in the future: we set neither. */
 export function systemFieldsBeyondHorizon(
   event: { notBefore?: string; firstAttemptAt?: string },
   now: Date,

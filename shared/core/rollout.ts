@@ -1,15 +1,15 @@
 /**
- * Rolling-update safety for one backend's pool write, as a pure policy: given the pool as it is, the pool
- * discovery wants, and the LB's own health checks of the members, which members may leave in this write and
- * which must wait. Make-before-break:
- * - a member the LB reports failing, or whose server discovery lists as stopped or stopping, leaves freely;
- * - a member that may still be serving (passed; or unknown, neutral, condpass, mixed reports, no report: the
- *   safe reading for "how many may leave" is "serving") leaves only when every member of the desired pool
- *   passes its check (strictly `passed`: the safe reading for "is the replacement ready"), at most
- *   `maxUnavailable` per write, never the last passing member, and never while discovery looks partial
- *   (it finds fewer than half of the members still serving) unless the target trusts partial discovery;
- * - additions are never held back: the first write is current ∪ new, the removals follow once it is safe.
- * What is held back is retried by the caller (removal_deferred / discovery_suspect).
+ * Rolling-update safety for one backend's pool write, as a pure policy. Given the current pool, the pool discovery
+ * wants and the LB's health checks of the members, it decides which members may leave in this write and which must
+ * wait. The rule is make-before-break:
+ * - A member leaves freely if the LB reports it failing, or if discovery lists its server as stopped or stopping.
+ * - Any other member may still be serving: unknown, neutral, condpass, mixed or missing reports count as serving,
+ *   the safe reading when counting how many may leave. Such a member leaves only when every member of the desired
+ *   pool reports strictly `passed`, the safe reading of "is the replacement ready". Even then, at most
+ *   `maxUnavailable` leave per write, never the last passing member, and none while discovery looks partial (it
+ *   finds fewer than half of the members still serving) unless the target trusts partial discovery.
+ * - Additions are never deferred. The first write is current ∪ new; the removals follow once it is safe.
+ * The caller retries what is deferred (removal_deferred / discovery_suspect).
  */
 import type { ObservedMemberHealth } from './model';
 import { canonicalIp, compareIps, normalisePool } from './pool';
@@ -78,7 +78,7 @@ export interface RolloutStage {
   removed: string[];
 }
 
-export type HoldCode = 'discovery_suspect' | 'removal_deferred';
+export type DeferralCode = 'discovery_suspect' | 'removal_deferred';
 
 export interface Rollout {
   /** The pool this reconcile writes (the current pool when nothing is to be written now). */
@@ -87,8 +87,8 @@ export interface Rollout {
   removed: MemberVerdict[];
   /** Members that should go but stay for now. */
   deferred: MemberVerdict[];
-  /** Why members are held back: the error code the caller retries with, and a sentence for the log. */
-  hold?: { code: HoldCode; reason: string };
+  /** Why removals are deferred: the error code the caller retries with, and a sentence for the log. */
+  deferral?: { code: DeferralCode; reason: string };
   /** This write (when there is one) and the writes still to come, assuming the health checks pass. */
   stages: RolloutStage[];
 }
@@ -140,19 +140,19 @@ export function planRollout(input: RolloutInput): Rollout {
   const notReady = desired.filter((ip) => healthOf(input, ip).condition !== 'passing');
 
   const deferred: MemberVerdict[] = [];
-  let hold: Rollout['hold'];
+  let deferral: Rollout['deferral'];
   if (candidates.length > 0 && suspect) {
     const reason =
       `discovery found ${found} of the ${plural(serving.length, 'member')} still serving (fewer than half): a partial listing or lost tags look the same as ` +
       'a real shrink, so no serving member is removed in this reconcile (trustPartialDiscovery: true allows it)';
-    hold = { code: 'discovery_suspect', reason };
+    deferral = { code: 'discovery_suspect', reason };
     for (const ip of candidates) deferred.push({ ip, why: `${servingText(healthOf(input, ip))}; ${reason}` });
   } else if (candidates.length > 0 && notReady.length > 0) {
     const reason = `make-before-break: waiting until ${notReady.join(', ')} ${notReady.length === 1 ? 'passes' : 'pass'} the LB's health check`;
-    hold = { code: 'removal_deferred', reason };
+    deferral = { code: 'removal_deferred', reason };
     for (const ip of candidates) deferred.push({ ip, why: `${servingText(healthOf(input, ip))}; ${reason}` });
   } else if (candidates.length > 0) {
-    // Every desired member passes: they all stay, so passing members left after the write start from these.
+    // Every desired member passes and stays, so the count of passing members left after the write starts with them.
     let passingLeft = desired.length + candidates.filter((ip) => healthOf(input, ip).condition === 'passing').length;
     let taken = 0;
     for (const ip of candidates) {
@@ -163,11 +163,11 @@ export function planRollout(input: RolloutInput): Rollout {
           input.maxUnavailable === 0
             ? 'maxUnavailable 0: a serving member is never removed; it goes once its health check fails'
             : `maxUnavailable ${input.maxUnavailable}: at most ${plural(input.maxUnavailable, 'serving member')} ${input.maxUnavailable === 1 ? 'leaves' : 'leave'} per write`;
-        hold ??= { code: 'removal_deferred', reason };
+        deferral ??= { code: 'removal_deferred', reason };
         deferred.push({ ip, why: `${servingText(view)}; ${reason}` });
       } else if (passing && passingLeft <= 1) {
         const reason = 'the last passing member is never removed';
-        hold ??= { code: 'removal_deferred', reason };
+        deferral ??= { code: 'removal_deferred', reason };
         deferred.push({ ip, why: `${servingText(view)}; ${reason}` });
       } else {
         taken += 1;
@@ -193,10 +193,10 @@ export function planRollout(input: RolloutInput): Rollout {
       suspect,
     ),
   );
-  return { pool, added, removed: [...removed].sort((a, b) => compareIps(a.ip, b.ip)), deferred, ...(hold && { hold }), stages };
+  return { pool, added, removed: [...removed].sort((a, b) => compareIps(a.ip, b.ip)), deferred, ...(deferral && { deferral }), stages };
 }
 
-/** The writes still to come once the hold lifts, if every desired member passes by then. */
+/** The writes still to come once the deferral ends, if every desired member passes by then. */
 function laterStages(input: RolloutInput, from: string[], waiting: string[], notReady: string[], suspect: boolean): RolloutStage[] {
   const stages: RolloutStage[] = [];
   if (waiting.length === 0) return stages;

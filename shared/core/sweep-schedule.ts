@@ -1,19 +1,19 @@
 // When each target of a sweep is due, and when the sweep sends it. Pure.
 //
 // A sweep of N targets spread over S ms gives target i a due time drawn uniformly in its own slot
-// [i*S/N, (i+1)*S/N): evenly spread, with jitter, never two targets in one slot. Each no-op costs 3
+// [i*S/N, (i+1)*S/N). The targets are evenly spread, with jitter, and no two share a slot. Each no-op costs 3
 // reads, so the API sees about 3*N/S reads per ms instead of 3*N at once.
 //
-// Scaleway Queues have no DelaySeconds: a message is delivered at once, and an early one would make a
-// reconcile instance sit idle until due (or re-enqueue it again and again). So in hold mode the sweep
-// itself sends each event when it is due — batches of up to 10 events due within one second, sent when
-// the last of them is due — and no reconcile ever waits. With a queue that has DelaySeconds (native
-// mode) everything is sent at once, each message delayed until due.
+// Scaleway Queues have no DelaySeconds, so a message is delivered at once. An early one would make a reconcile
+// instance sit idle until it is due, or re-enqueue it again and again. So in hold mode the sweep itself sends each
+// event when it is due, and no reconcile ever waits. It sends batches of up to 10 events due within one second, when
+// the last of them is due. With a queue that has DelaySeconds (native mode), the sweep sends everything at once,
+// each message delayed until due.
 //
-// Scaleway's rate limits count per organization and project, and a platform team lists its targets team by
-// team: in that order the slots would give one project's targets a tenth of the period and its API ten times
-// its mean rate. So the slots are dealt out group by group (spreadOrder): each project's targets are spread
-// over the whole period too.
+// Scaleway's rate limits count per organization and project, and a platform team often lists its targets team by
+// team. Slots taken in that order would give one project's targets a tenth of the period, and its API ten times its
+// mean rate. So the slots are dealt out group by group (spreadOrder), and each project's targets span the whole
+// period.
 
 export const MAX_BATCH = 10;
 /** Events due within this of a batch's first are sent together (the first waits at most this long). */

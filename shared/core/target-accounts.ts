@@ -1,6 +1,6 @@
 // Where each target lives and which key serves it, by name only: its organization, its project and its key pair
-// (its own credentials' variables, else the deployment's key); and the Audit Trail reads a watch run makes, one per
-// (organization, region) with the keys of that pair's targets. Pure.
+// (its own credentials' variables, else the deployment's key). Also the Audit Trail reads a watch run makes: one per
+// (organization, region), with the keys of that pair's targets. Pure.
 import type { Target } from '../schemas/target';
 import { regionOf } from './locality';
 

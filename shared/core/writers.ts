@@ -1,8 +1,10 @@
-// Who wrote a pool, told from the User-Agent Audit Trail records for the call (each tool appends its own name to its
-// SDK's: kOps `kubernetes-kops/<version>` (upup/pkg/fi/cloudup/scaleway/cloud.go), Terraform `terraform-provider/<v>
-// terraform/<v>` (terraform-provider-scaleway), the cloud-controller-manager `scaleway/ccm <v> (<commit>)`
-// (scaleway-cloud-controller-manager scaleway/cloud.go), the CLI `scaleway-cli/<v>`, the console a browser's,
-// scw-lb-sync `scw-lb-sync/<v> owner/<id>`). Pure.
+// Who wrote a pool, from the User-Agent Audit Trail records for the call. Each tool appends its own name to its SDK's:
+// - kOps: `kubernetes-kops/<version>` (upup/pkg/fi/cloudup/scaleway/cloud.go);
+// - Terraform: `terraform-provider/<v> terraform/<v>` (terraform-provider-scaleway);
+// - the cloud-controller-manager: `scaleway/ccm <v> (<commit>)` (scaleway-cloud-controller-manager scaleway/cloud.go);
+// - the CLI: `scaleway-cli/<v>`; the console: a browser's;
+// - scw-lb-sync: `scw-lb-sync/<v> owner/<id>`.
+// Pure.
 
 import type { WRITER_KINDS } from '../schemas/primitives';
 

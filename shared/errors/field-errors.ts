@@ -19,9 +19,9 @@ export const LISTED_PROBLEMS = 10;
 const unlisted = new WeakMap<FieldError, number>();
 
 /**
- * The first LISTED_PROBLEMS problems, then, when there are more, one entry at `root` that counts the rest: the shape
- * of a field error is kept, and an error message stays short whatever the input. A list made so may be listed again
- * (with other problems added): its summary is counted, not listed.
+ * The first LISTED_PROBLEMS problems and, if there are more, one entry at `root` that counts the rest. This keeps
+ * the shape of a field error, and keeps an error message short whatever the input. Such a list may be passed in again
+ * with other problems added: its summary entry is then counted, not listed.
  */
 export function listedProblems(errors: readonly FieldError[], root: string): FieldError[] {
   const named = errors.filter((e) => !unlisted.has(e));

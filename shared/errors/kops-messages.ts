@@ -1,7 +1,7 @@
 /**
  * kOps' own messages (upup/pkg/fi/cloudup/scalewaytasks/lb_backend.go); users grep for them. kOps fills `%s`
  * with the LB's name (`LoadBalancer.Name`) in every message but `listing back-ends`, where its `Find` puts
- * the LB id (docs/kops-parity.md has the lines). The other identifier travels beside the message, as `lb`.
+ * the LB id (docs/kops-parity.md has the lines). The error gives the other identifier beside the message, as `lb`.
  */
 export const kopsMessage = {
   listBackends: (lbId: string) => `listing back-ends for load-balancer ${lbId}`,

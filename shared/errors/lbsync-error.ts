@@ -148,9 +148,9 @@ export const ERROR_CATALOG = {
 export type ErrorCode = keyof typeof ERROR_CATALOG;
 
 /**
- * The codes that are no reconcile's error: the CLI's own (bad usage, an id that names nothing) and the HTTP
- * answers of the inject function and the cron triggers. Each is told with its hint; docs/troubleshooting.md has an
- * entry for each (test/unit/errors/error-codes.test.ts finds every code the code emits and holds it to the page).
+ * The codes that no reconcile ends with: the CLI's own (bad usage, an id that names nothing) and the HTTP answers of
+ * the inject function and the cron triggers. Each comes with its hint, and docs/troubleshooting.md has an entry for
+ * each (test/unit/errors/error-codes.test.ts finds every code the code emits and checks it against the page).
  */
 export const COMMAND_ERROR_CATALOG = {
   usage: { hint: 'A flag, argument or value the command does not take (exit 64); the message names it. Run the command with --help.' },

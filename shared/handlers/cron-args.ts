@@ -18,8 +18,8 @@ export const cronArgsSchema = z
   .strict();
 
 /**
- * The targets the args select (every target when they name none) and the names no target has, each told once in a
- * warning: an unknown name is skipped, never an error (the configuration may have changed since the cron was set).
+ * The targets the args select (every target when they name none), and the names no target has. An unknown name is
+ * skipped with one warning, never an error, because the configuration may have changed since the cron was set.
  */
 export function selectCronTargets<T extends { name: string }>(
   args: z.output<typeof cronArgsSchema>,
@@ -34,7 +34,10 @@ export function selectCronTargets<T extends { name: string }>(
   return { selected: targets.filter((t) => !wanted || wanted.has(t.name)), unknownTargets };
 }
 
-/** An empty body is `{}`; invalid JSON (or JSON nested too deep) or args are a 400 naming the field and the fix (`example`: valid args). */
+/**
+ * An empty body is `{}`. Invalid JSON, JSON nested too deep or invalid args get a 400 naming the field and the fix
+ * (`example`: valid args).
+ */
 export function parseCronArgs<S extends z.ZodType>(
   rawBody: string,
   schema: S,

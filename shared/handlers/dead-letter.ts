@@ -7,13 +7,14 @@ import { serializeError } from '../errors/lbsync-error';
 /**
  * What lands in the dead-letter queue: enough to understand, fix and redrive.
  *
- * Deliveries are at least once: a message whose invocation wrote its dead letter but could not answer
- * is delivered again and writes it again. The queue cannot prevent that: MessageDeduplicationId works on
- * FIFO queues only, a dead-letter queue has the type of the queue it serves, and a FIFO reconcile queue
- * would let one message be in flight at a time (Scaleway has no MessageGroupId). So the record carries a
- * recordId fixed by the event itself (its id, target, attempt and every other field), or by the body for an
- * invalid one: readers (`lbsync dlq`) group records by it, mark the later ones duplicate_of the first, and
- * redrive each recordId once. An event id alone is no key: inject takes any id its caller chooses, so two
+ * Deliveries are at least once. If an invocation writes its dead letter but cannot answer, the message is
+ * delivered again and writes it again. The queue cannot prevent that:
+ * - MessageDeduplicationId works on FIFO queues only;
+ * - a dead-letter queue has the type of the queue it serves;
+ * - a FIFO reconcile queue would let only one message be in flight at a time (Scaleway has no MessageGroupId).
+ * So the record carries a recordId fixed by the event itself (its id, target, attempt and every other field), or by
+ * the body of an invalid one. Readers (`lbsync dlq`) group records by it, mark the later ones duplicate_of the first,
+ * and redrive each recordId once. An event id alone is not a key: inject takes any id its caller chooses, so two
  * events for two targets may share one.
  */
 export interface DeadLetterRecord {
@@ -41,12 +42,12 @@ export interface DeadLetterRecord {
   deadLetteredAt: string;
 }
 
-/** Every valid event fits; a longer body (the queue takes up to 256 KiB) is cut there, and says so. */
+/** Every valid event fits. A longer body (the queue takes up to 256 KiB) is cut here, and the record says so. */
 export const RAW_BODY_KEEP_BYTES = MAX_EVENT_BYTES;
 /** Past this, a JSON-escaped body (control characters take 6 bytes each) is kept as base64 instead. */
 const RAW_BODY_MAX_ESCAPED = 2 * MAX_EVENT_BYTES;
 
-/** JSON with every object's keys in order: one event, however its keys were ordered, is one text. */
+/** JSON with every object's keys sorted, so one event gives one text whatever order its keys came in. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, child: unknown) =>
     child !== null && typeof child === 'object' && !Array.isArray(child)

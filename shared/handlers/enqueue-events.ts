@@ -1,7 +1,8 @@
-// The one way onto the reconcile queue for the functions that make events (inject, sweep, watch): each hands its
-// events to enqueueEvents, and a failed hand-off is told one way by all three: queue_unavailable, answered 503.
-// 503 because the queue could not take the events now and the caller should try again (inject's caller, or the
-// next cron run); nothing upstream gave a bad answer, which is what a 502 would say.
+// The one way onto the reconcile queue. Everything that makes events (inject, sweep, watch, `lbsync inject --queue`
+// and `lbsync dlq redrive`) hands them to enqueueEvents, so a failed hand-off is reported the same way by all:
+// queue_unavailable, answered 503 by a function.
+// It is a 503 because the queue could not take the events now, and the caller should try again (inject's caller, or
+// the next cron run). A 502 would say that something upstream gave a bad answer, which is not the case.
 import type { BatchEntry, BatchResult, EventQueue } from '../adapters/queue';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { LbSyncEvent } from '../schemas/event';
@@ -88,7 +89,7 @@ export async function enqueueEvents(sink: EventSink, outgoing: readonly Outgoing
   return { sent, calls: batch.calls, failure: refusal(failed) };
 }
 
-/** The failure of a hand-off the queue answered, refusing these events (those it took are sent). */
+/** A hand-off where the queue answered but refused these events. The events it took are sent. */
 export function refusal(failed: RefusedEvent[]): EnqueueFailure {
   const message = `the queue refused ${failed.length} event(s)`;
   const error = new LbSyncError('queue_unavailable', `${message}: ${failed.map((f) => `${f.target} (${f.code})`).join(', ')}`);

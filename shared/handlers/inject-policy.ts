@@ -1,10 +1,9 @@
-// What a caller of inject may say, beyond what the event schema allows: the fields only the system
-// sets (attempt, notBefore, firstAttemptAt: a caller could otherwise park an event in 2099, skip its retries or
-// stretch its retry horizon) and the sources only the system uses (sweep, audit: they tell operators which part
-// of the system acted).
+// What a caller of inject may not send, though the event schema allows it:
+// - the fields only the system sets (attempt, notBefore, firstAttemptAt). Otherwise a caller could park an event
+//   in 2099, skip its retries or stretch its retry horizon;
+// - the sources only the system uses (sweep, audit). They tell operators which part of the system acted.
 import type { FieldError } from '../errors/field-errors';
-
-export const INJECTABLE_SOURCES = ['manual', 'instance-replacement'] as const;
+import { INJECTABLE_SOURCES } from '../schemas/event-sources';
 
 const SYSTEM_FIELDS: Record<string, string> = {
   attempt: 'is set by the system when it re-enqueues an event, never by a caller',

@@ -1,13 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { EventQueue } from '../adapters/queue';
 import type { LbSyncError } from '../errors/lbsync-error';
 import { validationError } from '../errors/lbsync-error';
 import type { Logger } from '../platform/log';
 import type { PlatformEvent, PlatformResponse } from '../platform/request-response';
-import { header, jsonResponse, requestBody } from '../platform/request-response';
+import { jsonResponse } from '../platform/request-response';
+import { acceptJson, badRequest, type JsonEdge } from '../platform/http-edge';
 import { completeEvent, type LbSyncEvent, MAX_EVENT_BYTES, parseEvent } from '../schemas/event';
 import type { FieldError } from '../errors/field-errors';
-import { decodeJsonInput, problemText } from '../schemas/json-input';
 import type { Target } from '../schemas/target';
 import { ENQUEUE_FAILURE_STATUS, enqueueEvents, enqueueFailureBody } from './enqueue-events';
 import { checkInjectPolicy } from './inject-policy';
@@ -23,60 +22,27 @@ export interface InjectDeps {
   now?: () => Date;
 }
 
-/** Compares digests so neither length nor content leaks through timing. */
-export function tokenMatches(presented: string, expected: string): boolean {
-  const a = createHash('sha256').update(presented).digest();
-  const b = createHash('sha256').update(expected).digest();
-  return timingSafeEqual(a, b);
-}
-
-function bearer(event: PlatformEvent): string | undefined {
-  const value = header(event, 'authorization');
-  const match = value ? /^Bearer\s+(.+)$/i.exec(value.trim()) : null;
-  return match?.[1];
-}
-
-const badRequest = (message: string, errors: FieldError[]) => jsonResponse(400, { error: 'invalid_event', message, errors });
+/** Inject's edge: POST with `Authorization: Bearer <INJECT_TOKEN>`, a JSON event of at most 64 KiB. */
+const INJECT_EDGE: JsonEdge = {
+  name: 'inject',
+  tokenVariable: 'INJECT_TOKEN',
+  insecureVariable: 'LBSYNC_INJECT_INSECURE',
+  maxBytes: MAX_EVENT_BYTES,
+  invalid: { code: 'invalid_event', path: 'event', expected: 'a JSON object matching event version 1' },
+};
 
 /** The event refused: its problems as validationError lists them (the first few, and how many more). */
 function refusedEvent(problems: FieldError[]): PlatformResponse {
   const refused = validationError('invalid_event', 'event', problems);
-  return badRequest(refused.message, refused.fieldErrors ?? []);
+  return badRequest(INJECT_EDGE, refused.message, refused.fieldErrors ?? []);
 }
 
 /** POST an event: authenticate, validate, enqueue, answer 202 with its id. */
 export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps): Promise<PlatformResponse> {
-  const method = (event.httpMethod ?? 'POST').toUpperCase();
-  if (method !== 'POST') return jsonResponse(405, { error: 'method_not_allowed', message: 'use POST' }, { Allow: 'POST' });
-
-  if (!deps.token && !deps.insecure) {
-    deps.logger.error('INJECT_TOKEN is not set; refusing every request (set LBSYNC_INJECT_INSECURE=true only for local use)');
-    return jsonResponse(503, { error: 'not_configured', message: 'the inject function has no INJECT_TOKEN configured' });
-  }
-  if (deps.token) {
-    const presented = bearer(event);
-    if (!presented || !tokenMatches(presented, deps.token)) {
-      return jsonResponse(401, { error: 'unauthorized', message: 'missing or invalid credentials' }, { 'WWW-Authenticate': 'Bearer' });
-    }
-  }
-
-  const body = requestBody(event);
-  if (Buffer.byteLength(body, 'utf8') > MAX_EVENT_BYTES) {
-    return jsonResponse(413, { error: 'payload_too_large', message: `the body must be at most ${MAX_EVENT_BYTES} bytes` });
-  }
-  const contentType = header(event, 'content-type');
-  if (contentType && !/^application\/json\b/i.test(contentType.trim())) {
-    return jsonResponse(415, { error: 'unsupported_media_type', message: 'send Content-Type: application/json' });
-  }
-
-  const decoded = decodeJsonInput(body);
-  if (!('value' in decoded)) {
-    return badRequest(`the body ${problemText(decoded)}`, [
-      { path: 'event', message: decoded.problem, fix: 'send a JSON object matching event version 1' },
-    ]);
-  }
-  let value = decoded.value;
-  // Fields and sources only the system sets are refused, together with whatever else is wrong.
+  const received = acceptJson(event, INJECT_EDGE, deps);
+  if ('answer' in received) return received.answer;
+  let value = received.value;
+  // Take out the system-only fields and sources here, so their errors are reported together with the schema's.
   const policy = checkInjectPolicy(value);
   value = policy.rest;
   if (value && typeof value === 'object' && !Array.isArray(value) && !Object.hasOwn(value, 'source')) {
@@ -92,7 +58,7 @@ export async function handleInjectRequest(event: PlatformEvent, deps: InjectDeps
   if (policy.errors.length > 0) return refusedEvent(policy.errors);
   if (!deps.targets.has(parsed.target)) {
     const known = [...deps.targets.keys()];
-    return badRequest(`no target named "${parsed.target}"`, [
+    return badRequest(INJECT_EDGE, `no target named "${parsed.target}"`, [
       {
         path: 'event.target',
         message: 'is not a configured target',

@@ -2,55 +2,46 @@ import type { EventQueue } from '../adapters/queue';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { withoutWrites } from '../adapters/scaleway';
 import { describeAction } from '../core/action-text';
-import type { AnswerFigures } from '../core/answer-figures';
-import { answerFigures, worstPool } from '../core/answer-figures';
-import type { DiscoveredPool } from '../core/desired';
-import type { LbPlace } from '../core/lb-identity';
-import { placeLabel } from '../core/lb-identity';
-import type { DeadLetter, DeadLetterReason, Done, Requeue } from '../core/disposition';
+import type { DeadLetter, DeadLetterReason, DispositionPolicy, Done, Hold, Requeue } from '../core/disposition';
 import { decideDisposition } from '../core/disposition';
-import type { Action } from '../core/model';
+import type { LbPlace } from '../core/lb-identity';
 import type { LeavingMember } from '../core/leaving';
-import { describeLeaving } from '../core/leaving';
-import type { BackendRollout } from '../core/rollout';
-import { describeRollout } from '../core/rollout-text';
-import { deadLetterRecord } from './dead-letter';
+import type { Action } from '../core/model';
 import type { LbIdentity } from '../errors/lbsync-error';
 import { LbSyncError } from '../errors/lbsync-error';
-import type { RuntimeConfig } from '../platform/config';
-import type { Deadline } from '../platform/deadline';
-import { invocationDeadline } from '../platform/deadline';
-import type { Logger } from '../platform/log';
-import type { LineFields } from '../platform/log-schema';
-import type { PlatformResponse } from '../platform/request-response';
-import { jsonResponse } from '../platform/request-response';
 import type { Scrubber } from '../outbound/scrub';
 import { createScrubber } from '../outbound/scrub';
-import type { Sleep } from '../reconcile/readiness';
-import { realSleep } from '../reconcile/readiness';
+import type { RuntimeConfig } from '../platform/config';
+import type { Clock } from '../platform/deadline';
+import { invocationDeadline, realClock } from '../platform/deadline';
+import type { Logger } from '../platform/log';
+import type { PlatformResponse } from '../platform/request-response';
+import { jsonResponse } from '../platform/request-response';
+import type { AnswerLine, InvocationContext } from '../reconcile/context';
+import { invocationContext } from '../reconcile/context';
 import type { LbReconcile, ReconcileResult, ReconcileStatus } from '../reconcile/reconcile-target';
 import { describePlanned, reconcileSettings, reconcileTarget } from '../reconcile/reconcile-target';
 import type { LbSyncEvent } from '../schemas/event';
 import { decodeEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
+import { deadLetterRecord } from './dead-letter';
 
 export type ReconcileOutcome = 'applied' | 'noop' | 'dry_run' | 'retry_scheduled' | 'dead_lettered';
 
 export interface ReconcileMessageDeps {
   targets: ReadonlyMap<string, Target>;
   /**
-   * A fresh gateway per message, so its call count is this message's; its requests authenticate with the target's
-   * key (shared/platform/target-keys.ts), end by the deadline and carry the event id in their User-Agent. It throws
-   * an LbSyncError when the target's key cannot be read: that target's event fails, and nothing else.
+   * Makes the invocation's gateway once the event names its target, so the call count is this message's alone. Its
+   * requests use the target's key (shared/platform/target-keys.ts), stop at the deadline and carry the event id in
+   * their User-Agent. It throws an LbSyncError when the target's key cannot be read: only that target's event fails.
    */
-  gateway: (deadline: Deadline, eventId: string, target: Target) => ScalewayGateway;
-  queue: () => EventQueue;
-  reconcileQueueUrl: string;
-  deadLetterQueueUrl: string;
+  gateway: (target: Target, invocation: Pick<InvocationContext, 'deadline' | 'eventId'>) => ScalewayGateway;
+  /** Where the event is sent back (a retry, an early event) and where its dead letter goes. */
+  queues: { client: () => EventQueue; reconcileQueueUrl: string; deadLetterQueueUrl: string };
   runtime: RuntimeConfig;
   logger: Logger;
-  now?: () => Date;
-  sleep?: Sleep;
+  /** Default: the real clock. */
+  clock?: Clock;
   random?: () => number;
   /** Applied to dead-letter records (the answer is scrubbed by the function shell); default: URL credentials only. */
   scrubber?: Scrubber;
@@ -60,7 +51,7 @@ export interface ReconcileMessageDeps {
 
 /** The reconcile function's answer: its keys are a contract (docs/architecture.md, "The functions' answers"). */
 export interface ReconcileAnswerBody {
-  /** With a 500: handoff_failed (a send to a queue failed), function_failed (not handled: its configuration refused...). */
+  /** With a 500: handoff_failed when a send to a queue failed; function_failed when the function could not run at all. */
   outcome: ReconcileOutcome | 'handoff_failed' | 'function_failed';
   target?: string;
   eventId?: string;
@@ -98,11 +89,11 @@ export interface AnswerLb {
   /** A dry run: the writes it would make on it. */
   planned?: string[];
   leaving?: LeavingMember[];
-  /** Why it is not done: what stopped it (failed), or what it carries (removals held back). */
+  /** Why it is not done: the error that stopped it (failed), or its deferred removals. */
   error?: ErrorSummary;
 }
 
-/** kOps' message, plus the LB's id and name side by side (the message carries only the one kOps uses). */
+/** The message names the LB only as kOps does, by id or by name, so `lb` gives both. */
 function errorSummary(error: LbSyncError): ErrorSummary {
   return { code: error.code, message: error.message, hint: error.hint, ...(error.lb && { lb: error.lb }) };
 }
@@ -120,89 +111,224 @@ function answerLbs(lbs: readonly LbReconcile[], dryRun: boolean): AnswerLb[] {
   }));
 }
 
-/** What decodeEvent threw, as the invalid_event it is (it throws nothing else; anything would be dead-lettered so). */
+/** decodeEvent throws only invalid_event. Anything else is wrapped as one, so it is dead-lettered all the same. */
 function asInvalidEvent(error: unknown): LbSyncError {
   return error instanceof LbSyncError
     ? error
     : new LbSyncError('invalid_event', `event is invalid: ${(error as Error)?.message ?? String(error)}`, { cause: error });
 }
 
-/** A send to a queue that failed: the one failure this handler answers 500 for itself (`handoff_failed`). */
+/** A failed send to a queue: the only failure this handler answers 500 for itself (`handoff_failed`). */
 class HandOffFailed extends Error {
   constructor(readonly failure: unknown) {
     super('hand-off to the queue failed', { cause: failure });
   }
 }
 
+/** The handler's answer, and the fields the outcome adds to the final log line. */
+interface Answer {
+  status: 200 | 500;
+  body: ReconcileAnswerBody;
+  level: 'info' | 'warn' | 'error';
+  message: string;
+  line: Partial<AnswerLine>;
+}
+
 /**
- * One queue message, end to end: decode, decide (shared/core/disposition.ts), reconcile when told to, decide again,
- * and carry the decision out: hold, send back, dead-letter or answer done.
+ * Handles one queue message end to end. It decodes the event, decides what to do (shared/core/disposition.ts),
+ * reconciles if told to, decides again, and carries the decision out: hold, send back, dead-letter or answer done.
+ * Every step adds fields to one final log line, which is written once, here, at the end.
  */
 export async function handleReconcileMessage(rawBody: string, deps: ReconcileMessageDeps): Promise<PlatformResponse> {
-  const now = deps.now ?? (() => new Date());
-  const sleep = deps.sleep ?? realSleep;
-  const scrubber = deps.scrubber ?? createScrubber();
-  const policy = { retry: deps.runtime.retry, delayMode: deps.runtime.delayMode, maxHoldMs: deps.runtime.maxHoldMs };
-  // LBSYNC_MODE=shadow: read and plan as a write would, write nothing (twice locked: the plan, and the gateway).
-  const shadow = deps.runtime.mode === 'shadow';
+  const clock = deps.clock ?? realClock;
+  const receivedAt = clock.now();
   // Every wait below is clipped to this, so the invocation hands the event on before the platform's timeout.
-  const deadline = invocationDeadline(now().getTime(), deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, () =>
-    now().getTime(),
-  );
-  let log = deps.logger;
-  /**
-   * Sends to a queue, a failure marked as the hand-off's. Anything else thrown (a configuration refused while a gateway
-   * is made, a bug) is not a hand-off: it leaves this handler as itself, and the function shell answers 500 with its code.
-   */
-  const handOff = async (...args: Parameters<EventQueue['send']>) => {
-    const queue = deps.queue();
+  const deadline = invocationDeadline(receivedAt, deps.runtime.functionTimeoutMs, deps.runtime.deadlineMarginMs, clock);
+  const ctx = invocationContext({ logger: deps.logger, clock, deadline });
+  const message = new Message(rawBody, deps, ctx);
+  let answer: Answer;
+  try {
+    answer = await message.handle(receivedAt);
+  } catch (thrown) {
+    if (!(thrown instanceof HandOffFailed)) throw thrown;
+    answer = handOffFailed(thrown.failure);
+  }
+  ctx.answer.add(answer.line);
+  ctx.answer.write(ctx.logger, answer.level, answer.message);
+  return jsonResponse(answer.status, answer.body);
+}
+
+/** One message's handling: the steps in order, then the disposition carried out. */
+class Message {
+  private readonly policy: DispositionPolicy;
+  private readonly scrubber: Scrubber;
+
+  constructor(
+    private readonly rawBody: string,
+    private readonly deps: ReconcileMessageDeps,
+    private readonly ctx: InvocationContext,
+  ) {
+    this.policy = { retry: deps.runtime.retry, delayMode: deps.runtime.delayMode, maxHoldMs: deps.runtime.maxHoldMs };
+    this.scrubber = deps.scrubber ?? createScrubber();
+  }
+
+  private now(): Date {
+    return new Date(this.ctx.clock.now());
+  }
+
+  async handle(receivedAt: number): Promise<Answer> {
+    const { ctx, deps, policy } = this;
+    let event: LbSyncEvent;
     try {
-      return await queue.send(...args);
+      event = decodeEvent(this.rawBody);
+    } catch (error) {
+      return this.carryOut(decideDisposition({ stage: 'undecodable', error: asInvalidEvent(error) }, policy));
+    }
+    ctx.eventId = event.id;
+    ctx.logger = ctx.logger.child({ event_id: event.id, target: event.target, attempt: event.attempt });
+    ctx.answer.add({ source: event.source, ...ageAtReceipt(event, receivedAt) });
+    ctx.logger.info({ source: event.source, dry_run: event.dryRun ?? false }, 'event received');
+
+    const target = deps.targets.get(event.target);
+    const onReceipt = decideDisposition(
+      { stage: 'received', event, targetKnown: target !== undefined, now: this.now(), remainingMs: ctx.deadline.remainingMs() },
+      policy,
+    );
+    if (onReceipt.kind !== 'dead_letter') await this.holdEarly(onReceipt);
+    if (onReceipt.kind !== 'hold') return this.carryOut(onReceipt, event);
+
+    const startedAt = this.now();
+    // An unknown target was dead-lettered above: the target is known here.
+    const result = await this.reconcile(target as Target, event);
+    const verdict = result instanceof LbSyncError ? { status: 'failed' as const, error: result } : result;
+    const disposition = decideDisposition({ stage: 'reconciled', event, result: verdict, now: this.now(), startedAt }, policy, deps.random);
+    return this.carryOut(disposition, event, result instanceof LbSyncError ? undefined : result);
+  }
+
+  /** An early event waits here until it is due, or for as long as the invocation allows, then is reconciled or sent back. */
+  private async holdEarly(disposition: Hold | Requeue): Promise<void> {
+    const { holdMs } = disposition;
+    if (holdMs === 0 && disposition.kind === 'hold') return;
+    const waitMs = holdMs + (disposition.kind === 'requeue' ? disposition.delayMs : 0);
+    this.ctx.logger.debug({ wait_ms: waitMs, hold_ms: holdMs }, 'holding early event until due');
+    await this.ctx.clock.sleep(holdMs);
+  }
+
+  /** Returns the error, not the result, when the target's own key cannot be read (unset or malformed): that target fails for good. */
+  private async reconcile(target: Target, event: LbSyncEvent): Promise<ReconcileResult | LbSyncError> {
+    const { deps, ctx } = this;
+    let gateway: ScalewayGateway;
+    try {
+      gateway = deps.gateway(target, ctx);
+    } catch (error) {
+      // A bad deployment key breaks every target, so it is thrown: the shell answers 500 and the message is redelivered.
+      if (!(error instanceof LbSyncError) || !target.credentials) throw error;
+      return error;
+    }
+    // LBSYNC_MODE=shadow reads and plans as usual but writes nothing. The plan and a gateway without writes both enforce it.
+    const shadow = deps.runtime.mode === 'shadow';
+    return reconcileTarget(
+      target,
+      event,
+      {
+        gateway: shadow ? withoutWrites(gateway) : gateway,
+        shadow,
+        // The sweep's events read every backend's health: each target's passing members are logged every period.
+        readHealth: event.source === 'sweep',
+        ...reconcileSettings(deps.runtime),
+        ...(deps.ownerId && { ownerId: deps.ownerId }),
+      },
+      ctx,
+    );
+  }
+
+  /** Marks a failed send as HandOffFailed. Any other error reaches the function shell, which answers 500. */
+  private async handOff(...args: Parameters<EventQueue['send']>): Promise<void> {
+    const queue = this.deps.queues.client();
+    try {
+      await queue.send(...args);
     } catch (error) {
       throw new HandOffFailed(error);
     }
-  };
+  }
 
-  // Known once decoded and reconciled: the final line's source and pool figures (also when the hand-off fails).
-  let decoded: LbSyncEvent | undefined;
-  let result: ReconcileResult | undefined;
-  const receivedAt = now().getTime();
-  /** The message's one final line (shared/platform/log-schema.ts): what it answered, and the pool figures. */
-  const answered = (fields: Omit<LineFields<'reconcile_answer'>, keyof AnswerLineFigures | 'log_type' | 'source' | 'age_ms'>) =>
-    ({
-      log_type: 'reconcile_answer',
-      ...(decoded && { source: decoded.source, ...ageAtReceipt(decoded, receivedAt) }),
-      ...fields,
-      ...answerLineFigures(result),
-    }) satisfies LineFields<'reconcile_answer'>;
+  /** Carries out what was decided for this event (after its reconcile, when there was one: `result`). */
+  private async carryOut(disposition: Done | Requeue | DeadLetter, event?: LbSyncEvent, result?: ReconcileResult): Promise<Answer> {
+    switch (disposition.kind) {
+      case 'done':
+        return this.done(disposition, event as LbSyncEvent, result);
+      case 'dead_letter':
+        return this.deadLetter(disposition, event);
+      case 'requeue':
+        return this.requeue(disposition, event as LbSyncEvent, result);
+    }
+  }
 
-  const deadLetter = async (reason: DeadLetterReason, error: LbSyncError, event?: LbSyncEvent): Promise<PlatformResponse> => {
-    // The event is scrubbed before its recordId is made of it: `lbsync dlq` computes the id again from what is kept.
-    const kept = event ? { event: scrubber.value(event) } : { rawBody: scrubber.text(rawBody) };
-    const record = deadLetterRecord({ reason, error, ...kept, now: now() });
-    await handOff(deps.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
-    log.warn(
-      answered({ outcome: 'dead_lettered', reason, code: error.code, record_id: record.recordId, error }),
-      `dead-lettered: ${reason}: ${error.message}`,
-    );
-    return jsonResponse(200, {
-      outcome: 'dead_lettered',
-      reason,
-      target: event?.target,
-      eventId: event?.id,
-      attempt: event?.attempt,
-      recordId: record.recordId,
-      error: errorSummary(error),
-    } satisfies ReconcileAnswerBody);
-  };
+  private done({ outcome }: Done, event: LbSyncEvent, result: ReconcileResult | undefined): Answer {
+    const common = this.common(event, result);
+    if (outcome !== 'dry_run') {
+      const line = { outcome, ...convergence(event, this.now()) };
+      return { status: 200, body: { outcome, ...common }, level: 'info', message: `outcome: ${outcome}`, line };
+    }
+    const planned = result ? describePlanned(result) : [];
+    const writes = planned.length > 0 ? planned.join('; ') : 'nothing';
+    const body = { outcome, ...common, planned };
+    if (result?.shadow) {
+      const message = `outcome: dry_run (shadow mode, nothing written), would write: ${writes}`;
+      return { status: 200, body, level: 'info', message, line: { outcome, shadow_writes: planned.length } };
+    }
+    return { status: 200, body, level: 'info', message: `outcome: dry_run, would write: ${writes}`, line: { outcome } };
+  }
 
-  /** Carries out what was decided for this event (after the reconcile, when there was one: `result`). */
-  const carryOut = async (disposition: Done | Requeue | DeadLetter, event: LbSyncEvent): Promise<PlatformResponse> => {
-    const common = {
+  private async deadLetter({ reason, error }: DeadLetter, event?: LbSyncEvent): Promise<Answer> {
+    const { scrubber } = this;
+    // Scrub first: `lbsync dlq` recomputes the recordId from the scrubbed record, so the id must be made from it too.
+    const kept = event ? { event: scrubber.value(event) } : { rawBody: scrubber.text(this.rawBody) };
+    const record = deadLetterRecord({ reason, error, ...kept, now: this.now() });
+    await this.handOff(this.deps.queues.deadLetterQueueUrl, scrubber.text(JSON.stringify(record)));
+    return {
+      status: 200,
+      body: {
+        outcome: 'dead_lettered',
+        reason,
+        target: event?.target,
+        eventId: event?.id,
+        attempt: event?.attempt,
+        recordId: record.recordId,
+        error: errorSummary(error),
+      },
+      level: 'warn',
+      message: `dead-lettered: ${reason}: ${error.message}`,
+      line: { outcome: 'dead_lettered', reason, code: error.code, record_id: record.recordId, error },
+    };
+  }
+
+  /** Sends the event back: a retry (`next`, with its error), or an early event unchanged, after holding it as long as allowed. */
+  private async requeue(disposition: Requeue, event: LbSyncEvent, result: ReconcileResult | undefined): Promise<Answer> {
+    const { delayMs, delaySeconds, next, error } = disposition;
+    const sent = next ? JSON.stringify(next) : this.rawBody;
+    await this.handOff(this.deps.queues.reconcileQueueUrl, sent, delaySeconds === undefined ? {} : { delaySeconds });
+    const body = { outcome: 'retry_scheduled' as const, ...this.common(event, result), retryInMs: delayMs };
+    if (!next || !error) {
+      const line = { outcome: 'retry_scheduled' as const, retry_in_ms: delayMs };
+      return { status: 200, body, level: 'info', message: 'not due yet: re-enqueued unchanged', line };
+    }
+    return {
+      status: 200,
+      body: { ...body, error: errorSummary(error) },
+      level: 'info',
+      message: `retry ${next.attempt} in ${delayMs} ms: ${error.message}`,
+      line: { outcome: 'retry_scheduled', code: error.code, retry_in_ms: delayMs, next_attempt: next.attempt, error },
+    };
+  }
+
+  /** What every answer but a dead letter's tells: the event, and what its reconcile did. */
+  private common(event: LbSyncEvent, result: ReconcileResult | undefined) {
+    return {
       target: event.target,
       eventId: event.id,
       attempt: event.attempt,
-      ...(shadow && { mode: 'shadow' as const }),
+      ...(this.deps.runtime.mode === 'shadow' && { mode: 'shadow' as const }),
       ...(result && {
         actions: result.done.map((a) => a.kind),
         apiCalls: { reads: result.apiCalls.reads, writes: result.apiCalls.writes },
@@ -211,241 +337,24 @@ export async function handleReconcileMessage(rawBody: string, deps: ReconcileMes
         ...(result.lbs && { lbs: answerLbs(result.lbs, result.dryRun) }),
       }),
     };
-    switch (disposition.kind) {
-      case 'done': {
-        const { outcome } = disposition;
-        if (outcome === 'dry_run') {
-          const planned = result ? describePlanned(result) : [];
-          const shadowed = result?.shadow ? { shadow_writes: planned.length } : {};
-          const writes = planned.length > 0 ? planned.join('; ') : 'nothing';
-          if (result?.shadow)
-            log.info(answered({ outcome, ...shadowed }), `outcome: dry_run (shadow mode, nothing written), would write: ${writes}`);
-          else log.info(answered({ outcome }), `outcome: dry_run, would write: ${writes}`);
-          return jsonResponse(200, { outcome, ...common, planned } satisfies ReconcileAnswerBody);
-        }
-        log.info(answered({ outcome, ...convergence(event, now()) }), `outcome: ${outcome}`);
-        return jsonResponse(200, { outcome, ...common } satisfies ReconcileAnswerBody);
-      }
-      case 'dead_letter':
-        return deadLetter(disposition.reason, disposition.error, event);
-      case 'requeue': {
-        const { holdMs, delayMs, delaySeconds, next, error } = disposition;
-        if (holdMs > 0 || !next) {
-          log.debug({ wait_ms: holdMs + delayMs, hold_ms: holdMs }, 'holding early event until due');
-          await sleep(holdMs);
-        }
-        await handOff(deps.reconcileQueueUrl, next ? JSON.stringify(next) : rawBody, delaySeconds === undefined ? {} : { delaySeconds });
-        if (next && error) {
-          log.info(
-            answered({ outcome: 'retry_scheduled', code: error.code, retry_in_ms: delayMs, next_attempt: next.attempt, error }),
-            `retry ${next.attempt} in ${delayMs} ms: ${error.message}`,
-          );
-          return jsonResponse(200, {
-            outcome: 'retry_scheduled',
-            ...common,
-            retryInMs: delayMs,
-            error: errorSummary(error),
-          } satisfies ReconcileAnswerBody);
-        }
-        log.info(answered({ outcome: 'retry_scheduled', retry_in_ms: delayMs }), 'not due yet: re-enqueued unchanged');
-        return jsonResponse(200, { outcome: 'retry_scheduled', ...common, retryInMs: delayMs } satisfies ReconcileAnswerBody);
-      }
-    }
-  };
+  }
+}
 
-  try {
-    let event: LbSyncEvent;
-    try {
-      event = decodeEvent(rawBody);
-    } catch (error) {
-      const { reason, error: invalid } = decideDisposition({ stage: 'undecodable', error: asInvalidEvent(error) }, policy);
-      return await deadLetter(reason, invalid);
-    }
-    decoded = event;
-    log = log.child({ event_id: event.id, target: event.target, attempt: event.attempt });
-    log.info({ source: event.source, dry_run: event.dryRun ?? false }, 'event received');
-
-    const target = deps.targets.get(event.target);
-    const onReceipt = decideDisposition(
-      { stage: 'received', event, targetKnown: target !== undefined, now: now(), remainingMs: deadline.remainingMs() },
-      policy,
-    );
-    if (onReceipt.kind !== 'hold') return await carryOut(onReceipt, event);
-    if (onReceipt.holdMs > 0) {
-      log.debug({ wait_ms: onReceipt.holdMs, hold_ms: onReceipt.holdMs }, 'holding early event until due');
-      await sleep(onReceipt.holdMs);
-    }
-
-    // An unknown target was dead-lettered above: the target is known here.
-    const startedAt = now();
-    let gateway: ScalewayGateway;
-    try {
-      gateway = deps.gateway(deadline, event.id, target as Target);
-    } catch (error) {
-      // The target's own key could not be read (a variable unset, a malformed key): this target fails, permanently.
-      // The deployment's key is the deployment's problem: it leaves as itself, and the message is redelivered.
-      if (!(error instanceof LbSyncError) || !(target as Target).credentials) throw error;
-      return await carryOut(
-        decideDisposition({ stage: 'reconciled', event, result: { status: 'failed', error }, now: now(), startedAt }, policy, deps.random),
-        event,
-      );
-    }
-    result = await reconcileTarget(target as Target, event, {
-      gateway: shadow ? withoutWrites(gateway) : gateway,
-      shadow,
-      // The sweep's events read every backend's health: each target's passing members are logged every period.
-      readHealth: event.source === 'sweep',
-      deadline,
-      now: () => now().getTime(),
-      ...reconcileSettings(deps.runtime),
-      ...(deps.ownerId && { ownerId: deps.ownerId }),
-      sleep,
-      onPlanned: (actions, pool, rollouts, leaving, lb) => logPlan(log, actions, pool.ips, rollouts, leaving, lb),
-    });
-    logResult(log, result);
-    return await carryOut(decideDisposition({ stage: 'reconciled', event, result, now: now(), startedAt }, policy, deps.random), event);
-  } catch (thrown) {
-    if (!(thrown instanceof HandOffFailed)) throw thrown;
-    // A failed hand-off: answer 5xx so the platform redelivers and nothing is lost.
-    const error = thrown.failure;
-    log.error(
-      answered({ outcome: 'handoff_failed', code: 'queue_unavailable', error }),
-      'hand-off to the queue failed; answering 500 so the message is redelivered',
-    );
-    return jsonResponse(500, {
+/** A failed hand-off: answered 5xx so the platform redelivers and nothing is lost. */
+function handOffFailed(error: unknown): Answer {
+  return {
+    status: 500,
+    body: {
       outcome: 'handoff_failed',
       error: {
         code: 'queue_unavailable',
         message: (error as Error)?.message ?? String(error),
         hint: 'The message stays on the queue and is redelivered.',
       },
-    } satisfies ReconcileAnswerBody);
-  }
-}
-
-function logPlan(
-  log: Logger,
-  actions: readonly Action[],
-  pool: readonly string[],
-  rollouts: readonly BackendRollout[],
-  leaving: readonly LeavingMember[],
-  lb?: LbPlace,
-): void {
-  // Each leaving server and what its pool does with it, then each removal (now, or held back) with its reason, before
-  // the plan line that carries the write. A target with several LBs: each line names its LB.
-  const on = lb ? log.child({ lb_zone: lb.zone, ...('id' in lb ? { lb_id: lb.id } : { lb_name: lb.name }) }) : log;
-  const at = lb ? ` on load-balancer ${placeLabel(lb)}` : '';
-  for (const line of describeLeaving(leaving)) on.info({ leaving: line }, line);
-  for (const line of rollouts.flatMap(describeRollout)) on.info({ rollout: line }, line);
-  if (actions.length === 0 && rollouts.every((r) => r.rollout.deferred.length === 0))
-    on.info({ pool }, `plan${at}: in sync with [${pool.join(', ')}], nothing to do`);
-  else if (actions.length === 0) on.info({ pool }, `plan${at}: nothing to write now`);
-  else on.info({ plan: actions.map(describeAction) }, `plan${at}: ${actions.map(describeAction).join('; ')}`);
-}
-
-function logResult(log: Logger, result: ReconcileResult): void {
-  for (const warning of result.warnings) log.warn({ warning }, warning);
-  // A failure is told once, by the retry or dead-letter line that follows; here only the figures.
-  log[result.error ? 'debug' : 'info'](
-    {
-      status: result.status,
-      done: result.done.map((a) => a.kind),
-      api_calls: result.apiCalls,
-      duration_ms: result.durationMs,
-      ...(result.error && { error: result.error }),
     },
-    `reconcile ${result.status}: ${result.done.length} write(s), ${result.apiCalls.reads} read(s), ${result.durationMs} ms`,
-  );
-}
-
-type AnswerLineFigures = Pick<
-  LineFields<'reconcile_answer'>,
-  | 'pool_size'
-  | 'pool_passing'
-  | 'pool_needed'
-  | 'pool_short'
-  | 'members_added'
-  | 'members_removed'
-  | 'members_deferred'
-  | 'members_leaving'
-  | 'writes'
-  | 'api_reads'
-  | 'api_writes'
-  | 'api_ms'
-  | 'api_max_ms'
-  | 'lbs'
->;
-type LbLineFigures = NonNullable<LineFields<'reconcile_answer'>['lbs']>[number];
-
-/** One LB's figures (a one-LB target's are the target's): its pool after the answer, what changed in it. */
-function lbFigures(part: Omit<LbReconcile, 'loadBalancer'>, pool: DiscoveredPool | undefined, dryRun: boolean): AnswerFigures {
-  return answerFigures({
-    ...(part.observedBackends && { observedBackends: part.observedBackends }),
-    writes: dryRun ? part.planned : part.done,
-    ...(part.rollouts && { rollouts: part.rollouts }),
-    ...(part.health && { health: part.health }),
-    // The control planes there are, leaving ones included: kOps marks them all at once, and while it replaces them the
-    // target still needs a majority of them passing.
-    ...(pool && { desiredSize: new Set([...pool.ips, ...pool.marked.map((m) => m.ip)]).size }),
-    dryRun,
-  });
-}
-
-/**
- * A target with several LBs: the changes are counted over all its LBs (an address added to two LBs is one member
- * added, as over two backends), the pool figures are the worst-off LB's (worstPool).
- */
-function targetFigures(result: ReconcileResult, lbs: readonly LbReconcile[]): AnswerFigures {
-  const changes = answerFigures({
-    writes: lbs.flatMap((part) => (result.dryRun ? part.planned : part.done)),
-    rollouts: lbs.flatMap((part) => part.rollouts ?? []),
-    dryRun: result.dryRun,
-  });
-  return { ...changes, ...worstPool(lbs.map((part) => lbFigures(part, result.pool, result.dryRun))) };
-}
-
-/** Each LB's own figures, on the final line of a target with several. */
-function lbLines(result: ReconcileResult, lbs: readonly LbReconcile[]): LbLineFigures[] {
-  return lbs.map((part) => {
-    const f = lbFigures(part, result.pool, result.dryRun);
-    return {
-      zone: part.loadBalancer.zone,
-      ...(part.lb
-        ? { lb_id: part.lb.id, lb_name: part.lb.name }
-        : 'id' in part.loadBalancer
-          ? { lb_id: part.loadBalancer.id }
-          : { lb_name: part.loadBalancer.name }),
-      status: part.status,
-      ...(part.error && { code: part.error.code }),
-      writes: (result.dryRun ? part.planned : part.done).map(describeAction),
-      ...(f.poolSize !== undefined && { pool_size: f.poolSize }),
-      ...(f.poolPassing !== undefined && { pool_passing: f.poolPassing }),
-      ...(f.poolShort !== undefined && { pool_short: f.poolShort }),
-      members_deferred: f.deferred,
-    };
-  });
-}
-
-/** The final line's figures: the pool after the answer, what changed in it, the writes (a dry run's: those it would make). */
-function answerLineFigures(result: ReconcileResult | undefined): AnswerLineFigures {
-  const writes = result ? describePlanned(result, result.dryRun ? 'planned' : 'done') : [];
-  const figures = result?.lbs
-    ? targetFigures(result, result.lbs)
-    : lbFigures(result ?? { status: 'noop', planned: [], done: [], warnings: [] }, result?.pool, result?.dryRun ?? false);
-  const leaving = [...(result?.leaving ?? []), ...(result?.lbs ?? []).flatMap((part) => part.leaving ?? [])];
-  return {
-    ...(figures.poolSize !== undefined && { pool_size: figures.poolSize }),
-    ...(figures.poolPassing !== undefined && { pool_passing: figures.poolPassing }),
-    ...(figures.poolNeeded !== undefined && { pool_needed: figures.poolNeeded }),
-    ...(figures.poolShort !== undefined && { pool_short: figures.poolShort }),
-    members_added: figures.added,
-    members_removed: figures.removed,
-    members_deferred: figures.deferred,
-    members_leaving: new Set(leaving.map((m) => m.ip)).size,
-    writes,
-    ...(result && { api_reads: result.apiCalls.reads, api_writes: result.apiCalls.writes }),
-    ...(result?.apiCalls.ms !== undefined && { api_ms: result.apiCalls.ms, api_max_ms: result.apiCalls.maxMs ?? 0 }),
-    ...(result?.lbs && { lbs: lbLines(result, result.lbs) }),
+    level: 'error',
+    message: 'hand-off to the queue failed; answering 500 so the message is redelivered',
+    line: { outcome: 'handoff_failed', code: 'queue_unavailable', error },
   };
 }
 
@@ -455,7 +364,7 @@ function ageAtReceipt(event: LbSyncEvent, receivedAt: number): { age_ms?: number
   return Number.isFinite(due) ? { age_ms: Math.max(0, Math.round(receivedAt - due)) } : {};
 }
 
-/** From the originating event's occurredAt, which every retry carries unchanged, to this answer. */
+/** Time from the first event's occurredAt (every retry keeps it) to this answer. */
 function convergence(event: LbSyncEvent, at: Date): { convergence_ms?: number } {
   const ms = at.getTime() - Date.parse(event.occurredAt);
   return Number.isFinite(ms) ? { convergence_ms: Math.max(0, Math.round(ms)) } : {};

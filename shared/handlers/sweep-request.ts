@@ -27,7 +27,7 @@ export interface SweepDeps {
   targets: readonly Target[];
   queue: () => EventQueue;
   reconcileQueueUrl: string;
-  /** Read, with the reconcile queue, at the run's end: both depths go on the heartbeat (Cockpit has no queue metrics it documents). */
+  /** Read with the reconcile queue at the run's end. Both depths go on the heartbeat, since Cockpit documents no queue metrics. */
   deadLetterQueueUrl?: string;
   logger: Logger;
   /** Spread the events' notBefore over this interval unless the args say otherwise; 0 sends all at once. */
@@ -69,7 +69,7 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
   const listed = selectCronTargets(args, deps.targets, deps.logger, 'sweep');
   const { unknownTargets } = listed;
   const spreadMs = args.spreadSeconds !== undefined ? args.spreadSeconds * 1000 : (deps.spreadMs ?? 0);
-  // Spread, each project takes slots over the whole period (shared/core/sweep-schedule.ts says why).
+  // Deal the slots project by project, so each project's targets span the whole period (shared/core/sweep-schedule.ts says why).
   const selected = spreadMs > 0 ? spreadOrder(listed.selected, projectGroup).map((i) => listed.selected[i] as Target) : listed.selected;
   const startMs = now();
   const occurredAt = new Date(startMs).toISOString();
@@ -87,7 +87,7 @@ export async function handleSweepRequest(rawBody: string, deps: SweepDeps): Prom
     return { event, ...(due !== undefined && sending === 'delayed' && { delaySeconds: delaySecondsUntil(due, startMs) }) };
   });
   const report: SweepReport = { selected: selected.length, enqueued: 0, failed: [], unknownTargets, batches: 0, spreadMs, sending };
-  /** Sends one part; what the queue refused is counted and sending goes on, a queue out of reach stops it. */
+  /** Sends one part. Events the queue refused are counted and sending goes on; a queue out of reach stops it. */
   const send = async (part: Outgoing[]): Promise<EnqueueFailure | undefined> => {
     const { sent, calls, failure } = await enqueueEvents(deps, part);
     report.enqueued += sent.length;
@@ -130,8 +130,8 @@ const depth = (value: string | undefined): number | undefined => {
 };
 
 /**
- * Both queues' depths (GetQueueAttributes, which publish-only credentials may call), for the heartbeat: the alerts on
- * a backlog and on dead letters waiting read them. A queue that does not answer leaves its keys out, with a warning.
+ * Both queues' depths for the heartbeat, read by the alerts on a backlog and on waiting dead letters. Publish-only
+ * credentials may call GetQueueAttributes. If a queue does not answer, its keys are left out, with a warning.
  */
 async function queueDepths(deps: SweepDeps): Promise<Depths> {
   if (!deps.deadLetterQueueUrl) return {};

@@ -23,8 +23,8 @@ export const watchArgsSchema = cronArgsSchema;
 export interface WatchDeps {
   targets: readonly Target[];
   /**
-   * The Audit Trail gateway of this target's key (its credentials, else the watch function's own key), one per key
-   * pair; the organization is given per query. Throws an LbSyncError when that key cannot be read.
+   * The Audit Trail gateway for this target's key (its credentials, else the watch function's own key), one per key
+   * pair. The organization is given per query. Throws an LbSyncError when that key cannot be read.
    */
   auditTrail: (keyHolder: Target) => AuditTrailGateway;
   /** The organization of the targets that name none (SCW_DEFAULT_ORGANIZATION_ID). */
@@ -38,15 +38,15 @@ export interface WatchDeps {
   projectId?: string;
   logger: Logger;
   now?: () => Date;
-  /** ListEvents pages one run reads at the most, shared out among its queries (default MAX_PAGES_PER_RUN). */
+  /** The most ListEvents pages one run reads, shared among its queries (default MAX_PAGES_PER_RUN). */
   maxPagesPerRun?: number;
 }
 
 /**
- * ListEvents pages one run reads at the most, over all its (organization, region) pairs and resource types: 5,000
- * events in pages of 250. The run holds every event it reads (relevance needs them all, in order); so bounded, its
- * worst case peaks near 90 MB on Node 22, inside the 96 MB the 128 MB tier leaves (docs/performance.md). A pair left
- * with pages unread names all its targets, which costs one no-op reconcile each.
+ * The most ListEvents pages one run reads, over all its (organization, region) pairs and resource types: 5,000
+ * events in pages of 250. The run keeps every event it reads in memory, because relevance needs them all, in order.
+ * With this bound its worst case peaks near 90 MB on Node 22, inside the 96 MB the 128 MB tier leaves
+ * (docs/performance.md). A pair with pages left unread names all its targets, at the cost of one no-op reconcile each.
  */
 export const MAX_PAGES_PER_RUN = 20;
 
@@ -71,7 +71,7 @@ export interface WatchReport {
   foreignWrites: { target: string; method: string; userAgent: string; at: string; writer: string }[];
   /** Writers scw-lb-sync kept reverting on a target (three times in 30 minutes): pool_contested. */
   contested: { target: string; writer: string; reverts: number; windowMinutes: number }[];
-  /** Audit Trails no key of theirs may read (a warning for their targets while another pair was read). */
+  /** Audit Trails that none of their targets' keys may read: a warning, as long as another pair was read. */
   unread: UnreadTrail[];
 }
 
@@ -111,12 +111,12 @@ async function readWindow(gateway: AuditTrailGateway, group: TrailGroup, from: D
   };
 }
 
-/** One pair's trail as read (with the key that could read it), or refused to every key tried. */
+/** One pair's trail as read (with the key that could read it), or the refusal and every key tried (`by`). */
 export type TrailOutcome<T> = { group: TrailGroup; read: T } | { group: TrailGroup; refused: LbSyncError; by: string[] };
 
 /**
- * One pair's trail, read once, with the first of its targets' keys that may read it (`auditTrail` gives a key's
- * gateway). A key refused (or unset) lets the next one try; a failure of Audit Trail itself is thrown.
+ * Reads one pair's trail once, with the first of its targets' keys that may read it (`auditTrail` gives a key's
+ * gateway). If a key is refused (or unset), the next one tries. A failure of Audit Trail itself is thrown.
  */
 export async function readTrail<T>(
   group: TrailGroup,
@@ -191,9 +191,9 @@ export interface WatchOutcome {
 }
 
 /**
- * One run of the watcher: read each (organization, region) pair's window once, with a key of its targets that may
- * read it; name the targets the events concern and enqueue each once. A pair no key may read is a warning for its
- * targets; the run fails (502) only when no pair could be read, or Audit Trail itself failed.
+ * One run of the watcher. It reads each (organization, region) pair's window once, with a key of its targets that may
+ * read it. It names the targets the events concern, and enqueues each once. A pair no key may read is a warning for
+ * its targets. The run fails (502) only when no pair could be read, or Audit Trail itself failed.
  */
 export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: WatchDeps): Promise<WatchOutcome> {
   const to = deps.now?.() ?? new Date();
@@ -273,7 +273,7 @@ export async function watchOnce(args: z.output<typeof watchArgsSchema>, deps: Wa
       target: match.target,
       occurredAt: match.lastRecordedAt || window.to,
       ...(args.dryRun !== undefined && { dryRun: args.dryRun }),
-      // The reconcile answer says it too (pool_contested), naming the writer.
+      // Carried in the event so the reconcile answer warns too (pool_contested), naming the writer.
       contested: contested
         .filter((c) => c.target === match.target)
         .slice(0, 10)

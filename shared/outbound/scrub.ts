@@ -1,14 +1,14 @@
 // The one scrubber for everything that leaves a process: log lines, dead-letter records, function
 // answers, CLI output, error messages built from API or fetch failures, and `lbsync doctor --record`'s
-// cassettes. Three passes, so that a secret is caught however it travels:
+// cassettes. Three passes, so that a secret is caught whatever form it takes:
 // - by value: each known secret in every form we produce or decode, wherever it appears in a string: in any
 //   case, each of its characters as itself or escaped (JSON or YAML `\u0041`, `\x41`, URL `%41`, HTML `&#65;`),
-//   and inside base64 or base64url of any text holding it (each run of base64 characters is decoded at its four
-//   alignments, twice over for base64 of base64, and a run that holds a secret is replaced whole);
+//   and inside base64 or base64url of any text containing it (each run of base64 characters is decoded at its four
+//   alignments, twice over for base64 of base64, and a run that contains a secret is replaced whole);
 // - credentials in URLs, which need no list of values: `scheme://user:password@host` and token-like
 //   query parameters (`?token=`, `&X-Amz-Signature=`, ...);
 // - by key, for objects: the value of a field named like a credential (secretKey, token, authorization,
-//   x-auth-token, ...) is replaced whatever it holds.
+//   x-auth-token, ...) is replaced, whatever its value.
 
 export const REDACTED = '[redacted]';
 

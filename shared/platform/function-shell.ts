@@ -17,9 +17,9 @@ type Run = (event: PlatformEvent, runtime: FunctionRuntime, logger: Logger) => P
 type FailureBody = (message: string, code: string) => unknown;
 
 /**
- * The part every function shares: the runtime read once per process, a per-invocation logger
- * with Powertools' keys, a configuration error turned into a logged 500 rather than a crash, and
- * every answer scrubbed of secrets (an API error echoing a key must not reach the caller).
+ * The part every function shares. It reads the runtime once per process and makes a logger per invocation, with
+ * Powertools' keys. A configuration error becomes a logged 500, not a crash. Every answer is scrubbed of secrets,
+ * because an API error that echoes a key must not reach the caller.
  */
 export function functionShell(name: string, run: Run, failureBody: FailureBody): Handle {
   let runtime: FunctionRuntime | undefined;
@@ -80,7 +80,7 @@ function scrubbed(response: PlatformResponse, scrubber: Scrubber): PlatformRespo
   return { ...response, body: scrubber.text(response.body) };
 }
 
-/** Our error's code (invalid_config, mostly: a function fails here when its configuration is refused), else unexpected. */
+/** Our error's code, else unexpected. It is mostly invalid_config: a function fails here when its configuration is invalid. */
 function failureCode(error: unknown): string {
   return error instanceof LbSyncError ? error.code : 'unexpected';
 }

@@ -1,10 +1,13 @@
-// The log lines other tools read, as one table: which lines, which keys, their types. The functions build these
-// lines typed by it; Cockpit's dashboard and alert rules (cockpit/queries.ts) may filter only on its keys; and the
-// lines a real local run prints are checked against it (test/cli/log-schema.test.ts). So docs, dashboard and alerts
-// cannot drift from what the functions print. Every key is snake_case.
+// The log lines other tools read, as one table: which lines, which keys, their types. Three things use it:
+// - the functions build these lines with its types;
+// - Cockpit's dashboard and alert rules (cockpit/queries.ts) may filter only on its keys (cockpit/logql-check.ts,
+//   run by test/unit/cockpit/queries.test.ts and generated.test.ts);
+// - the lines a real local run prints are checked against it (test/cli/npm-start.test.ts).
+// So docs, dashboard and alerts cannot drift from what the functions print. Every key is snake_case.
 import * as z from 'zod';
 import { DEAD_LETTER_REASONS } from '../core/disposition';
-import { EVENT_SOURCES, WRITER_KINDS } from '../schemas/primitives';
+import { EVENT_SOURCES } from '../schemas/event-sources';
+import { WRITER_KINDS } from '../schemas/primitives';
 
 /** The key that names a line of this table; a line without it is free text for people (with the common keys). */
 export const LOG_TYPE_KEY = 'log_type';
@@ -38,8 +41,8 @@ export const commonKeys = {
 
 /**
  * The reconcile function's final line for one message: what it answered, and the figures a dashboard needs. The
- * pool is the target's members after the answer (all its backends together; a dry run leaves it as read);
- * pool_passing only when this reconcile read the LB's health checks (before a removal: a no-op reads none).
+ * pool is the target's members after the answer, over all its backends; a dry run leaves it as read. pool_passing is
+ * there only if this reconcile read the LB's health checks, as it does before a removal (a no-op reads none).
  */
 export const reconcileAnswerLine = z.strictObject({
   ...commonKeys,
@@ -63,7 +66,7 @@ export const reconcileAnswerLine = z.strictObject({
   members_leaving: count.optional(),
   /** The writes made, one line each; in a dry run, the writes it would make. */
   writes: z.array(z.string()),
-  /** From the originating event's occurredAt (kept through retries) to an applied or noop answer. */
+  /** From the first event's occurredAt (kept through retries) to an applied or noop answer. */
   convergence_ms: count.optional(),
   api_reads: count.optional(),
   api_writes: count.optional(),
@@ -77,6 +80,8 @@ export const reconcileAnswerLine = z.strictObject({
   /** The Scaleway API requests of this reconcile: their total time and the slowest one. */
   api_ms: count.optional(),
   api_max_ms: count.optional(),
+  /** How long the reconcile took, from its first read to its last wait (absent when the event was not reconciled). */
+  duration_ms: count.optional(),
   /**
    * A target with several LBs: each LB's own figures, in the target's order. The pool figures above are then the
    * worst-off LB's, and the changes and writes (each naming its LB) count over all of them.

@@ -22,7 +22,7 @@ export interface LoggerOptions {
   level?: string;
   /** json (default, for the platform's log pipeline) or pretty (one readable line per event, for people). */
   format?: 'json' | 'pretty';
-  /** Literal secret values to scrub from any string that reaches the log (belt and braces over paths). */
+  /** Literal secret values to scrub from any string that reaches the log (a second guard, beside the paths). */
   secrets?: readonly string[];
   /** Or the scrubber itself (its secrets, plus URL credentials); wins over `secrets`. */
   scrubber?: Scrubber;
@@ -57,9 +57,10 @@ const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.
 const POWERTOOLS_KEYS = new Set(['name', 'message', 'stack', 'cause']);
 
 /**
- * What an error carries besides Powertools' keys. Ours (LbSyncError and its kinds): every own field, in snake_case
- * (code, error_class, hint, retry_after_ms, lb, ...). Another library's: only the usual diagnostic fields, a system
- * error's code and an HTTP status, never its other properties (an SDK error may hold a request or a response).
+ * What an error carries besides Powertools' keys. For our own errors (LbSyncError and its kinds), every own field, in
+ * snake_case (code, error_class, hint, retry_after_ms, lb, ...). For another library's, only the usual diagnostic
+ * fields, a system error's code and an HTTP status. Never its other properties: an SDK error may contain a request
+ * or a response.
  */
 function ownAttributes(error: Error): Record<string, unknown> {
   if (error instanceof LbSyncError) {

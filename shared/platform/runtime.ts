@@ -34,7 +34,7 @@ export function once<T>(make: () => T): () => T {
 export function createFunctionRuntime(service: string, env: Env = process.env, shipped = shippedTargetsPath()): FunctionRuntime {
   const config = runtimeConfigFromEnv(env);
   const scrubber = createScrubber(secretValues(env, shipped));
-  // A shadow deployment says so on every line it prints (a writing one prints no mode: its lines are as before).
+  // A shadow deployment marks every line it prints. A writing deployment adds no mode, so its lines stay as before.
   const logger = createLogger({
     service,
     level: config.logLevel,

@@ -1,7 +1,7 @@
 // The API key each target's calls authenticate with: its own, read from the variables its `credentials` name, or
-// the deployment's. A key is read when first needed and only ever named by its variables in what is told
-// (docs/configuration.md, "A fleet"). No SDK here: each function brings the gateway it makes from a key, so the
-// bundles keep only their own SDKs.
+// else the deployment's. A key is read when first needed. Messages only ever name its variables, never its value
+// (docs/configuration.md, "A fleet"). No SDK is imported here: each function passes in how to make its gateway from a
+// key, so each bundle keeps only its own SDKs.
 import { keyIdOf } from '../core/target-accounts';
 import { validationError } from '../errors/lbsync-error';
 import type { FieldError } from '../errors/field-errors';
@@ -21,10 +21,10 @@ const value = (env: Env, name: string): string | undefined => {
 };
 
 /**
- * The target's own key from the variables its credentials name; undefined for a target without credentials (the
- * deployment's key serves it). An unset variable is invalid_config naming the target and the variable, a malformed
- * key invalid_credentials naming the variable: only this target fails, the others go on. `protect` learns each
- * value read (the CLI's output scrubber).
+ * The target's own key, from the variables its credentials name. Undefined for a target without credentials, which
+ * uses the deployment's key. An unset variable is invalid_config, naming the target and the variable. A malformed key
+ * is invalid_credentials, naming the variable. Either way only this target fails; the others go on. `protect` is told
+ * each value read, so the CLI's output scrubber knows it.
  */
 export function targetKeyPair(target: Target, env: Env, protect?: (secret: string) => void): KeyPair | undefined {
   const c = target.credentials;
@@ -54,9 +54,9 @@ function unsetVariable(target: Target, variable: string, field: string, half: st
 }
 
 /**
- * The gateway for a target: made by `make` from the target's key (undefined: the deployment's), once per key pair,
- * so targets sharing a key share it and no target borrows another's. Every call made through it authenticates
- * with that key. Throws what targetKeyPair throws, for that target only.
+ * The gateway for a target, made by `make` from the target's key (undefined: the deployment's). It is made once per
+ * key pair, so targets with the same key share it, and no target uses another's key. Every call made through it
+ * authenticates with that key. Throws what targetKeyPair throws, for that target only.
  */
 export function gatewayPerKey<G>(
   env: Env,

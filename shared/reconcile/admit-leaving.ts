@@ -2,7 +2,7 @@ import type { ScalewayGateway } from '../adapters/scaleway';
 import type { DiscoveredPool } from '../core/desired';
 import type { BackendLeaving, LeavingMember } from '../core/leaving';
 import { decideLeaving } from '../core/leaving';
-import type { DesiredBackend, ObservedBackend, ObservedLb, RefusedAnswer } from '../core/model';
+import type { DesiredBackend, ObservedBackend, ObservedLb, LeftOutAnswer } from '../core/model';
 import { normalisePool } from '../core/pool';
 import { memberHealth } from '../core/rollout';
 import type { Target } from '../schemas/target';
@@ -12,15 +12,15 @@ export interface DesiredWithLeaving {
   desired: DesiredBackend[];
   /** Every leaving server, per backend, and what its pool does with it. */
   leaving: LeavingMember[];
-  /** Health reports of another backend the reads carried (named in discovery_filter_mismatch). */
-  refused: RefusedAnswer[];
+  /** Health reports in the answers that were about another backend (named in discovery_filter_mismatch). */
+  leftOut: LeftOutAnswer[];
 }
 
 /**
- * Each backend's desired pool: discovery's servers, plus the leaving servers it already holds, plus (rarely) the
- * leaving servers it needs because no other member would pass (shared/core/leaving.ts). The LB's health of a backend
- * is read (ListBackendStats, once) only when that is what decides: a leaving server out of the pool while others
- * could serve, as between kOps' deregistration of a control plane and its termination.
+ * Each backend's desired pool: discovery's servers, plus the leaving servers already in it, plus (rarely) leaving
+ * servers it needs because no other member would pass (shared/core/leaving.ts). The backend's health is read
+ * (ListBackendStats, once) only when it decides the answer. That is when a leaving server is out of the pool and
+ * others could serve, as between kOps deregistering a control plane and terminating it.
  */
 export async function desiredWithLeaving(
   gateway: ScalewayGateway,
@@ -31,20 +31,20 @@ export async function desiredWithLeaving(
 ): Promise<DesiredWithLeaving> {
   const desired: DesiredBackend[] = [];
   const leaving: LeavingMember[] = [];
-  const refused: RefusedAnswer[] = [];
+  const leftOut: LeftOutAnswer[] = [];
   for (const spec of target.backends) {
     const backend = observed.get(spec.name);
     const input = { backend: spec.name, joining: pool.ips, marked: pool.marked, current: backend?.pool };
     let decision = decideLeaving(input);
     if (decision === 'needs_health' && backend) {
       const read = await readBackendHealth(gateway, target, lb, backend.id);
-      refused.push(...read.refused);
+      leftOut.push(...read.leftOut);
       decision = decideLeaving({ ...input, health: memberHealth(read.reports) }) as BackendLeaving;
     }
     const decided = decision as BackendLeaving;
     desired.push({ spec, pool: normalisePool(decided.pool) });
-    // A backend that is absent and never created (kops-controller in "auto") holds no one: nothing to tell.
+    // A backend that is absent and never created (kops-controller in "auto") has no members, so there is nothing to tell.
     if (backend || spec.createIfMissing) leaving.push(...decided.leaving);
   }
-  return { desired, leaving, refused };
+  return { desired, leaving, leftOut };
 }

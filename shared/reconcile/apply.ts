@@ -17,7 +17,7 @@ export interface ApplyOutcome {
 /** What a step's run returns when it decided not to act after all (the action is not reported as done). */
 const LEFT_ALONE = Symbol('left alone');
 
-/** A write's step: its message in kOps' wording (every write names the LB by its name, as kOps' RenderScw does). */
+/** A write's step, with its message in kOps' wording. Every write names the LB by its name, as kOps' RenderScw does. */
 type Step = Omit<GatewayStep<unknown>, 'lb'>;
 
 function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action: Action, notes: string[]): Step {
@@ -46,8 +46,8 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
       return {
         message: kopsMessage.deleteBackend(lb.name),
         notFound: 'backend_not_found',
-        // Gone already (another reconcile removed it): that is what we wanted. Refused because a frontend
-        // started using it since we looked (412): it is not a duplicate to remove any more.
+        // Gone already (another reconcile removed it): that is what we wanted. Refused with a 412 because a frontend
+        // started using it since we looked: then it is no longer a duplicate to remove.
         run: () =>
           gateway.deleteBackendIfExists(zone, action.backendId).catch((error: unknown) => {
             if (classifyApiFailure(error, 'backend_not_found').code !== 'precondition_failed') throw error;
@@ -63,7 +63,7 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
         notFound: 'backend_not_found',
         run: action.changesOnly
           ? async () => {
-              // Make before break: what joins first.
+              // Make before break: add before removing.
               if (action.added.length > 0) await gateway.addBackendServers(zone, action.backendId, action.added);
               if (action.removed.length > 0) await gateway.removeBackendServers(zone, action.backendId, action.removed);
             }
@@ -72,7 +72,7 @@ function stepFor(gateway: ScalewayGateway, zone: string, lb: ObservedLb, action:
   }
 }
 
-/** A pool write the LB API refused for its IPv6 members, told as such (core/pool-refusal.ts); any other failure as it is. */
+/** Names a pool write the LB API refused for its IPv6 members as such (core/pool-refusal.ts); other failures pass unchanged. */
 function toldAsIpv6Refusal(error: LbSyncError, action: Action): LbSyncError {
   const refused = refusedIpv6Members(addressesSent(action), invalidArgumentNames(error));
   if (refused.length === 0) return error;

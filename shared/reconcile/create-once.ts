@@ -5,13 +5,13 @@ import { kopsMessage } from '../errors/kops-messages';
 import { listOwnBackends } from './observe';
 
 /**
- * CreateBackend that stays single under concurrent reconciles of one target.
- * The API has no create-if-absent, so racers may each create one. After creating, every racer
+ * CreateBackend that leaves one backend even when reconciles of one target race.
+ * The API has no create-if-absent, so each racer may create one. After creating, every racer
  * re-lists the backends of that name and applies the same rule: the oldest (created_at, then id)
  * stays, and a racer whose own backend is not the oldest deletes it. All racers see the same
  * list order, so exactly one backend remains whatever the interleaving. Backends we did not
- * create are never deleted. The re-list is held to the rule of every listing of the LB (observe.ts): one that
- * names another LB is lb_answer_mismatch, and ours stays as created.
+ * create are never deleted. The re-list follows the rule of every listing of the LB (observe.ts): if it
+ * names another LB, it is lb_answer_mismatch, and our backend stays as created.
  */
 export async function createBackendOnce(
   gateway: ScalewayGateway,

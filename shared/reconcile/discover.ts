@@ -11,6 +11,7 @@ import type { ObservedServer } from '../core/model';
 import { targetPrivateNetwork } from '../core/private-network';
 import { kopsMessage } from '../errors/kops-messages';
 import { unusablePoolAddress } from '../schemas/backend-address';
+import { IP_SOURCE } from '../schemas/ip-sources';
 import type { Target } from '../schemas/target';
 
 /** Where the target's servers must be: its tags and zone, and its project (its own, else the deployment's), if any. */
@@ -18,7 +19,7 @@ export function serverScope(gateway: Pick<ScalewayGateway, 'projectId'>, target:
   return { zone: target.zone, tags: target.servers.tags, projectId: target.projectId ?? gateway.projectId };
 }
 
-/** The two reads discovery makes, each already told in its step's words. */
+/** The two reads discovery makes, each with errors already in its step's words. */
 export interface DiscoveryReads {
   servers(): Promise<ObservedServer[]>;
   /** IPAM's addresses of these private NICs (ipam-private); `serverNames` names the servers they are of. */
@@ -26,13 +27,14 @@ export interface DiscoveryReads {
 }
 
 /**
- * The desired pool from the two reads: the servers carrying all the target's tags, checked again on our side
- * (core/discovery-check.ts: a server that is not the target's, or that the answer contradicts itself on, is left out
- * and named), and for ipam-private the addresses of their NICs on the target's private network only.
+ * The desired pool from the two reads: the servers carrying all the target's tags, and for ipam-private only the
+ * addresses of their NICs on the target's private network. We check the servers again on our side
+ * (core/discovery-check.ts): one that is not the target's, or that the answer contradicts itself on, is left out and
+ * named.
  */
 export async function discoverWith(target: Target, projectId: string | undefined, reads: DiscoveryReads): Promise<DiscoveredPool> {
   const checked = admitServers(await reads.servers(), serverScope({ projectId }, target));
-  if (target.servers.ipSource !== 'ipam-private') return discoveredPool(target.servers, checked, [], unusablePoolAddress);
+  if (!IP_SOURCE[target.servers.ipSource].readsIpam) return discoveredPool(target.servers, checked, [], unusablePoolAddress);
   const serverNames = checked.admitted.map((s) => s.name);
   const step = kopsMessage.serverIp(serverNames.join(','));
   const privateNetworkId = targetPrivateNetwork(target.servers.privateNetworkId, checked.admitted, targetLbIdentity(target), step);

@@ -2,8 +2,8 @@ import type { ScalewayGateway } from '../adapters/scaleway';
 import type { ObservedMemberHealth } from '../core/model';
 
 /**
- * The gateway with one ListBackendStats per backend, however often the steps ask for it (the leaving servers' check,
- * the staging of removals, `lbsync status`); `read` says which were read (`zone/lbId/backendId`).
+ * A gateway that calls ListBackendStats once per backend, however often the steps ask: the leaving servers' check,
+ * the staging of removals, `lbsync status`. `read` lists the backends read (`zone/lbId/backendId`).
  */
 export function healthReadOnce(gateway: ScalewayGateway): { gateway: ScalewayGateway; read: Set<string> } {
   const answers = new Map<string, Promise<ObservedMemberHealth[]>>();

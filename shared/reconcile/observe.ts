@@ -2,28 +2,27 @@ import type { GatewayStep } from '../adapters/api-failure';
 import { callGateway } from '../adapters/api-failure';
 import type { ScalewayGateway } from '../adapters/scaleway';
 import { identityOf, lbLabel, targetLbIdentity } from '../core/lb-identity';
-import type { LbAsked } from '../core/discovery-check';
-import { admitLbs, lbMismatch, otherLbItems } from '../core/discovery-check';
-import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb, RefusedAnswer } from '../core/model';
+import { admitLbs, assertAskedLb, otherLbItems } from '../core/discovery-check';
+import type { DuplicateBackends, ObservedBackend, ObservedBackends, ObservedLb, LeftOutAnswer } from '../core/model';
 import { inTransientState, isBroken, olderFirst } from '../core/model';
 import { attachmentProblem } from '../core/private-network';
 import { kopsMessage } from '../errors/kops-messages';
 import { LbSyncError } from '../errors/lbsync-error';
 import type { Target } from '../schemas/target';
 
-/** The target's LB as found, and what the answer carried that was not it (named in a discovery_filter_mismatch). */
+/** The target's LB as found, and the other LBs the answer carried (named in a discovery_filter_mismatch). */
 export interface FoundLb {
   lb: ObservedLb;
-  refused: RefusedAnswer[];
+  leftOut: LeftOutAnswer[];
 }
 
 /**
- * Finds the target's LB by id (GetLb) or by exact name across all pages (ListLbs?name=), then checks the answer on
- * our side (discovery-check.ts): an LB of another id or zone is never the one written to.
+ * Finds the target's LB by id (GetLb) or by exact name across all pages (ListLbs?name=). We then check the answer
+ * on our side (discovery-check.ts), so we never write to an LB of another id or zone.
  */
 export async function findLb(gateway: ScalewayGateway, target: Target): Promise<FoundLb> {
   const ref = target.loadBalancer;
-  // A target with several LBs finds each through its own view (atLb): its zone is that LB's.
+  // A target with several LBs finds each through its own view (atLb), which carries that LB's zone.
   if (!ref || target.loadBalancers) throw new Error(`findLb takes one LB: target ${target.name} names several (see atLb)`);
   const label = lbLabel(target);
   const lb = targetLbIdentity(target);
@@ -34,23 +33,21 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
       lb,
       run: () => gateway.getLb(target.zone, ref.id),
     });
-    return { lb: assertAskedLb(answered, { zone: target.zone, id: ref.id }, kopsMessage.findLb(label)), refused: [] };
+    return { lb: assertAskedLb(answered, { zone: target.zone, id: ref.id }, kopsMessage.findLb(label)), leftOut: [] };
   }
   const listed = await callGateway({
     message: kopsMessage.findLb(label),
-    // A list answers "none" with an empty page, never a 404: a 404 here is no verdict on the LB.
+    // A list says "none" with an empty page, never a 404. So a 404 here says nothing about the LB.
     notFound: 'unknown_api_error',
     lb,
     run: () => gateway.findLbsByName(target.zone, ref.name),
   });
-  const { admitted: matches, refused } = admitLbs(listed, { zone: target.zone, name: ref.name });
+  const { admitted: matches, leftOut } = admitLbs(listed, { zone: target.zone, name: ref.name });
   if (matches.length === 0) {
-    const leftOut = refused.length > 0 ? ` (the API answered ${refused.map((r) => `${r.what}, which ${r.why}`).join('; ')})` : '';
-    throw new LbSyncError(
-      'lb_not_found',
-      `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}${leftOut}`,
-      { lb },
-    );
+    const named = leftOut.length > 0 ? ` (the API answered ${leftOut.map((r) => `${r.what}, which ${r.why}`).join('; ')})` : '';
+    throw new LbSyncError('lb_not_found', `${kopsMessage.findLb(label)}: no load-balancer named "${ref.name}" in ${target.zone}${named}`, {
+      lb,
+    });
   }
   if (matches.length > 1) {
     const ids = matches.map((found) => found.id).join(', ');
@@ -60,18 +57,7 @@ export async function findLb(gateway: ScalewayGateway, target: Target): Promise<
       { lb },
     );
   }
-  return { lb: matches[0] as ObservedLb, refused };
-}
-
-/** The LB an answer gave when one LB was asked for (GetLb): the one asked for, or lb_answer_mismatch. */
-export function assertAskedLb(answered: ObservedLb, asked: LbAsked, message: string): ObservedLb {
-  const reasons = lbMismatch(answered, asked);
-  if (reasons.length === 0) return answered;
-  throw new LbSyncError(
-    'lb_answer_mismatch',
-    `${message}: the API answered load-balancer ${answered.name} (${answered.id}), which ${reasons.join(' and ')}: nothing is written to it`,
-    { lb: 'id' in asked ? { id: asked.id } : { name: asked.name } },
-  );
+  return { lb: matches[0] as ObservedLb, leftOut };
 }
 
 /** Writes are made only while lb.status is ready; transient states wait, broken ones need a human. */
@@ -85,10 +71,10 @@ export function assertWritable(lb: ObservedLb): void {
 }
 
 /**
- * One rule for every listing of the LB's own resources (its backends, frontends, private-network attachments): an
- * item that names another LB makes the whole answer lb_answer_mismatch, as a GetLb answering another id does. Such
- * an answer is no word about this LB: leaving that item out and using the rest would have the reconcile create a
- * backend the frontend does not use, or take another LB's for ours.
+ * One rule for every listing of the LB's own resources (backends, frontends, private-network attachments). If one
+ * item names another LB, the whole answer is lb_answer_mismatch, as when GetLb answers with another id. We cannot
+ * trust the rest of such an answer either. Using it without that item could make the reconcile create a backend the
+ * frontend does not use, or take another LB's backend for ours.
  */
 export function assertOwnListing<T>(
   items: readonly T[],
@@ -106,7 +92,7 @@ export function assertOwnListing<T>(
   );
 }
 
-/** The LB's backends (all pages), checked by the one rule of its listings; `message` tells the step that reads them. */
+/** The LB's backends (all pages), checked by the rule for its listings. `message` names the step that reads them. */
 export async function listOwnBackends(
   gateway: ScalewayGateway,
   zone: string,
@@ -125,8 +111,8 @@ export async function listOwnBackends(
 
 /**
  * Lists the LB's backends (all pages, one call for every backend of the target) and picks by exact name.
- * Only when a name is carried twice are the frontends read (one more call): the backend a frontend
- * uses is the one to keep (else the oldest), so traffic is never moved off it.
+ * The frontends are read (one more call) only when two backends share a name. The one a frontend uses is
+ * kept (else the oldest), so traffic is never moved off it.
  */
 export async function observeBackends(gateway: ScalewayGateway, target: Target, lb: ObservedLb): Promise<ObservedBackends> {
   const all = await listOwnBackends(gateway, target.zone, lb);
@@ -145,7 +131,7 @@ export async function observeBackends(gateway: ScalewayGateway, target: Target, 
   return { byName, duplicates };
 }
 
-/** Reading the backends, frontends included, is told in kOps' listing words (with the LB id, as its Find does). */
+/** A failed read of the backends or frontends is named in kOps' listing words, with the LB id, as kOps' Find does. */
 function listingBackendsOf<T>(lb: Pick<ObservedLb, 'id' | 'name'>, run: () => Promise<T>): GatewayStep<T> {
   return { message: kopsMessage.listBackends(lb.id), notFound: 'lb_not_found', lb: identityOf(lb), run };
 }
@@ -163,8 +149,9 @@ async function frontendBackendIds(gateway: ScalewayGateway, zone: string, lb: Ob
 }
 
 /**
- * ipam-private: the LB must be attached to the private network the pool's addresses are on, `ready`
- * (ListLbPrivateNetworks, one call): else private_network_not_attached / private_network_attaching, nothing written.
+ * ipam-private: the LB must be attached, and `ready`, on the private network of the pool's addresses
+ * (ListLbPrivateNetworks, one call). Otherwise nothing is written: private_network_not_attached or
+ * private_network_attaching.
  */
 export async function assertLbOnNetwork(gateway: ScalewayGateway, zone: string, lb: ObservedLb, privateNetworkId: string): Promise<void> {
   const message = kopsMessage.privateNetworks(lb.name);

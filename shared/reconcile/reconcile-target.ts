@@ -4,20 +4,17 @@ import type { DiscoveredPool } from '../core/desired';
 import { addressChoiceNotes, unusableAddressWarning } from '../core/desired';
 import type { LeavingMember } from '../core/leaving';
 import { admittedLeavingWarning, leavingAssertions } from '../core/leaving';
-import { describeAction } from '../core/action-text';
 import { contestWarning } from '../core/contest';
 import { contradictionWarning, filterMismatchWarning } from '../core/discovery-check';
 import type { LbPlace } from '../core/lb-identity';
 import { atLb, identityOf, placeLabel, targetLbs } from '../core/lb-identity';
-import type { Action, ObservedBackend, ObservedLb, RefusedAnswer } from '../core/model';
+import type { Action, ObservedBackend, ObservedLb, LeftOutAnswer } from '../core/model';
 import { judgeAllDuplicates, plan, planDuplicateCleanup } from '../core/plan';
 import type { BackendRollout, MemberHealthView } from '../core/rollout';
 import { memberHealth } from '../core/rollout';
 import { kopsMessage } from '../errors/kops-messages';
 import { asLbSyncError, LbSyncError } from '../errors/lbsync-error';
 import type { RuntimeConfig } from '../platform/config';
-import type { Deadline } from '../platform/deadline';
-import { NO_DEADLINE } from '../platform/deadline';
 import type { LbSyncEvent } from '../schemas/event';
 import type { Target } from '../schemas/target';
 import { desiredWithLeaving } from './admit-leaving';
@@ -25,8 +22,10 @@ import { applyActions } from './apply';
 import { discoverPool } from './discover';
 import { healthReadOnce } from './health-read-once';
 import { assertLbOnNetwork, assertWritable, findLb, observeBackends } from './observe';
-import type { Sleep } from './readiness';
-import { realSleep, waitUntilApplied, waitWhileTransient } from './readiness';
+import type { InvocationContext } from './context';
+import { invocationContext } from './context';
+import { waitUntilApplied, waitWhileTransient } from './readiness';
+import { logPlan, logResult, reconcileFigures } from './reconcile-lines';
 import { readBackendHealth, stageRemovals } from './stage-removals';
 
 export type ReconcileStatus = 'applied' | 'noop' | 'planned' | 'failed';
@@ -57,12 +56,13 @@ export interface ReconcileResult {
   warnings: string[];
   apiCalls: ApiCallCount;
   durationMs: number;
-  /** Why the event is not done: with status failed, what stopped the reconcile; else what it carries (held, unconfirmed). */
+  /** Why the event is not done: if failed, what stopped it; else what it still carries (deferred removals, unconfirmed addresses). */
   error?: LbSyncError;
   /**
    * A target with several LBs (loadBalancers): each LB's own reconcile, in the target's order. The fields above then
-   * tell the target: its status and error combined from its LBs' (combineLbs), the pool, every write (planned, done),
-   * the warnings (each LB's named), the calls; an LB's backends, health, rollouts and leaving servers are in its entry.
+   * describe the whole target: the status and error combined from its LBs (combineLbs), the pool, every write
+   * (planned, done), the warnings (each naming its LB) and the calls. Each LB's backends, health, rollouts and leaving
+   * servers are in its own entry.
    */
   lbs?: LbReconcile[];
 }
@@ -80,10 +80,6 @@ export interface ReconcileOptions {
   transientWaitMs?: number;
   /** Unused duplicates of a managed backend younger than this are left for now (default 30 s). */
   duplicateGraceMs?: number;
-  sleep?: Sleep;
-  now?: () => number;
-  /** The invocation's deadline: the transient wait and the wait for the write to apply are clipped to it. */
-  deadline?: Deadline;
   /** This deployment's owner id (LBSYNC_OWNER_ID), to name both deployments in a pool_contested warning. */
   ownerId?: string;
   /**
@@ -96,24 +92,19 @@ export interface ReconcileOptions {
    * ListBackendStats per backend): the sweep's events do, so every target's passing members are logged each period.
    */
   readHealth?: boolean;
-  /** Told the plan before any write, so logs read in the order things happen; `lb`: which LB, for a target with several. */
-  onPlanned?: (
-    actions: readonly Action[],
-    pool: DiscoveredPool,
-    rollouts: readonly BackendRollout[],
-    leaving: readonly LeavingMember[],
-    lb?: LbPlace,
-  ) => void;
 }
 
 export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
+
+// Each write in words, for the reconcile's log lines and the CLI's views.
+export { describePlanned } from './reconcile-lines';
 
 /** The part of ReconcileOptions that comes from configuration. */
 export type ReconcileSettings = Required<Pick<ReconcileOptions, 'waitBudgetMs' | 'transientWaitMs' | 'duplicateGraceMs'>>;
 
 /**
- * The one reading of the reconcile's settings from configuration, shared by the reconcile function, `lbsync
- * reconcile`, `lbsync plan` and `lbsync doctor`, so a dry run judges duplicates with the grace a real run uses.
+ * Reads the reconcile's settings from configuration. The reconcile function, `lbsync reconcile`, `lbsync plan` and
+ * `lbsync doctor` all use it, so a dry run judges duplicates with the same grace period as a real run.
  */
 export function reconcileSettings(config: Pick<RuntimeConfig, 'waitBudgetMs' | 'transientWaitMs' | 'duplicateGraceMs'>): ReconcileSettings {
   return { waitBudgetMs: config.waitBudgetMs, transientWaitMs: config.transientWaitMs, duplicateGraceMs: config.duplicateGraceMs };
@@ -121,7 +112,7 @@ export function reconcileSettings(config: Pick<RuntimeConfig, 'waitBudgetMs' | '
 
 type EventPart = Partial<Pick<LbSyncEvent, 'id' | 'serverIps' | 'dryRun' | 'contested'>>;
 
-/** The health checks of the target's existing backends a removal did not read already; a failed read is a warning. */
+/** Reads the health of existing backends that no removal has read yet. A failed read becomes a warning, not an error. */
 async function healthOfTheRest(
   gateway: ScalewayGateway,
   target: Target,
@@ -145,8 +136,8 @@ async function healthOfTheRest(
 }
 
 /**
- * A pool write on a pool that holds leaving servers is made of its changes only: the whole pool, written from a read
- * made just before kOps deregistered one of them, would put it back.
+ * If a pool keeps leaving servers, its write sends only the changes. Writing the whole pool, read just before kOps
+ * deregistered one of them, would put that server back.
  */
 function writtenAsChanges(action: Action, leaving: readonly LeavingMember[]): Action {
   if (action.kind !== 'SetBackendServers') return action;
@@ -154,7 +145,7 @@ function writtenAsChanges(action: Action, leaving: readonly LeavingMember[]): Ac
   return holdsLeaving && !action.changesOnly ? { ...action, changesOnly: 'leaving_servers' } : action;
 }
 
-/** A reconcile that could not start (the target's key cannot be read: a variable unset, a malformed key): failed, nothing read. */
+/** A reconcile that could not start because the target's key cannot be read (unset or malformed): failed, nothing read. */
 export function notStarted(target: Target, event: EventPart, error: LbSyncError): ReconcileResult {
   return {
     target: target.name,
@@ -171,38 +162,28 @@ export function notStarted(target: Target, event: EventPart, error: LbSyncError)
   };
 }
 
-/** Each planned (or done) write in words; for a target with several LBs, each names its LB. */
-export function describePlanned(
-  result: Pick<ReconcileResult, 'planned' | 'done' | 'lbs'>,
-  which: 'planned' | 'done' = 'planned',
-): string[] {
-  if (!result.lbs) return result[which].map(describeAction);
-  return result.lbs.flatMap((lb) => lb[which].map((action) => `${placeLabel(lb.loadBalancer)}: ${describeAction(action)}`));
-}
-
 /** What one LB's reconcile shares with the target's other LBs. */
 interface LbRun {
   gateway: ScalewayGateway;
   options: ReconcileOptions;
-  clock: { sleep: Sleep; now: () => number };
-  deadline: Deadline;
+  context: InvocationContext;
   started: number;
-  /** The servers, discovered once for the target (the first LB's lookup runs beside it). */
+  /** The servers, discovered once for the target (in parallel with the first LB's lookup). */
   pool: Promise<DiscoveredPool>;
   /**
-   * The pool's and the event's warnings (the servers left out, the contested writers, leaving servers the event
-   * names) are told by this LB's result: a one-LB target's. A target with several tells them once, itself.
+   * Whether this LB's result reports the pool's and the event's warnings (servers left out, contested writers,
+   * leaving servers the event names). True for a one-LB target. A target with several reports them once, itself.
    */
   tellsPool: boolean;
-  /** Several LBs: the LB ids found so far, with the entry that named each (one LB is reconciled once). */
+  /** Several LBs: the LB ids found so far, with the entry that named each, so no LB is reconciled twice. */
   claimed?: Map<string, LbPlace>;
   /** Several LBs: this LB, as the target names it. */
   place?: LbPlace;
 }
 
 /** The warnings of the pool itself, told once per reconcile: answers left out, contradictions, unusable addresses. */
-function poolWarnings(target: Target, pool: DiscoveredPool, refused: readonly RefusedAnswer[]): string[] {
-  const mismatch = filterMismatchWarning(refused);
+function poolWarnings(target: Target, pool: DiscoveredPool, leftOut: readonly LeftOutAnswer[]): string[] {
+  const mismatch = filterMismatchWarning(leftOut);
   return [
     ...(mismatch ? [mismatch] : []),
     ...[contradictionWarning(pool.contradicted), unusableAddressWarning(pool.unusable)].filter((w) => w !== undefined),
@@ -224,37 +205,44 @@ function namedLeavingWarnings(namedLeaving: readonly { ip: string; server: strin
 
 /** An event asserting addresses discovery lacks (untrusted_server_ips), and the leaving servers' addresses it names. */
 function assertedAgainst(target: Target, event: EventPart, pool: DiscoveredPool) {
-  // An address of a leaving server is known to discovery: never written for the event, nor retried for.
+  // Discovery knows a leaving server's address, so it is not unconfirmed. It is still never written or retried for.
   const namedLeaving = leavingAssertions(event.serverIps, pool.marked);
   const unlisted = unconfirmedServerIps(event.serverIps, [...pool.ips, ...namedLeaving.map((m) => m.ip)]);
-  // An event asserting addresses discovery lacks is retried once the pool is settled (written, or planned).
+  // Such an event is retried, but only after the discovered pool is written (or planned).
   const unconfirmed = unlisted.length > 0 ? untrustedServerIpsError(unlisted, target.name, pool.ips) : undefined;
   return { namedLeaving, unconfirmed };
 }
 
 /**
  * Level-triggered: re-reads the LB, its backends and the servers, plans the difference and writes only that.
- * The event only names the target; it is never trusted as a description of the world. Its serverIps are
- * checked against discovery, never written: the discovered pool is written (it is the truth either way),
- * then an address discovery lacks is carried as untrusted_server_ips (as held removals are), so the event is retried.
+ * The event only names the target; we never trust it as a description of the world. Its serverIps are checked
+ * against discovery and never written. The discovered pool is written, since it is the truth either way. An address
+ * discovery lacks is then carried as untrusted_server_ips, like deferred removals, so the event is retried.
  *
- * A target with several LBs (loadBalancers) discovers its servers once, then reconciles each LB in turn by the same
- * rules (find, wait while busy, read its backends, plan, stage removals by its own health checks, write, wait), and
- * combines them (combineLbs): one LB failing never stops the others.
+ * A target with several LBs (loadBalancers) discovers its servers once. It then reconciles each LB in turn by the
+ * same steps: find, wait while busy, read its backends, plan, stage removals by its own health checks, write, wait.
+ * The results are combined (combineLbs), and one LB failing never stops the others.
  */
-export async function reconcileTarget(target: Target, event: EventPart, options: ReconcileOptions): Promise<ReconcileResult> {
+export async function reconcileTarget(
+  target: Target,
+  event: EventPart,
+  options: ReconcileOptions,
+  context: Partial<InvocationContext> = {},
+): Promise<ReconcileResult> {
+  const ctx = invocationContext(context);
+  const result = await reconcileLbs(target, event, options, ctx);
+  logResult(ctx.logger, result);
+  ctx.answer.add(reconcileFigures(result));
+  return result;
+}
+
+async function reconcileLbs(target: Target, event: EventPart, options: ReconcileOptions, ctx: InvocationContext): Promise<ReconcileResult> {
   // The leaving servers' check and the staging of removals may both need a backend's health: one read serves both.
   const { gateway } = healthReadOnce(options.gateway);
-  const now = options.now ?? Date.now;
-  const run = {
-    gateway,
-    options,
-    clock: { sleep: options.sleep ?? realSleep, now },
-    deadline: options.deadline ?? NO_DEADLINE,
-    started: now(),
-  };
+  const now = ctx.clock.now;
+  const run = { gateway, options, context: ctx, started: now() };
   const places = targetLbs(target);
-  // The LB lookup and server discovery are independent: side by side.
+  // The LB lookup and server discovery do not depend on each other, so they run in parallel.
   const pool = discoverPool(gateway, target);
   pool.catch(() => undefined);
   if (places.length === 1) return reconcileLb(atLb(target, places[0] as LbPlace), target, event, { ...run, pool, tellsPool: true });
@@ -268,7 +256,7 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
     ...(discovered
       ? [
           ...namedLeavingWarnings(assertedAgainst(target, event, discovered).namedLeaving),
-          ...poolWarnings(target, discovered, discovered.refused),
+          ...poolWarnings(target, discovered, discovered.leftOut),
         ]
       : []),
   ];
@@ -289,9 +277,9 @@ export async function reconcileTarget(target: Target, event: EventPart, options:
   };
 }
 
-/** One LB's part of a target with several, as a one-LB result (the target's pool, calls and event): for the views. */
+/** One LB's part of a multi-LB target, shaped as a one-LB result for the CLI's views (with the target's pool, calls and event). */
 export function lbResult(result: ReconcileResult, part: LbReconcile): ReconcileResult {
-  // The target's own error is not this LB's: the LB's part carries its own, if any.
+  // Drop the target's error: it may come from another LB. The LB's part carries its own, if any.
   const { lbs: _all, error: _target, ...shared } = result;
   const { loadBalancer: _place, ...own } = part;
   return { ...shared, ...own };
@@ -314,11 +302,13 @@ function lbPart(place: LbPlace, r: ReconcileResult): LbReconcile {
 }
 
 /**
- * A target's status and error from its LBs': failed when one failed (what was written on the others stays written:
- * the retry re-reads them and finds them in sync), else applied when one was written, planned, or noop. The error
- * that decides the event is the first permanent one (dead-lettered, naming its LB: a human fixes it, and every later
- * event still reconciles the other LBs first), else the first failure (retried), else the first carried (removals held
- * back, an address discovery lacks).
+ * A target's status and error, from its LBs'. The status is failed if one LB failed. Writes on the other LBs stay;
+ * the retry re-reads them and finds them in sync. Otherwise it is applied if one LB was written, else planned, else
+ * noop. The error that decides the event is, in order:
+ * - the first permanent one. The event is dead-lettered, naming its LB, for a human to fix; later events still
+ *   reconcile the other LBs first;
+ * - else the first failure (retried);
+ * - else the first carried error (deferred removals, an address discovery lacks).
  */
 function combineLbs(lbs: readonly Pick<LbReconcile, 'status' | 'error'>[]): Pick<ReconcileResult, 'status' | 'error'> {
   const statuses = lbs.map((lb) => lb.status);
@@ -334,11 +324,11 @@ function combineLbs(lbs: readonly Pick<LbReconcile, 'status' | 'error'>[]): Pick
   return { status, ...(error && { error }) };
 }
 
-/** One LB's reconcile: `view` is the target as that LB's steps see it (atLb), discovery is the target's own. */
+/** One LB's reconcile. `view` is the target as this LB's steps see it (atLb); discovery uses the whole target. */
 async function reconcileLb(view: Target, target: Target, event: EventPart, run: LbRun): Promise<ReconcileResult> {
-  const { gateway, options, clock, deadline, started } = run;
-  const { now } = clock;
-  // An operator's dry run plans from what is there now; a shadow deployment goes as far as a write would.
+  const { gateway, options, context, started } = run;
+  const { now } = context.clock;
+  // An operator's dry run plans from what is there now. A shadow deployment also waits and checks, as a write would.
   const askedDryRun = event.dryRun === true;
   const shadow = options.shadow === true && !askedDryRun;
   const dryRun = askedDryRun || shadow;
@@ -361,7 +351,7 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
   if (run.tellsPool) result.warnings.push(...eventWarnings(target, event, options.ownerId));
   try {
     let poolPromise = run.pool;
-    const { lb: found, refused: refusedLbs } = await findLb(gateway, view);
+    const { lb: found, leftOut: leftOutLbs } = await findLb(gateway, view);
     const first = run.claimed?.get(found.id);
     if (first && run.place) {
       throw new LbSyncError(
@@ -372,21 +362,21 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
     }
     run.claimed?.set(found.id, run.place as LbPlace);
     let lb = found;
-    if (!askedDryRun) lb = await waitWhileTransient(gateway, view.zone, lb, deadline.clip(options.transientWaitMs ?? 0), clock);
+    if (!askedDryRun) lb = await waitWhileTransient(gateway, view.zone, lb, options.transientWaitMs ?? 0, context);
     result.lb = { id: lb.id, name: lb.name, status: lb.status };
     if (!askedDryRun) assertWritable(lb);
     if (lb !== found) {
-      // We waited for a busy LB (up to LBSYNC_TRANSIENT_WAIT_MS): servers read before the wait may have stopped or
-      // started since, and a member whose server was stopped then leaves freely. Read them again, as of the write.
+      // We waited for a busy LB (up to LBSYNC_TRANSIENT_WAIT_MS). Servers may have stopped or started meanwhile, and a
+      // member whose server stopped may leave freely. So read the servers again, as they are at the write.
       poolPromise = discoverPool(gateway, target);
       poolPromise.catch(() => undefined);
     }
-    // Recorded as each read answers, so a reconcile stopped by a later read still tells what it read.
+    // Record each read as it answers, so a reconcile stopped by a later read still reports what it read.
     const observed = await observeBackends(gateway, view, lb);
     result.observedBackends = Object.fromEntries(view.backends.map((b) => [b.name, observed.byName.get(b.name) ?? null]));
     const pool = await poolPromise;
     result.pool = pool;
-    // ipam-private: addresses the LB cannot reach are never written (nor planned). Each LB is attached on its own.
+    // ipam-private: never write or plan addresses the LB cannot reach. Each LB must be attached to the network itself.
     if (pool.privateNetworkId !== undefined) await assertLbOnNetwork(gateway, view.zone, lb, pool.privateNetworkId);
     const { namedLeaving, unconfirmed } = assertedAgainst(target, event, pool);
     if (run.tellsPool) result.warnings.push(...namedLeavingWarnings(namedLeaving));
@@ -405,11 +395,11 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
             .join(''),
       );
     }
-    // Once per reconcile: every answer left out, from the LB, server, IPAM and health listings alike (the servers'
-    // by the target itself when it has several LBs).
-    const refused = [...refusedLbs, ...(run.tellsPool ? pool.refused : []), ...withLeaving.refused];
-    const told = run.tellsPool ? poolWarnings(target, pool, refused) : [filterMismatchWarning(refused)].filter((w) => w !== undefined);
-    const mismatch = refused.length > 0 ? told[0] : undefined;
+    // One warning per reconcile for every answer left out, from the LB, server, IPAM and health listings. For a target
+    // with several LBs, the target reports the servers' part itself.
+    const leftOut = [...leftOutLbs, ...(run.tellsPool ? pool.leftOut : []), ...withLeaving.leftOut];
+    const told = run.tellsPool ? poolWarnings(target, pool, leftOut) : [filterMismatchWarning(leftOut)].filter((w) => w !== undefined);
+    const mismatch = leftOut.length > 0 ? told[0] : undefined;
     result.warnings.push(...told);
     if (pool.ips.length === 0 && pool.marked.length === 0 && !target.allowEmptyPool) {
       throw new LbSyncError(
@@ -418,13 +408,12 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
         { lb: identityOf(lb) },
       );
     }
-    // Rolling-update safety: a pool write that removes members is cut down to what the LB's health checks allow.
     const staged = await stageRemovals(gateway, view, lb, [...plan(desired, observed.byName), ...planDuplicateCleanup(judged)], pool);
-    // The leaving servers' check may have read the same backend's health already: its reports are named once.
-    const stagedRefused = staged.refused.filter((r) => !withLeaving.refused.some((o) => o.what === r.what && o.why === r.why));
-    if (stagedRefused.length > 0) {
-      // The health read comes later; its reports of another backend join the one warning of this reconcile.
-      const joined = filterMismatchWarning([...refused, ...stagedRefused]) as string;
+    // The leaving servers' check may have read this backend's health already. Name each left-out report only once.
+    const stagedLeftOut = staged.leftOut.filter((r) => !withLeaving.leftOut.some((o) => o.what === r.what && o.why === r.why));
+    if (stagedLeftOut.length > 0) {
+      // This health read came after the warning was made. Its reports about another backend join that one warning.
+      const joined = filterMismatchWarning([...leftOut, ...stagedLeftOut]) as string;
       if (mismatch) result.warnings.splice(result.warnings.indexOf(mismatch), 1, joined);
       else result.warnings.push(joined);
     }
@@ -434,22 +423,29 @@ async function reconcileLb(view: Target, target: Target, event: EventPart, run: 
     const health = staged.rollouts.map((r) => ({ backend: r.backend, health: r.health }));
     if (options.readHealth) health.push(...(await healthOfTheRest(gateway, view, lb, observed.byName, health, result.warnings)));
     if (health.length > 0) result.health = health;
-    options.onPlanned?.(planned, pool, staged.rollouts, withLeaving.leaving, run.place);
-    // What the result carries beside what was done, so the event is retried: an event whose asserted addresses
-    // discovery lacks, under its own, more telling code (a dry run too); else removals held back (a dry run shows
-    // them in its plan; a shadow deployment, which adds no member, would wait for one it never added: not carried,
-    // so it dead-letters nothing a writing deployment would not). The status still says what was written.
-    const carried = unconfirmed ?? (dryRun ? undefined : staged.hold);
-    const held = carried ? { error: carried } : {};
-    if (dryRun) return finish({ status: planned.length === 0 && !staged.hold ? 'noop' : 'planned', ...held });
-    if (planned.length === 0) return finish({ status: 'noop', ...held });
+    logPlan(context.logger, {
+      actions: planned,
+      pool: pool.ips,
+      rollouts: staged.rollouts,
+      leaving: withLeaving.leaving,
+      ...(run.place && { lb: run.place }),
+    });
+    // The result carries an error beside what was done, so the event is retried. Asserted addresses that discovery
+    // lacks come first, with their own, clearer code (also in a dry run). Otherwise deferred removals are carried.
+    // A dry run shows them in its plan instead. A shadow deployment adds no member, so it would wait for a member it
+    // never added; not carrying them keeps it from dead-lettering what a writing deployment would not. The status
+    // still says what was written.
+    const carried = unconfirmed ?? (dryRun ? undefined : staged.deferral);
+    const carriedError = carried ? { error: carried } : {};
+    if (dryRun) return finish({ status: planned.length === 0 && !staged.deferral ? 'noop' : 'planned', ...carriedError });
+    if (planned.length === 0) return finish({ status: 'noop', ...carriedError });
 
     const applied = await applyActions(gateway, view.zone, lb, planned);
     result.done = applied.done;
     result.warnings.push(...applied.notes);
     if (applied.error) return finish({ status: 'failed', error: applied.error });
-    await waitUntilApplied(gateway, view.zone, lb, deadline.clip(options.waitBudgetMs), clock);
-    return finish({ status: 'applied', ...held });
+    await waitUntilApplied(gateway, view.zone, lb, options.waitBudgetMs, context);
+    return finish({ status: 'applied', ...carriedError });
   } catch (error) {
     return finish({ status: 'failed', error: asLbSyncError(error) });
   }

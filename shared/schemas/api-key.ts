@@ -1,5 +1,5 @@
-// The shape of a Scaleway API key, checked at the edge before any SDK sees it: the SDK's own check throws a message
-// that quotes the key back (`Invalid secret key format 'abc'`), so a malformed key never reaches it. The problems
+// The shape of a Scaleway API key, checked at the edge before any SDK sees it. The SDK's own check throws a message
+// that quotes the key back (`Invalid secret key format 'abc'`), so a malformed key must never reach it. Our problems
 // name where the key was read and the shape expected, never any part of the value (not even its first characters).
 import type { FieldError } from '../errors/field-errors';
 import { LbSyncError } from '../errors/lbsync-error';

@@ -1,7 +1,7 @@
-// Which addresses may ever be named as a backend server: refused at the edge (inject answers 400, the
-// reconcile dead-letters the event as invalid_event) before anything else looks at them. None of them
-// can be a server a load balancer should send traffic to, and some would point it at something else:
-// the LB's own host, the Scaleway metadata service (169.254.42.42, fd00:42::42), every host at once.
+// Which addresses may ever be named as a backend server. The others are refused at the edge, before anything else
+// looks at them: inject answers 400, and the reconcile dead-letters the event as invalid_event. None of them can be
+// a server a load balancer should send traffic to, and some would point it at something else: the LB's own host,
+// the Scaleway metadata service (169.254.42.42, fd00:42::42), or every host at once.
 import { BlockList, isIP } from 'node:net';
 import { ipSchema } from './primitives';
 
@@ -62,8 +62,8 @@ export type AddressFamily = 4 | 6;
 
 /**
  * Why an address an API gave for a server cannot go into a pool as an address of this family, or undefined when it
- * can: it must be of the family asked for (an `inet6` entry that is no IPv6 address is refused, and so is an IPv4
- * one taken for IPv6), and none of the addresses refusedBackendAddress names.
+ * can. It must be of the family asked for: an `inet6` entry that is not an IPv6 address is left out, and so is an
+ * IPv4 one taken for IPv6. And it must not be one of the addresses refusedBackendAddress names.
  */
 export function unusablePoolAddress(ip: string, family: AddressFamily): string | undefined {
   if (isIP(ip) !== family) return `is not an IPv${family} address`;

@@ -3,7 +3,8 @@ import { LbSyncError, validationError } from '../errors/lbsync-error';
 import { backendIpSchema } from './backend-address';
 import { toFieldErrors } from './zod-issues';
 import { decodeJsonInput, problemText } from './json-input';
-import { EVENT_SOURCES, isoDateTimeSchema, targetNameSchema, WRITER_KINDS } from './primitives';
+import { EVENT_SOURCES, eventSourcesDescription } from './event-sources';
+import { isoDateTimeSchema, targetNameSchema, WRITER_KINDS } from './primitives';
 
 export const MAX_EVENT_BYTES = 64 * 1024;
 
@@ -27,7 +28,7 @@ export const eventSchema = z
       .max(128)
       .regex(/^[A-Za-z0-9._:-]+$/, { message: 'must be letters, digits, ".", "_", ":" or "-"' })
       .describe('unique event id (inject fills evt-<uuid>)'),
-    source: z.enum(EVENT_SOURCES).describe('what produced the event'),
+    source: z.enum(EVENT_SOURCES).describe(eventSourcesDescription()),
     target: targetNameSchema.describe('name of a configured target'),
     occurredAt: isoDateTimeSchema.describe('when it happened (inject fills now)'),
     serverIps: z

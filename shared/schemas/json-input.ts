@@ -1,6 +1,6 @@
-// JSON from outside (a queue message, an inject request, a cron trigger's args), decoded at the edge. A value
-// nested thousands of levels deep parses, but whatever walks it next (the schema's issue for it, the describing of
-// what was received) overflows the stack: it is refused before it is decoded, in words, as bad input.
+// JSON from outside (a queue message, an inject request, a cron trigger's args), decoded at the edge. A value nested
+// thousands of levels deep parses, but whatever walks it next overflows the stack (the schema's issue for it, or the
+// description of what was received). So such a value is refused as bad input before it is decoded, with a message.
 
 /** Far deeper than anything the functions take (an event or cron args is at most 2 levels deep). */
 export const MAX_JSON_DEPTH = 32;

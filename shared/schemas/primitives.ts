@@ -18,8 +18,6 @@ export const ON_MARKED_DOWN_ACTIONS = ['on_marked_down_action_none', 'shutdown_s
 export const HEALTH_CHECK_TYPES = ['tcp', 'http', 'https'] as const;
 /** Methods an HTTP(S) health check may send, in the API's spelling (upper case, as recorded: lb-backend-health-check #26). */
 export const HTTP_CHECK_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH'] as const;
-export const IP_SOURCES = ['public', 'public-ipv6', 'public-dual', 'ipam-private', 'kops'] as const;
-export const EVENT_SOURCES = ['instance-replacement', 'manual', 'sweep', 'audit'] as const;
 
 /** The writers of a pool the watcher tells apart by their User-Agent (shared/core/writers.ts). */
 export const WRITER_KINDS = ['kops', 'terraform', 'ccm', 'cli', 'console', 'lbsync', 'sdk', 'unknown'] as const;
@@ -59,9 +57,10 @@ export const targetNameSchema = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { message: 'must be letters, digits, ".", "_" or "-"' });
 
 /**
- * What no name or tag may hold: control characters (C0 such as NUL, CR and LF; DEL; C1), line and paragraph
- * separators, and the bidirectional overrides that make text read otherwise than it is. Names are matched exactly and
- * printed in logs and messages: a CR/LF would forge a log line, a NUL cut a name short in another tool.
+ * What no name or tag may contain: control characters (C0 such as NUL, CR and LF; DEL; C1), line and paragraph
+ * separators, and the bidirectional overrides that make text display differently from what it is. Names are matched
+ * exactly and printed in logs and messages: a CR/LF could forge a log line, and a NUL could cut a name short in
+ * another tool.
  */
 const UNPRINTABLE = /[\p{Cc}\u2028\u2029\u202a-\u202e\u2066-\u2069]/u;
 

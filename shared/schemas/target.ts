@@ -8,7 +8,6 @@ import {
   FORWARD_PROTOCOLS,
   HEALTH_CHECK_TYPES,
   HTTP_CHECK_METHODS,
-  IP_SOURCES,
   labelSchema,
   ON_MARKED_DOWN_ACTIONS,
   portSchema,
@@ -19,6 +18,8 @@ import {
   uuidSchema,
   zoneSchema,
 } from './primitives';
+import { DEFAULT_HEALTH_CHECK } from './api-defaults';
+import { IP_SOURCES, ipSourcesDescription } from './ip-sources';
 import { closest } from './suggest';
 import { looksLikeApiKey } from './api-key';
 
@@ -86,8 +87,8 @@ export const healthCheckSchema = z
 
 /**
  * Backend fields compared and written only when a target names them (docs/reconcile.md, "Backend fields and health
- * checks"): a field left out is never compared, and a full PUT sends it back as the LB holds it. A null answer (the API's
- * "not set") differs from every value: a named field is written once over it, then reads in sync.
+ * checks"). A field left out is never compared, and a full PUT sends the LB's value back unchanged. A null answer (the
+ * API's "not set") differs from every value, so a named field is written once over it, then reads in sync.
  */
 export const backendOptionFields = {
   onMarkedDownAction: z
@@ -180,12 +181,7 @@ export const MAX_LOAD_BALANCERS = 10;
 export const serverSelectorSchema = z
   .object({
     tags: z.array(labelSchema(255)).min(1).max(20).describe('exact Instance tags, all of which a server must carry'),
-    ipSource: z
-      .enum(IP_SOURCES)
-      .default('public')
-      .describe(
-        "public: the public IPv4; public-ipv6: the routed public IPv6 (the server's SLAAC address in its /64); public-dual: both, one of each family per server (a server with one family gives that one); ipam-private: the private-NIC IPv4 from IPAM; kops: kOps' own rule, the server's zonal IPAM IPv4 (its routed public IPv4); the lowest of a family when a server has several",
-      ),
+    ipSource: z.enum(IP_SOURCES).default('public').describe(ipSourcesDescription()),
     leavingTags: z
       .array(labelSchema(255))
       .max(20)
@@ -235,7 +231,7 @@ const variableNameSchema = z
     message: 'SCW_* names are reserved inside Scaleway Functions: name the variable otherwise, e.g. TEAM_B_SCW_ACCESS_KEY',
   });
 
-/** The target's own API key, by the names of the variables holding it: a key never sits in the targets. */
+/** The target's own API key, by the names of the variables that contain it: a key is never written in the targets. */
 export const credentialsSchema = z
   .object({
     accessKeyEnv: variableNameSchema.describe('name of the environment variable holding the access key (SCW...); deployed as a secret'),
@@ -271,8 +267,8 @@ type LoadBalancerFields = {
 };
 
 /**
- * loadBalancer or loadBalancers, not both nor neither; every LB in the region of the target's zone (the watcher reads
- * one region's Audit Trail per target, and a private network is regional); no LB named twice.
+ * Exactly one of loadBalancer and loadBalancers. Every LB must be in the region of the target's zone, because the
+ * watcher reads one region's Audit Trail per target and a private network is regional. No LB may be named twice.
  */
 function checkLoadBalancers(t: LoadBalancerFields, ctx: z.core.$RefinementCtx<LoadBalancerFields>): void {
   const forms = 'loadBalancer {"name": ...} or {"id": ...} (the LB in the target\'s zone), or loadBalancers [{"name" | "id", "zone"}, ...]';
@@ -406,8 +402,6 @@ export type TargetCredentials = z.output<typeof credentialsSchema>;
 export type KopsTargetInput = z.input<typeof kopsTargetSchema>;
 export type TargetInput = z.input<typeof fullTargetSchema> | KopsTargetInput;
 
-const KOPS_HEALTH_CHECK = { checkDelayMs: 3000, checkTimeoutMs: 1000, checkMaxRetries: 5 } as const;
-
 function kopsBackend(name: string, port: number, createIfMissing: boolean, options: KopsBackendOptions): BackendSpec {
   return {
     ...options,
@@ -418,7 +412,7 @@ function kopsBackend(name: string, port: number, createIfMissing: boolean, optio
     forwardPortAlgorithm: 'roundrobin',
     stickySessions: 'none',
     proxyProtocol: 'proxy_protocol_none',
-    healthCheck: { port, ...KOPS_HEALTH_CHECK },
+    healthCheck: { port, ...DEFAULT_HEALTH_CHECK },
   };
 }
 

@@ -20,6 +20,8 @@ afterEach(async () => {
 });
 
 const fastSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20)));
+/** The real clock, its waits cut short. */
+const fastClock = { clock: { now: () => Date.now(), sleep: fastSleep } };
 const httpsBackends = () => world.backends().filter((b) => b.name === 'lb-backend-https');
 
 /** Polls a condition of the emulator's state; fails (never passes) when it does not come. */
@@ -37,12 +39,12 @@ describe('a backend we created but did not see in the re-list is removed by the 
   it('CreateBackend that commits after the client timed out: the retry creates a second one; the next removes it', async () => {
     // The first create is held at a gate: the client gives up (its 2 s request timeout), the create is still pending.
     world.emulator.addFault({ operation: 'CreateBackend', gate: 'late-create' });
-    const first = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(2_000), waitBudgetMs: 2_000, sleep: fastSleep });
+    const first = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(2_000), waitBudgetMs: 2_000 }, fastClock);
     expect(first.error?.code).toBe('network_error'); // transient: the event is retried
     expect(held('late-create')).toBe(1);
     expect(httpsBackends()).toHaveLength(0);
     // The retry finds no backend yet, creates one, re-lists, sees only its own: keeps it.
-    const retry = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000, sleep: fastSleep });
+    const retry = await reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 2_000 }, fastClock);
     expect(retry.status).toBe('applied');
     const kept = httpsBackends()[0] as { id: string; created_at: string };
     // The held create lands now, strictly later (a later millisecond) than the retry's: it is the newer one.
@@ -52,7 +54,8 @@ describe('a backend we created but did not see in the re-list is removed by the 
     const later = await reconcileTarget(
       demoTarget(),
       {},
-      { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep },
+      { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0 },
+      fastClock,
     );
     expect(later.error).toBeUndefined();
     expect(later.done.map((a) => a.kind)).toEqual(['DeleteDuplicateBackend']);
@@ -65,9 +68,7 @@ describe('a backend we created but did not see in the re-list is removed by the 
     // Both creates are held; released one at a time, so the first released is the older backend.
     world.emulator.addFault({ operation: 'CreateBackend', gate: 'create', count: 2 });
     // A request timeout far above anything here: no client gives up while the test holds its request.
-    const racers = [0, 1].map(() =>
-      reconcileTarget(demoTarget(), {}, { gateway: world.gateway(60_000), waitBudgetMs: 2_000, sleep: fastSleep }),
-    );
+    const racers = [0, 1].map(() => reconcileTarget(demoTarget(), {}, { gateway: world.gateway(60_000), waitBudgetMs: 2_000 }, fastClock));
     const settled: ReconcileResult[] = [];
     for (const racer of racers) void racer.then((r) => settled.push(r));
     await until('both first reads held', () => held('first-read') === 2);
@@ -93,7 +94,8 @@ describe('a backend we created but did not see in the re-list is removed by the 
     const retryOfB = await reconcileTarget(
       demoTarget(),
       {},
-      { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0, sleep: fastSleep },
+      { gateway: world.gateway(), waitBudgetMs: 2_000, duplicateGraceMs: 0 },
+      fastClock,
     );
     expect(retryOfB.error).toBeUndefined();
     // ...and the retry removes the backend B created; A's stays.

@@ -88,7 +88,7 @@ describe('npm run chaos fails a copy of the code with one pool rule broken', () 
     [
       'a reconcile that answers applied without waiting until the LB has applied its write',
       RECONCILE,
-      '    await waitUntilApplied(gateway, view.zone, lb, deadline.clip(options.waitBudgetMs), clock);\n',
+      '    await waitUntilApplied(gateway, view.zone, lb, options.waitBudgetMs, context);\n',
       '',
       'early_applied',
       /^VIOLATION: \d+ early answer\(s\) applied, before the LB showed the write applied: /m,

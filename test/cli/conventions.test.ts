@@ -287,19 +287,21 @@ describe('lbsync conventions', () => {
   });
 
   it('a request with no answer names the URL (no credentials) and the cause: refused, timed out, TLS; for the queue and inject too', async () => {
-    const [refused, timedOut, tls, queue, inject] = await Promise.all([
+    const unreachableQueues = {
+      SQS_ENDPOINT: 'http://127.0.0.1:1',
+      SQS_ACCESS_KEY_ID: 'k',
+      SQS_SECRET_ACCESS_KEY: 'local-secret',
+      RECONCILE_QUEUE_URL: 'http://127.0.0.1:1/q/r',
+      DEAD_LETTER_QUEUE_URL: 'http://127.0.0.1:1/q/d',
+    };
+    const [refused, timedOut, tls, queue, inject, enqueue] = await Promise.all([
       runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: 'http://operator:pw-secret-4242@127.0.0.1:1' }),
       runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: `http://127.0.0.1:${portOf(silent)}`, LBSYNC_REQUEST_TIMEOUT_MS: '300' }),
       runBin(['plan', '-o', 'json'], { ...env, SCW_API_URL: emulator.url.replace('http://', 'https://') }),
-      runBin(['dlq', 'list'], {
-        SQS_ENDPOINT: 'http://127.0.0.1:1',
-        SQS_ACCESS_KEY_ID: 'k',
-        SQS_SECRET_ACCESS_KEY: 'local-secret',
-        RECONCILE_QUEUE_URL: 'http://127.0.0.1:1/q/r',
-        DEAD_LETTER_QUEUE_URL: 'http://127.0.0.1:1/q/d',
-      }),
+      runBin(['dlq', 'list'], unreachableQueues),
       // Not port 1, which fetch() refuses to call at all ("bad port").
       runBin(['inject', '-t', 'demo.k8s.local', '--url', `http://127.0.0.1:${closedPort}/`], { INJECT_TOKEN: 'inject-token-value' }),
+      runBin(['inject', '-t', 'demo.k8s.local', '--queue'], unreachableQueues),
     ]);
     const errorOf = (run: { stdout: string }) => (parse(run.stdout).targets as { error: { code: string; message: string } }[])[0]?.error;
     expect(errorOf(refused)).toEqual(
@@ -323,6 +325,11 @@ describe('lbsync conventions', () => {
     expect(inject.code).toBe(1);
     expect(inject.stderr).toContain(
       `could not reach the inject function: connection refused (ECONNREFUSED) on POST http://127.0.0.1:${closedPort}/`,
+    );
+    // inject --queue hands over through enqueueEvents, as the functions do.
+    expect(enqueue.code).toBe(1);
+    expect(enqueue.stderr).toContain(
+      'error [queue_unavailable] queue SendMessageBatch on r failed: connection refused (ECONNREFUSED) on http://127.0.0.1:1/',
     );
   });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { runBin } from './support';
 import { CONTROL_PLANE_IPV6, OTHER_LB_ID, recordDoctorRun, recordingSeed, startEchoingApi } from '../support/doctor-recording';
 import { reveals } from '../support/secret-oracle';

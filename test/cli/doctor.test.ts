@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { DEMO_CLUSTER } from '../support/world';
 import { BIN, ROOT, demoApiEnv, runBin, type Run } from './support';
 

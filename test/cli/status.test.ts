@@ -13,7 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startEmulator, type EmulatorHandle } from '../../emulator';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import {
   DEMO_CLUSTER,
   DEMO_CONTROL_PLANE_IPS,

@@ -7,7 +7,7 @@ import { main } from '../../cli/main';
 import { type EmulatorHandle, startEmulator } from '../../emulator';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { DEMO_CLUSTER, FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../support/world';
 
 export const ROOT = new URL('../../', import.meta.url).pathname;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { localQueueEnv, runBin } from './support';
 
 let localQueue: LocalQueue;

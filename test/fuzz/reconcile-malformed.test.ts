@@ -9,7 +9,7 @@ import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { createLogger } from '../../shared/platform/log';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { systemFieldsBeyondHorizon } from '../../shared/core/retry-horizon';
 import { decodeEvent, MAX_EVENT_BYTES } from '../../shared/schemas/event';
 import type { World } from '../support/world';
@@ -41,9 +41,7 @@ afterAll(async () => {
 const deps = () => ({
   targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
   gateway: () => world.gateway(),
-  queue: () => queue,
-  reconcileQueueUrl: urls.reconcileQueueUrl,
-  deadLetterQueueUrl: urls.deadLetterQueueUrl,
+  queues: { client: () => queue, ...urls },
   runtime: runtimeConfigFromEnv({}),
   logger: createLogger({ service: 'fuzz', level: 'debug', destination: { write: (line: string) => void logLines.push(line) } }),
 });

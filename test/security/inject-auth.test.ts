@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalStack } from '../../local/stack';
 import { startDemoStack } from '../support/demo-stack';
-import { tokenMatches } from '../../shared/handlers/inject-request';
+import { tokenMatches } from '../../shared/platform/http-edge';
 import { DEMO_CLUSTER } from '../support/world';
 
 let stack: LocalStack;

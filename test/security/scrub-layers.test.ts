@@ -10,7 +10,7 @@ import { createAuditTrailGateway } from '../../shared/adapters/audit-trail';
 import { createScalewayGateway } from '../../shared/adapters/scaleway';
 import { startLocalQueue } from '../../local/queue-server';
 import { createEventQueue } from '../../shared/adapters/queue';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import { functionShell } from '../../shared/platform/function-shell';
 import { handleReconcileMessage } from '../../shared/handlers/reconcile-message';
@@ -100,8 +100,7 @@ describe('each layer scrubs on its own', () => {
       const answer = await handleReconcileMessage(`{"not":"an event","key":"${SECRET_KEY}"}`, {
         targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
         gateway: () => world.gateway(),
-        queue: () => queue,
-        ...urls,
+        queues: { client: () => queue, ...urls },
         runtime: runtimeConfigFromEnv({}),
         logger: createLogger({ service: 'test', level: 'silent' }),
         scrubber: createScrubber([SECRET_KEY]),

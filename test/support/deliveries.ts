@@ -12,7 +12,7 @@ import { runtimeConfigFromEnv } from '../../shared/platform/config';
 import type { DeadLetterRecord } from '../../shared/handlers/dead-letter';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../shared/handlers/reconcile-message';
 import { createLogger } from '../../shared/platform/log';
-import { provisionQueues } from '../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../cli/adapters/queue-provisioning';
 import type { Target } from '../../shared/schemas/target';
 import { FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from './world';
 
@@ -82,18 +82,18 @@ export async function sendEvent(
         requestTimeoutMs: 5_000,
         eventId,
       }),
-    queue: () => events,
-    reconcileQueueUrl: queues.reconcileQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
+    queues: { client: () => events, reconcileQueueUrl: queues.reconcileQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl },
     runtime,
     logger: options.onLogLine
       ? createLogger({ service: 'deliveries', level: 'info', destination: { write: options.onLogLine } })
       : createLogger({ service: 'deliveries', level: 'silent' }),
-    now: () => new Date(Date.now() + skippedMs),
-    sleep: async (ms: number) => {
-      const real = Math.min(ms, 20);
-      await new Promise<void>((resolve) => setTimeout(resolve, real));
-      skippedMs += Math.max(0, ms - real);
+    clock: {
+      now: () => Date.now() + skippedMs,
+      sleep: async (ms: number) => {
+        const real = Math.min(ms, 20);
+        await new Promise<void>((resolve) => setTimeout(resolve, real));
+        skippedMs += Math.max(0, ms - real);
+      },
     },
     random: () => 0.5,
   };

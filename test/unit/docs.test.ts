@@ -13,8 +13,9 @@ import { renderEnvironmentReference, SECTIONS, sectionsIn } from '../../scripts/
 import { generated, homelessSections } from '../../scripts/docs';
 import { exportedInterfaceFields } from '../../scripts/emulator-reference';
 import { DEAD_LETTER_REASONS } from '../../shared/core/disposition';
+import { FUNCTION, FUNCTIONS } from '../../functions/registry';
 import { OPERATION_NAMES } from '../../emulator/api-routes';
-import { COMMAND_ERROR_GUIDE, ERROR_GUIDE, WARNING_GUIDE } from '../../shared/errors/error-guide';
+import { COMMAND_ERROR_GUIDE, ERROR_GUIDE, WARNING_GUIDE } from '../../scripts/error-guide';
 import { kopsMessage } from '../../shared/errors/kops-messages';
 import { COMMAND_ERROR_CATALOG, ERROR_CATALOG, WARNING_CATALOG } from '../../shared/errors/lbsync-error';
 
@@ -207,7 +208,7 @@ describe('docs/troubleshooting.md', () => {
 
   it("shows messages made of the words the code prints (ours, kOps', the Scaleway SDK's, zod's, the API's)", () => {
     const printed = [
-      ...literalsOf(['shared', 'cli', 'functions'], '.ts', ['shared/errors/error-guide.ts']), // not the guide: it would match itself
+      ...literalsOf(['shared', 'cli', 'functions'], '.ts'), // not the guide (scripts/): it would match itself
       ...literalsOf([relative(fileURLToPath(ROOT), sdkErrorFolder())], '.js'),
       ...literalsOf(['node_modules/zod/v4/locales/en.js'], '.js'),
       ...literalsOf(['test/fixtures/scaleway-api'], '.yaml'), // the API's own words, as recorded
@@ -396,6 +397,17 @@ describe('docs/operations.md', () => {
         made_up,
       ).toEqual([]);
     }
+  });
+});
+
+describe("docs/architecture.md's table of the functions' answers", () => {
+  it('has a row per function of functions/registry.ts, in its order, each with its trigger', () => {
+    const start = architecture.indexOf("\n### The functions' answers\n");
+    const section = architecture.slice(start, architecture.indexOf('\n### ', start + 1));
+    const rows = [...section.matchAll(/^\| `([a-z-]+)` \| ([^|]+) \|/gm)].map((m) => [m[1], (m[2] as string).trim().toLowerCase()]);
+    expect(start).toBeGreaterThan(-1);
+    expect(rows.map(([name]) => name)).toEqual(FUNCTIONS);
+    for (const [name, trigger] of rows) expect(trigger, name).toMatch(new RegExp(`^${FUNCTION[name as keyof typeof FUNCTION].trigger}\\b`));
   });
 });
 

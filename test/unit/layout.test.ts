@@ -1,10 +1,11 @@
 // Each folder of shared/ sits on one floor: it imports only folders below it, never one that imports it back (a
 // circle between folders means a file lives on the wrong floor). The folder graph is computed from the real imports
 // of every module, type-only ones included: a type names another folder's concept as much as a value does.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { FUNCTION_NAMES } from '../../functions/registry';
 import { importsOf, resolveLocal } from '../support/imports';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -147,5 +148,40 @@ describe('the folders of shared/ sit on floors', () => {
     expect(describeCircles(withExtra({ 'errors/extra.ts': "export { x } from '../schemas/target';" }))).toContain(
       "circle {errors, schemas}: errors -> schemas (shared/errors/extra.ts: export { x } from '../schemas/target')",
     );
+  });
+});
+
+/** Modules of shared/ that no handler imports: the build puts them into every function's bundle (scripts/build.mjs). */
+const BUILD_SUBSTITUTES = [
+  'shared/adapters/sdk-fetch-globals.ts',
+  'shared/adapters/static-credentials-only.ts',
+  'shared/platform/no-log-transports.cjs',
+];
+
+/** Every file a function's handler reaches through its imports (type-only ones included). */
+function reachedFromFunctions(): Set<string> {
+  const reached = new Set<string>();
+  const visit = (file: string) => {
+    if (reached.has(file) || !existsSync(file)) return;
+    reached.add(file);
+    if (!/\.(ts|mjs|cjs)$/.test(file)) return;
+    for (const ref of importsOf(readFileSync(file, 'utf8'))) {
+      const target = resolveLocal(file, ref.spec);
+      if (target) visit(target);
+    }
+  };
+  for (const name of FUNCTION_NAMES) visit(join(ROOT, 'functions', name, 'handler.ts'));
+  return reached;
+}
+
+describe('shared/ holds what the functions run', () => {
+  it('every module of shared/ is loaded by a function; what only the CLI runs is under cli/', () => {
+    const reached = reachedFromFunctions();
+    const build = readFileSync(join(ROOT, 'scripts/build.mjs'), 'utf8');
+    for (const path of BUILD_SUBSTITUTES) expect(build, path).toContain(path);
+    const unreached = sourcesUnder(SHARED)
+      .map((file) => relative(ROOT, file))
+      .filter((path) => !reached.has(join(ROOT, path)) && !BUILD_SUBSTITUTES.includes(path));
+    expect(unreached).toEqual([]);
   });
 });

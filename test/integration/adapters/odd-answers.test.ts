@@ -5,13 +5,13 @@
 // type or shape than asked for (an HTML page answered 200, a listing of the wrong namespace, a save Grafana does not
 // confirm): unexpected_answer naming the URL, the status and what was expected, never read as "nothing there".
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { httpCall } from '../../../shared/adapters/http-call';
+import { httpCall } from '../../../cli/adapters/http-call';
 import { createEventQueue } from '../../../shared/adapters/queue';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { callGateway } from '../../../shared/adapters/api-failure';
-import { createGrafanaDashboards } from '../../../shared/adapters/grafana-dashboards';
-import { createLokiQuery } from '../../../shared/adapters/loki-query';
-import { createLokiRuler } from '../../../shared/adapters/loki-ruler';
+import { createGrafanaDashboards } from '../../../cli/adapters/grafana-dashboards';
+import { createLokiQuery } from '../../../cli/adapters/loki-query';
+import { createLokiRuler } from '../../../cli/adapters/loki-ruler';
 import { createScrubber } from '../../../shared/outbound/scrub';
 import { type OddServer, startAnsweringServer, startHtmlServer, startStallingServer } from '../../support/odd-servers';
 import { FAKE_ACCESS_KEY, FAKE_SECRET_KEY } from '../../support/world';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cassetteHoldsSecret, noCredentialIn, writeCassette } from '../../../cli/cassette/write-cassette';
 import { SymbolicLinkRefused, writePrivateFile } from '../../../cli/private-file';
-import type { RecordedExchange } from '../../../shared/adapters/http-recorder';
+import type { RecordedExchange } from '../../../cli/adapters/http-recorder';
 import { createScrubber } from '../../../shared/outbound/scrub';
 
 const ACCESS_KEY = 'SCWQ1W2E3R4T5Y6U7I8O';

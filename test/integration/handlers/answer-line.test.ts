@@ -99,6 +99,19 @@ describe('the final line of each delivery', () => {
     expect(problems).toEqual([]);
   });
 
+  it("the reconcile's duration: on the line of a delivery that reconciled, absent from one refused before any reconcile", async () => {
+    const reconciled = await send();
+    expect(await reconciled.untilFinal()).toMatchObject({ outcome: 'noop' });
+    expect(answerLines()[0]?.duration_ms).toEqual(expect.any(Number));
+
+    lines = [];
+    const refused = await send({ target: 'nowhere.k8s.local' });
+    expect(await refused.untilFinal()).toMatchObject({ outcome: 'dead_lettered' });
+    expect(answerLines()).toHaveLength(1);
+    expect(answerLines()[0]).not.toHaveProperty('duration_ms');
+    expect(problems).toEqual([]);
+  });
+
   it.each([
     ['with a write planned', true],
     ['in sync', false],

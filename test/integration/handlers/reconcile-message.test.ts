@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
 import { validationError } from '../../../shared/errors/lbsync-error';
 import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
@@ -15,6 +15,7 @@ import { runtimeConfigFromEnv } from '../../../shared/platform/config';
 import type { Deadline } from '../../../shared/platform/deadline';
 import { createLogger } from '../../../shared/platform/log';
 import { lineProblems } from '../../../shared/platform/log-schema';
+import type { Target } from '../../../shared/schemas/target';
 import type { World } from '../../support/world';
 import { DEMO_CLUSTER, DEMO_LB_ID, FAKE_ACCESS_KEY, FAKE_SECRET_KEY, demoTarget, startWorld } from '../../support/world';
 
@@ -71,7 +72,7 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
     remaining,
     deps: {
       targets: new Map([[DEMO_CLUSTER, demoTarget()]]),
-      gateway: (deadline: Deadline) =>
+      gateway: (_target: Target, { deadline }: { deadline: Deadline }) =>
         createScalewayGateway({
           accessKey: FAKE_ACCESS_KEY,
           secretKey: FAKE_SECRET_KEY,
@@ -84,13 +85,10 @@ function deps(clock: ReturnType<typeof fakeClock>, env: Record<string, string>) 
             return ms;
           },
         }),
-      queue: () => queue,
-      reconcileQueueUrl: urls.reconcileQueueUrl,
-      deadLetterQueueUrl: urls.deadLetterQueueUrl,
+      queues: { client: () => queue, ...urls },
       runtime: runtimeConfigFromEnv(env),
       logger: createLogger({ service: 'deadline-test', level: 'silent' }),
-      now: clock.now,
-      sleep: clock.sleep,
+      clock: { now: () => clock.now().getTime(), sleep: clock.sleep },
       random: () => 0.5,
     },
   };
@@ -214,7 +212,7 @@ describe('carrying out the disposition', () => {
     const response = await handleReconcileMessage(event({ target: 'nowhere' }), {
       ...d,
       logger,
-      deadLetterQueueUrl: `${urls.deadLetterQueueUrl}-missing`,
+      queues: { ...d.queues, deadLetterQueueUrl: `${urls.deadLetterQueueUrl}-missing` },
     });
     expect(response.statusCode).toBe(500);
     expect(JSON.parse(response.body)).toMatchObject({ outcome: 'handoff_failed', error: { code: 'queue_unavailable' } });

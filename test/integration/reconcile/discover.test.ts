@@ -209,7 +209,7 @@ describe('answers checked on our side', () => {
     world.emulator.addFault({ operation: 'ListServers', ...answer });
     const pool = await discoverPool(world.gateway(), demoTarget({ servers: { tags: TAGS, ipSource: 'public' } }));
     expect(pool.ips).toEqual([...DEMO_CONTROL_PLANE_IPS, '51.15.200.1']);
-    expect(pool.refused).toEqual([]);
+    expect(pool.leftOut).toEqual([]);
   });
 
   it('ipam-private: an IPAM address of a resource nobody asked about, or IPv6, is left out and named', async () => {

@@ -20,9 +20,11 @@ import {
 
 let world: World;
 const fastSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.min(ms, 20)));
+/** The real clock, its waits cut short. */
+const fastClock = { clock: { now: () => Date.now(), sleep: fastSleep } };
 
 async function reconcile(target: Target = demoTarget(), event: Parameters<typeof reconcileTarget>[1] = {}, requestTimeoutMs?: number) {
-  return reconcileTarget(target, event, { gateway: world.gateway(requestTimeoutMs), waitBudgetMs: 3_000, sleep: fastSleep });
+  return reconcileTarget(target, event, { gateway: world.gateway(requestTimeoutMs), waitBudgetMs: 3_000 }, fastClock);
 }
 
 async function converge(target: Target = demoTarget()) {
@@ -402,7 +404,7 @@ describe('reconcileTarget against the emulator (real SDK over HTTP)', () => {
     });
     world.emulator.resetCalls();
     world.emulator.addFault({ pathIncludes: `/backends/${backendId}/servers`, gate: 'pool-write', count: 1 });
-    const running = reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000, sleep: fastSleep });
+    const running = reconcileTarget(demoTarget(), {}, { gateway: world.gateway(), waitBudgetMs: 3_000 }, fastClock);
     const started = Date.now();
     while ((world.emulator.heldAtGates()['pool-write'] ?? 0) === 0) {
       if (Date.now() - started > 10_000) throw new Error('the reconcile never wrote the pool');
@@ -714,7 +716,7 @@ describe('error classes, from real API answers', () => {
   it('readiness budget exhausted after a write reports apply_timeout (transient)', async () => {
     const slow = await startWorld({ instancePendingMs: 5_000 });
     try {
-      const result = await reconcileTarget(demoTarget(), {}, { gateway: slow.gateway(), waitBudgetMs: 200, sleep: fastSleep });
+      const result = await reconcileTarget(demoTarget(), {}, { gateway: slow.gateway(), waitBudgetMs: 200 }, fastClock);
       expect(result.done.map((a) => a.kind)).toEqual(['CreateBackend']);
       expect(result.error).toMatchObject({ code: 'apply_timeout', errorClass: 'transient' });
       expect(result.error?.message).toMatch(/^waiting for load-balancer /);

@@ -99,7 +99,7 @@ describe('stageRemovals', () => {
     const { lb, pool } = await afterReplacement();
     const add = setPool([...DEMO_CONTROL_PLANE_IPS, NEW_IP], [NEW_IP], []);
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [add], pool);
-    expect(staged).toEqual({ actions: [add], rollouts: [], refused: [] });
+    expect(staged).toEqual({ actions: [add], rollouts: [], leftOut: [] });
     expect(world.emulator.calls()).toEqual([]);
   });
 
@@ -108,7 +108,7 @@ describe('stageRemovals', () => {
     const replace = setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP]);
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [replace], pool);
     expect(staged.actions).toEqual([replace]);
-    expect(staged.hold).toBeUndefined();
+    expect(staged.deferral).toBeUndefined();
     expect(staged.rollouts[0]?.rollout.removed).toEqual([
       { ip: OLD_IP, why: expect.stringContaining('server control-plane-fr-par-1-0 is stopping') },
     ]);
@@ -121,12 +121,12 @@ describe('stageRemovals', () => {
     world.emulator.forceHealth(NEW_IP, 'unknown');
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP])], pool);
     expect(staged.actions).toEqual([setPool([...DEMO_CONTROL_PLANE_IPS, NEW_IP], [NEW_IP], [])]);
-    expect(staged.hold).toMatchObject({
+    expect(staged.deferral).toMatchObject({
       code: 'removal_deferred',
       errorClass: 'transient',
       lb: { id: DEMO_LB_ID, name: 'api.demo.k8s.local' },
     });
-    expect(staged.hold?.message).toMatch(
+    expect(staged.deferral?.message).toMatch(
       new RegExp(
         `^updating back-end server IPs for load-balancer api\\.demo\\.k8s\\.local: backend lb-backend-https keeps ${OLD_IP.replace(/\./g, '\\.')} for now`,
       ),
@@ -143,17 +143,17 @@ describe('stageRemovals', () => {
     const replace = setPool([IP_1, IP_2, NEW_IP], [NEW_IP], [OLD_IP]);
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [replace], pool);
     expect(staged.actions).toEqual([replace]);
-    expect(staged.hold).toBeUndefined();
+    expect(staged.deferral).toBeUndefined();
   });
 
-  it('a removal held back entirely drops the write (nothing left to write now)', async () => {
+  it('a removal deferred entirely drops the write (nothing left to write now)', async () => {
     world.emulator.loadSeed(demoSeedWith({ backends: [demoBackend([...DEMO_CONTROL_PLANE_IPS, NEW_IP], { id: BACKEND })] }));
     const { lb, pool } = await afterReplacement();
     world.emulator.forceHealth(OLD_IP, 'passed');
     world.emulator.forceHealth(NEW_IP, 'failed');
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [], [OLD_IP])], pool);
     expect(staged.actions).toEqual([]);
-    expect(staged.hold?.code).toBe('removal_deferred');
+    expect(staged.deferral?.code).toBe('removal_deferred');
   });
 
   // backend_id is a filter the API applies, like ListServers' tags: an answer holding another backend's reports (the
@@ -163,9 +163,9 @@ describe('stageRemovals', () => {
     const { lb, pool } = await answerHealthWithOtherBackend();
     const staged = await stageRemovals(world.gateway(), demoTarget(), lb, [setPool([IP_1, IP_2, NEW_IP], [], [OLD_IP])], pool);
     expect(staged.actions).toEqual([]);
-    expect(staged.hold?.code).toBe('removal_deferred');
+    expect(staged.deferral?.code).toBe('removal_deferred');
     expect(staged.rollouts[0]?.health).toEqual({});
-    expect(staged.refused).toEqual(
+    expect(staged.leftOut).toEqual(
       POOL_OF_4.map((ip) => ({ what: `health report of ${ip}`, why: `is of backend ${OTHER_BACKEND}, not ${BACKEND}` })),
     );
   });

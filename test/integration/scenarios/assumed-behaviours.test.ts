@@ -20,9 +20,9 @@ import {
   type EmulatorSeed,
   type SwitchName,
 } from '../../../emulator';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 import { createScalewayGateway } from '../../../shared/adapters/scaleway';
-import { RATE_LIMIT_FLOOR_MS } from '../../../shared/core/disposition';
+import { RATE_LIMIT_FLOOR_MS } from '../../../shared/core/backoff';
 import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';
 import { handleReconcileMessage, type ReconcileAnswerBody } from '../../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
@@ -509,16 +509,17 @@ async function play(scenario: Scenario): Promise<Run> {
         defaultZone: 'fr-par-1',
         requestTimeoutMs: 5_000,
       }),
-    queue: () => stack.events,
-    reconcileQueueUrl: queues.reconcileQueueUrl,
-    deadLetterQueueUrl: queues.deadLetterQueueUrl,
+    queues: { client: () => stack.events, reconcileQueueUrl: queues.reconcileQueueUrl, deadLetterQueueUrl: queues.deadLetterQueueUrl },
     runtime,
     logger: createLogger({ service: 'assumed-behaviours', level: 'silent' }),
     // Holds and polls are recorded at their full length but last at most 20 ms: the world only moves between
     // deliveries (afterAnswer), so nothing here races a clock.
-    sleep: (ms: number) => {
-      sleeps.push(ms);
-      return new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+    clock: {
+      now: () => Date.now(),
+      sleep: (ms: number) => {
+        sleeps.push(ms);
+        return new Promise<void>((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+      },
     },
   };
   const eventId = `evt-${suffix}`;
@@ -650,9 +651,14 @@ describe("the gateway's real 429 (empty body, no reset time)", () => {
           defaultZone: 'fr-par-1',
         }),
         waitBudgetMs: 5_000,
-        sleep: (ms) => {
-          sleeps.push(ms);
-          return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+      },
+      {
+        clock: {
+          now: () => Date.now(),
+          sleep: (ms) => {
+            sleeps.push(ms);
+            return new Promise((resolve) => setTimeout(resolve, Math.min(ms, 20)));
+          },
         },
       },
     );

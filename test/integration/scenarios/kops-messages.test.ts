@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { faultBodies, type EmulatorSeed, type FaultSpec, type SeedBackend } from '../../../emulator';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue, type EventQueue } from '../../../shared/adapters/queue';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 import type { DeadLetterRecord } from '../../../shared/handlers/dead-letter';
 import { handleReconcileMessage } from '../../../shared/handlers/reconcile-message';
 import { runtimeConfigFromEnv } from '../../../shared/platform/config';
@@ -210,9 +210,7 @@ async function run(c: Case) {
   const answer = await handleReconcileMessage(JSON.stringify(event), {
     targets: new Map([[DEMO_CLUSTER, target]]),
     gateway: () => w.gateway(),
-    queue: () => queue,
-    reconcileQueueUrl: urls.reconcileQueueUrl,
-    deadLetterQueueUrl: urls.deadLetterQueueUrl,
+    queues: { client: () => queue, ...urls },
     runtime: runtimeConfigFromEnv({ LBSYNC_WAIT_BUDGET_MS: '0', LBSYNC_TRANSIENT_WAIT_MS: '0' }),
     logger: createLogger({ service: 'messages', level: 'info', destination: { write: (line: string) => void logLines.push(line) } }),
   });

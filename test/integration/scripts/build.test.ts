@@ -9,7 +9,7 @@ import type { EmulatorHandle } from '../../../emulator';
 import { faultBodies, startEmulator } from '../../../emulator';
 import { startLocalQueue, type LocalQueue } from '../../../local/queue-server';
 import { createEventQueue } from '../../../shared/adapters/queue';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 // @ts-expect-error: plain .mjs module without types
 import { FUNCTION_NODE_OPTIONS } from '../../../scripts/function-sizing.mjs';
 import { type BundleRun as ChildResult, runBundle } from '../../support/run-bundle';

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { goVcrCassette, yamlString } from '../../../cli/cassette/go-vcr';
-import type { RecordedExchange } from '../../../shared/adapters/http-recorder';
+import type { RecordedExchange } from '../../../cli/adapters/http-recorder';
 
 const exchanges: RecordedExchange[] = [
   {

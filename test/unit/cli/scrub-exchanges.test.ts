@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { goVcrCassette } from '../../../cli/cassette/go-vcr';
 import { scrubExchanges } from '../../../cli/cassette/scrub-exchanges';
-import type { RecordedExchange } from '../../../shared/adapters/http-recorder';
+import type { RecordedExchange } from '../../../cli/adapters/http-recorder';
 import { createScrubber } from '../../../shared/outbound/scrub';
 import { reveals } from '../../support/secret-oracle';
 

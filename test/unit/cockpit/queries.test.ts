@@ -8,16 +8,10 @@ import { parser } from '@grafana/lezer-logql';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import type { RuleGroup } from '../../../cockpit/alerts';
+import { FUNCTIONS } from '../../../functions/registry';
 import { analyse, interpolate, metricQueryProblems, queryProblems } from '../../../cockpit/logql-check';
 import { ALERTS, FUNCTION_METRICS } from '../../../cockpit/queries';
-import {
-  ALERTS_PAGE,
-  FUNCTIONS,
-  MAX_RULES_PER_GROUP,
-  STREAM_LABELS,
-  SWEEP_PERIOD_MINUTES,
-  TROUBLESHOOTING_PAGE,
-} from '../../../cockpit/settings';
+import { ALERTS_PAGE, MAX_RULES_PER_GROUP, STREAM_LABELS, SWEEP_PERIOD_MINUTES, TROUBLESHOOTING_PAGE } from '../../../cockpit/settings';
 import { ERROR_CATALOG } from '../../../shared/errors/lbsync-error';
 
 const ROOT = new URL('../../../', import.meta.url);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { addressChoiceNotes, familiesOf, selectServerIps, stripCidr } from '../../../shared/core/desired';
+import { addressChoiceNotes, selectServerIps } from '../../../shared/core/desired';
+import { stripCidr } from '../../../shared/core/kops-rule';
+import { IP_SOURCE } from '../../../shared/schemas/ip-sources';
 import type { ObservedServer } from '../../../shared/core/model';
 import { unusablePoolAddress } from '../../../shared/schemas/backend-address';
 
@@ -182,9 +184,9 @@ describe('selectServerIps: IPv6 and dual-stack pools', () => {
     ]);
   });
   it('families: public-ipv6 takes IPv6, public-dual both, every other ipSource IPv4', () => {
-    expect(familiesOf('public-ipv6')).toEqual([6]);
-    expect(familiesOf('public-dual')).toEqual([4, 6]);
-    for (const ipSource of ['public', 'kops', 'ipam-private'] as const) expect(familiesOf(ipSource)).toEqual([4]);
+    expect(IP_SOURCE['public-ipv6'].families).toEqual([6]);
+    expect(IP_SOURCE['public-dual'].families).toEqual([4, 6]);
+    for (const ipSource of ['public', 'kops', 'ipam-private'] as const) expect(IP_SOURCE[ipSource].families).toEqual([4]);
   });
   it('several IPv6 on one server: the lowest (numerically), the others named', () => {
     const a = server('a', { publicIpv6: ['2001:bc8:710:10::1', '2001:bc8:710:9::1'] });

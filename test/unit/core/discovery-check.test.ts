@@ -43,18 +43,18 @@ const names = (servers: readonly ObservedServer[]) => servers.map((s) => s.name)
 
 describe('admitServers: only a server carrying every tag of the target exactly, in its zone (and project), is the target’s', () => {
   it('admits a server with every tag (and more), in the zone', () => {
-    const { admitted, refused } = admitServers([server('cp-0')], scope);
+    const { admitted, leftOut } = admitServers([server('cp-0')], scope);
     expect(names(admitted)).toEqual(['cp-0']);
-    expect(refused).toEqual([]);
+    expect(leftOut).toEqual([]);
   });
 
   it('refuses a server missing a tag, naming the tag: workers, other clusters', () => {
-    const { admitted, refused } = admitServers(
+    const { admitted, leftOut } = admitServers(
       [server('cp-0'), server('worker', { tags: [CLUSTER] }), server('other-cp', { tags: ['noprefix=kops.k8s.io/cluster=staging', ROLE] })],
       scope,
     );
     expect(names(admitted)).toEqual(['cp-0']);
-    expect(refused).toEqual([
+    expect(leftOut).toEqual([
       { what: 'server worker (id-worker)', why: `does not carry ${ROLE}` },
       { what: 'server other-cp (id-other-cp)', why: `does not carry ${CLUSTER}` },
     ]);
@@ -74,14 +74,14 @@ describe('admitServers: only a server carrying every tag of the target exactly, 
   });
 
   it('refuses a server of another zone', () => {
-    const { admitted, refused } = admitServers([server('cp-0', { zone: 'fr-par-2' })], scope);
+    const { admitted, leftOut } = admitServers([server('cp-0', { zone: 'fr-par-2' })], scope);
     expect(admitted).toEqual([]);
-    expect(refused).toEqual([{ what: 'server cp-0 (id-cp-0)', why: 'is in zone fr-par-2, not fr-par-1' }]);
+    expect(leftOut).toEqual([{ what: 'server cp-0 (id-cp-0)', why: 'is in zone fr-par-2, not fr-par-1' }]);
   });
 
   it('refuses a server of another project when the project is known, and takes any project when it is not', () => {
     const elsewhere = server('cp-0', { projectId: OTHER_PROJECT });
-    expect(admitServers([elsewhere], { ...scope, projectId: PROJECT }).refused).toEqual([
+    expect(admitServers([elsewhere], { ...scope, projectId: PROJECT }).leftOut).toEqual([
       { what: 'server cp-0 (id-cp-0)', why: `is in project ${OTHER_PROJECT}, not ${PROJECT}` },
     ]);
     expect(names(admitServers([elsewhere], scope).admitted)).toEqual(['cp-0']);
@@ -89,11 +89,11 @@ describe('admitServers: only a server carrying every tag of the target exactly, 
   });
 
   it('names every reason a server fails', () => {
-    const { refused } = admitServers([server('x', { tags: [], zone: 'nl-ams-1', projectId: OTHER_PROJECT })], {
+    const { leftOut } = admitServers([server('x', { tags: [], zone: 'nl-ams-1', projectId: OTHER_PROJECT })], {
       ...scope,
       projectId: PROJECT,
     });
-    expect(refused[0]?.why).toBe(
+    expect(leftOut[0]?.why).toBe(
       `does not carry ${CLUSTER}, ${ROLE} and is in zone nl-ams-1, not fr-par-1 and is in project ${OTHER_PROJECT}, not ${PROJECT}`,
     );
   });
@@ -109,13 +109,13 @@ describe('admitPrivateIps: an IPAM answer counts only for the NIC it was asked a
   });
 
   it('keeps the IPv4 addresses of the NICs asked about, by NIC', () => {
-    const { byNic, refused } = admitPrivateIps([ip('10.0.0.2/22'), ip('10.0.0.3/22', { resourceId: 'nic-b' })], ['nic-a', 'nic-b']);
+    const { byNic, leftOut } = admitPrivateIps([ip('10.0.0.2/22'), ip('10.0.0.3/22', { resourceId: 'nic-b' })], ['nic-a', 'nic-b']);
     expect(Object.fromEntries(byNic)).toEqual({ 'nic-a': ['10.0.0.2/22'], 'nic-b': ['10.0.0.3/22'] });
-    expect(refused).toEqual([]);
+    expect(leftOut).toEqual([]);
   });
 
   it('refuses an address of another resource, of a resource that is not a NIC, of none, or IPv6', () => {
-    const { byNic, refused } = admitPrivateIps(
+    const { byNic, leftOut } = admitPrivateIps(
       [
         ip('10.9.9.9/22', { resourceId: 'nic-of-someone-else' }),
         ip('51.15.1.1/32', { resourceType: 'instance_server' }),
@@ -125,7 +125,7 @@ describe('admitPrivateIps: an IPAM answer counts only for the NIC it was asked a
       ['nic-a'],
     );
     expect(byNic.size).toBe(0);
-    expect(refused).toEqual([
+    expect(leftOut).toEqual([
       { what: 'IPAM address 10.9.9.9/22', why: 'belongs to instance_private_nic nic-of-someone-else, which was not asked about' },
       { what: 'IPAM address 51.15.1.1/32', why: 'belongs to instance_server nic-a, not to a private NIC' },
       { what: 'IPAM address 10.8.8.8/22', why: 'belongs to no resource' },
@@ -193,11 +193,11 @@ describe('otherLbItems: the one rule of every listing of an LB’s own resources
 describe('the warnings: one per reconcile, code first, naming what was left out', () => {
   it('discovery_filter_mismatch groups what was left out for the same reason; nothing left out, no warning', () => {
     expect(filterMismatchWarning([])).toBeUndefined();
-    const { refused } = admitServers(
+    const { leftOut } = admitServers(
       [server('w-0', { tags: [CLUSTER] }), server('w-1', { tags: [CLUSTER] }), server('far', { zone: 'fr-par-2' })],
       scope,
     );
-    expect(filterMismatchWarning(refused)).toBe(
+    expect(filterMismatchWarning(leftOut)).toBe(
       '[discovery_filter_mismatch] the API answered 3 item(s) its request did not ask for, left out of every pool and backend: ' +
         `server w-0 (id-w-0), server w-1 (id-w-1): does not carry ${ROLE}; server far (id-far): is in zone fr-par-2, not fr-par-1`,
     );
@@ -212,7 +212,7 @@ describe('the warnings: one per reconcile, code first, naming what was left out'
 });
 
 describe('discoveredPool: only checked answers reach the pool', () => {
-  it('the pool holds the admitted servers’ addresses; refused servers count for nothing, not even as leaving', () => {
+  it('the pool holds the admitted servers’ addresses; servers left out count for nothing, not even as leaving', () => {
     const answer = [
       server('cp-0'),
       server('worker', { tags: [CLUSTER], publicIpv4: ['51.15.1.2'] }),
@@ -220,10 +220,10 @@ describe('discoveredPool: only checked answers reach the pool', () => {
     ];
     const pool = discoveredPool({ ipSource: 'public' }, admitServers(answer, scope), [], unusablePoolAddress);
     expect(pool).toMatchObject({ ips: ['51.15.1.1'], serverCount: 1, leaving: [], skipped: [] });
-    expect(pool.refused.map((r) => r.what)).toEqual(['server worker (id-worker)', 'server gone (id-gone)']);
+    expect(pool.leftOut.map((r) => r.what)).toEqual(['server worker (id-worker)', 'server gone (id-gone)']);
   });
 
-  it('ipam-private: IPAM addresses of NICs nobody asked about are refused with the servers', () => {
+  it('ipam-private: IPAM addresses of NICs nobody asked about are left out with the servers', () => {
     const answer = [server('cp-0', { privateNics: [{ id: 'nic-a', privateNetworkId: 'pn-1' }] })];
     const ipam: IpamIpView[] = [
       { address: '10.0.0.2/22', isIpv6: false, resourceId: 'nic-a', resourceType: 'instance_private_nic' },
@@ -231,7 +231,7 @@ describe('discoveredPool: only checked answers reach the pool', () => {
     ];
     const pool = discoveredPool({ ipSource: 'ipam-private' }, admitServers(answer, scope), ipam, unusablePoolAddress);
     expect(pool.ips).toEqual(['10.0.0.2']);
-    expect(pool.refused.map((r) => r.what)).toEqual(['IPAM address 10.0.0.3/22']);
+    expect(pool.leftOut.map((r) => r.what)).toEqual(['IPAM address 10.0.0.3/22']);
   });
 
   it('addresses that are not unicast IPv4 never reach a pool: the next one is taken, or the server is skipped', () => {
@@ -286,12 +286,12 @@ describe('admitLbs / lbMismatch: the LB asked for, by id or exact name, in the t
   });
 
   it('admitLbs keeps the zone’s own and names the rest', () => {
-    const { admitted, refused } = admitLbs([lb(), lb({ id: 'lb-ams', zone: 'nl-ams-1' })], {
+    const { admitted, leftOut } = admitLbs([lb(), lb({ id: 'lb-ams', zone: 'nl-ams-1' })], {
       zone: 'fr-par-1',
       name: 'api.prod.k8s.local',
     });
     expect(admitted.map((l) => l.id)).toEqual(['lb-1']);
-    expect(refused).toEqual([{ what: 'load-balancer api.prod.k8s.local (lb-ams)', why: 'is in zone nl-ams-1, not fr-par-1' }]);
+    expect(leftOut).toEqual([{ what: 'load-balancer api.prod.k8s.local (lb-ams)', why: 'is in zone nl-ams-1, not fr-par-1' }]);
   });
 });
 
@@ -304,8 +304,8 @@ describe('ownHealthReports: only the reports of the backend asked about', () => 
       instanceId: 'i-1',
       ...(backendId && { backendId }),
     });
-    const { own, refused } = ownHealthReports([report('10.0.0.1', 'b-1'), report('10.0.0.2'), report('10.0.0.3', 'b-2')], 'b-1');
+    const { own, leftOut } = ownHealthReports([report('10.0.0.1', 'b-1'), report('10.0.0.2'), report('10.0.0.3', 'b-2')], 'b-1');
     expect(own.map((r) => r.ip)).toEqual(['10.0.0.1', '10.0.0.2']);
-    expect(refused).toEqual([{ what: 'health report of 10.0.0.3', why: 'is of backend b-2, not b-1' }]);
+    expect(leftOut).toEqual([{ what: 'health report of 10.0.0.3', why: 'is of backend b-2, not b-1' }]);
   });
 });

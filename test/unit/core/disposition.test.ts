@@ -2,7 +2,8 @@
 // unknown target) and after its reconcile (done, retried with backoff, dead-lettered), in hold and native mode.
 import { describe, expect, it } from 'vitest';
 import type { DispositionInput, DispositionPolicy } from '../../../shared/core/disposition';
-import { decideDisposition, RATE_LIMIT_FLOOR_MS, retryFloorMs } from '../../../shared/core/disposition';
+import { RATE_LIMIT_FLOOR_MS, retryFloorMs } from '../../../shared/core/backoff';
+import { decideDisposition } from '../../../shared/core/disposition';
 import { CLOCK_SKEW_MS, MAX_SERVER_HINT_MS, retryReachMs, systemFieldsBeyondHorizon } from '../../../shared/core/retry-horizon';
 import type { ErrorCode } from '../../../shared/errors/lbsync-error';
 import { LbSyncError } from '../../../shared/errors/lbsync-error';

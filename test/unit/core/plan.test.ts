@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Action, BackendOptions, DesiredBackend, ObservedBackend, ObservedHealthCheck } from '../../../shared/core/model';
+import { DEFAULT_HEALTH_CHECK } from '../../../shared/schemas/api-defaults';
 import {
   changeReason,
   comparedFields,
-  DEFAULT_HEALTH_CHECK,
   judgeAllDuplicates,
   judgeDuplicates,
   plan,

@@ -10,8 +10,16 @@ import { importsOf, resolveLocal } from '../../support/imports';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const CORE = join(ROOT, 'shared/core');
-/** Pure modules outside core/ that core may load: the error vocabulary, and the field-error renderer it uses. */
-const VOCABULARY = ['shared/errors/lbsync-error.ts', 'shared/errors/field-errors.ts'];
+/**
+ * Pure modules outside core/ that core may load: the error vocabulary, the field-error renderer it uses, and two
+ * tables the target schema reads too (the ipSources, the LB API's defaults), so they live beside the schemas.
+ */
+const VOCABULARY = [
+  'shared/errors/lbsync-error.ts',
+  'shared/errors/field-errors.ts',
+  'shared/schemas/ip-sources.ts',
+  'shared/schemas/api-defaults.ts',
+];
 /** Globals that reach outside the process or the clock; core takes clocks and randomness as parameters. */
 const IMPURE_GLOBALS = /\b(?:process\.|fetch\(|setTimeout\(|setInterval\(|console\.|require\(|Date\.now\(|new Date\(\)|globalThis\.)/;
 

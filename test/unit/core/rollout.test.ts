@@ -40,7 +40,7 @@ interface Row {
   pool: string[];
   removed: string[];
   deferred: string[];
-  hold?: 'removal_deferred' | 'discovery_suspect';
+  deferral?: 'removal_deferred' | 'discovery_suspect';
 }
 
 const rows: Row[] = [
@@ -57,7 +57,7 @@ const rows: Row[] = [
     pool: [A, B, C, D],
     removed: [],
     deferred: [A],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: '... the next reconcile, the new member not passing yet (unknown): still waiting, nothing written',
@@ -65,7 +65,7 @@ const rows: Row[] = [
     pool: [A, B, C, D],
     removed: [],
     deferred: [A],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: '... the new member passes: the old one leaves',
@@ -80,7 +80,7 @@ const rows: Row[] = [
     pool: [A, B, C],
     removed: [],
     deferred: [A, B],
-    hold: 'discovery_suspect',
+    deferral: 'discovery_suspect',
   },
   {
     name: '... with trustPartialDiscovery: one per write (maxUnavailable 1), 2 of the 3 stay',
@@ -88,7 +88,7 @@ const rows: Row[] = [
     pool: [B, C],
     removed: [A],
     deferred: [B],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: '... with trustPartialDiscovery and maxUnavailable 2: both in one write',
@@ -117,7 +117,7 @@ const rows: Row[] = [
     pool: [A, B, C, D, E],
     removed: [],
     deferred: [A, B],
-    hold: 'discovery_suspect',
+    deferral: 'discovery_suspect',
   },
   {
     name: "a stopping server's address leaves at once, whatever its check says",
@@ -132,7 +132,7 @@ const rows: Row[] = [
     pool: [B, C],
     removed: [A],
     deferred: [B],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: 'a desired member that is condpass is not ready: no passing member leaves',
@@ -140,7 +140,7 @@ const rows: Row[] = [
     pool: [A, B, C],
     removed: [],
     deferred: [A],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: 'LB instances that disagree (passed/failed): not ready, and not failing either',
@@ -155,7 +155,7 @@ const rows: Row[] = [
     pool: [A, B, C, D],
     removed: [],
     deferred: [A],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: 'the last passing member is never removed (an empty desired pool)',
@@ -163,7 +163,7 @@ const rows: Row[] = [
     pool: [A],
     removed: [],
     deferred: [A],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: '... but a failing one is',
@@ -178,7 +178,7 @@ const rows: Row[] = [
     pool: [A, C, D],
     removed: [B],
     deferred: [A],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: 'dual-stack, a replaced server still serving: its two addresses are two serving members, one leaves per write (maxUnavailable 1)',
@@ -186,7 +186,7 @@ const rows: Row[] = [
     pool: [B, D, A6, B6, D6],
     removed: [A],
     deferred: [A6],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
     name: '... the same server stopped (or failing on both): both addresses leave at once',
@@ -201,10 +201,10 @@ const rows: Row[] = [
     pool: [A],
     removed: [A6],
     deferred: [A],
-    hold: 'removal_deferred',
+    deferral: 'removal_deferred',
   },
   {
-    name: 'adds only: no removal, no hold',
+    name: 'adds only: no removal, nothing deferred',
     given: input([A, B], [A, B, C], {}),
     pool: [A, B, C],
     removed: [],
@@ -213,12 +213,12 @@ const rows: Row[] = [
 ];
 
 describe('planRollout', () => {
-  it.each(rows)('$name', ({ given, pool, removed, deferred, hold }) => {
+  it.each(rows)('$name', ({ given, pool, removed, deferred, deferral }) => {
     const r = planRollout(given);
     expect(r.pool).toEqual(pool);
     expect(r.removed.map((v) => v.ip)).toEqual(removed);
     expect(r.deferred.map((v) => v.ip)).toEqual(deferred);
-    expect(r.hold?.code).toBe(hold);
+    expect(r.deferral?.code).toBe(deferral);
     // Never written: more serving members removed than allowed, or the pool left without a passing member.
     const servingRemoved = r.removed.filter((v) => !given.leaving.has(v.ip) && given.health.get(v.ip)?.condition !== 'failing');
     expect(servingRemoved.length).toBeLessThanOrEqual(given.maxUnavailable);
@@ -233,7 +233,7 @@ describe('planRollout', () => {
       { ip: A, why: `passes its health check; make-before-break: waiting until ${D} passes the LB's health check` },
     ]);
     const suspect = planRollout(input([A, B, C], [C], allPass(A, B, C)));
-    expect(suspect.hold?.reason).toMatch(
+    expect(suspect.deferral?.reason).toMatch(
       /^discovery found 1 of the 3 members still serving \(fewer than half\).*trustPartialDiscovery: true allows it/,
     );
     const unsettled = planRollout(input([A, B], [B], { [A]: 'neutral', [B]: 'passed' }));

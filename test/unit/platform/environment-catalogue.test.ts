@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { FUNCTIONS } from '../../../functions/registry';
 import * as config from '../../../shared/platform/config';
 import type { Env } from '../../../shared/platform/config';
 import { deployedName, ENVIRONMENT_CATALOGUE, variableNames } from '../../../shared/platform/environment-catalogue';
@@ -73,6 +74,12 @@ const READERS: Record<string, (env: Env) => unknown> = {
 const catalogueName = (read: string) => (read.startsWith('LBSYNC_SCW_') ? read.slice('LBSYNC_'.length) : read);
 
 describe('the environment catalogue and shared/platform/config.ts', () => {
+  it('names only functions of functions/registry.ts', () => {
+    const named = ENVIRONMENT_CATALOGUE.flatMap(([, variable]) => (variable.functions === 'all' ? [] : variable.functions));
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((name) => !(FUNCTIONS as readonly string[]).includes(name))).toEqual([]);
+  });
+
   const names: string[] = ENVIRONMENT_CATALOGUE.map(([name]) => name);
 
   it('probes every reader config.ts exports', () => {

@@ -1,7 +1,7 @@
-// Creating, or converging, the reconcile queue and its dead-letter queue (shared/adapters/queue-provisioning.ts),
+// Creating, or converging, the reconcile queue and its dead-letter queue (cli/adapters/queue-provisioning.ts),
 // through the real AWS SQS client against the local queue (fauxqs).
 import { describe, expect, it } from 'vitest';
-import { provisionQueues } from '../../../shared/adapters/queue-provisioning';
+import { provisionQueues } from '../../../cli/adapters/queue-provisioning';
 import { useLocalQueue } from '../../support/local-queue';
 
 const fixture = useLocalQueue();

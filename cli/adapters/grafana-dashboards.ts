@@ -2,7 +2,7 @@
 // (overwriting the dashboard of that uid). The operator's Grafana user (basic auth) or service-account token.
 // Only `lbsync cockpit install` uses it. Every answer is checked for its type and shape (JSON, the dashboard of the
 // uid asked for, a save Grafana says succeeded): anything else (an HTML page answered 200) is unexpected_answer.
-import { createScrubber } from '../outbound/scrub';
+import { createScrubber } from '../../shared/outbound/scrub';
 import type { HttpAnswer } from './http-call';
 import { httpCall, isObject, jsonAnswer, statusFailure, unexpectedAnswer } from './http-call';
 

@@ -1,8 +1,8 @@
 // Records what goes over an HTTP transport (`lbsync doctor --record`): each request and its answer, as sent
 // and received, scrubbed of every secret before it is kept. A transport decorator: the SDK's requests pass
 // through unchanged. A request that got no answer (refused, timed out) is not kept.
-import { SECRET_FIELDS, type Scrubber } from '../outbound/scrub';
-import type { HttpTransport } from './http-transport';
+import { SECRET_FIELDS, type Scrubber } from '../../shared/outbound/scrub';
+import type { HttpTransport, TransportTap } from '../../shared/adapters/http-transport';
 
 export interface RecordedExchange {
   method: string;
@@ -17,7 +17,8 @@ export interface RecordedExchange {
   durationMs: number;
 }
 
-export interface ExchangeRecorder {
+/** Given to the gateway as its transport tap: it records every exchange of the transport it wraps. */
+export interface ExchangeRecorder extends TransportTap {
   /** The exchange, and the secrets it was scrubbed of (the credentials it was sent with). */
   record(exchange: RecordedExchange, secrets: readonly string[]): void;
 }
@@ -29,14 +30,16 @@ export interface ExchangeRecorder {
 export function collectExchanges(): ExchangeRecorder & { exchanges(): RecordedExchange[]; secrets(): string[] } {
   const kept: RecordedExchange[] = [];
   const secrets = new Set<string>();
-  return {
+  const recorder: ExchangeRecorder & { exchanges(): RecordedExchange[]; secrets(): string[] } = {
     record: (exchange, used) => {
       kept.push(exchange);
       for (const secret of used) secrets.add(secret);
     },
+    wrap: (transport, scrub) => recordingTransport(transport, recorder, scrub),
     exchanges: () => [...kept],
     secrets: () => [...secrets],
   };
+  return recorder;
 }
 
 const CREDENTIAL_HEADERS = new Set<string>([

@@ -4,12 +4,12 @@
 // for (an HTML page from a proxy or a login portal) unexpected_answer naming the URL, the status and what was
 // expected; and every body read is scrubbed of the secrets sent. Sent over the transport the SDKs use: one deadline
 // covers the whole exchange, the body included.
-import { LbSyncError } from '../errors/lbsync-error';
-import type { Scrubber } from '../outbound/scrub';
-import { classifyApiFailure } from './api-failure';
-import { HttpRequest, isJsonType, mediaType } from './http-messages';
-import { createHttpTransport } from './http-transport';
-import { answeredText, requestFailure, shownUrl } from './request-failure';
+import { LbSyncError } from '../../shared/errors/lbsync-error';
+import type { Scrubber } from '../../shared/outbound/scrub';
+import { classifyApiFailure } from '../../shared/adapters/api-failure';
+import { HttpRequest, isJsonType, mediaType } from '../../shared/adapters/http-messages';
+import { createHttpTransport } from '../../shared/adapters/http-transport';
+import { answeredText, requestFailure, shownUrl } from '../../shared/adapters/request-failure';
 
 export interface HttpAnswer {
   status: number;

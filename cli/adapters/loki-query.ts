@@ -2,7 +2,7 @@
 // (LogQL), its vector answer as numbers by label set. Plain HTTP, the data source's token in X-Auth-Token (as the
 // ruler takes it: ASSUMED, docs/operations.md, Cockpit). Only `lbsync status` uses it, to read what a shadow
 // deployment logged.
-import { createScrubber } from '../outbound/scrub';
+import { createScrubber } from '../../shared/outbound/scrub';
 import type { HttpAnswer } from './http-call';
 import { httpCall, jsonAnswer, statusFailure, unexpectedAnswer } from './http-call';
 import { COCKPIT_TOKEN_HEADER } from './loki-ruler';

@@ -5,10 +5,10 @@
 // to its groups, a write is accepted with JSON {"status": "success"}; anything else (an HTML page answered 200) is
 // unexpected_answer, never "no groups" nor "created".
 import { parse } from 'yaml';
-import { createScrubber } from '../outbound/scrub';
+import { createScrubber } from '../../shared/outbound/scrub';
 import type { HttpAnswer } from './http-call';
 import { httpCall, isObject, jsonAnswer, statusFailure, unexpectedAnswer } from './http-call';
-import { mediaType } from './http-messages';
+import { mediaType } from '../../shared/adapters/http-messages';
 
 /** The header that carries a Cockpit token to a data source (ASSUMED: docs/operations.md, Cockpit). */
 export const COCKPIT_TOKEN_HEADER = 'X-Auth-Token';

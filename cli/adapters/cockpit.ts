@@ -2,12 +2,9 @@
 // source Scaleway made, and its URL), where the project's Grafana is, and a token for the data source's ruler,
 // made for one run and deleted after it. Only `lbsync cockpit install` imports it.
 import { Cockpitv1 } from '@scaleway/sdk-cockpit';
-import { createAdvancedClient, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
-import { userAgentFor } from '../outbound/user-agent';
-import { callGateway } from './api-failure';
-import { sdkHttpClient } from './sdk-http-client';
-import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
+import { userAgentFor } from '../../shared/outbound/user-agent';
+import { callGateway } from '../../shared/adapters/api-failure';
+import { createSdkClient } from '../../shared/adapters/sdk-client';
 
 type Region = `${string}-${string}`;
 
@@ -44,24 +41,14 @@ function step<T>(what: string, run: () => Promise<T>): Promise<T> {
 }
 
 export function createCockpitGateway(settings: CockpitSettings): CockpitGateway {
-  // The SDK's own check quotes a malformed key back in its message: ours names the shape and never the value.
-  assertApiKeyShape(settings, GIVEN_KEY);
-  const client = createAdvancedClient(
-    withProfile({
-      accessKey: settings.accessKey,
-      secretKey: settings.secretKey,
-      defaultProjectId: settings.projectId,
-      defaultRegion: settings.region as Region,
-      ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
-    }),
-    withHTTPClient(
-      sdkHttpClient({
-        requestTimeoutMs: settings.requestTimeoutMs ?? 10_000,
-        scrubber: createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]),
-      }),
-    ),
-    withUserAgentSuffix(userAgentFor(undefined, settings.ownerId)),
-  );
+  const client = createSdkClient({
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    apiUrl: settings.apiUrl,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    defaults: { defaultProjectId: settings.projectId, defaultRegion: settings.region as Region },
+    userAgent: userAgentFor(undefined, settings.ownerId),
+  });
   const regional = new Cockpitv1.RegionalAPI(client);
   const global = new Cockpitv1.GlobalAPI(client);
   const region = settings.region as Region;

@@ -2,17 +2,14 @@
 // policies and their rules, API keys) and Messaging (@scaleway/sdk-mnq: Queues activation and credentials). Every
 // request is told to `onCall` (method and path) before it is sent, so the command can show each call it made; every
 // failure is an LbSyncError naming the step (callGateway). Only the CLI uses it.
-import { createAdvancedClient, withHTTPClient, withProfile, withUserAgentSuffix } from '@scaleway/sdk-client';
 import type { Region } from '@scaleway/sdk-client';
 import { Iamv1alpha1 } from '@scaleway/sdk-iam';
 import { Mnqv1beta1 } from '@scaleway/sdk-mnq';
-import type { ObservedRule, QueuePermissions } from '../core/bootstrap-plan';
-import { createScrubber, stripUrlCredentials, urlCredentials } from '../outbound/scrub';
-import { LBSYNC_USER_AGENT } from '../outbound/user-agent';
-import { assertApiKeyShape, GIVEN_KEY } from '../schemas/api-key';
-import { readPages } from './pages';
-import { callGateway } from './api-failure';
-import { sdkHttpClient } from './sdk-http-client';
+import type { ObservedRule, QueuePermissions } from '../bootstrap-plan';
+import { LBSYNC_USER_AGENT } from '../../shared/outbound/user-agent';
+import { readPages } from '../../shared/adapters/pages';
+import { callGateway } from '../../shared/adapters/api-failure';
+import { createSdkClient } from '../../shared/adapters/sdk-client';
 
 export interface AccountsSettings {
   accessKey: string;
@@ -82,25 +79,19 @@ const sdkPermissions = (p: QueuePermissions): Mnqv1beta1.SqsPermissions => ({
 });
 
 export function createAccountsGateway(settings: AccountsSettings): AccountsGateway {
-  assertApiKeyShape(settings, GIVEN_KEY);
-  const client = createAdvancedClient(
-    withProfile({
-      accessKey: settings.accessKey,
-      secretKey: settings.secretKey,
+  const client = createSdkClient({
+    accessKey: settings.accessKey,
+    secretKey: settings.secretKey,
+    apiUrl: settings.apiUrl,
+    requestTimeoutMs: settings.requestTimeoutMs,
+    defaults: {
       defaultOrganizationId: settings.organizationId,
       defaultProjectId: settings.projectId,
       defaultRegion: settings.region as Region,
-      ...(settings.apiUrl && { apiURL: stripUrlCredentials(settings.apiUrl).replace(/\/+$/, '') }),
-    }),
-    withHTTPClient(
-      sdkHttpClient({
-        requestTimeoutMs: settings.requestTimeoutMs ?? 10_000,
-        scrubber: createScrubber([settings.secretKey, settings.accessKey, ...urlCredentials(settings.apiUrl)]),
-        onRequest: (method, url) => settings.onCall?.(method, new URL(url).pathname),
-      }),
-    ),
-    withUserAgentSuffix(LBSYNC_USER_AGENT),
-  );
+    },
+    userAgent: LBSYNC_USER_AGENT,
+    http: { onRequest: (method, url) => settings.onCall?.(method, new URL(url).pathname) },
+  });
   const iam = new Iamv1alpha1.API(client);
   const sqs = new Mnqv1beta1.SqsAPI(client);
   const step = <T>(message: string, run: () => Promise<T>) => callGateway({ message, notFound: 'unknown_api_error', run });

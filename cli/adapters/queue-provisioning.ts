@@ -1,6 +1,6 @@
 // Creates, or converges, the two queues the reconcile function lives on: the
 // reconcile queue its trigger reads, and the dead-letter queue behind it.
-import { createEventQueue, type EventQueue, type QueueSettings } from './queue';
+import { createEventQueue, type EventQueue, type QueueSettings } from '../../shared/adapters/queue';
 
 export interface ProvisionOptions {
   reconcileQueueName: string;

@@ -2,8 +2,8 @@
 // it, and what to check. `npm run docs` writes the page from this and the catalogs (class, hint), so a code cannot
 // ship without its entry (the type below) nor the page drift from them (test/unit/docs.test.ts). Not bundled into
 // the functions: only the page generator and the tests import it.
-import { kopsMessage } from './kops-messages';
-import type { CommandErrorCode, ErrorCode, WarningCode } from './lbsync-error';
+import { kopsMessage } from '../shared/errors/kops-messages';
+import type { CommandErrorCode, ErrorCode, WarningCode } from '../shared/errors/lbsync-error';
 
 export interface GuideEntry {
   /** Messages as the tool prints them; `<...>` stands for a value. kOps' words come from kopsMessage, as the code's do. */
