@@ -129,7 +129,7 @@ export const ERROR_CATALOG = {
   },
   invalid_config: {
     errorClass: 'permanent',
-    hint: 'The targets configuration (LBSYNC_TARGETS or LBSYNC_CONFIG) is invalid; each field error names the path and the fix.',
+    hint: 'The targets configuration (LBSYNC_TARGETS, LBSYNC_CONFIG, or dist/targets.json shipped with npm run build -- --targets) is invalid; each field error names the path and the fix.',
   },
   invalid_event: {
     errorClass: 'permanent',
