@@ -18,6 +18,14 @@ export function configuredTargets(env: NodeJS.ProcessEnv, file?: string): Target
   return file ? loadTargets({ ...env, LBSYNC_TARGETS: undefined, LBSYNC_CONFIG: file }, file) : loadTargets(env);
 }
 
+/** Where configuredTargets reads the targets from, as an operator names it: the --file, or the variable that wins. */
+export function targetsSource(env: NodeJS.ProcessEnv, file?: string): string {
+  if (file) return file;
+  if (env.LBSYNC_TARGETS?.trim()) return 'LBSYNC_TARGETS';
+  const config = env.LBSYNC_CONFIG?.trim();
+  return config ? `LBSYNC_CONFIG (${config})` : 'LBSYNC_TARGETS';
+}
+
 export function targetsConfigured(env: NodeJS.ProcessEnv): boolean {
   return !!(env.LBSYNC_TARGETS?.trim() || env.LBSYNC_CONFIG?.trim());
 }

@@ -259,6 +259,17 @@ describe('the lbsync CLI reads the same file', () => {
   });
 });
 
+describe('lbsync doctor', () => {
+  it('says where it read the targets: the shipped file given with --file', async () => {
+    const file = join(clone, 'dist', 'targets.json');
+    const checked = await node(ROOT, ['bin/lbsync.mjs', 'doctor', '--file', file, '-o', 'json'], { HOME: elsewhere });
+    const report = JSON.parse(checked.stdout) as { checks: { name: string; status: string; detail: string }[] };
+    const config = report.checks.find((c) => c.name === 'config');
+    expect(config?.status).toBe('ok');
+    expect(config?.detail).toMatch(new RegExp(`^1000 target\\(s\\) from ${file.replaceAll('.', '\\.')}: c0\\.p0\\.fleet\\.local, `));
+  });
+});
+
 /** The name of the fleet's i-th target (as bench/support/tenant-fleet.ts names them). */
 function fleetTargetName(i: number): string {
   return `c${i}.p${Math.floor(i / Math.ceil(FLEET_SCALE.targets / FLEET_SCALE.projects))}.fleet.local`;
