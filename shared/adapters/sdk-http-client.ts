@@ -58,13 +58,13 @@ export function sdkHttpClient(options: SdkHttpClientOptions): typeof fetch {
       throw scrubbedError(requestFailure(method, request.url, error, timeoutMs), scrubber.text);
     }
     if (response.status < 400) {
-      const body = response.body?.toString('utf8') ?? '';
       // Every answer of the API is JSON: another type (an HTML page answered 200) would read as an answer with no fields.
-      if (body.trim() !== '' && !isJsonType(mediaType(response.headers.get('content-type') ?? undefined)))
-        throw scrubbedError(
-          unexpectedApiAnswer(method, request.url, response.status, response.headers.get('content-type'), scrubber.text(body)),
-          scrubber.text,
-        );
+      // The type is checked first: a JSON body is not copied into a string here (an Audit Trail page is large).
+      const contentType = response.headers.get('content-type');
+      if (isJsonType(mediaType(contentType ?? undefined))) return response;
+      const body = response.body?.toString('utf8') ?? '';
+      if (body.trim() !== '')
+        throw scrubbedError(unexpectedApiAnswer(method, request.url, response.status, contentType, scrubber.text(body)), scrubber.text);
       return response;
     }
     const safeBody = scrubber.text(response.body?.toString('utf8') ?? '');
