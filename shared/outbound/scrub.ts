@@ -127,13 +127,95 @@ function escapeForRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** Where in a text an escaped character may begin (see characterPattern's ways), counted per secret. */
+function escapeStarts(text: string): (secret: string) => number {
+  // \u0041, \U00000041, \x41, \", %41, &#65; for any character; + for a space, '' for a single quote.
+  const any = text.match(/[\\%&]/g)?.length ?? 0;
+  const plus = text.match(/\+/g)?.length ?? 0;
+  const quotes = text.match(/'/g)?.length ?? 0;
+  return (secret) => any + (secret.includes(' ') ? plus : 0) + (secret.includes("'") ? quotes : 0);
+}
+
+/** A character as itself in any case, as the full pattern's first way reads it (one small regex per character). */
+const asItself = new Map<string, RegExp>();
+function occursAsItself(character: string, text: string): boolean {
+  let pattern = asItself.get(character);
+  if (!pattern) {
+    pattern = new RegExp(escapeForRegExp(character), 'iu');
+    asItself.set(character, pattern);
+  }
+  return pattern.test(text);
+}
+
+/**
+ * Which forms of the secrets a text may hold, found without the full pattern (large: compiling it takes megabytes):
+ * - 'itself': the text has no escape at all, so a secret can only be written as itself;
+ * - 'none': no secret in any form. Each escaped character begins at an escape start, so a secret with more of its
+ *   characters absent (as themselves) from the text than the text has escape starts cannot be in it;
+ * - 'escaped': a secret may be there, escaped: only the full pattern can tell.
+ */
+export function secretFormsPossible(secrets: readonly string[], text: string): 'none' | 'itself' | 'escaped' {
+  const startsFor = escapeStarts(text);
+  const starts = secrets.map(startsFor);
+  if (starts.every((count) => count === 0)) return 'itself';
+  const present = new Map<string, boolean>();
+  const occurs = (character: string) => {
+    let found = present.get(character);
+    if (found === undefined) {
+      found = occursAsItself(character, text);
+      present.set(character, found);
+    }
+    return found;
+  };
+  return secrets.some((secret, i) => {
+    let absent = 0;
+    for (const character of secret) if (!occurs(character) && ++absent > (starts[i] ?? 0)) return false;
+    return true;
+  })
+    ? 'escaped'
+    : 'none';
+}
+
+/** The pattern of the secrets in every form (longest first, so that a longer secret wins where they overlap). */
+export function secretsPattern(secrets: readonly string[]): string {
+  return longestFirst(secrets).map(secretPattern).join('|');
+}
+
+/** The pattern of the secrets written as themselves only, in the same order. */
+export function secretsAsThemselvesPattern(secrets: readonly string[]): string {
+  return longestFirst(secrets).map(escapeForRegExp).join('|');
+}
+
+const longestFirst = (secrets: readonly string[]) => [...secrets].sort((a, b) => b.length - a.length);
+
+/** A global pattern's test from the start of the text, its lastIndex left at 0 as replace leaves it (the full pattern serves both). */
+function testFromStart(pattern: RegExp, text: string): boolean {
+  pattern.lastIndex = 0;
+  const found = pattern.test(text);
+  pattern.lastIndex = 0;
+  return found;
+}
+
 export function createScrubber(secrets: readonly (string | undefined | null)[] = []): Scrubber {
   const known = [
     ...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.trim().length >= MIN_SECRET_LENGTH).map((s) => s.trim())),
   ];
-  const patterns = [...new Set(known)].sort((a, b) => b.length - a.length).map(secretPattern);
-  const byValue = patterns.length > 0 ? new RegExp(patterns.join('|'), 'giu') : undefined;
-  const holdsSecret = patterns.length > 0 ? new RegExp(patterns.join('|'), 'iu') : undefined;
+  // The full pattern is compiled only for a text that may hold an escaped secret (most texts hold none): its
+  // compiled code and the memory compiling it takes would otherwise add megabytes to every process's peak.
+  let full: RegExp | undefined;
+  const fullPattern = () => (full ??= new RegExp(secretsPattern(known), 'giu'));
+  // The secrets as themselves only: all the full pattern can find in a text without escapes, in the same order.
+  const asThemselves = known.length > 0 ? new RegExp(secretsAsThemselvesPattern(known), 'giu') : undefined;
+  /** The pattern that finds the secrets in this text as the full pattern would; none when none can be there. */
+  const patternFor = (input: string): RegExp | undefined => {
+    if (!asThemselves) return undefined;
+    const forms = secretFormsPossible(known, input);
+    return forms === 'none' ? undefined : forms === 'itself' ? asThemselves : fullPattern();
+  };
+  const holdsSecret = (input: string): boolean => {
+    const pattern = patternFor(input);
+    return pattern !== undefined && testFromStart(pattern, input);
+  };
   // Base64 of a text holding the shortest secret takes at least this many characters.
   const shortestRun = Math.ceil((Math.min(...known.map((s) => Buffer.byteLength(s, 'utf8'))) * 4) / 3);
 
@@ -143,7 +225,7 @@ export function createScrubber(secrets: readonly (string | undefined | null)[] =
       const bytes = Buffer.from(run.slice(offset), 'base64');
       // latin1 keeps every byte (an ASCII secret among any bytes); utf8 reads a secret beyond ASCII.
       for (const decoded of [bytes.toString('latin1'), bytes.toString('utf8')]) {
-        if (holdsSecret?.test(decoded)) return true;
+        if (holdsSecret(decoded)) return true;
         if (depth > 1 && [...decoded.matchAll(BASE64_RUN)].some(([inner]) => inner.length >= shortestRun && base64Holds(inner, depth - 1)))
           return true;
       }
@@ -158,8 +240,9 @@ export function createScrubber(secrets: readonly (string | undefined | null)[] =
 
   /** Each secret, in any form: replaced where it is written out, and a base64 run that holds one replaced whole. */
   const byValueText = (input: string): string => {
-    if (!byValue) return input;
-    return input.replace(byValue, REDACTED).replace(ESCAPED_BASE64_RUN, (run) => (runHolds(run) ? REDACTED : run));
+    if (!asThemselves) return input;
+    const pattern = patternFor(input);
+    return (pattern ? input.replace(pattern, REDACTED) : input).replace(ESCAPED_BASE64_RUN, (run) => (runHolds(run) ? REDACTED : run));
   };
 
   const text = (input: string): string => {

@@ -1,7 +1,16 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configWarnings, scalewaySettingsFromEnv, secretValues } from '../../../shared/platform/config';
-import { createScrubber, hasUrlCredentials, REDACTED, stripUrlCredentials, urlCredentials } from '../../../shared/outbound/scrub';
+import {
+  createScrubber,
+  hasUrlCredentials,
+  REDACTED,
+  secretFormsPossible,
+  secretsAsThemselvesPattern,
+  secretsPattern,
+  stripUrlCredentials,
+  urlCredentials,
+} from '../../../shared/outbound/scrub';
 import { FUZZ } from '../../fuzz/arbitraries';
 import { reveals } from '../../support/secret-oracle';
 
@@ -197,5 +206,79 @@ describe('scrubber: a secret in every form we produce or decode (property-based)
       }),
       { seed: FUZZ.seed, numRuns: 300 },
     );
+  });
+
+  // The scrubber compiles the full pattern only when secretFormsPossible says a text may hold an escaped secret.
+  // Texts made to sit on the edge: secrets written any way (a quote doubled, a space as +), one character perhaps
+  // dropped, among characters of the secrets and of their escapes.
+  const edgeSecretArb = fc.oneof(
+    secretArb,
+    ...[`aB1 '%&+#;/"-\\`, "aB1 '-"].map((alphabet) =>
+      fc.string({ unit: fc.constantFrom(...alphabet), minLength: 6, maxLength: 12 }).filter((s) => s === s.trim()),
+    ),
+  );
+  const writtenEdge = (secret: string, bits: number[]) =>
+    [...secret]
+      .map((c, i) => {
+        const bit = bits[i % bits.length] ?? 0;
+        // A case change leaves these two alone: its bit writes them escaped instead.
+        if (bit === 1 && c === "'") return "''";
+        if (bit === 1 && c === ' ') return '+';
+        return written(c, [bit]);
+      })
+      .join('');
+  // Mostly as itself (any case), now and then escaped: texts with a few escape starts.
+  const fewEscapesArb = fc.array(
+    fc.oneof({ weight: 6, arbitrary: fc.constantFrom(0, 1) }, { weight: 1, arbitrary: fc.integer({ min: 2, max: 5 }) }),
+    { minLength: 64, maxLength: 64 },
+  );
+  const edgeTextArb = (secrets: string[]) => {
+    const own = [...secrets.join('')];
+    return fc
+      .array(
+        fc.oneof(
+          fc.string({ unit: fc.constantFrom(...own, ...`\\%&+'#;xuU0123456789abcdefABCDEF`), maxLength: 12 }),
+          {
+            weight: 3,
+            arbitrary: fc.string({ unit: fc.constantFrom(...own.filter((c) => !'\\%&'.includes(c)), "'", '+', 'x'), maxLength: 12 }),
+          },
+          textArb,
+          {
+            weight: 3,
+            arbitrary: fc.tuple(fc.constantFrom(...secrets), fewEscapesArb, fc.nat()).map(([secret, bits, drop]) => {
+              const out = [...writtenEdge(secret, bits)];
+              if (drop % 3 === 0) out.splice(drop % out.length, 1);
+              return out.join('');
+            }),
+          },
+        ),
+        { maxLength: 5 },
+      )
+      .map((pieces) => pieces.join(''));
+  };
+  const spans = (pattern: RegExp, text: string) => [...text.matchAll(pattern)].map((m) => [m.index, m[0].length]);
+
+  it('the full pattern is skipped only where it would find nothing, or find the secrets as themselves only', () => {
+    fc.assert(
+      fc.property(
+        fc.array(edgeSecretArb, { minLength: 1, maxLength: 3 }).chain((secrets) => fc.tuple(fc.constant(secrets), edgeTextArb(secrets))),
+        ([secrets, text]) => {
+          const full = new RegExp(secretsPattern(secrets), 'giu');
+          const forms = secretFormsPossible(secrets, text);
+          if (forms === 'none') expect(spans(full, text)).toEqual([]);
+          if (forms === 'itself') expect(spans(full, text)).toEqual(spans(new RegExp(secretsAsThemselvesPattern(secrets), 'giu'), text));
+        },
+      ),
+      { seed: FUZZ.seed, numRuns: 1000 },
+    );
+  });
+
+  it('a log line with no escape, and one holding none of a secret, never compile the full pattern; an escaped secret is still found', () => {
+    const secret = '11111111-2222-4333-8444-555555555555';
+    expect(secretFormsPossible([secret], '{"msg":"tick 5000 events","id":"0d6c1f0e-5c8e"}')).toBe('itself');
+    expect(secretFormsPossible([secret], 'a \\"quoted\\" word & more')).toBe('none');
+    const escaped = [...secret].map((c, i) => (i % 5 ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)).join('');
+    expect(secretFormsPossible([secret], `key=${escaped}`)).toBe('escaped');
+    expect(createScrubber([secret]).text(`key=${escaped}`)).toBe(`key=${REDACTED}`);
   });
 });
