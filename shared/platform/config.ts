@@ -480,17 +480,21 @@ const URL_VARIABLES = variableNames((v) => v.url);
  * Values that must never reach a log line, a dead-letter record, an answer or the CLI's output (`shipped`: the
  * targets file the function bundle ships, whose credentials name variables too).
  */
-export function secretValues(env: Env = process.env, shipped?: string): string[] {
+export function secretValues(
+  env: Env = process.env,
+  shipped?: string,
+  load: () => Target[] = () => loadTargets(env, undefined, shipped),
+): string[] {
   const plain = SECRET_VARIABLES.map((n) => nonEmpty(env[n]));
   const inUrls = URL_VARIABLES.flatMap((n) => urlCredentials(nonEmpty(env[n])));
-  return [...plain, ...inUrls, ...targetKeyValues(env, shipped)].filter((v): v is string => v !== undefined && v.length >= 6);
+  return [...plain, ...inUrls, ...targetKeyValues(env, load)].filter((v): v is string => v !== undefined && v.length >= 6);
 }
 
 /** The values of the variables the configured targets' credentials name (targets that do not load name none). */
-function targetKeyValues(env: Env, shipped: string | undefined): (string | undefined)[] {
+function targetKeyValues(env: Env, load: () => Target[]): (string | undefined)[] {
   let targets: Target[];
   try {
-    targets = loadTargets(env, undefined, shipped);
+    targets = load();
   } catch {
     return [];
   }

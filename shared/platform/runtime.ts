@@ -31,9 +31,29 @@ export function once<T>(make: () => T): () => T {
 }
 
 /** `shipped`: the targets file the bundle ships (none when run from source). */
+/** Like once, and a failure is kept too: make() runs once whether it returns or throws. */
+function onceEvenIfThrown<T>(make: () => T): () => T {
+  const outcome = once((): { value: T } | { error: unknown } => {
+    try {
+      return { value: make() };
+    } catch (error) {
+      return { error };
+    }
+  });
+  return () => {
+    const made = outcome();
+    if ('error' in made) throw made.error;
+    return made.value;
+  };
+}
+
 export function createFunctionRuntime(service: string, env: Env = process.env, shipped = shippedTargetsPath()): FunctionRuntime {
   const config = runtimeConfigFromEnv(env);
-  const scrubber = createScrubber(secretValues(env, shipped));
+  // The targets are parsed once per process: the scrubber needs their key variables at once, and a shipped fleet
+  // (1,000 targets, 300 KiB) parsed a second time would add to every cold start. A bad configuration is kept and
+  // thrown each time the targets are asked for.
+  const targets = onceEvenIfThrown(() => loadTargets(env, undefined, shipped));
+  const scrubber = createScrubber(secretValues(env, shipped, targets));
   // A shadow deployment marks every line it prints. A writing deployment adds no mode, so its lines stay as before.
   const logger = createLogger({
     service,
@@ -43,7 +63,6 @@ export function createFunctionRuntime(service: string, env: Env = process.env, s
     ...(config.mode === 'shadow' && { base: { mode: config.mode } }),
   });
   for (const warning of configWarnings(env)) logger.warn({ warning }, warning);
-  const targets = once(() => loadTargets(env, undefined, shipped));
   const targetsByName = once(() => new Map(targets().map((t) => [t.name, t])));
   const queueEnv = once(() => queueEnvFromEnv(env));
   const queue = once(() => {
