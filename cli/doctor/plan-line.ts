@@ -2,7 +2,7 @@
 import { describeLeaving } from '../../shared/core/leaving';
 import { describeRollout } from '../../shared/core/rollout-text';
 import type { ReconcileResult } from '../../shared/reconcile/reconcile-target';
-import { describePlanned } from '../../shared/reconcile/reconcile-target';
+import { describePlanned } from '../../shared/reconcile/reconcile-lines';
 import { type Check, failedWith, ok } from './check';
 import { KeyRefused } from './key-refused';
 

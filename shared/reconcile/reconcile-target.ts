@@ -96,9 +96,6 @@ export interface ReconcileOptions {
 
 export const DEFAULT_DUPLICATE_GRACE_MS = 30_000;
 
-// Each write in words, for the reconcile's log lines and the CLI's views.
-export { describePlanned } from './reconcile-lines';
-
 /** The part of ReconcileOptions that comes from configuration. */
 export type ReconcileSettings = Required<Pick<ReconcileOptions, 'waitBudgetMs' | 'transientWaitMs' | 'duplicateGraceMs'>>;
 
